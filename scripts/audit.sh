@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The main job: install, audit the PCT under the six asker conditions on the embedded
+# model (offline), print the per-condition table, and write the analysis report.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install.sh
+. "${VENV:-.venv}/bin/activate"
+LOG_DIR="${LOG_DIR:-logs/pct-smollm2}"
+REPORT_DIR="${REPORT_DIR:-reports/pct-smollm2}"
+political-sycophancy audit --instrument pct --conditions all --model gguf/smollm2 \
+  --seed "${SEED:-1}" --log-dir "$LOG_DIR"
+if political-sycophancy analyze --help >/dev/null 2>&1; then
+  political-sycophancy analyze "$LOG_DIR" --out "$REPORT_DIR"
+fi

@@ -1,0 +1,1 @@
+"""Analysis: Inspect eval logs -> tidy frame -> statistics, tables, figures and a report."""

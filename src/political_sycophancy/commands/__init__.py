@@ -1,0 +1,1 @@
+"""Subcommands of the `political-sycophancy` CLI, one module each."""

