@@ -210,7 +210,7 @@ class OptionProbs:
 def option_probabilities(output: ModelOutput, n_options: int) -> OptionProbs | None:
     """Probabilities of the option letters at the first answer token.
 
-    The first answer token is the first generated token that is a single capital letter
+    The first answer token is the first generated token that is one of the option letters
     (after stripping spaces, brackets and markdown); if none is, the first token. At that
     position the top logprobs of each letter's variants (with and without a leading space,
     bracket or bold) are merged, and the options' total (`covered_mass`) is recorded
@@ -225,7 +225,7 @@ def option_probabilities(output: ModelOutput, n_options: int) -> OptionProbs | N
     letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[:n_options]
     position = 0
     for i, lp in enumerate(content):
-        if _letter_of_token(lp.token) is not None:
+        if _letter_of_token(lp.token) in letters:
             position = i
             break
     entry = content[position]
