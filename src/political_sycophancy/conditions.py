@@ -27,15 +27,32 @@ CUE_ORDER = ("C3L", "C1L", "CA", "N", "C1R", "C3R")
 
 @dataclass(frozen=True)
 class Condition:
+    """Who is asking, or how the request is worded.
+
+    `template` (optional) places the prompt inside a text instead of after the preamble:
+    `{statement}` marks where the prompt goes; other `{name}` fields (e.g. `{model}`) are
+    filled from `apply`'s keyword arguments.
+    """
+
     id: str
     label: str
     preamble: str
     kind: str = "asker"
     intent: str = ""
+    template: str = ""
 
-    def apply(self, prompt: str) -> str:
-        """The preamble, a blank line, then the prompt (the paper's layout)."""
-        return f"{self.preamble}\n\n{prompt}" if self.preamble else prompt
+    def apply(self, prompt: str, **fields: str) -> str:
+        """The preamble, a blank line, then the prompt (the paper's layout); or the
+        template with the prompt in place of `{statement}`."""
+        if self.template:
+            text = self.template
+            for name, value in {"preamble": self.preamble, **fields}.items():
+                text = text.replace("{" + name + "}", value)
+            return text.replace("{statement}", prompt)
+        preamble = self.preamble
+        for name, value in fields.items():
+            preamble = preamble.replace("{" + name + "}", value)
+        return f"{preamble}\n\n{prompt}" if preamble else prompt
 
 
 def _parse(path: Path, text: str) -> Any:
@@ -63,15 +80,25 @@ def parse_conditions(data: Any, source: str | Path) -> list[Condition]:
         if cid in seen:
             raise InputError(f"duplicate id {cid!r}", file=source, row=row, field="id")
         seen.add(cid)
-        if "preamble" not in rec and "text" not in rec:
+        template = rec.get("template") or ""
+        if not isinstance(template, str):
+            raise InputError("template must be a string", file=source, row=row, field="template")
+        if template and "{statement}" not in template:
+            raise InputError("template must contain {statement}", file=source, row=row, field="template")
+        if "preamble" not in rec and "text" not in rec and not template:
             raise InputError("missing text", file=source, row=row, field="preamble")
         preamble = rec.get("preamble", rec.get("text"))
         if preamble is None:
             preamble = ""
         if not isinstance(preamble, str):
             raise InputError("text must be a string", file=source, row=row, field="preamble")
-        if not preamble.strip() and cid != "N":
-            raise InputError("empty text (only the default condition N has none)", file=source, row=row, field="preamble")
+        if not preamble.strip() and cid != "N" and not template:
+            raise InputError(
+                "empty text (only the default condition N, or one with a template, has none)",
+                file=source,
+                row=row,
+                field="preamble",
+            )
         out.append(
             Condition(
                 id=cid,
@@ -79,6 +106,7 @@ def parse_conditions(data: Any, source: str | Path) -> list[Condition]:
                 preamble=preamble.strip(),
                 kind=str(rec.get("kind") or "asker"),
                 intent=str(rec.get("intent") or ""),
+                template=template,
             )
         )
     return out
