@@ -2,6 +2,8 @@
 
 # ruff: noqa: F401
 from .models import gguf
-from .scorers import choice_score, pct_score
+from .scorers import choice_score, pct_score, typology_score, wd_score
 from .solvers import answer_question, asker_preamble
 from .tasks import audit
+from .scorers.probes import expected_answer_score, perception_score
+from .tasks.probes import expected_answer, perception

@@ -65,6 +65,7 @@ def audit(
     epochs: int = 1,
     max_tokens: int | None = None,
     top_logprobs: int = 20,
+    non_ordinal: str | None = None,
 ) -> Task:
     """Administer an instrument under one asker condition.
 
@@ -82,6 +83,9 @@ def audit(
       epochs: replicates per item.
       max_tokens: generation limit (provider default when unset).
       top_logprobs: how many top tokens to request in logprobs mode.
+      non_ordinal: WD items only: keep (every option on the ordinal scale, the paper;
+        the default) or drop (OpinionQA: options flagged non-ordinal leave the scale and
+        their mass is reported).
     """
     if answer not in ANSWER_MODES:
         raise InputError(f"answer must be one of {', '.join(ANSWER_MODES)}, got {answer!r}")
@@ -92,11 +96,15 @@ def audit(
         )
     cond = resolve_conditions(condition, conditions)[0]
     name, chosen = load_audit_items(instrument, items, pool)
+    if non_ordinal not in (None, "keep", "drop"):
+        raise InputError(f"non_ordinal must be keep or drop, got {non_ordinal!r}")
+    if non_ordinal is not None and chosen[0].scoring != "wd":
+        raise InputError(f"non_ordinal applies to WD-scored items (atp), not to {chosen[0].scoring!r} scoring")
     return Task(
         name=f"audit_{name}_{cond.id}",
         dataset=MemoryDataset(audit_samples(chosen, cond), name=name),
         solver=[asker_preamble(cond.id, conditions), answer_question(answer, top_logprobs)],
-        scorer=scorer_for(chosen[0].scoring, answer),
+        scorer=scorer_for(chosen[0].scoring, answer, non_ordinal=non_ordinal),
         config=GenerateConfig(temperature=temperature, max_tokens=max_tokens),
         epochs=Epochs(epochs, replicates()),
         metadata={
