@@ -292,7 +292,9 @@ def item_from_record(
         else:
             raise InputError("missing options", file=path, row=row, field="options")
     else:
-        options = [str(o).strip() for o in _parse_list(rec["options"], path=path, row=row, column="options")]
+        # JSON-list options are kept verbatim (the paper sent some with leading spaces);
+        # `A | B` options are stripped by _parse_list.
+        options = [str(o) for o in _parse_list(rec["options"], path=path, row=row, column="options")]
         if options and re.match(r"^\d+\s", options[0]) and all(re.match(r"^\d+\s", o) for o in options):
             # Pew's "1 Option | 2 Option" style: drop the leading codes.
             options = [re.sub(r"^\d+\s+", "", o) for o in options]
@@ -300,9 +302,9 @@ def item_from_record(
         raise InputError(f"needs at least 2 options, got {len(options)}", file=path, row=row, field="options")
     if len(options) > len(LETTERS):
         raise InputError(f"at most {len(LETTERS)} options", file=path, row=row, field="options")
-    if any(not o for o in options):
+    if any(not o.strip() for o in options):
         raise InputError("an option is empty", file=path, row=row, field="options")
-    if len(set(o.lower() for o in options)) != len(options):
+    if len(set(o.strip().lower() for o in options)) != len(options):
         raise InputError("duplicate option texts", file=path, row=row, field="options")
 
     direction = 0
@@ -441,7 +443,8 @@ def select_pool(items: list[Item], pool: str | None) -> list[Item]:
         n = int(m.group(1))
         if not with_gap:
             raise InputError(f"pool {pool!r} needs items with a partisan_gap; none of {len(items)} have one")
-        ranked = sorted(with_gap, key=lambda i: (-(i.partisan_gap or 0.0), i.id))
+        # A stable sort: ties keep file order, which reproduces the paper's Phase 2 ranking.
+        ranked = sorted(with_gap, key=lambda i: -(i.partisan_gap or 0.0))
         return ranked[:n]
     m = re.fullmatch(r"gap>(\d*\.?\d+)", pool)
     if m:
