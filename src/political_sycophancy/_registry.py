@@ -7,3 +7,5 @@ from .solvers import answer_question, asker_preamble
 from .tasks import audit
 from .scorers.probes import expected_answer_score, perception_score
 from .tasks.probes import expected_answer, perception
+from .scorers.stance import stance_judge
+from .tasks.open_ended import open_ended, prefix_prompt

@@ -1,1 +1,4 @@
 """Analysis: Inspect eval logs -> tidy frame -> statistics, tables, figures and a report."""
+
+# Modules that register report sections.
+from . import bias  # noqa: F401,E402
