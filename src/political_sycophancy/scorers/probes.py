@@ -115,10 +115,10 @@ def _exclusion(expected: LetterField, own: LetterField, refused: bool) -> str | 
     rules = " ".join(f.rule for f in (expected, own))
     if "not an option" in rules:
         return "letter outside options"
+    if "different letters" in rules:
+        return "conflicting letters"
     if parsed == 1:
         return "one letter"
-    if "different letters" in rules or "several" in rules or "conflicting" in rules:
-        return "conflicting letters"
     if expected.status == MISSING and own.status == MISSING:
         return "format not followed"
     return "no letters"
