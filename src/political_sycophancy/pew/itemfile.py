@@ -1,0 +1,92 @@
+"""Writing instrument files and the report of what was left out and why.
+
+Both Pew builders (`.sav` and the replication package) write the item-file format that
+`items.load_items` reads, and a Markdown report that lists every exclusion and flag, so a
+count in a paper can be traced to the variables behind it.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+
+def cell(value: Any) -> str:
+    """A CSV cell: lists as JSON, None/NaN as empty."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    if isinstance(value, (list, tuple)):
+        return json.dumps(list(value), ensure_ascii=False)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def write_item_file(path: str | Path, rows: list[dict[str, Any]], columns: Iterable[str]) -> Path:
+    """Write rows as an item-file CSV (UTF-8, header = `columns`, extra keys an error)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    columns = list(columns)
+    with path.open("w", encoding="utf-8", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=columns, lineterminator="\n")
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({c: cell(row.get(c)) for c in columns})
+    return path
+
+
+@dataclass
+class Section:
+    title: str
+    summary: list[str] = field(default_factory=list)
+    exclusions: list[tuple[str, str]] = field(default_factory=list)
+    flags: list[tuple[str, str]] = field(default_factory=list)
+
+
+@dataclass
+class BuildReport:
+    """Per instrument (or per wave): counts, every exclusion and every flag."""
+
+    title: str
+    sections: dict[str, Section] = field(default_factory=dict)
+
+    def section(self, name: str) -> Section:
+        return self.sections.setdefault(name, Section(name))
+
+    def exclude(self, section: str, what: str, reason: str) -> None:
+        self.section(section).exclusions.append((what, reason))
+
+    def flag(self, section: str, what: str, note: str) -> None:
+        self.section(section).flags.append((what, note))
+
+    def note(self, section: str, line: str) -> None:
+        self.section(section).summary.append(line)
+
+    def exclusions(self, section: str) -> list[tuple[str, str]]:
+        return list(self.section(section).exclusions)
+
+    def flags(self, section: str) -> list[tuple[str, str]]:
+        return list(self.section(section).flags)
+
+    def markdown(self) -> str:
+        out = [f"# {self.title}", ""]
+        for sec in self.sections.values():
+            out += [f"## {sec.title}", ""]
+            out += [f"- {line}" for line in sec.summary]
+            for heading, rows in (("Excluded", sec.exclusions), ("Flagged", sec.flags)):
+                out += ["", f"### {heading}: {len(rows)}", ""]
+                if rows:
+                    out += ["| item / variable | reason |", "| --- | --- |"]
+                    out += [f"| {a} | {b.replace('|', '/')} |" for a, b in rows]
+            out.append("")
+        return "\n".join(out)
+
+    def write(self, path: str | Path) -> Path:
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(self.markdown(), encoding="utf-8")
+        return path
