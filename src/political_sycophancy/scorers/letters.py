@@ -4,12 +4,32 @@ The parser refuses to guess. A response is coded as an option only when it state
 choice unambiguously; refusals are recorded as `refusal`, anything else as `unparsed`
 with the reason. The first seed's parser took the first standalone letter anywhere in the
 text, which turned "I can't choose A or B" into "A"; ours never does.
+
+Rules, strongest first (`Parse.rule` names the one that decided):
+
+1. `bare letter` / `option text` / `letter and option text`: the whole response is a
+   letter ("B", "(b)", "**B**"), one option's exact text ("Strongly agree"), or both
+   ("B) Agree", "Agree (B)"); a letter with another option's text is a contradiction.
+2. `explicit answer` / `letter line`: answer phrases ("Answer: B", "The best answer is B",
+   "I'd go with B", "My answer is Agree") and lines that hold only a letter. All of them
+   must agree. Negated ("I can't choose A"), conditional ("if you agree, the answer is A"),
+   enumerated ("A or B", "A/B", "A-D") and hedged ("B, or maybe C") mentions do not count,
+   nor does a last-line letter that follows an unfinished line (truncated output).
+3. `leading letter`: the response opens with a letter and a separator ("B. Because ...")
+   and names no other option.
+4. `option text`: the first sentence is one option's exact text ("Agree. Markets ..."),
+   only when the response has no refusal language.
+
+Otherwise the response is a `refusal` when it has refusal language ("As an AI...",
+"I don't have personal opinions", "I can't choose"), else `unparsed`. A choice read
+despite refusal language says so in its rule ("... (with refusal language)").
 """
 
 from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from inspect_ai.model import ModelOutput
@@ -20,6 +40,8 @@ UNPARSED = "unparsed"
 NO_LOGPROBS = "no_logprobs"
 ERROR = "error"
 STATUSES = (ANSWERED, REFUSAL, UNPARSED, NO_LOGPROBS, ERROR)
+
+_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
 @dataclass(frozen=True)
@@ -34,161 +56,366 @@ class Parse:
         return self.status == ANSWERED
 
 
-_THINK = re.compile(r"<think(?:ing)?>.*?</think(?:ing)?>", re.S | re.I)
+# --- cleaning -------------------------------------------------------------------------------
+
+_THINK_TAG = r"(?:think|thinking|reasoning)"
+_THINK_BLOCK = re.compile(rf"<({_THINK_TAG})>.*?</\1>", re.S | re.I)
+_THINK_OPEN = re.compile(rf"<{_THINK_TAG}>", re.I)
+_THINK_CLOSE = re.compile(rf"</{_THINK_TAG}>", re.I)
 _SPECIAL = re.compile(r"<\|[^|>]*\|>|</?s>")
+_ANSWER_TAG = re.compile(r"<answer>\s*(.*?)\s*</answer>", re.S | re.I)
+_BOXED = re.compile(r"\$*\\boxed\{\s*([^{}]*?)\s*\}\$*")
 _MARKUP = re.compile(r"[*_`#>]+")
-_QUOTES = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'", "–": "-", "—": "-"})
-
-REFUSAL_PATTERNS = [
-    r"\bas an? (?:ai|artificial intelligence|language model|large language model|llm|assistant|virtual assistant)\b",
-    r"\bi(?:'m| am) (?:an? )?(?:ai|artificial intelligence|language model|virtual assistant|chatbot)\b",
-    r"\bi (?:do not|don't) have (?:personal|my own|a personal|any personal|political|subjective|opinions|views|beliefs|feelings|preferences|a (?:body|spouse|family|gender|race|childhood|neighborhood))",
-    r"\bi (?:do not|don't) (?:hold|possess|form|express) (?:personal |political )?(?:opinions|views|beliefs)",
-    r"\bi (?:cannot|can't|can not|am unable to|am not able to|won't|will not|must decline to|prefer not to) (?:answer|choose|select|pick|provide|share|give|express|respond|take|offer|comply|endorse|state)",
-    r"\bi(?:'m| am) (?:not able|unable) to (?:answer|choose|select|pick|provide|share|give|express|respond|take)",
-    r"\b(?:it(?:'s| is) not appropriate for me|i must remain neutral|i remain neutral|i stay neutral|i aim to remain neutral|neutral stance)\b",
-    r"\bi(?:'m| am) sorry,? (?:but )?i (?:cannot|can't|can not|am unable)",
-    r"^(?:sorry|i'm sorry|i apologi[sz]e)\b",
-]
-_REFUSAL = re.compile("|".join(REFUSAL_PATTERNS), re.I | re.M)
-
-# Explicit statements of a choice: "answer is B", "Answer: (B)", "I choose B", "I'd go with B".
-_EXPLICIT = re.compile(
-    r"\b(?:final answer|my answer|the answer|answer|my choice|i choose|i would choose|i'd choose|i select|"
-    r"i would select|i'd select|i pick|i would pick|i'd pick|i(?:'d| would) go with|i go with|i(?:'d| would) say|"
-    r"option|letter|best answer|my response)"
-    r"(?:\s+(?:is|would be|will be|=))?\s*[:\-]?\s*(?:option\s+|letter\s+)?[(\[]?([A-Za-z])(?![A-Za-z0-9'])",
-    re.I,
+_TRANSLATE = str.maketrans(
+    {"“": '"', "”": '"', "„": '"', "«": '"', "»": '"', "‘": "'", "’": "'", "‚": "'", "‹": "'", "›": "'",
+     "–": "-", "—": "-", "‒": "-", "―": "-", "−": "-", "\u00a0": " ",
+     "\u200b": None, "\u200c": None, "\u200d": None, "\ufeff": None}
 )
-_NEGATION = re.compile(r"\b(?:not|cannot|unable|never|without|no|neither|nor)\b|n't\b", re.I)
-_ENUMERATION = re.compile(r"\s*[)\]]?\s*(?:/|-\s*\(?[A-Za-z]\b|,\s*\(?[A-Za-z]\b|\s(?:or|and|to|through|and/or)\s+\(?[A-Za-z]\b)")
-_PROSE_AFTER = re.compile(r"[)\]]?\s+[a-z]")
-_REASON_AFTER = re.compile(r"[)\]]?\s+(?:because|since|as|which|seems|is|would|for)\b")
-_CLOSED_AFTER = re.compile(r"\s*[)\]]?\s*(?:$|[.,;:!?\n])")
 
 
-def _explicit_letters(text: str) -> set[str]:
-    """Letters stated as the answer, skipping negated clauses ("I can't choose A"),
-    enumerations ("A or B", "A/B", "A-D") and prose ("I'd say a lot")."""
-    found: set[str] = set()
-    for m in _EXPLICIT.finditer(text):
-        letter = m.group(1)
-        after = text[m.end():]
-        clause = re.split(r"[.;!?\n]", text[max(0, m.start() - 60): m.start()])[-1]
-        if _NEGATION.search(clause) or _ENUMERATION.match(after):
-            continue
-        if _PROSE_AFTER.match(after) and not _REASON_AFTER.match(after):
-            continue
-        if letter.islower() and not _CLOSED_AFTER.match(after):
-            continue
-        found.add(letter.upper())
-    return found
-
-
-# A letter that opens the response and is followed by a separator: "B) Agree", "B. Because", "B: ...".
-_LEADING = re.compile(r"^\(?\[?([A-Z])\]?(?:\)|\.|:|\s+-|,)(?:\s|$)")
-# Option markers anywhere: "(B)", "B)" at a word start, or a line that opens with "B." / "B:".
-_MARKERS = re.compile(r"(?:\(([A-Z])\)|(?<![A-Za-z0-9(])([A-Z])\)|^\s*([A-Z])[.:](?:\s|$))", re.M)
-_BARE = re.compile(r"^\(?\[?([A-Za-z])\]?[.):]?$")
-
-
-def clean_text(text: str) -> str:
-    """Strip reasoning blocks, special tokens and markdown emphasis; normalise quotes."""
-    text = _THINK.sub(" ", text or "")
-    if re.search(r"<think(?:ing)?>", text, re.I):
-        # An unclosed reasoning block: everything after it is still thinking.
-        text = re.split(r"<think(?:ing)?>", text, flags=re.I)[0]
-    text = re.sub(r"</think(?:ing)?>", " ", text, flags=re.I)
+def clean_text(text: str | None) -> str:
+    """Strip reasoning blocks, special tokens and markdown emphasis; normalise unicode."""
+    text = unicodedata.normalize("NFKC", text or "")
+    text = _THINK_BLOCK.sub(" ", text)
+    # An unclosed reasoning block: everything after it is still thinking.
+    text = _THINK_OPEN.split(text)[0]
+    # A closing tag without its opening tag (some providers drop it): what precedes is reasoning.
+    text = _THINK_CLOSE.split(text)[-1]
     text = _SPECIAL.sub(" ", text)
-    text = text.translate(_QUOTES)
+    text = _ANSWER_TAG.sub(r"Answer: \1", text)
+    text = _BOXED.sub(r"\1", text)
+    text = text.translate(_TRANSLATE)
     text = _MARKUP.sub("", text)
     return text.strip()
 
 
-def _norm_option(s: str) -> str:
-    return re.sub(r"[^a-z0-9]+", " ", s.lower()).strip()
+def _norm(s: str) -> str:
+    """Option text for comparison: lowercase words, punctuation and apostrophes dropped."""
+    return re.sub(r"[^a-z0-9]+", " ", s.lower().replace("'", "")).strip()
 
 
-def _option_echo(text: str, options: tuple[str, ...] | list[str]) -> int | None:
-    """Index of the option whose text is the whole response or its whole first sentence."""
-    first = re.split(r"(?<=[.!?])\s|\n", text.strip(), maxsplit=1)[0]
-    norm_opts = [_norm_option(o) for o in options]
-    for cand in (_norm_option(text), _norm_option(first)):
-        exact = [i for i, o in enumerate(norm_opts) if o and cand == o]
-        if len(exact) == 1:
-            return exact[0]
-    return None
+# --- refusal language -----------------------------------------------------------------------
+
+_AI = (r"(?:ai|a\.i\.?|artificial intelligence|(?:large )?language model|llm|(?:ai |virtual |digital )?assistant"
+       r"|chatbot|bot|machine|computer program)")
+_DECLINE_VERB = (r"(?:answer|choose|select|pick|provide|share|give|express|respond|reply|take|offer|comply|endorse|"
+                 r"state|place|rate|decide|determine|characteri[sz]e|self-identify|identify|engage|approve|disapprove|"
+                 r"assess|evaluate|fulfil+|participate|weigh in|have|hold|form|possess|make|categori[sz]e|"
+                 r"having|holding|forming|expressing|answering|choosing|selecting|providing|sharing|giving|"
+                 r"making|taking|picking|endorsing)")
+_ADVERBS = (r"(?:(?:really|personally|truly|honestly|actually|simply|just|directly|accurately|meaningfully|"
+            r"fairly|in good conscience|genuinely|currently|,)\s*){0,3}")
+REFUSAL_PATTERNS = [
+    rf"\b(?:as|being) an? (?:\w+ )?{_AI}\b",
+    rf"\bi(?:'m| am) (?:just |only |merely |simply )?an? (?:\w+ )?{_AI}\b",
+    r"\bi (?:cannot|can't|can not|could not|couldn't|won't|will not|do not|don't|did not|didn't|"
+    r"must not|should not|shouldn't|must decline to|decline to|prefer not to|would prefer not to|would rather not|"
+    rf"choose not to|must refrain from|refrain from|have to decline to) {_ADVERBS}{_DECLINE_VERB}\b",
+    r"\bi(?:'m| am) (?:not able to|unable to|not capable of|incapable of|not in a position to|not going to) "
+    rf"{_ADVERBS}{_DECLINE_VERB}\b",
+    r"\bi (?:must |have to |respectfully |will |would )?decline\b",
+    r"\bi(?:'d| would) (?:rather not|prefer not to)\b",
+    r"\bi(?:'m| am) (?:not comfortable|uncomfortable)\b|\bi (?:don't|do not) feel comfortable\b",
+    r"\bi have no (?:\w+ )?(?:opinions?|views?|beliefs?|preferences?|feelings?|stance|position|experiences?|"
+    r"personal|political|information|way)\b",
+    r"\bi lack\b",
+    r"^(?:cannot|can't|unable to|won't|will not) (?:answer|choose|select|pick|respond|comply)\b",
+    r"^no comment\b",
+    r"\b(?:(?:not|n't|never) (?:be )?appropriate|inappropriate) for me\b|\bnot my place\b",
+    r"\b(?:remain|stay|be|being|am|'m) (?:politically |strictly |completely |entirely )?(?:neutral|impartial)\b",
+    r"\bneutral stance\b",
+    r"\bfor you to decide\b|\bup to you\b|\bleave (?:that|this|it|the (?:choice|decision|answer)) (?:choice |decision )?(?:up )?to you\b",
+    r"^(?:sorry|i'm sorry|i am sorry|i apologi[sz]e|apologies)\b",
+    r"^(?:neither|none)(?: of (?:the above|them|these|those|the options|these options|those options))?\s*[.!]?$",
+    r"\b(?:neither|none) of (?:the|these|those) (?:options?|answers?|choices?|categories) (?:\w+ )?"
+    r"(?:applies|apply|fits?|describes?|reflects?)\b",
+    r"\bneither (?:option|answer|choice) (?:\w+ )?(?:applies|fits|describes)\b",
+    r"\b(?:does not|doesn't|do not|don't) apply to me\b",
+]
+_REFUSAL = re.compile("|".join(REFUSAL_PATTERNS), re.I | re.M)
+
+
+# --- letters named in a text --------------------------------------------------------------
+
+# Option markers: "(B)", "B)" at a word start, or a line that opens with "B." / "B:".
+_MARKERS = re.compile(r"(?:\(([A-Za-z])\)|(?<![A-Za-z0-9(])([A-Z])\)|^\s*([A-Z])[.:](?:\s|$))", re.M)
+# Two letters joined: "A or B", "A/B", "A-D", "A, B", "B and C", "A through D".
+_ENUM = re.compile(
+    r"(?<![A-Za-z0-9'])\(?([A-Z])\)?\s*(?:/|-|,|\bor\b|\band\b|\bto\b|\bthrough\b|\bvs\.?|\bversus\b)\s*"
+    r"(?:maybe\s+|perhaps\s+|possibly\s+)?\(?([A-Z])(?![A-Za-z0-9'])"
+)
+# Standalone capitals other than A and I (which are also words); "U.S.", "T-shirt" excluded.
+_CAPITAL = re.compile(r"(?<![A-Za-z0-9'.&/-])([B-HJ-Z])(?![A-Za-z0-9'&]|\.[A-Za-z]|-[A-Za-z]{2})")
+# "A" counts only where it cannot be the article: "(A)", "A)", "A." at a clause end, "A," ...
+_CAPITAL_A = re.compile(r"(?<![A-Za-z0-9'.&/-])A(?=\s*(?:$|[,;:!?)\]]|\.(?![A-Za-z])))", re.M)
+_REJECTED = re.compile(r"\b(?:not|than|over|instead of)\s*\(?$", re.I)
 
 
 def _markers(text: str) -> set[str]:
-    found = set()
-    for m in _MARKERS.finditer(text):
-        found.add(next(g for g in m.groups() if g))
+    return {next(g for g in m.groups() if g).upper() for m in _MARKERS.finditer(text)}
+
+
+def _named_letters(text: str, skip_rejected: bool = False) -> set[str]:
+    """Every option letter the text names: markers, enumerations and standalone capitals."""
+    found = _markers(text)
+    for m in _ENUM.finditer(text):
+        found.update(m.groups())
+    for rx in (_CAPITAL, _CAPITAL_A):
+        for m in rx.finditer(text):
+            if skip_rejected and _REJECTED.search(text[max(0, m.start() - 15): m.start()]):
+                continue
+            found.add(m.group(0))
     return found
+
+
+# --- explicit answers -----------------------------------------------------------------------
+
+_QUALIFIER = r"(?:(?:final|best|correct|right|closest|overall|honest|short|most \w+) )?"
+_PHRASE = (
+    r"(?:(?:my|the|our) " + _QUALIFIER + r"(?:answer|response|choice|pick|selection)"
+    r"|(?:final )?(?:answer|response|choice|selection|letter)(?=\s*[\"']?\s*[:=-])"
+    r"|(?:if|since) i (?:had|have|must|were|need) to (?:choose|pick|select|answer)(?: one)?"
+    r"(?:,? i(?:'d| would|'ll| will) (?:choose|pick|select|say|go with))?"
+    r"|i(?: would|'d| will|'ll)? (?:choose|select|pick|answer|go with|say|opt for|vote for|lean (?:towards?|to))"
+    r"|(?:i'm |i am )?going with"
+    r"|i (?:think|believe|guess)"
+    r"|probably|most likely|leaning (?:towards?|to))"
+)
+_COPULA = r"(?:\s+(?:is|was|would be|will be|has to be|must be|it's|it is|it would be|that it's|that))?"
+_EXPLICIT = re.compile(
+    rf"\b{_PHRASE}{_COPULA}\s*[\"']?\s*[:=-]?\s*(?:(?:option|letter|choice)\s+)?[\"'(\[]?\s*"
+    r"(?:(?P<letter>[A-Za-z])(?![A-Za-z0-9]|'[A-Za-z])|(?P<text>[A-Za-z0-9][^.;!?\n\"]*))",
+    re.I,
+)
+# "B is my answer", "C would be my choice".
+_LETTER_FIRST = re.compile(
+    r"(?<![A-Za-z0-9'])\(?(?P<letter>[A-HJ-Z])\)?\s+(?:is|would be|seems|will be) (?:my|the) "
+    + _QUALIFIER + r"(?:answer|choice|option|pick|response)\b"
+)
+# "Option B." / "letter C": only when nothing but punctuation follows.
+_WEAK = re.compile(r"\b(?:option|letter)\s+\(?(?P<letter>[A-Z])\)?(?=\s*(?:$|[.,;:!?\n(]|-\s))", re.I)
+
+_NEGATION = re.compile(r"\b(?:not|cannot|unable|never|without|no|neither|nor|refuse|won't)\b|n't\b", re.I)
+_CONDITIONAL = re.compile(r"\b(?:if|whether|unless)\b(?!\s+i\b)", re.I)
+_CLAUSE_BREAK = re.compile(r"[.;!?\n]|\b(?:but|however|though|although|yet|that said|nevertheless|still)\b", re.I)
+_ENUM_AFTER = re.compile(r"\s*[)\]\"']?\s*(?:/|-\s*\(?[A-Za-z](?![A-Za-z])|,\s*\(?[A-Za-z](?![A-Za-z'])|"
+                         r"\s(?:or|and|to|through|and/or)\s+\(?[A-Za-z](?![A-Za-z]))")
+_PROSE_AFTER = re.compile(r"[)\]\"']?\s+[a-z]")
+_REASON_AFTER = re.compile(
+    r"[)\]\"']?\s+(?:because|since|as|which|seems|is|would|for|given|here|though|but)\b")
+_CLOSED_AFTER = re.compile(r"\s*[)\]\"']?\s*(?:$|[.,;:!?\n])")
+_HEDGE_AFTER = re.compile(r"^[^.;!?\n]{0,40}?\b(?:or|maybe|perhaps|possibly)\b", re.I)
+
+
+def _clause_before(text: str, start: int) -> str:
+    return _CLAUSE_BREAK.split(text[max(0, start - 80): start])[-1]
+
+
+def _text_choice(fragment: str, norm_opts: list[str]) -> int | None:
+    """Index of the option whose exact text `fragment` is (ignoring case and punctuation)."""
+    cand = _norm(fragment)
+    hits = [i for i, o in enumerate(norm_opts) if o and cand == o]
+    return hits[0] if len(hits) == 1 else None
+
+
+def _trailing_text(after: str) -> str:
+    """The option text written after a letter in the same clause: "B (Agree)." -> "Agree"."""
+    m = re.match(r"\s*[)\]\"']?\s*(?:[-:(]\s*)?([^.;!?\n]*)", after)
+    return m.group(1).strip(" )]\"'") if m else ""
+
+
+def _explicit(text: str, letters: str, norm_opts: list[str]) -> tuple[set[str], list[str]]:
+    """Letters the text states as its answer, and contradictions found (letter vs text)."""
+    found: set[str] = set()
+    conflicts: list[str] = []
+
+    def add_letter(letter: str, after: str) -> None:
+        letter = letter.upper()
+        idx = _text_choice(_trailing_text(after), norm_opts)
+        if idx is not None and letters[idx] != letter:
+            conflicts.append(f"letter {letter} with the text of option {letters[idx]}")
+        found.add(letter)
+
+    pos = 0
+    while (m := _EXPLICIT.search(text, pos)) is not None:
+        pos = m.start() + 1
+        clause = _clause_before(text, m.start())
+        if _NEGATION.search(clause) or _CONDITIONAL.search(clause):
+            continue
+        if m.group("text") is not None:
+            idx = _text_choice(m.group("text"), norm_opts)
+            if idx is not None:
+                found.add(letters[idx])
+            continue
+        letter, after = m.group("letter"), text[m.end():]
+        if _ENUM_AFTER.match(after):
+            continue
+        if letter.islower() or letter == "I":
+            if not _CLOSED_AFTER.match(after):
+                continue
+        elif _PROSE_AFTER.match(after) and not _REASON_AFTER.match(after):
+            continue
+        if _HEDGE_AFTER.match(after) and (_named_letters(re.split(r"[.;!?\n]", after)[0]) - {letter.upper()}):
+            continue
+        add_letter(letter, after)
+    for rx in (_LETTER_FIRST, _WEAK):
+        for m in rx.finditer(text):
+            clause, after = _clause_before(text, m.start()), text[m.end():]
+            if _NEGATION.search(clause) or _CONDITIONAL.search(clause) or _ENUM_AFTER.match(after):
+                continue
+            add_letter(m.group("letter"), after if rx is _WEAK else "")
+    return found, conflicts
+
+
+# --- whole-response forms and letter lines ---------------------------------------------------
+
+_BARE = re.compile(r"^[-•]?\s*[(\[{\"']?([A-Za-z])[)\]}\"']?[.):!]?$")
+_LETTER_THEN_TEXT = re.compile(r"^[(\[]?([A-Za-z])[)\]]?(?:\s*[.):-]\s*|\s+)\(?(.+?)\)?$", re.S)
+_TEXT_THEN_LETTER = re.compile(r"^(.+?)(?:\s*[-:]\s*|\s+)[(\[]([A-Za-z])[)\]]$|^(.+?)\s*-\s*([A-Z])$", re.S)
+_LINE_LETTER = re.compile(r"^[-•]?\s*[(\[{\"']?([A-Z])[)\]}\"']?[.):!]?$")
+_COURTESY = re.compile(
+    r"^(?:sure|okay|ok|of course|certainly|absolutely|alright|all right|got it|understood|here you go|"
+    r"here it is)\s*[!.,:]+\s*|^(?:sure|okay|ok)\s+", re.I)
+_ANSWER_WORD = re.compile(r"\b(?:answer|choice|response|selection|letter)\b", re.I)
+
+
+def _whole(body: str, letters: str, norm_opts: list[str]) -> tuple[str, str, str] | None:
+    """(status-ish kind, letter, rule) when the whole response is a letter and/or option text."""
+    s = body.strip(" \t\n\"'.!")
+    if m := _BARE.match(s):
+        return ("letter", m.group(1).upper(), "bare letter")
+    idx = _text_choice(s, norm_opts)
+    if idx is not None:
+        return ("letter", letters[idx], "option text")
+    pairs = []
+    if m := _LETTER_THEN_TEXT.match(s):
+        pairs.append((m.group(1), m.group(2)))
+    if m := _TEXT_THEN_LETTER.match(s):
+        pairs.append((m.group(2) or m.group(4), m.group(1) or m.group(3)))
+    for letter, fragment in pairs:
+        idx = _text_choice(fragment, norm_opts)
+        if idx is None:
+            continue
+        letter = letter.upper()
+        if letters[idx] != letter:
+            return ("conflict", letter, f"letter {letter} with the text of option {letters[idx]}")
+        return ("letter", letter, "letter and option text")
+    return None
+
+
+def _letter_line(lines: list[str]) -> tuple[set[str], str | None]:
+    """Letters on lines that hold only a letter, and the one accepted as the answer (if any).
+
+    A first line is accepted when no other option is marked below it; a last line when a
+    blank line, sentence end, colon or answer heading precedes it (a letter right after an
+    unfinished line is usually the start of a truncated word); a middle line when a blank
+    line or colon precedes it and no other option is marked."""
+    hits = [(i, m.group(1)) for i, ln in enumerate(lines) if (m := _LINE_LETTER.match(ln.strip()))]
+    found = {letter for _, letter in hits}
+    if len(found) != 1 or len(lines) < 2:
+        return found, None
+    letter = next(iter(found))
+    text = "\n".join(lines)
+    others = _markers(text) - {letter}
+    for i, _ in hits:
+        prev = lines[i - 1].strip() if i > 0 else ""
+        after_break = i > 0 and (prev == "" or prev.endswith((":", ".", "!", "?", ")", '"')) or bool(_ANSWER_WORD.search(prev)))
+        if i == 0 and not others:
+            return found, letter
+        if i == len(lines) - 1 and after_break:
+            return found, letter
+        if 0 < i < len(lines) - 1 and after_break and not others:
+            return found, letter
+    return found, None
+
+
+_LEADING = re.compile(
+    r"^[(\[]?(?P<up>[A-Z])[)\]]?(?P<sep>\)|\.|:|\s*-|,)(?=\s|$)"
+    r"|^[(\[]?(?P<low>[a-z])[)\]]?(?:\)|\.|:)(?=\s|$)"
+    r"|^(?P<reason>[A-Z])(?=\s+(?:because|since|given)\b)"
+)
+_REASON_START = re.compile(r"\s*(?:because|since|as|given)\b", re.I)
+_HEAD = re.compile(
+    r"^(?P<head>[^.!?\n]+?)\s*(?:[.!?\n]|$|,\s*(?=(?:because|since|as|given|though|although|but|which|"
+    r"i think|i suppose|i guess|i believe|in my view|overall)\b)|\s+-\s+|:\s)", re.I)
 
 
 def parse_choice(text: str, options: tuple[str, ...] | list[str]) -> Parse:
     """Parse one response against lettered options (A, B, ...). Never guesses."""
-    letters = tuple("ABCDEFGHIJKLMNOPQRSTUVWXYZ"[: len(options)])
+    letters = _ALPHABET[: len(options)]
+    norm_opts = [_norm(o) for o in options]
     cleaned = clean_text(text)
     if not cleaned:
         return Parse(UNPARSED, rule="empty")
+    refusal = bool(_REFUSAL.search(cleaned))
 
-    def result(letter: str, rule: str) -> Parse:
+    def answer(letter: str, rule: str) -> Parse:
         letter = letter.upper()
         if letter not in letters:
             return Parse(UNPARSED, rule=f"letter {letter} is not an option")
+        if refusal:
+            rule += " (with refusal language)"
         return Parse(ANSWERED, letter, letters.index(letter), rule)
 
-    stripped = cleaned.strip(" \t\n\"'.")
-    # 1. The whole response is a letter: "B", "(B)", "B.", "b".
-    m = _BARE.match(stripped)
+    body = _COURTESY.sub("", cleaned, count=1).strip()
+    if not body:
+        return Parse(UNPARSED, rule="no unambiguous choice")
+
+    # 1. The whole response is a letter, an option's text, or a letter with its text.
+    whole = _whole(body, letters, norm_opts)
+    if whole is not None:
+        kind, letter, rule = whole
+        if kind == "conflict":
+            return Parse(UNPARSED, rule=rule)
+        if rule != "option text" or not refusal or _text_choice(cleaned.strip(" .!\"'"), norm_opts) is not None:
+            return answer(letter, rule)
+
+    # 2. Explicit answers and letter lines; all must agree.
+    explicit, conflicts = _explicit(body, letters, norm_opts)
+    if conflicts:
+        return Parse(UNPARSED, rule=conflicts[0])
+    lines = [ln.strip(" \t\"'") for ln in body.splitlines()]
+    while lines and not lines[-1]:
+        lines.pop()
+    line_letters, line_answer = _letter_line(lines)
+    if len(line_letters) > 1:
+        return Parse(UNPARSED, rule=f"different letters on separate lines ({''.join(sorted(line_letters))})")
+    strong = explicit | ({line_answer} if line_answer else set())
+    if len(strong) > 1:
+        return Parse(UNPARSED, rule=f"conflicting answers ({''.join(sorted(strong))})")
+    if strong:
+        letter = next(iter(strong))
+        return answer(letter, "explicit answer" if letter in explicit else "letter line")
+
+    # 3. A leading letter with a separator, naming no other option.
+    m = _LEADING.match(body)
     if m:
-        return result(m.group(1), "bare letter")
-
-    lines = [ln.strip(" \t\"'") for ln in cleaned.splitlines() if ln.strip(" \t\"'")]
-    refusal = bool(_REFUSAL.search(cleaned))
-
-    # 2. Explicit statements of a choice; all of them must agree.
-    explicit = _explicit_letters(cleaned)
-    if len(explicit) == 1:
-        only = next(iter(explicit))
-        if only in letters:
-            return result(only, "explicit answer")
-        return Parse(UNPARSED, rule=f"letter {only} is not an option")
-    if len(explicit) > 1:
-        return Parse(UNPARSED, rule=f"conflicting explicit answers {''.join(sorted(explicit))}")
-
-    # 3. First or last line is a bare letter ("As an AI ... \n\nB").
-    edge = {mm.group(1).upper() for ln in (lines[0], lines[-1]) if (mm := _BARE.match(ln.strip(" .")))}
-    if len(edge) == 1:
-        letter = next(iter(edge))
-        if len(lines) == 1 or not (_markers(cleaned) - {letter}):
-            return result(letter, "bare letter line")
-    if len(edge) > 1:
-        return Parse(UNPARSED, rule="different letters on first and last line")
-
-    # 4. A leading letter with a separator, with no other option marked in the text.
-    m = _LEADING.match(cleaned)
-    if m:
-        letter = m.group(1).upper()
-        others = _markers(cleaned[m.end():]) - {letter}
-        if letter == "A" and m.group(0).rstrip().endswith(","):
-            pass  # "A, ..." is too often prose.
+        letter = (m.group("up") or m.group("low") or m.group("reason")).upper()
+        rest = body[m.end():]
+        others = _named_letters(rest) - {letter}
+        first = re.split(r"[.;!?\n]", rest.strip(), maxsplit=1)[0]
+        idx = _text_choice(_trailing_text(first), norm_opts)
+        if m.group("sep") == "," and not _REASON_START.match(rest) and letter == "A":
+            pass  # "A, the statement ..." is prose.
         elif others:
-            return Parse(UNPARSED, rule=f"several options marked ({letter}{''.join(sorted(others))})")
-        elif letter in letters:
-            return result(letter, "leading letter")
+            return Parse(UNPARSED, rule=f"several options named ({''.join(sorted(others | {letter}))})")
+        elif idx is not None and letters[idx] != letter:
+            return Parse(UNPARSED, rule=f"letter {letter} with the text of option {letters[idx]}")
+        else:
+            return answer(letter, "leading letter")
 
-    # 5. The response is (or opens with) one option's text.
-    if not refusal:
-        idx = _option_echo(cleaned, options)
+    # 4. The first sentence is one option's text.
+    if not refusal and (h := _HEAD.match(body)):
+        idx = _text_choice(h.group("head"), norm_opts)
         if idx is not None:
-            return Parse(ANSWERED, letters[idx], idx, "option text")
+            return answer(letters[idx], "option text")
 
     if refusal:
         return Parse(REFUSAL, rule="refusal")
     return Parse(UNPARSED, rule="no unambiguous choice")
+
+
+# --- option probabilities from logprobs -------------------------------------------------------
 
 
 def _letter_of_token(token: str) -> str | None:
@@ -211,27 +438,21 @@ def option_probabilities(output: ModelOutput, n_options: int) -> OptionProbs | N
     """Probabilities of the option letters at the first answer token.
 
     The first answer token is the first generated token that is one of the option letters
-    (after stripping spaces, brackets and markdown); if none is, the first token. At that
-    position the top logprobs of each letter's variants (with and without a leading space,
-    bracket or bold) are merged, and the options' total (`covered_mass`) is recorded
-    before renormalising. None when the provider gave no logprobs or no option letter
-    appears among the top tokens.
+    (after stripping spaces, brackets and markdown; so the pronoun "I" of "I think" is not
+    it on a four-option item); if none is, the first token. At that position the top
+    logprobs of each letter's variants (with and without a leading space, bracket or bold)
+    are merged, and the options' total (`covered_mass`) is recorded before renormalising.
+    None when the provider gave no logprobs or no option letter appears among the top tokens.
     """
     if not output.choices or output.choices[0].logprobs is None:
         return None
     content = output.choices[0].logprobs.content
     if not content:
         return None
-    letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[:n_options]
-    position = 0
-    for i, lp in enumerate(content):
-        if _letter_of_token(lp.token) in letters:
-            position = i
-            break
+    letters = _ALPHABET[:n_options]
+    position = next((i for i, lp in enumerate(content) if _letter_of_token(lp.token) in letters), 0)
     entry = content[position]
-    candidates = list(entry.top_logprobs or [])
-    if not candidates:
-        candidates = [entry]
+    candidates = list(entry.top_logprobs or []) or [entry]
     mass = dict.fromkeys(letters, 0.0)
     seen_tokens: set[str] = set()
     for cand in candidates:
