@@ -16,6 +16,7 @@ from .errors import InputError
 # Modules that contribute subcommands (each has add_parser(subparsers)).
 COMMAND_MODULES = [
     "political_sycophancy.commands.audit",
+    "political_sycophancy.commands.plan",
     "political_sycophancy.commands.validate_judge",
 ]
 
