@@ -128,9 +128,8 @@ def bootstrap_total(rows: pd.DataFrame, n_boot: int = 1000, level: float = 0.95,
     weights = np.zeros((n_boot, len(matrix)))
     for stratum in np.unique(strata):
         idx = np.flatnonzero(strata == stratum)
-        draws = rng.integers(0, len(idx), size=(n_boot, len(idx)))
-        for b in range(n_boot):
-            weights[b] += np.bincount(idx[draws[b]], minlength=len(matrix))
+        draws = idx[rng.integers(0, len(idx), size=(n_boot, len(idx)))]
+        np.add.at(weights, (np.arange(n_boot)[:, None], draws), 1.0)
     totals = _totals(weights @ matrix)
     ok = totals[~np.isnan(totals)]
     undefined = 1 - len(ok) / n_boot
