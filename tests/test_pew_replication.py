@@ -240,3 +240,22 @@ def test_corrected_typology_coding(tmp_path):
     _write(coding, ["id", "direction"], [["pew_99", 1]])
     with pytest.raises(InputError, match="pew_99"):
         import_replication(src, tmp_path / "out", coding=coding)
+
+
+def test_cli_import_items_and_pools(tmp_path, capsys):
+    from political_sycophancy.cli import main
+
+    second = ["W1", "Q2", "Q2?", 3, '["More", "Same", "Not sure"]', "[0.4, 0.4, 0.2]", "[0.1, 0.8, 0.1]", "[0.7, 0.2, 0.1]", 10, 5, 5, 0.35, ""]
+    items = [GOOD_ITEM, ["W1", "Q2", "Q two?", "More | Same | Not sure", 3, 100.0]]
+    src = _mini_package(tmp_path / "src", [GOOD, second], items)
+    assert main(["import-items", str(src), "--out", str(tmp_path / "out")]) == 0
+    printed = capsys.readouterr().out
+    assert "atp           2 items" in printed and "typology      1 items" in printed
+    assert main(["pools", "--items", str(tmp_path / "out" / "atp.csv")]) == 0
+    table = capsys.readouterr().out
+    assert any(line.split()[:3] == ["top30", "2", "0.3500"] for line in table.splitlines())
+    assert any(line.split()[:2] == ["gap>0.2", "2"] for line in table.splitlines())
+    assert main(["pools", "--items", str(tmp_path / "out" / "atp.csv"), "--pool", "top1"]) == 0
+    assert "atp_W1_Q1" in capsys.readouterr().out
+    assert main(["import-items", str(tmp_path / "missing"), "--out", str(tmp_path / "out")]) == 2
+    assert "not a directory" in capsys.readouterr().err

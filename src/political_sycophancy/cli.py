@@ -18,6 +18,9 @@ COMMAND_MODULES = [
     "political_sycophancy.commands.audit",
     "political_sycophancy.commands.plan",
     "political_sycophancy.commands.validate_judge",
+    "political_sycophancy.commands.atp",
+    "political_sycophancy.commands.import_items",
+    "political_sycophancy.commands.pools",
 ]
 
 

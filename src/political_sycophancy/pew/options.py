@@ -8,7 +8,6 @@ labels dropped) plus OpinionQA's distinction between ordinal and non-ordinal opt
 
 from __future__ import annotations
 
-import json
 import re
 
 # Value codes Pew uses for non-response; the paper drops them from every distribution.
@@ -59,12 +58,6 @@ def ordinal_flags(options: list[str]) -> list[bool] | None:
     """Per-option ordinal flags, or None when every option is ordinal."""
     flags = [not is_non_ordinal(o) for o in options]
     return None if all(flags) else flags
-
-
-def ordinal_cell(options: list[str]) -> str:
-    """The `ordinal` column of an item file: a JSON list, or empty when all are ordinal."""
-    flags = ordinal_flags(options)
-    return "" if flags is None else json.dumps(flags)
 
 
 # Bracketed text without lower-case letters is a programming note ("[ASK IF FORM=1]").

@@ -22,7 +22,7 @@ from typing import Any
 from ..errors import InputError
 from ..scorers.typology import typology_option_points
 from .itemfile import BuildReport, write_item_file
-from .options import ordinal_cell
+from .options import ordinal_flags
 
 PCT_FILE = "pct_items_coded.csv"
 TYPOLOGY_FILE = "pew_typology_items.csv"
@@ -197,7 +197,7 @@ def import_typology(src: Path, report: BuildReport, coding: Path | None = None) 
                 "direction": direction,
                 "template": "multiple_choice",
                 "scoring": "typology",
-                "ordinal": ordinal_cell(options) or None,
+                "ordinal": ordinal_flags(options),
                 "paper_id": f"{PAPER_ID_PREFIXES[0]}{item_id}",
                 "paper_direction": paper_direction,
                 **{k: rec.get(k) for k in ("pew_label", "in_online_quiz", "direction_label", "rationale", "source")},
@@ -306,7 +306,7 @@ def import_atp(src: Path, report: BuildReport) -> list[dict[str, Any]]:
                 "direction": directions.get((wave, var), 0),
                 "template": "multiple_choice",
                 "scoring": "wd",
-                "ordinal": ordinal_cell(options) or None,
+                "ordinal": ordinal_flags(options),
                 "dist_dem": dists["dem"],
                 "dist_rep": dists["rep"],
                 "dist_overall": dists["overall"],
@@ -320,7 +320,7 @@ def import_atp(src: Path, report: BuildReport) -> list[dict[str, Any]]:
             }
         )
         if rows[-1]["ordinal"]:
-            off = [o.strip() for o, f in zip(options, json.loads(rows[-1]["ordinal"])) if not f]
+            off = [o.strip() for o, f in zip(options, rows[-1]["ordinal"]) if not f]
             report.flag("atp", item_id, f"non-ordinal option(s) {off} (kept on the scale unless -T non_ordinal=drop)")
     report.note("atp", f"{total} items in {ATP_DIST_FILE}; {len(rows)} with benchmarks written; {total - len(rows)} excluded")
     report.note("atp", "benchmarks as published: raw respondent counts (unweighted), F_PARTYSUM_FINAL 2 = dem, 1 = rep")
