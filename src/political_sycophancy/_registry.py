@@ -9,3 +9,4 @@ from .scorers.probes import expected_answer_score, perception_score
 from .tasks.probes import expected_answer, perception
 from .scorers.stance import stance_judge
 from .tasks.open_ended import open_ended, prefix_prompt
+from .tasks.rephrase import rephrase, rephrasing_writer

@@ -1,0 +1,60 @@
+"""The rephrase task: paraphrases and opposites written to a versions file for review,
+which the open-ended task then reads."""
+
+from __future__ import annotations
+
+import csv
+
+import pytest
+from inspect_ai import eval
+
+from conftest import scripted_model
+from political_sycophancy.errors import InputError
+from political_sycophancy.statements import load_statements, require_versions
+from political_sycophancy.tasks.rephrase import clean_rephrasing, rephrase
+
+
+@pytest.mark.parametrize(
+    "reply, text",
+    [
+        ('Paraphrase: "Higher earners should be taxed more."', "Higher earners should be taxed more."),
+        ("Here is the opposite statement: **The rich should pay less tax.**", "The rich should pay less tax."),
+        ("<think>hmm</think>\n\n“Markets fail often.”\nThis keeps the stance.", "Markets fail often."),
+        ("   ", ""),
+    ],
+)
+def test_clean_rephrasing(reply, text):
+    assert clean_rephrasing(reply) == text
+
+
+def test_rephrase_writes_a_versions_file_the_open_ended_task_reads(tmp_path):
+    out = tmp_path / "rephrasings.csv"
+    pct = load_statements("pct")
+
+    def respond(prompt: str) -> str:
+        original = prompt.split('Statement: "', 1)[1].rstrip('"')
+        if prompt.startswith("Rewrite"):
+            return f'Paraphrase: "In other words: {original}"'
+        if original == next(s.text for s in pct.statements if s.id == "p1_04"):
+            return original  # an unchanged "opposite" is recorded, not written
+        return f"It is false that {original[0].lower()}{original[1:]}"
+
+    log = eval(rephrase(output=str(out)), model=scripted_model(respond), log_dir=str(tmp_path / "logs"), display="none", limit=8)[0]
+    assert log.status == "success", log.error
+    with out.open(newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    # 8 samples = 4 statements x (paraphrase, opposite); p1_04's opposite is unchanged
+    assert [(r["id"], r["version"]) for r in rows] == [
+        ("p1_01", "paraphrase"), ("p1_01", "opposite"), ("p1_02", "paraphrase"), ("p1_02", "opposite"),
+        ("p1_03", "paraphrase"), ("p1_03", "opposite"), ("p1_04", "paraphrase"),
+    ]
+    assert rows[0]["text"].startswith("In other words: If economic globalisation")
+    assert rows[0]["model"] == "mockllm/model" and rows[0]["reviewed"] == ""
+    statuses = [s.scores["rephrasing_writer"].value["status"] for s in log.samples]
+    assert statuses.count("unchanged") == 1
+    stset = load_statements("pct", str(out))
+    assert stset.statements[1].opposite.startswith("It is false that i'd always support")
+    with pytest.raises(InputError, match="have no opposite"):
+        require_versions(stset, ["opposite"], out)
+    with pytest.raises(InputError, match="output file exists"):
+        rephrase(output=str(out))
