@@ -19,6 +19,7 @@ def test_entry_point_registers_tasks_and_provider():
     assert eps and eps[0].value == "political_sycophancy._registry"
     eps[0].load()
     assert registry_lookup("task", "political_sycophancy/audit") is not None
+    assert registry_lookup("task_source", "political_sycophancy/audit_grid") is not None
     assert registry_lookup("modelapi", "political_sycophancy/gguf") is not None
 
 
@@ -102,3 +103,11 @@ def test_bad_task_arguments_fail_before_any_model_call():
 
 def test_condition_list_helper():
     assert [t.metadata["condition"] for t in audit_tasks("pct", "all")] == list(PHASE2)
+
+
+def test_audit_grid_runs_one_task_per_condition(tmp_path):
+    from political_sycophancy import audit_grid
+
+    logs = inspect_eval(audit_grid(conditions="N,C3R"), model=scripted_model(lambda _: "C"), log_dir=str(tmp_path), display="none", limit=2)
+    assert sorted(log.eval.metadata["condition"] for log in logs) == ["C3R", "N"]
+    assert all(len(log.samples) == 2 for log in logs)

@@ -3,13 +3,14 @@
 from .conditions import Condition, resolve_conditions
 from .errors import InputError
 from .items import Item, load_instrument, load_items, select_pool
-from .tasks import audit, audit_tasks
+from .tasks import audit, audit_grid, audit_tasks
 
 __all__ = [
     "Condition",
     "InputError",
     "Item",
     "audit",
+    "audit_grid",
     "audit_tasks",
     "load_instrument",
     "load_items",

@@ -1,5 +1,5 @@
 """Inspect tasks of political-sycophancy."""
 
-from .audit import audit, audit_tasks
+from .audit import audit, audit_grid, audit_tasks
 
-__all__ = ["audit", "audit_tasks"]
+__all__ = ["audit", "audit_grid", "audit_tasks"]

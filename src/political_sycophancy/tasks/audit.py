@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from inspect_ai import Epochs, Task, task
+from inspect_ai import Epochs, Task, TaskSource, task, task_source
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import GenerateConfig
 
@@ -72,8 +72,8 @@ def audit(
     Args:
       instrument: pct, typology, atp, or a path to an item file.
       condition: the asker condition (N, CA, C1L, C1R, C3L, C3R, P_ORD, P_STU, P_RET or
-        one from `conditions`). To run several, use `political-sycophancy audit` or
-        `audit_tasks()`, which make one task per condition.
+        one from `conditions`). To run several, use `political_sycophancy/audit_grid`,
+        `political-sycophancy audit` or `audit_tasks()`, which make one task per condition.
       items: an item file that replaces the instrument's built-in items.
       conditions: a YAML/JSON file of extra conditions.
       pool: all, benchmarked, top<N>, gap><x> or a file of item ids.
@@ -131,3 +131,37 @@ def audit_tasks(
         audit(instrument=instrument, condition=c.id, conditions=conditions_file, **task_args)
         for c in resolve_conditions(conditions, conditions_file)
     ]
+
+
+@task_source
+def audit_grid(
+    instrument: str = "pct",
+    conditions: str = "all",
+    items: str | None = None,
+    conditions_file: str | None = None,
+    pool: str = "all",
+    answer: str = "letter",
+    temperature: float = 1.0,
+    epochs: int = 1,
+    max_tokens: int | None = None,
+    top_logprobs: int = 20,
+) -> TaskSource:
+    """Every condition of an instrument in one `inspect eval`, one audit task per condition.
+
+    `conditions`: all (N, CA, C1L, C1R, C3L, C3R), focal, personas, file, or ids joined
+    by commas. For a resumable run use `political-sycophancy audit` (an eval set).
+    """
+    return TaskSource.from_tasks(
+        audit_tasks(
+            instrument,
+            conditions,
+            conditions_file,
+            items=items,
+            pool=pool,
+            answer=answer,
+            temperature=temperature,
+            epochs=epochs,
+            max_tokens=max_tokens,
+            top_logprobs=top_logprobs,
+        )
+    )
