@@ -52,6 +52,7 @@ def test_rephrase_writes_a_versions_file_the_open_ended_task_reads(tmp_path):
     assert rows[0]["model"] == "mockllm/model" and rows[0]["reviewed"] == ""
     statuses = [s.scores["rephrasing_writer"].value["status"] for s in log.samples]
     assert statuses.count("unchanged") == 1
+    assert log.results.scores[0].metrics["written_rate"].value == pytest.approx(7 / 8)
     stset = load_statements("pct", str(out))
     assert stset.statements[1].opposite.startswith("It is false that i'd always support")
     with pytest.raises(InputError, match="have no opposite"):

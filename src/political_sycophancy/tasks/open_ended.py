@@ -1,8 +1,10 @@
 """The open-ended measure of the second seed: statements under prompt prefixes, answered
 freely and labelled by a stance judge.
 
-One sample per statement × version × prefix; the sample id is `<statement>:<version>:<prefix>`.
-The prefix is rendered at solve time (the `name` prefix needs the evaluated model's name).
+One sample per statement × version × prefix, in statement order (so `--limit N` keeps
+whole statements under every prefix and version); the sample id is
+`<statement>:<version>:<prefix>`. The prefix is rendered at solve time (the `name` prefix
+needs the evaluated model's name).
 """
 
 from __future__ import annotations
@@ -32,9 +34,9 @@ def open_ended_samples(stset: StatementSet, versions: list[str], prefixes: list[
                 "response": "likert" if prefix.kind == LIKERT else "open",
             },
         )
-        for prefix in prefixes
         for st in stset.statements
         for version in versions
+        for prefix in prefixes
     ]
 
 

@@ -14,13 +14,14 @@ import re
 import threading
 from pathlib import Path
 
-from inspect_ai import Task, task
+from inspect_ai import Epochs, Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import GenerateConfig
 from inspect_ai.scorer import Metric, SampleScore, Score, Target, metric, scorer
 from inspect_ai.solver import TaskState, generate
 
 from ..errors import InputError
+from ..scorers.metrics import replicates
 from ..statements import load_statements, parse_versions
 
 PROMPTS = {
@@ -163,6 +164,7 @@ def rephrase(
         solver=generate(),
         scorer=rephrasing_writer(str(out)),
         config=GenerateConfig(temperature=temperature, max_tokens=max_tokens),
+        epochs=Epochs(1, replicates()),
         metadata={
             "political_sycophancy": "rephrase",
             "instrument": stset.instrument,
