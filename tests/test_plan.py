@@ -79,10 +79,16 @@ def small_items(tmp_path) -> Path:
 
 
 SMALL = ["--phase2-pool", "top4", "--probe-pool", "top2", "--replicates", "2"]
+# The kill test runs the phases with the most kinds of tasks (audit with epochs, T=0,
+# both probes) and few tasks; every Inspect task costs about a second to set up.
+KILL_PHASES = ["--phases", "replicates,probes,personas"]
 # Cells (task x sample x epoch) of the small design, per model:
 # phase1 4+3+8; phase2 (4+4+3) x 6 + 3 focal x 4 items x 1 extra epoch; T=0 3 x 4;
 # probes 6 x 2 items x 2 epochs + perception 2 x 2; personas 3 x 2 x 2.
 SMALL_CALLS = 15 + 66 + 12 + 12 + 24 + 4 + 12
+# replicates (3 focal tasks x 4 items x 2 epochs, 3 T=0 tasks x 4), probes, personas
+KILL_CALLS = 24 + 12 + 24 + 4 + 12
+KILL_AFTER = 30
 
 
 def test_plan_prints_phases_without_running(small_items, tmp_path, capsys):
@@ -117,18 +123,18 @@ def test_killed_run_resumes_with_every_cell_once(small_items, tmp_path):
     script = tmp_path / "counting_plan.py"
     script.write_text(COUNTING_MODEL)
     logs = tmp_path / "logs"
-    args = ["plan", "--run", "--model", "counting/m", "--items", str(small_items), "--log-dir", str(logs), *SMALL, "--max-tasks", "1"]
+    args = ["plan", "--run", "--model", "counting/m", "--items", str(small_items), "--log-dir", str(logs), *SMALL, *KILL_PHASES, "--max-tasks", "1"]
     first_calls, second_calls = tmp_path / "calls1.txt", tmp_path / "calls2.txt"
 
     proc = _run(script, args, first_calls, delay=0.05, start_new_session=True)
     deadline = time.time() + 120
-    while _lines(first_calls) < 60 and proc.poll() is None and time.time() < deadline:
+    while _lines(first_calls) < KILL_AFTER and proc.poll() is None and time.time() < deadline:
         time.sleep(0.05)
     assert proc.poll() is None, proc.communicate()[0][-3000:]
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
     before = _lines(first_calls)
-    assert 60 <= before < SMALL_CALLS
+    assert KILL_AFTER <= before < KILL_CALLS
 
     done = _run(script, args, second_calls, delay=0.0)
     out = done.communicate(timeout=300)[0]
@@ -138,12 +144,14 @@ def test_killed_run_resumes_with_every_cell_once(small_items, tmp_path):
     load = read_frame(logs, cache=False)
     frame = load.frame
     # Every cell of the design is in the analysis exactly once...
-    assert len(frame) == SMALL_CALLS
+    assert len(frame) == KILL_CALLS
     assert not frame.duplicated(CELL_KEY).any()
     assert (frame["status"] != "error").all()
     assert frame.groupby("task").size().to_dict()["phase2_audit_atp_C3R"] == 4 * 2
-    # ...and the rerun only made the calls the killed run had not finished (a call in
-    # flight when the process died is made again).
-    assert before + after >= SMALL_CALLS
-    assert after <= SMALL_CALLS - before + 2
-    print(f"calls before kill {before}, after resume {after}, cells {len(frame)} (design {SMALL_CALLS}), duplicates dropped {load.duplicates}")
+    # ...and the rerun made only the missing calls, plus the few the killed run had made
+    # but not yet written (the call in flight, and at most a log buffer of samples, <= 10,
+    # of the one running task).
+    repeated = before + after - KILL_CALLS
+    print(f"\ncalls before kill {before}, after resume {after} (missing {KILL_CALLS - before}, repeated {repeated}); "
+          f"cells in the frame {len(frame)} of {KILL_CALLS}; duplicates dropped {load.duplicates}")
+    assert 0 <= repeated <= 11
