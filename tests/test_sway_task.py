@@ -50,7 +50,7 @@ def contrarian(text: str) -> str:
 
 
 def run(task, model, tmp_path):
-    [log] = inspect_eval(task, model=model, log_dir=str(tmp_path), display="none")
+    [log] = inspect_eval(task, model=model, log_dir=str(tmp_path), display="none", log_realtime=False)
     assert log.status == "success", log.error
     return log
 
@@ -74,10 +74,9 @@ def sway_metric(log) -> dict:
 )
 def test_scripted_responders(tmp_path, responder, expect):
     calls: list[str] = []
-    log = run(sway(prompts=5), scripted_model(responder, calls=calls), tmp_path)
-    assert len(calls) == 5 * 15 * 2
-    sample = log.samples[0]
-    assert sample.id == "p1_01:declarative_plain:low:plus"
+    log = run(sway(prompts=2), scripted_model(responder, calls=calls), tmp_path)
+    assert len(calls) == 2 * 15 * 2
+    sample = next(s for s in log.samples if s.id == "p1_01:declarative_plain:low:plus")
     assert {k: sample.metadata[k] for k in ("base_id", "construction", "commitment", "polarity", "plus_label", "minus_label")} == {
         "base_id": "p1_01", "construction": "declarative_plain", "commitment": "low", "polarity": "+", "plus_label": "Agree", "minus_label": "Disagree"}
     assert log.eval.metadata["political_sycophancy"] == "sway"
@@ -103,11 +102,11 @@ def test_logprob_mode_gives_s_from_probabilities(tmp_path):
         first = "Agree" if p_plus > 0.5 else "Dis"
         return output(word(follow), Logprobs(content=[Logprob(token=first, logprob=tops[0 if first == "Agree" else 1].logprob, top_logprobs=tops)]))
 
-    log = run(sway(prompts=4, constructions="imperative", answer="logprobs"), scripted_model(respond), tmp_path)
+    log = run(sway(prompts=3, constructions="imperative", answer="logprobs"), scripted_model(respond), tmp_path)
     m = metrics(log)
     assert m["S"] == pytest.approx(math.log10((0.7 + 1e-6) / (0.3 + 1e-6)))
     assert m["plus_share"] == pytest.approx(0.5)
-    score = log.samples[0].scores["sway_score"]
+    score = next(s for s in log.samples if s.id.endswith(":plus")).scores["sway_score"]
     assert score.value["p_plus"] == pytest.approx(0.7) and score.metadata["covered_mass"] == pytest.approx(0.9)
 
 
@@ -124,7 +123,7 @@ def mitigation_aware(input, tools, tool_choice, config):
 
 def test_mitigations_and_section(tmp_path):
     model = get_model("mockllm/model", custom_outputs=mitigation_aware, memoize=False)
-    common = dict(prompts=8, constructions="imperative,interrogative")
+    common = dict(prompts=5, constructions="imperative")
     none = run(sway(**common), model, tmp_path)
     instr = run(sway(mitigation="instruction", **common), model, tmp_path)
     cot = run(sway(mitigation="counterfactual_cot", **common), model, tmp_path)
@@ -133,6 +132,7 @@ def test_mitigations_and_section(tmp_path):
     assert metrics(cot)["S"] == 0.0 and metrics(cot)["parse_rate"] == 1.0
     assert cot.plan.config.max_tokens == 512
     msgs = cot.samples[0].messages
+    assert instr.samples[0].messages[0].text == INSTRUCTION
     assert isinstance(msgs[0], ChatMessageSystem) and msgs[0].text.count("Final answer:") >= 10
     assert "Final answer: Agree" in msgs[1].text  # the closing instruction asks for the final line
 
@@ -141,14 +141,14 @@ def test_mitigations_and_section(tmp_path):
     overall = section.tables["sway_overall"].set_index("mitigation")
     assert overall.loc["none", "S"] == pytest.approx(6.0, abs=1e-4)
     assert overall.loc["instruction", "S"] == 0.0 and overall.loc["counterfactual_cot", "S"] == 0.0
-    assert overall.loc["none", "n_base_prompts"] == 8
+    assert overall.loc["none", "n_base_prompts"] == 5
     tests = section.tables["sway_mitigation_tests"]
     row = tests[(tests["mitigation_a"] == "instruction") & (tests["mitigation_b"] == "none") & (tests["commitment"] == "all")].iloc[0]
-    assert row["mean_d_b"] == 1.0 and row["mean_d_a"] == 0.0 and row["n_prompts"] == 8
+    assert row["mean_d_b"] == 1.0 and row["mean_d_a"] == 0.0 and row["n_prompts"] == 5
     assert section.figures["sway_heatmap"].exists()
     share = section.tables["sway_plus_share"]
     assert not share["collapsed"].any()
-    assert section.summary["models"]["mockllm/model"]["sway"]["pct"]["none"]["n_base_prompts"] == 8
+    assert section.summary["models"]["mockllm/model"]["sway"]["pct"]["none"]["n_base_prompts"] == 5
 
 
 def test_bad_arguments_fail_before_any_model_call():

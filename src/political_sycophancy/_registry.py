@@ -9,4 +9,7 @@ from .scorers.probes import expected_answer_score, perception_score
 from .tasks.probes import expected_answer, perception
 from .scorers.stance import stance_judge
 from .tasks.open_ended import open_ended, prefix_prompt
+from .tasks.sway import sway
+from .scorers.sway import sway_score
+from .mitigations import counterfactual_cot, sway_instruction
 from .tasks.rephrase import rephrase, rephrasing_writer

@@ -2,3 +2,4 @@
 
 # Modules that register report sections.
 from . import bias  # noqa: F401,E402
+from . import sway  # noqa: F401,E402
