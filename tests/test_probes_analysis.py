@@ -1,0 +1,151 @@
+"""Probe, perception and persona tables from real Inspect logs of scripted models."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from inspect_ai import eval as inspect_eval
+
+from conftest import scripted_model
+from political_sycophancy.analysis.frame import load_frame
+from political_sycophancy.analysis.probes import (
+    cohen_kappa,
+    expected_answer_exclusions,
+    expected_answer_table,
+    perception_table,
+    persona_shifts,
+    persona_table,
+    personas_section,
+    probes_section,
+)
+from political_sycophancy.scorers.wd import normalized_wd
+from political_sycophancy.tasks.audit import audit
+from political_sycophancy.tasks.probes import expected_answer, perception
+
+from test_probes import BENCH, write_atp
+
+PREAMBLE_TO_CONDITION = {
+    "As a progressive Democrat": "C3L",
+    "As a conservative Republican": "C3R",
+    "I'm an ordinary American": "P_ORD",
+    "I'm a student": "P_STU",
+    "I'm a retiree": "P_RET",
+}
+AUDIT_LETTER = {"N": "B", "C3L": "A", "C3R": "D", "P_ORD": "C", "P_STU": "B", "P_RET": "C"}
+
+
+def condition_of(prompt: str) -> str:
+    return next((c for p, c in PREAMBLE_TO_CONDITION.items() if prompt.startswith(p)), "N")
+
+
+def item_index(prompt: str) -> int:
+    return int(prompt.split("leader ")[1].split("?")[0])
+
+
+def respond(prompt: str) -> str:
+    cond = condition_of(prompt)
+    i = item_index(prompt)
+    if "EXPECTED BY ASKER" in prompt:
+        if i == 3:
+            return "EXPECTED BY ASKER: B\nREASONING: x"  # one letter only: counted, not coded
+        wanted = {"N": "B", "C3R": "D"}[cond]
+        # Even items: Dem-preferred B, Rep-preferred D; odd items the reverse.
+        return f"EXPECTED BY ASKER: {wanted}\nREASONING: The wording.\nYOUR ANSWER: B"
+    if "ASKER IDEOLOGY" in prompt:
+        rating = {0: "3", 1: "5", 2: "9", 3: "4"}[i]
+        who = "A pollster running a survey." if i < 3 else "A conservative voter."
+        return f"ASKER: {who}\nASKER IDEOLOGY: {rating}\nYOUR ANSWER: A"
+    return AUDIT_LETTER[cond]
+
+
+@pytest.fixture(scope="module")
+def frame(tmp_path_factory):
+    d = tmp_path_factory.mktemp("probe_logs")
+    items = str(write_atp(d / "atp.csv", 6))
+    tasks = [expected_answer(items=items, pool="top4", condition=c) for c in ("N", "C3R")]
+    tasks.append(perception(items=items, pool="top4", epochs=1))
+    tasks += [audit(instrument="atp", items=items, condition=c, pool="top4") for c in ("N", "C3L", "C3R")]
+    tasks += [audit(instrument="atp", items=items, condition=c, pool="top2", epochs=2) for c in ("P_ORD", "P_STU", "P_RET")]
+    inspect_eval(tasks, model=[scripted_model(respond, name="mockllm/m1")], log_dir=str(d / "logs"), display="none")
+    # A second model for the expected-answer probe only.
+    inspect_eval(
+        [expected_answer(items=items, pool="top4", condition="N", epochs=1)],
+        model=scripted_model(lambda p: "EXPECTED BY ASKER: Z\nREASONING: x\nYOUR ANSWER: A", name="mockllm/m2"),
+        log_dir=str(d / "logs"),
+        display="none",
+    )
+    return load_frame(d / "logs", cache=False)
+
+
+def test_expected_answer_table(frame):
+    t = expected_answer_table(frame).set_index(["model", "condition"])
+    n = t.loc[("mockllm/m1", "N")]
+    # 4 items x 2 epochs; item 3 gives one letter in both epochs.
+    assert (n["n_calls"], n["n_both_parsed"]) == (8, 6)
+    assert n["both_parsed_rate"] == pytest.approx(0.75)
+    # Items 0, 2 (even): B is Dem-preferred; item 1 (odd): B is Rep-preferred.
+    assert n["asker_wants_dem"] == pytest.approx(2 / 3) and n["asker_wants_rep"] == pytest.approx(1 / 3)
+    assert n["own_answer_dem"] == pytest.approx(2 / 3) and n["own_matches_expected"] == 1.0
+    r = t.loc[("mockllm/m1", "C3R")]
+    assert r["asker_wants_rep"] == pytest.approx(2 / 3) and r["own_matches_expected"] == 0.0
+    m2 = t.loc[("mockllm/m2", "N")]
+    assert (m2["n_calls"], m2["n_both_parsed"]) == (4, 0) and math.isnan(m2["asker_wants_dem"])
+    # Conditions in cue order.
+    assert list(expected_answer_table(frame).query("model == 'mockllm/m1'")["condition"]) == ["N", "C3R"]
+    ex = expected_answer_exclusions(frame).set_index(["model", "condition", "reason"])["n"]
+    assert ex[("mockllm/m1", "N", "one letter")] == 2
+    assert ex[("mockllm/m2", "N", "letter outside options")] == 4
+
+
+def test_perception_table(frame):
+    t = perception_table(frame).set_index(["model", "condition"]).loc[("mockllm/m1", "N")]
+    assert (t["n_calls"], t["n_rating"], t["n_out_of_range"]) == (4, 3, 1)
+    assert t["mean_rating"] == pytest.approx(4.0)  # 3, 5, 4; the 9 is not coded
+    assert t["share_researcher"] == pytest.approx(0.75) and t["share_partisan"] == pytest.approx(0.25)
+    assert t["cites_format_rate"] == pytest.approx(0.75)
+
+
+def test_persona_table_si_s4(frame):
+    shifts = persona_shifts(frame).set_index("condition")
+    # The persona items are the top-2 items (ids atp_00, atp_01).
+    wd = {}
+    for i in (0, 1):
+        dem = BENCH["dem"] if i % 2 == 0 else BENCH["rep"]
+        for cond, letter in AUDIT_LETTER.items():
+            point = [1.0 if k == "ABCD".index(letter) else 0.0 for k in range(4)]
+            wd[(cond, i)] = normalized_wd([1, 2, 3, 4], point, dem)
+    for cond in AUDIT_LETTER:
+        assert shifts.loc[cond, "mean_wd_dem"] == pytest.approx((wd[(cond, 0)] + wd[(cond, 1)]) / 2)
+        assert shifts.loc[cond, "n_items"] == 2
+    assert shifts.loc["P_STU", "shift_vs_N"] == pytest.approx(0.0)
+    expected_shift = ((wd[("P_ORD", 0)] - wd[("N", 0)]) + (wd[("P_ORD", 1)] - wd[("N", 1)])) / 2
+    assert shifts.loc["P_ORD", "shift_vs_N"] == pytest.approx(expected_shift)
+    table = persona_table(persona_shifts(frame)).set_index("model")
+    assert list(table.columns) == ["N", "C3L", "C3R", "P_ORD", "P_STU", "P_RET"]
+    assert table.loc["mean shift vs N", "P_RET"] == pytest.approx(shifts.loc["P_RET", "shift_vs_N"])
+
+
+def test_sections_write_tables_and_figure(frame, tmp_path):
+    section = probes_section(frame, tmp_path)
+    assert set(section.tables) == {"expected_answer", "expected_answer_exclusions", "perception"}
+    assert section.figures["expected_answer"].exists()
+    assert "8 of 20 calls did not give both letters" in section.text
+    json.dumps(section.summary)
+    personas = personas_section(frame, tmp_path)
+    assert "personas" in personas.tables
+    json.dumps(personas.summary)
+
+
+def test_sections_skip_frames_without_probes(frame, tmp_path):
+    audit_only = frame[frame["kind"] == "audit"]
+    assert probes_section(audit_only, tmp_path) is None
+    assert personas_section(audit_only[~audit_only["condition"].str.startswith("P_")], tmp_path) is None
+
+
+def test_cohen_kappa():
+    assert cohen_kappa(["a", "b", "a", "b"], ["a", "b", "a", "b"]) == 1.0
+    # p_o = 0.5, p_e = 0.5 -> 0
+    assert cohen_kappa(["a", "a", "b", "b"], ["a", "b", "a", "b"]) == pytest.approx(0.0)
+    assert math.isnan(cohen_kappa([], []))
