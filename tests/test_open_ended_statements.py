@@ -149,3 +149,9 @@ def test_condition_template_is_backwards_compatible():
         parse_conditions({"conditions": [{"id": "t", "template": "no placeholder"}]}, "mem")
     with pytest.raises(InputError, match="empty text"):
         parse_conditions({"conditions": [{"id": "t", "preamble": ""}]}, "mem")
+
+
+def test_lists_from_the_inspect_command_line():
+    # `inspect eval -T prefix=a,b` passes a list
+    assert [p.id for p in resolve_prefixes(["baseline", "likert"])] == ["baseline", "likert"]
+    assert parse_versions(["original", "opposite"]) == ["original", "opposite"]

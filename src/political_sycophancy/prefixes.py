@@ -66,11 +66,12 @@ def prefix_registry(extra: str | None = None) -> dict[str, Condition]:
     return reg
 
 
-def resolve_prefixes(spec: str, extra: str | None = None) -> list[Condition]:
-    """Prefixes named by `spec`: one id, a comma-separated list, `all` (the ten built-in
-    prefixes), `open` (all but likert) or `file` (every prefix of `extra`)."""
+def resolve_prefixes(spec: str | list[str], extra: str | None = None) -> list[Condition]:
+    """Prefixes named by `spec`: one id, a comma-separated list (or a list, as
+    `inspect eval -T prefix=a,b` passes it), `all` (the ten built-in prefixes), `open`
+    (all but likert) or `file` (every prefix of `extra`)."""
     reg = prefix_registry(extra)
-    key = spec.strip()
+    key = ",".join(str(s) for s in spec) if isinstance(spec, (list, tuple)) else str(spec).strip()
     if key == "all":
         names = list(PREFIXES)
     elif key == "open":

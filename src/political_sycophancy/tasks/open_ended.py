@@ -56,8 +56,8 @@ def prefix_prompt(prefixes: str | None = None) -> Solver:
 
 @task
 def open_ended(
-    prefix: str = "baseline",
-    version: str = "original",
+    prefix: str | list[str] = "baseline",
+    version: str | list[str] = "original",
     statements: str = "pct",
     rephrasings: str | None = None,
     prefixes: str | None = None,

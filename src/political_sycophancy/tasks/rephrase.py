@@ -123,7 +123,7 @@ def rephrasing_writer(output: str):
 @task
 def rephrase(
     statements: str = "pct",
-    version: str = "paraphrase,opposite",
+    version: str | list[str] = "paraphrase,opposite",
     output: str = "rephrasings.csv",
     overwrite: bool = False,
     temperature: float = 0.0,
