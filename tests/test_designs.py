@@ -31,8 +31,12 @@ def paper_items(tmp_path_factory) -> Path:
     return d
 
 
-def test_paper_sizes_per_model(paper_items):
-    planned = paper_design(paper_items)
+@pytest.fixture(scope="module")
+def planned(paper_items):
+    return paper_design(paper_items)
+
+
+def test_paper_sizes_per_model(planned):
     est = {e.phase: e for e in estimate(planned)}
     assert list(est) == list(PHASES)
     # Phase 1: every item under N (62 built-in PCT + 25 Typology + 540 ATP).
@@ -49,8 +53,7 @@ def test_paper_sizes_per_model(paper_items):
     assert all(e.input_tokens > e.calls * 8 and e.output_tokens > 0 for e in est.values())
 
 
-def test_tasks_are_unique_and_labelled(paper_items):
-    planned = paper_design(paper_items)
+def test_tasks_are_unique_and_labelled(planned):
     names = [p.name for p in planned]
     assert len(names) == len(set(names)) == 3 + 18 + 3 + 7 + 3
     for p in planned:

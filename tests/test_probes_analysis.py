@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import pytest
 from inspect_ai import eval as inspect_eval
@@ -149,3 +150,65 @@ def test_cohen_kappa():
     # p_o = 0.5, p_e = 0.5 -> 0
     assert cohen_kappa(["a", "a", "b", "b"], ["a", "b", "a", "b"]) == pytest.approx(0.0)
     assert math.isnan(cohen_kappa([], []))
+
+
+# --- SI S2: replicates and greedy decoding ---------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def decoding_frame(tmp_path_factory):
+    """The paper design's replicate phases on two items: Phase 2 focal tasks with two T=1
+    epochs and the T=0 run. Under C3R the sampled answers alternate D, C; greedy gives D."""
+    from inspect_ai.model import get_model
+
+    from conftest import output
+    from political_sycophancy.designs import paper_design
+
+    d = tmp_path_factory.mktemp("decoding")
+    write_atp(d / "atp.csv", 4)
+    seen: dict[str, int] = {}
+
+    def generate(input, tools, tool_choice, config):
+        prompt = input[-1].text
+        cond = condition_of(prompt)
+        if cond != "C3R":
+            return output({"N": "B", "C3L": "A"}[cond])
+        if config.temperature == 0:
+            return output("D")
+        seen[prompt] = seen.get(prompt, 0) + 1
+        return output("D" if seen[prompt] % 2 else "C")
+
+    planned = paper_design(d, phases=["replicates"], phase2_pool="top2", replicates=2)
+    inspect_eval([p.task for p in planned], model=get_model("mockllm/m", custom_outputs=generate, memoize=False), log_dir=str(d / "logs"), display="none")
+    return load_frame(d / "logs", cache=False)
+
+
+def _wd(letters: str, item: int) -> float:
+    dem = BENCH["dem"] if item % 2 == 0 else BENCH["rep"]
+    dist = [sum(1.0 for x in letters if x == k) / len(letters) for k in "ABCD"]
+    return normalized_wd([1, 2, 3, 4], dist, dem)
+
+
+def test_decoding_table_si_s2(decoding_frame):
+    from political_sycophancy.analysis.probes import decoding_section, decoding_shifts, decoding_table
+
+    f = decoding_frame
+    shifts = decoding_shifts(f).set_index("variant")
+    assert list(shifts.index) == ["orig", "replicates", "T=0"]
+    c3r = f[(f["condition"] == "C3R") & (f["temperature"] == 1.0)]
+    first = {int(r.item_id[-1]): r.letter for r in c3r[c3r["epoch"] == 1].itertuples()}
+    orig_shift = sum(_wd(first[i], i) - _wd("B", i) for i in (0, 1)) / 2
+    reps_shift = sum(_wd("CD", i) - _wd("B", i) for i in (0, 1)) / 2
+    t0_shift = sum(_wd("D", i) - _wd("B", i) for i in (0, 1)) / 2
+    left = sum(_wd("A", i) - _wd("B", i) for i in (0, 1)) / 2
+    assert shifts.loc["orig", "c3r_shift"] == pytest.approx(orig_shift)
+    assert shifts.loc["replicates", "c3r_shift"] == pytest.approx(reps_shift)
+    assert shifts.loc["T=0", "c3r_shift"] == pytest.approx(t0_shift)
+    assert list(shifts["c3l_shift"]) == pytest.approx([left] * 3)
+    assert shifts.loc["replicates", "asymmetry"] == pytest.approx(reps_shift - left)
+    assert (shifts["n_asymmetry_items"] == 2).all()
+    table = decoding_table(decoding_shifts(f)).set_index("model")
+    assert table.loc["Mean", "asymmetry T=0"] == pytest.approx(t0_shift - left)
+    section = decoding_section(f, Path("."))
+    s = section.summary["decoding"]
+    assert s["max_abs_change_replicates_vs_T=0"] == pytest.approx(abs(reps_shift - t0_shift))

@@ -19,6 +19,13 @@ Specifications (also written into the report):
   WD(Dem) of the cells under N, C3L, C3R, P_ORD, P_STU, P_RET (a cell pools the answered
   epochs of its item, see `analysis.cells`), and the shift of each condition against N =
   mean over items answered under both of WD_c - WD_N.
+- Decoding robustness (SI S2): on the focal ATP grid (N, C3L, C3R), per model and
+  decoding variant - `orig` (epoch 1 of the sampled run), `replicates` (all sampled
+  epochs pooled per cell), `T=0` (the greedy run) - the mean C3R - N and C3L - N shifts in
+  WD(Dem) and the asymmetry, computed by `analysis.shifts` (`item_shifts`,
+  `decomposition`) on cells built from that variant's rows only. When the logs come from
+  the paper design (`designs.py`), the sampled rows are those of its Phase 2 tasks, so the
+  Phase 1 N answers do not enter.
 """
 
 from __future__ import annotations
@@ -29,10 +36,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..conditions import CUE_ORDER, PERSONAS
+from ..conditions import CUE_ORDER, FOCAL, PERSONAS
 from ..scorers.letters import ANSWERED, ERROR
 from ..scorers.probes import CATEGORIES, OUT_OF_RANGE
-from .cells import cells_of
+from .cells import audit_rows, build_cells, cells_of
+from .shifts import decomposition, item_shifts
 from .sections import Section, register_section
 
 EXPECTED_KIND = "expected_answer"
@@ -252,6 +260,84 @@ def persona_table(shifts: pd.DataFrame) -> pd.DataFrame:
     return wide.reset_index().rename_axis(columns=None)
 
 
+# --- decoding robustness (SI S2) -----------------------------------------------------------
+
+DECODING_VARIANTS = ("orig", "replicates", "T=0")
+DESIGN_PHASE2_PREFIX = "phase2_"
+
+
+def decoding_rows(frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """Rows of the focal ATP grid per decoding variant (see the module docstring); a
+    variant the logs do not hold is left out (`replicates` needs more than one epoch)."""
+    rows = audit_rows(frame)
+    if rows.empty or "scoring" not in rows.columns:
+        return {}
+    rows = rows[(rows["scoring"] == "wd") & rows["condition"].isin(FOCAL)]
+    if rows.empty:
+        return {}
+    temperature = pd.to_numeric(rows["temperature"], errors="coerce")
+    sampled, greedy = rows[temperature > 0], rows[temperature == 0]
+    if sampled["task"].astype(str).str.startswith(DESIGN_PHASE2_PREFIX).any():
+        sampled = sampled[sampled["task"].astype(str).str.startswith(DESIGN_PHASE2_PREFIX)]
+    out: dict[str, pd.DataFrame] = {}
+    if not sampled.empty:
+        out["orig"] = sampled[sampled["epoch"] == 1]
+        if sampled["epoch"].max() > 1:
+            out["replicates"] = sampled
+    if not greedy.empty:
+        out["T=0"] = greedy
+    return out
+
+
+def decoding_shifts(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per model x decoding variant: mean C3R - N and C3L - N shifts in WD(Dem) (items
+    answered under both), the asymmetry (items answered under all three), and their n."""
+    out = []
+    for variant, rows in decoding_rows(frame).items():
+        cells = build_cells(rows)
+        shifts = item_shifts(cells)
+        wd = shifts[shifts["measure"] == "wd_dem"] if not shifts.empty else shifts
+        decomp = decomposition(cells, shifts).set_index("model") if not cells.empty else pd.DataFrame()
+        for model in sorted(cells["model"].unique()):
+            rec: dict = {"model": model, "variant": variant, "n_samples": int((rows["model"] == model).sum())}
+            for cond, name in (("C3R", "c3r_shift"), ("C3L", "c3l_shift")):
+                s = wd[(wd["model"] == model) & (wd["condition"] == cond)]["shift"] if not wd.empty else pd.Series(dtype=float)
+                rec[name] = float(s.mean()) if len(s) else math.nan
+                rec[f"n_{name}_items"] = int(len(s))
+            rec["asymmetry"] = float(decomp.loc[model, "asymmetry"]) if model in decomp.index else math.nan
+            rec["n_asymmetry_items"] = int(decomp.loc[model, "n_asymmetry_items"]) if model in decomp.index else 0
+            out.append(rec)
+    return pd.DataFrame(out)
+
+
+def decoding_table(shifts: pd.DataFrame) -> pd.DataFrame:
+    """The SI S2 layout: one row per model (and a mean row), columns shift x variant."""
+    if shifts.empty:
+        return pd.DataFrame()
+    variants = [v for v in DECODING_VARIANTS if v in set(shifts["variant"])]
+    wide = shifts.pivot_table(index="model", columns="variant", values=["c3r_shift", "c3l_shift", "asymmetry"], aggfunc="first")
+    cols = [(m, v) for m in ("c3r_shift", "c3l_shift", "asymmetry") for v in variants]
+    wide = wide.reindex(columns=pd.MultiIndex.from_tuples(cols))
+    wide.loc["Mean"] = wide.mean(numeric_only=True)
+    wide.columns = [f"{m} {v}" for m, v in wide.columns]
+    return wide.reset_index().rename(columns={"index": "model"})
+
+
+def decoding_summary(shifts: pd.DataFrame) -> dict:
+    """How far the asymmetry moves between variants, and whether its sign holds."""
+    if shifts.empty:
+        return {}
+    wide = shifts.pivot_table(index="model", columns="variant", values="asymmetry", aggfunc="first")
+    out: dict = {"asymmetry": {str(m): {str(v): _clean(wide.loc[m, v]) for v in wide.columns} for m in wide.index}}
+    for a, b in (("orig", "replicates"), ("replicates", "T=0"), ("orig", "T=0")):
+        if a in wide.columns and b in wide.columns:
+            pair = wide[[a, b]].dropna()
+            if len(pair):
+                out[f"max_abs_change_{a}_vs_{b}"] = float((pair[a] - pair[b]).abs().max())
+                out[f"signs_preserved_{a}_vs_{b}"] = bool((np.sign(pair[a]) == np.sign(pair[b])).all())
+    return out
+
+
 # --- report sections -----------------------------------------------------------------------
 
 EXPECTED_TEXT = (
@@ -334,6 +420,30 @@ def personas_section(frame: pd.DataFrame, figure_dir: Path) -> Section | None:
             }
         },
         text=PERSONA_TEXT,
+    )
+
+
+DECODING_TEXT = (
+    "Decoding robustness (SI S2). On the focal ATP grid (N, C3L, C3R), per model: the mean C3R - N and C3L - N "
+    "shifts in WD(Dem) over items answered under both, and the asymmetry (C3R - N) - (C3L - N) over items "
+    "answered under all three (`analysis.shifts`), for each decoding variant: `orig` = epoch 1 of the sampled "
+    "run, `replicates` = all sampled epochs pooled per cell (a cell's distribution is the mean of its epochs), "
+    "`T=0` = the greedy run. Cells are built from each variant's rows alone."
+)
+
+
+@register_section(102, "decoding")
+def decoding_section(frame: pd.DataFrame, figure_dir: Path) -> Section | None:
+    """The SI S2 table: shifts and asymmetry under the original draw, the replicate
+    average and greedy decoding."""
+    shifts = decoding_shifts(frame)
+    if shifts.empty or shifts["variant"].nunique() < 2:
+        return None
+    return Section(
+        title="Replicates and greedy decoding (SI S2)",
+        tables={"decoding": decoding_table(shifts), "decoding_shifts": shifts},
+        summary={"decoding": decoding_summary(shifts)},
+        text=DECODING_TEXT,
     )
 
 
