@@ -1,7 +1,7 @@
 """The `inspect_ai` entry point: importing this registers every task, solver, scorer and provider."""
 
 # ruff: noqa: F401
-from .models import gguf
+from .models import faulty, gguf
 from .scorers import choice_score, pct_score, typology_score, wd_score
 from .solvers import answer_question, asker_preamble
 from .tasks import audit

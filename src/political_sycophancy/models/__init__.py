@@ -1,4 +1,4 @@
-"""Model providers: the embedded GGUF provider (`gguf/...`)."""
+"""Model providers: the embedded GGUF provider (`gguf/...`) and the fault injector (`faulty/...`)."""
 
 from inspect_ai.model import modelapi
 
@@ -9,3 +9,11 @@ def gguf():
     from .gguf import GGUFAPI
 
     return GGUFAPI
+
+
+@modelapi(name="faulty")
+def faulty():
+    """`faulty/<inner model>`: injects errors and broken answers (reliability tests)."""
+    from .faulty import FaultyAPI
+
+    return FaultyAPI
