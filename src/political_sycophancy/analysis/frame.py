@@ -1,0 +1,412 @@
+"""Inspect eval logs -> one tidy frame, cached beside the logs.
+
+One row per model x task x sample x epoch (for the audit: model x instrument x condition x
+item x epoch). Columns (the contract every analysis module writes against):
+
+  model, kind, task, instrument, condition, item_id, sample_id, epoch, status, letter,
+  answer_mode, temperature, log_file, created, non_ordinal (the WD treatment), error, rule, text_status, text_letter,
+  covered_mass, probs, every key of the score value dict (ideology, typology, wd_dem, ...)
+  and every key of the sample metadata not already a column (direction, axis, options,
+  positions, benchmarks, item_text, item_partisan_gap, ...).
+
+`kind` is the task metadata key `political_sycophancy`; logs without it are ignored and
+listed in the notes. Samples are read from their summaries; a sample whose summary lost a
+needed value (Inspect thins metadata over 1 kB) is read from its full record.
+The `.eval` zips are read directly (header and sample summaries as JSON, about ten times
+faster than Inspect's validating reader); `.json` logs go through Inspect's readers.
+A cell sampled by several runs (retries, re-runs) counts once: the latest sample that did
+not fail wins. Each log's rows are cached under `<log dir>/.political-sycophancy-cache/`
+keyed by the file's name, size and modification time, so unchanged logs are not read again.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import pickle
+import tempfile
+import time
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import pandas as pd
+
+from ..errors import InputError
+
+CACHE_DIR = ".political-sycophancy-cache"
+CACHE_FILE = "frame.pkl"
+# Bump when the row layout changes, so old caches are not reused.
+SCHEMA_VERSION = 3
+KIND_KEY = "political_sycophancy"
+THINNED = "Key removed from summary (> 1k)"
+
+BASE_COLUMNS = [
+    "model",
+    "kind",
+    "task",
+    "instrument",
+    "condition",
+    "item_id",
+    "sample_id",
+    "epoch",
+    "status",
+    "letter",
+    "answer_mode",
+    "temperature",
+    "log_file",
+    "created",
+    "non_ordinal",
+    "error",
+    "rule",
+    "text_status",
+    "text_letter",
+    "covered_mass",
+    "probs",
+]
+# A cell: the same sample of the same task run on the same model the same way.
+CELL_KEY = ["model", "kind", "task", "condition", "temperature", "answer_mode", "sample_id", "epoch"]
+# Sample metadata whose loss in the summaries forces a full read.
+NEEDED_METADATA = ("options", "positions", "benchmarks", "direction", "item_id", "condition", "instrument")
+
+Progress = Callable[[str], None]
+
+
+@dataclass
+class FrameLoad:
+    """The frame and what happened while reading it."""
+
+    frame: pd.DataFrame
+    files: int = 0
+    read: int = 0
+    cached: int = 0
+    ignored: list[str] = field(default_factory=list)
+    unreadable: list[str] = field(default_factory=list)
+    duplicates: int = 0
+    full_reads: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+class _Interner:
+    """Shares equal list/dict values (options, benchmarks, point-mass probs) between rows."""
+
+    def __init__(self) -> None:
+        self._seen: dict[Any, Any] = {}
+
+    def __call__(self, value: Any) -> Any:
+        key = _freeze(value)
+        if key is None:
+            return value
+        return self._seen.setdefault(key, value)
+
+
+def _freeze(value: Any) -> Any:
+    if isinstance(value, list):
+        try:
+            return ("l", tuple(_freeze(v) if isinstance(v, (list, dict)) else v for v in value))
+        except TypeError:
+            return None
+    if isinstance(value, dict):
+        try:
+            return ("d", tuple((k, _freeze(v) if isinstance(v, (list, dict)) else v) for k, v in value.items()))
+        except TypeError:
+            return None
+    return None
+
+
+def _path_of(name: str) -> Path:
+    return Path(name[len("file://"):]) if name.startswith("file://") else Path(name)
+
+
+def list_logs(log_dir: Path) -> list[tuple[Path, int, float]]:
+    """Log files (path, size, mtime) under `log_dir`, as Inspect lists them."""
+    from inspect_ai.log import list_eval_logs
+
+    infos = list_eval_logs(str(log_dir), recursive=True, descending=False)
+    out = []
+    for info in infos:
+        path = _path_of(info.name)
+        if CACHE_DIR in path.parts:
+            continue
+        st = path.stat()
+        out.append((path, st.st_size, st.st_mtime))
+    return sorted(out)
+
+
+def _temperature(header: dict) -> float:
+    ev = header.get("eval") or {}
+    meta = ev.get("metadata") or {}
+    plan_config = (header.get("plan") or {}).get("config") or {}
+    for value in (
+        meta.get("temperature"),
+        plan_config.get("temperature"),
+        (ev.get("model_generate_config") or {}).get("temperature"),
+        (ev.get("task_args") or {}).get("temperature"),
+    ):
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value)
+    return math.nan
+
+
+def _answer_mode(header: dict) -> str | None:
+    ev = header.get("eval") or {}
+    mode = (ev.get("metadata") or {}).get("answer_mode") or (ev.get("task_args") or {}).get("answer")
+    return str(mode) if mode else None
+
+
+def _score_parts(scores: dict | None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Merged score values and the first score's metadata; a key that two scorers both
+    set keeps the first value and the second goes under `<scorer>.<key>`."""
+    values: dict[str, Any] = {}
+    meta: dict[str, Any] = {}
+    for name, score in (scores or {}).items():
+        value = score.get("value")
+        if isinstance(value, dict):
+            for k, v in value.items():
+                values[k if k not in values else f"{name}.{k}"] = v
+        else:
+            values[name if name not in values else f"{name}.value"] = value
+        if not meta and isinstance(score.get("metadata"), dict):
+            meta = score["metadata"]
+    return values, meta
+
+
+def _thinned(sample: dict) -> bool:
+    meta = sample.get("metadata") or {}
+    if any(meta.get(k) == THINNED for k in NEEDED_METADATA):
+        return True
+    for score in (sample.get("scores") or {}).values():
+        if isinstance(score.get("metadata"), dict) and score["metadata"].get("probs") == THINNED:
+            return True
+    return False
+
+
+def _zip_json(archive: zipfile.ZipFile, name: str) -> Any:
+    return json.loads(archive.read(name))
+
+
+def _read_eval_zip(path: Path) -> tuple[dict, list[dict]]:
+    """Header and sample summaries straight from the `.eval` zip (header.json or the
+    journal's start.json; summaries.json or the journal's summaries while a run is
+    going). Samples whose summaries were thinned are read from their own member."""
+    with zipfile.ZipFile(path) as archive:
+        names = set(archive.namelist())
+        header = _zip_json(archive, "header.json" if "header.json" in names else "_journal/start.json")
+        if "summaries.json" in names:
+            summaries = _zip_json(archive, "summaries.json")
+        else:
+            journal = sorted(
+                (n for n in names if n.startswith("_journal/summaries/")),
+                key=lambda n: int(Path(n).stem) if Path(n).stem.isdigit() else 0,
+            )
+            latest: dict[tuple, dict] = {}
+            for name in journal:
+                for summary in _zip_json(archive, name):
+                    latest[(str(summary.get("id")), summary.get("epoch"))] = summary
+            summaries = list(latest.values())
+        full = 0
+        for i, summary in enumerate(summaries):
+            if _thinned(summary):
+                member = f"samples/{summary['id']}_epoch_{summary['epoch']}.json"
+                if member in names:
+                    sample = _zip_json(archive, member)
+                    summaries[i] = {**summary, "metadata": sample.get("metadata"), "scores": sample.get("scores")}
+                    full += 1
+    header["_full_reads"] = full
+    return header, summaries
+
+
+def _read_with_inspect(path: Path) -> tuple[dict, list[dict]]:
+    """Header and samples through Inspect's public readers (for `.json` logs)."""
+    from inspect_ai.log import read_eval_log, read_eval_log_sample_summaries
+
+    log = read_eval_log(str(path), header_only=True)
+    header = {"eval": log.eval.model_dump(mode="json"), "plan": log.plan.model_dump(mode="json") if log.plan else {}}
+    summaries = [s.model_dump(mode="json") for s in read_eval_log_sample_summaries(str(path))]
+    full = 0
+    if any(_thinned(s) for s in summaries):
+        samples = read_eval_log(str(path), exclude_fields={"events", "messages", "attachments", "store"}).samples or []
+        summaries = [s.model_dump(mode="json", include={"id", "epoch", "metadata", "scores", "error"}) for s in samples]
+        full = 1
+    header["_full_reads"] = full
+    return header, summaries
+
+
+def _rows_of_log(path: Path, intern: _Interner) -> tuple[list[dict], str | None, bool]:
+    """Rows of one log; (rows, reason it was ignored or None, whether samples were read in full)."""
+    import inspect_ai.log  # noqa: F401  (registers the zstd codec Inspect uses inside .eval zips)
+
+    header, samples = _read_eval_zip(path) if path.suffix == ".eval" else _read_with_inspect(path)
+    ev = header.get("eval") or {}
+    meta = ev.get("metadata") or {}
+    kind = meta.get(KIND_KEY)
+    if not kind:
+        return [], f"{path.name} (task {ev.get('task')!r} has no '{KIND_KEY}' metadata)", False
+    base = {
+        "model": ev.get("model"),
+        "kind": str(kind),
+        "task": ev.get("task"),
+        "answer_mode": _answer_mode(header),
+        "temperature": _temperature(header),
+        "log_file": str(path),
+        "created": str(ev.get("created")),
+        "non_ordinal": (ev.get("task_args") or {}).get("non_ordinal") or "keep",
+    }
+    rows = []
+    for s in samples:
+        error = s.get("error")
+        if isinstance(error, dict):
+            error = error.get("message") or "error"
+        if s.get("completed") is False and not error and not s.get("scores"):
+            continue  # still running when the log was written
+        values, smeta = _score_parts(s.get("scores"))
+        sm = s.get("metadata") or {}
+        status = values.pop("status", None)
+        if error or status is None:
+            status = "error"
+        row = dict(base)
+        row.update(
+            instrument=sm.get("instrument", meta.get("instrument")),
+            condition=sm.get("condition", meta.get("condition")),
+            item_id=str(sm.get("item_id", s.get("id"))),
+            sample_id=str(s.get("id")),
+            epoch=int(s.get("epoch") or 1),
+            status=str(status),
+            letter=values.pop("letter", None),
+            error=(error or ("not scored" if not s.get("scores") else None)),
+            rule=smeta.get("rule"),
+            text_status=smeta.get("text_status"),
+            text_letter=smeta.get("text_letter"),
+            covered_mass=smeta.get("covered_mass"),
+            probs=intern(smeta.get("probs")) if smeta.get("probs") is not None else None,
+        )
+        if row["answer_mode"] is None:
+            row["answer_mode"] = smeta.get("mode") or "letter"
+        for k, v in values.items():
+            if k not in row:
+                row[k] = v
+        for k, v in sm.items():
+            if k not in row:
+                row[k] = intern(v) if isinstance(v, (list, dict)) else v
+        rows.append(row)
+    return rows, None, bool(header.get("_full_reads"))
+
+
+def _load_cache(path: Path) -> dict:
+    if not path.exists():
+        return {}
+    try:
+        with path.open("rb") as fh:
+            data = pickle.load(fh)
+    except Exception:  # a corrupt or foreign cache is rebuilt, and said so by the caller
+        return {"corrupt": True}
+    if not isinstance(data, dict) or data.get("version") != SCHEMA_VERSION:
+        return {}
+    return data
+
+
+def _save_cache(path: Path, data: dict) -> str | None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".frame-", suffix=".tmp")
+        with os.fdopen(fd, "wb") as fh:
+            pickle.dump(data, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, path)
+    except OSError as ex:
+        return f"frame cache not written ({ex}); the next analysis will read the logs again"
+    return None
+
+
+def deduplicate(frame: pd.DataFrame) -> tuple[pd.DataFrame, int]:
+    """Keep one row per cell (`CELL_KEY`): the latest row that did not fail, else the latest."""
+    if frame.empty:
+        return frame, 0
+    ordered = frame.assign(_ok=(frame["status"] != "error").astype(int)).sort_values(
+        ["_ok", "created", "log_file"], kind="stable"
+    )
+    kept = ordered.drop_duplicates(subset=CELL_KEY, keep="last").drop(columns="_ok").sort_index()
+    return kept.reset_index(drop=True), len(frame) - len(kept)
+
+
+def read_frame(
+    log_dir: str | Path,
+    *,
+    cache: bool = True,
+    progress: Progress | None = None,
+) -> FrameLoad:
+    """Read every log under `log_dir` into the tidy frame (see the module docstring)."""
+    log_dir = Path(log_dir)
+    if not log_dir.exists():
+        raise InputError("log directory not found", file=log_dir)
+    if not log_dir.is_dir():
+        raise InputError("not a directory (give the directory that holds the .eval logs)", file=log_dir)
+    files = list_logs(log_dir)
+    if not files:
+        raise InputError("no Inspect logs (.eval or .json) found", file=log_dir)
+    cache_path = log_dir / CACHE_DIR / CACHE_FILE
+    cached = _load_cache(cache_path) if cache else {}
+    load = FrameLoad(frame=pd.DataFrame(), files=len(files))
+    if cached.get("corrupt"):
+        load.notes.append(f"frame cache {cache_path} was unreadable and is rebuilt")
+        cached = {}
+    old_entries: dict[str, dict] = cached.get("files", {})
+    entries: dict[str, dict] = {}
+    intern = _Interner()
+    started = time.perf_counter()
+    for i, (path, size, mtime) in enumerate(files, start=1):
+        name = str(path.relative_to(log_dir))
+        old = old_entries.get(name)
+        if old and old["size"] == size and old["mtime"] == mtime:
+            entries[name] = old
+            load.cached += 1
+            continue
+        try:
+            rows, ignored, full = _rows_of_log(path, intern)
+        except Exception as ex:  # a damaged file must not hide the others; it is listed
+            load.unreadable.append(f"{name} ({type(ex).__name__}: {str(ex).splitlines()[0][:200] if str(ex) else ''})")
+            continue
+        load.read += 1
+        load.full_reads += int(full)
+        entries[name] = {"size": size, "mtime": mtime, "rows": pd.DataFrame(rows), "ignored": ignored}
+        if progress and (i % 25 == 0):
+            progress(f"  read {i}/{len(files)} logs ({time.perf_counter() - started:.1f}s)")
+    if cache and (load.read or set(entries) != set(old_entries)):
+        note = _save_cache(cache_path, {"version": SCHEMA_VERSION, "files": entries})
+        if note:
+            load.notes.append(note)
+    load.ignored = [e["ignored"] for e in entries.values() if e.get("ignored")]
+    parts = [e["rows"] for e in entries.values() if not e.get("ignored") and len(e["rows"])]
+    if not parts:
+        reasons = load.ignored + [f"unreadable: {u}" for u in load.unreadable]
+        raise InputError(
+            f"none of the {len(files)} logs holds samples of a political-sycophancy task "
+            f"(task metadata '{KIND_KEY}'): " + "; ".join(reasons[:5]) + (" ..." if len(reasons) > 5 else ""),
+            file=log_dir,
+        )
+    frame = pd.concat(parts, ignore_index=True, sort=False)
+    for col in BASE_COLUMNS:
+        if col not in frame.columns:
+            frame[col] = None
+    frame, load.duplicates = deduplicate(frame)
+    ordered = BASE_COLUMNS + [c for c in frame.columns if c not in BASE_COLUMNS]
+    load.frame = frame[ordered]
+    if load.ignored:
+        load.notes.append(f"ignored {len(load.ignored)} log(s) of other tasks: " + "; ".join(load.ignored[:5]))
+    if load.unreadable:
+        load.notes.append(f"could not read {len(load.unreadable)} log(s): " + "; ".join(load.unreadable[:5]))
+    if load.duplicates:
+        load.notes.append(
+            f"{load.duplicates} duplicate sample(s) from retried or repeated runs dropped (latest successful sample kept)"
+        )
+    if load.full_reads:
+        load.notes.append(f"{load.full_reads} log(s) read in full because their sample summaries were thinned")
+    load.frame.attrs["notes"] = list(load.notes)
+    return load
+
+
+def load_frame(log_dir: str | Path, *, cache: bool = True, progress: Progress | None = None) -> pd.DataFrame:
+    """The tidy frame of a log directory (notes on ignored logs and dropped duplicates in
+    `frame.attrs["notes"]`). Raises `InputError` when there is nothing to analyze."""
+    return read_frame(log_dir, cache=cache, progress=progress).frame
