@@ -1,0 +1,51 @@
+"""`political-sycophancy import-responses`: a published response file -> Inspect `.eval` logs."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "import-responses",
+        help="turn a response file (the first seed's results_phase1.csv or Phase 2 shape) into Inspect .eval logs",
+        description="Write one Inspect .eval log per model x instrument x condition x temperature of a response file, "
+        "with the prompts rebuilt from the items and conditions, the raw responses as outputs and our scorers applied. "
+        "Re-importing the same file into the same directory replaces the logs it wrote.",
+    )
+    p.add_argument("responses", help="CSV with model_id, question_id, raw_response (+ letter, error, condition, rep, temperature)")
+    p.add_argument("--items", nargs="+", required=True, help="instrument files holding the questions (e.g. pct.csv typology.csv atp.csv)")
+    p.add_argument("--log-dir", required=True, help="directory to write the .eval logs into")
+    p.add_argument("--use-source-letters", action="store_true",
+                   help="score the file's letter column (reproduces the paper) instead of parsing raw_response with our parser")
+    p.add_argument("--conditions-file", default=None, help="YAML/JSON file of extra conditions used in the file")
+    p.add_argument("--skip-unknown", action="store_true",
+                   help="leave out (and count) responses to question ids not in the item files instead of stopping")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..importer import import_responses
+
+    print(f"importing {args.responses} ...", flush=True)
+    result = import_responses(
+        args.responses,
+        args.items,
+        args.log_dir,
+        use_source_letters=args.use_source_letters,
+        conditions_file=args.conditions_file,
+        skip_unknown=args.skip_unknown,
+        progress=lambda s: print(s, flush=True),
+    )
+    print(f"wrote {len(result.logs)} log(s) with {result.samples:,} samples to {args.log_dir}"
+          + (f" (replaced {result.replaced} earlier log(s))" if result.replaced else ""))
+    if result.errors:
+        print(f"{result.errors} response(s) were provider errors in the file: logged as error samples")
+    if result.skipped_unknown:
+        print(f"left out {result.skipped_unknown} response(s) to {len(result.unknown_ids)} question id(s) not in the item files, "
+              f"e.g. {', '.join(result.unknown_ids[:5])}")
+    if args.use_source_letters:
+        print("source letters vs our parser (per model: rows, letter only in the file, letter only ours, different letters):")
+        for model, d in sorted(result.disagreements.items()):
+            print(f"  {model}: {d['rows']}, {d['source_only']}, {d['ours_only']}, {d['different']}")
+    return 0
