@@ -1,0 +1,303 @@
+"""Linear mixed model of an item-level outcome on condition (N reference).
+
+Specifications (`spec`):
+
+- `crossed` (default; what the first seed's text says): y_imc = b0 + b_c + u_i + v_m + e_imc
+  with crossed random intercepts u_i ~ N(0, s2_item) for items and v_m ~ N(0, s2_model)
+  for models, e ~ N(0, s2), condition as treatment-coded fixed effect with N as reference.
+  Fitted by REML. With `engine="statsmodels"` it is statsmodels' MixedLM with one group
+  and two variance components (`vc_formula={"item": "0 + C(item_id)", "model":
+  "0 + C(model)"}`), the textbook way to cross factors in statsmodels; that fit is exact but
+  slow (minutes at the paper's 9,000 rows), so the default engine `reml` maximises the
+  same REML likelihood directly with the sufficient statistics of Henderson's mixed-model
+  equations (seconds), and the tests check that both engines agree.
+- `paper` (what the first seed's code fitted): statsmodels MixedLM with item groups, no
+  item intercept and a model variance component, i.e. a random intercept per item x model
+  pair: y_imc = b0 + b_c + w_im + e_imc.
+
+Convergence: every optimizer in `optimizers` is run; fits that report success, have a
+finite objective and (for `reml`) a projected gradient below 1e-2 count as converged, and
+the converged fit with the best likelihood is kept (the first seed's default optimizer
+stops at a worse optimum on current statsmodels). Estimates come with Wald 95% CIs.
+A variance component estimated at zero is reported as on the boundary.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from scipy import linalg, optimize, stats
+
+from .shifts import BASELINE
+
+SPECS = ("crossed", "paper")
+REML_OPTIMIZERS = ("L-BFGS-B", "Powell", "Nelder-Mead")
+STATSMODELS_OPTIMIZERS = ("lbfgs", "bfgs", "powell", "nm", "cg")
+# max |d(-2 logL_R)/d theta| at a converged optimum (theta = relative SDs, of order 1)
+GRADIENT_TOL = 1e-2
+
+
+@dataclass
+class MixedFit:
+    """A fitted mixed model and how it was fitted."""
+
+    spec: str
+    engine: str
+    formula: str
+    outcome: str
+    conditions: list[str]
+    n_obs: int
+    n_items: int
+    n_models: int
+    converged: bool
+    optimizer: str | None
+    coefficients: pd.DataFrame
+    variance_components: dict[str, float] = field(default_factory=dict)
+    loglik: float = math.nan
+    attempts: list[dict] = field(default_factory=list)
+    boundary: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def summary(self) -> dict:
+        coefs = {
+            row["condition"]: {k: _f(row[k]) for k in ("estimate", "se", "ci_low", "ci_high", "p")}
+            for _, row in self.coefficients.iterrows()
+            if row["condition"] != "(Intercept)"
+        }
+        return {
+            "spec": self.spec,
+            "engine": self.engine,
+            "formula": self.formula,
+            "outcome": self.outcome,
+            "conditions": self.conditions,
+            "converged": bool(self.converged),
+            "optimizer": self.optimizer,
+            "n_obs": self.n_obs,
+            "n_items": self.n_items,
+            "n_models": self.n_models,
+            "loglik": _f(self.loglik),
+            "variance_components": {k: _f(v) for k, v in self.variance_components.items()},
+            "boundary": self.boundary,
+            "coefficients": coefs,
+            "notes": self.notes,
+        }
+
+
+def _f(x) -> float | None:
+    try:
+        x = float(x)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(x) or math.isinf(x) else x
+
+
+def _design(data: pd.DataFrame, conditions: list[str]) -> tuple[np.ndarray, list[str]]:
+    others = [c for c in conditions if c != BASELINE]
+    X = np.column_stack([np.ones(len(data))] + [(data["condition"] == c).to_numpy(float) for c in others])
+    return X, ["(Intercept)", *others]
+
+
+def _indicator(codes: np.ndarray, levels: int) -> np.ndarray:
+    Z = np.zeros((len(codes), levels))
+    Z[np.arange(len(codes)), codes] = 1.0
+    return Z
+
+
+def _coef_table(names: list[str], beta: np.ndarray, cov: np.ndarray, level: float = 0.95) -> pd.DataFrame:
+    se = np.sqrt(np.clip(np.diag(cov), 0, None))
+    z = stats.norm.ppf(0.5 + level / 2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = 2 * stats.norm.sf(np.abs(beta / se))
+    return pd.DataFrame(
+        {"condition": names, "estimate": beta, "se": se, "ci_low": beta - z * se, "ci_high": beta + z * se, "p": p}
+    )
+
+
+class _CrossedREML:
+    """Profiled REML for y = X b + Z_item u + Z_model v + e, in the relative-SD
+    parametrisation theta = (s_item / s, s_model / s) (lme4's), from sufficient statistics:
+    -2 logL_R(theta) = log|C(theta)| + (n - p) log PRSS(theta) + const, with
+    C = [[X'X, X'Z L], [L Z'X, L Z'Z L + I]], L = diag(theta per column),
+    PRSS = y'y - r' C^-1 r, r = [X'y, L Z'y]."""
+
+    def __init__(self, X: np.ndarray, Z: np.ndarray, sizes: list[int], y: np.ndarray) -> None:
+        self.n, self.p = X.shape
+        self.sizes = sizes
+        self.XtX, self.XtZ, self.ZtZ = X.T @ X, X.T @ Z, Z.T @ Z
+        self.Xty, self.Zty, self.yty = X.T @ y, Z.T @ y, float(y @ y)
+        self.q = Z.shape[1]
+
+    def _parts(self, theta: np.ndarray):
+        lam = np.concatenate([np.full(k, t) for k, t in zip(self.sizes, theta)])
+        C = np.empty((self.p + self.q, self.p + self.q))
+        C[: self.p, : self.p] = self.XtX
+        C[: self.p, self.p :] = self.XtZ * lam
+        C[self.p :, : self.p] = C[: self.p, self.p :].T
+        C[self.p :, self.p :] = self.ZtZ * np.outer(lam, lam) + np.eye(self.q)
+        rhs = np.concatenate([self.Xty, lam * self.Zty])
+        chol = linalg.cho_factor(C, lower=True, check_finite=False)
+        sol = linalg.cho_solve(chol, rhs, check_finite=False)
+        prss = max(self.yty - float(rhs @ sol), 1e-300)
+        logdet = 2.0 * float(np.sum(np.log(np.diag(chol[0]))))
+        return chol, sol, prss, logdet
+
+    def objective(self, theta) -> float:
+        theta = np.abs(np.asarray(theta, dtype=float))
+        try:
+            _, _, prss, logdet = self._parts(theta)
+        except linalg.LinAlgError:
+            return math.inf
+        dof = self.n - self.p
+        return logdet + dof * (1.0 + math.log(2 * math.pi * prss / dof))
+
+    def results(self, theta) -> tuple[np.ndarray, np.ndarray, float, np.ndarray]:
+        theta = np.abs(np.asarray(theta, dtype=float))
+        chol, sol, prss, _ = self._parts(theta)
+        sigma2 = prss / (self.n - self.p)
+        inv = linalg.cho_solve(chol, np.eye(self.p + self.q)[:, : self.p], check_finite=False)[: self.p]
+        return sol[: self.p], sigma2 * inv, sigma2, (theta**2) * sigma2
+
+
+def _gradient(fun, x: np.ndarray, h: float = 1e-5) -> np.ndarray:
+    g = np.zeros_like(x)
+    for k in range(len(x)):
+        e = np.zeros_like(x)
+        e[k] = h
+        lo = x - e if x[k] - h >= 0 else x
+        g[k] = (fun(x + e) - fun(lo)) / (h + (x[k] - lo[k]))
+    return g
+
+
+def _fit_crossed_reml(data: pd.DataFrame, outcome: str, conditions: list[str], optimizers) -> MixedFit:
+    X, names = _design(data, conditions)
+    item_codes, items = pd.factorize(data["item_id"], sort=True)
+    model_codes, models = pd.factorize(data["model"], sort=True)
+    blocks, sizes, labels = [_indicator(item_codes, len(items))], [len(items)], ["item"]
+    if len(models) > 1:
+        blocks.append(_indicator(model_codes, len(models)))
+        sizes.append(len(models))
+        labels.append("model")
+    Z = np.hstack(blocks)
+    y = data[outcome].to_numpy(float)
+    reml = _CrossedREML(X, Z, sizes, y)
+    attempts, best = [], None
+    start = np.full(len(sizes), 0.5)
+    for method in optimizers:
+        kwargs = {"bounds": [(0.0, None)] * len(sizes)} if method in ("L-BFGS-B", "Powell") else {}
+        try:
+            res = optimize.minimize(reml.objective, start, method=method, **kwargs)
+        except Exception as ex:  # an optimizer failure is recorded and the next one tried
+            attempts.append({"optimizer": method, "converged": False, "message": f"{type(ex).__name__}: {ex}"})
+            continue
+        theta = np.abs(res.x)
+        grad = _gradient(reml.objective, theta)
+        projected = np.where((theta <= 1e-8) & (grad > 0), 0.0, grad)
+        ok = bool(res.success) and math.isfinite(res.fun) and float(np.max(np.abs(projected))) < GRADIENT_TOL
+        attempts.append(
+            {"optimizer": method, "converged": ok, "objective": float(res.fun), "max_gradient": float(np.max(np.abs(projected))),
+             "message": str(getattr(res, "message", ""))}
+        )
+        if ok and (best is None or res.fun < best[1] - 1e-9):
+            best = (method, float(res.fun), theta)
+    formula = f"{outcome} ~ C(condition, Treatment('{BASELINE}')) + (1 | item_id) + (1 | model)"
+    fit = MixedFit(
+        spec="crossed", engine="reml", formula=formula if len(sizes) > 1 else formula.replace(" + (1 | model)", ""),
+        outcome=outcome, conditions=conditions, n_obs=len(data), n_items=len(items), n_models=len(models),
+        converged=best is not None, optimizer=best[0] if best else None,
+        coefficients=pd.DataFrame(columns=["condition", "estimate", "se", "ci_low", "ci_high", "p"]), attempts=attempts,
+    )
+    if len(models) < 2:
+        fit.notes.append("one model only: the model random intercept is left out (item intercept only)")
+    if best is None:
+        fit.notes.append("no optimizer converged; no estimates reported")
+        return fit
+    beta, cov, sigma2, variances = reml.results(best[2])
+    fit.coefficients = _coef_table(names, beta, cov)
+    fit.variance_components = {**{f"{lab} variance": float(v) for lab, v in zip(labels, variances)}, "residual variance": sigma2}
+    fit.loglik = -0.5 * best[1]
+    fit.boundary = [f"{lab} variance" for lab, t in zip(labels, best[2]) if t < 1e-4]
+    return fit
+
+
+def _fit_statsmodels(data: pd.DataFrame, outcome: str, conditions: list[str], spec: str, optimizers) -> MixedFit:
+    from statsmodels.regression.mixed_linear_model import MixedLM
+
+    data = data.assign(_one=1)
+    rhs = f"C(condition, Treatment('{BASELINE}'))"
+    n_models = data["model"].nunique()
+    if spec == "paper":
+        groups, vc = "item_id", {"model": "0 + C(model)"}
+        formula = f"{outcome} ~ {rhs}; groups = item_id, no group intercept, variance component 0 + C(model) (item x model intercept)"
+    else:
+        groups, vc = "_one", {"item": "0 + C(item_id)"}
+        if n_models > 1:
+            vc["model"] = "0 + C(model)"
+        formula = f"{outcome} ~ {rhs}; one group, variance components item = 0 + C(item_id), model = 0 + C(model)"
+    model = MixedLM.from_formula(
+        f"{outcome} ~ {rhs}", groups=groups, re_formula="0", vc_formula=vc, data=data, use_sparse=spec == "crossed"
+    )
+    attempts, best = [], None
+    for method in optimizers:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                res = model.fit(method=method, reml=True)
+            except Exception as ex:  # recorded; the next optimizer is tried
+                attempts.append({"optimizer": method, "converged": False, "message": f"{type(ex).__name__}: {ex}"})
+                continue
+        msgs = [str(w.message) for w in caught]
+        ok = bool(res.converged) and math.isfinite(res.llf) and bool(np.all(np.isfinite(res.bse_fe)))
+        attempts.append({"optimizer": method, "converged": ok, "loglik": float(res.llf), "message": "; ".join(msgs)[:300]})
+        if ok and (best is None or res.llf > best[1] + 1e-9):
+            best = (method, float(res.llf), res, msgs)
+    names = ["(Intercept)"] + [c for c in conditions if c != BASELINE]
+    fit = MixedFit(
+        spec=spec, engine="statsmodels", formula=formula, outcome=outcome, conditions=conditions, n_obs=len(data),
+        n_items=data["item_id"].nunique(), n_models=n_models, converged=best is not None,
+        optimizer=best[0] if best else None,
+        coefficients=pd.DataFrame(columns=["condition", "estimate", "se", "ci_low", "ci_high", "p"]), attempts=attempts,
+    )
+    if best is None:
+        fit.notes.append("no optimizer converged; no estimates reported")
+        return fit
+    res = best[2]
+    k = len(names)
+    fit.coefficients = _coef_table(names, np.asarray(res.fe_params)[:k], np.asarray(res.cov_params())[:k, :k])
+    fit.variance_components = {f"{name} variance": float(v) for name, v in zip(model.exog_vc.names, res.vcomp)}
+    fit.variance_components["residual variance"] = float(res.scale)
+    fit.loglik = best[1]
+    fit.boundary = [f"{name} variance" for name, v in zip(model.exog_vc.names, res.vcomp) if v < 1e-8]
+    return fit
+
+
+def fit_mixed(
+    data: pd.DataFrame,
+    outcome: str = "wd_dem",
+    *,
+    spec: str = "crossed",
+    engine: str = "reml",
+    conditions: list[str] | None = None,
+    optimizers=None,
+) -> MixedFit:
+    """Fit the mixed model on item-level data with columns model, item_id, condition and
+    `outcome` (rows with a missing outcome are dropped). `conditions` restricts the
+    conditions (default: all present; N must be among them)."""
+    if spec not in SPECS:
+        raise ValueError(f"spec must be one of {SPECS}")
+    data = data[["model", "item_id", "condition", outcome]].dropna()
+    if conditions is not None:
+        data = data[data["condition"].isin(conditions)]
+    present = sorted(data["condition"].unique(), key=lambda c: (c != BASELINE, c))
+    if BASELINE not in present or len(present) < 2:
+        raise ValueError(f"the mixed model needs condition {BASELINE} and at least one other condition; have {present}")
+    if spec == "paper":
+        return _fit_statsmodels(data, outcome, present, "paper", optimizers or STATSMODELS_OPTIMIZERS)
+    if engine == "statsmodels":
+        return _fit_statsmodels(data, outcome, present, "crossed", optimizers or STATSMODELS_OPTIMIZERS)
+    if engine != "reml":
+        raise ValueError("engine must be reml or statsmodels")
+    return _fit_crossed_reml(data, outcome, present, optimizers or REML_OPTIMIZERS)

@@ -1,0 +1,111 @@
+"""Per model x instrument x condition summaries of the cells (the papers' headline numbers).
+
+Conditions are ordered by cue intensity (C3L, C1L, CA, N, C1R, C3R), then any others.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..conditions import CUE_ORDER
+from ..scorers.wd import DEM_LABEL, EQUAL_LABEL, REP_LABEL
+
+PCT, TYPOLOGY, ATP = "pct", "typology", "wd"
+
+
+def condition_rank(condition: str) -> tuple[int, str]:
+    """Sort key: the cue-intensity order first, then other conditions alphabetically."""
+    return (CUE_ORDER.index(condition), "") if condition in CUE_ORDER else (len(CUE_ORDER), str(condition))
+
+
+def order_conditions(conditions) -> list[str]:
+    return sorted(set(conditions), key=condition_rank)
+
+
+def sort_by_condition(table: pd.DataFrame, by: list[str] | None = None) -> pd.DataFrame:
+    """Rows sorted by `by` (default model, instrument) and then by cue intensity."""
+    if table.empty or "condition" not in table.columns:
+        return table
+    by = [c for c in (by or ["model", "instrument"]) if c in table.columns]
+    return (
+        table.assign(_rank=table["condition"].map(lambda c: condition_rank(c)[0]), _name=table["condition"].astype(str))
+        .sort_values([*by, "_rank", "_name"], kind="stable")
+        .drop(columns=["_rank", "_name"])
+        .reset_index(drop=True)
+    )
+
+
+def _mean(values: pd.Series) -> float:
+    values = values.dropna()
+    return float(values.mean()) if len(values) else np.nan
+
+
+def condition_summary(cells: pd.DataFrame) -> pd.DataFrame:
+    """Per model x instrument x condition:
+
+    - n_items: items administered; n_samples: samples (items x epochs);
+    - n_parsed: items with at least one answered epoch;
+    - parse_rate = answered samples / samples; refusal_rate, unparsed_rate,
+      no_logprobs_rate and error_rate likewise (every exclusion is a rate, not a drop);
+    - PCT (scoring pct): mean_ideology = mean over parsed items of the item score
+      direction x (A=+2, B=+1, C=-1, D=-2) (direction-0 items count 0, as in the paper),
+      and per axis (`ideology_<axis>`);
+    - Typology: typology_score = mean over parsed items with direction != 0 of
+      direction x (1 - 2i/(n-1)); n_scored = those items;
+    - ATP (scoring wd): over parsed items with Dem and Rep benchmarks (n_wd_items):
+      mean_wd_dem, mean_wd_rep, mean_wd_overall, pct_closer_dem = 100 x #(WD_dem < WD_rep)
+      / n_wd_items (Equal stays in the denominator, as in the paper), pct_closer_rep,
+      pct_equal; n_no_benchmark = parsed WD items without party benchmarks (excluded).
+    """
+    if cells.empty:
+        return pd.DataFrame()
+    rows = []
+    for (model, instrument, condition), g in cells.groupby(["model", "instrument", "condition"], sort=False):
+        samples = int(g["n_samples"].sum())
+        row = {
+            "model": model,
+            "instrument": instrument,
+            "condition": condition,
+            "scoring": g["scoring"].iloc[0],
+            "n_items": len(g),
+            "n_samples": samples,
+            "n_parsed": int(g["answered"].sum()),
+        }
+        for status in ("answered", "refusal", "unparsed", "no_logprobs", "error"):
+            name = "parse_rate" if status == "answered" else f"{status}_rate"
+            row[name] = float(g[f"n_{status}"].sum()) / samples if samples else np.nan
+        parsed = g[g["answered"]]
+        scoring = row["scoring"]
+        if scoring == PCT:
+            row["mean_ideology"] = _mean(parsed["ideology"])
+            for axis, ga in parsed.groupby(parsed["axis"].fillna("none")):
+                if axis != "none":
+                    row[f"ideology_{axis}"] = _mean(ga["ideology"])
+        elif scoring == TYPOLOGY:
+            scored = parsed[parsed["direction"] != 0]
+            row["typology_score"] = _mean(scored["typology"])
+            row["n_scored"] = len(scored)
+        elif scoring == ATP:
+            wd = parsed[parsed["has_benchmarks"] & parsed["wd_dem"].notna() & parsed["wd_rep"].notna()]
+            n = len(wd)
+            row.update(
+                n_wd_items=n,
+                n_no_benchmark=int((~parsed["has_benchmarks"]).sum()),
+                mean_wd_dem=_mean(wd["wd_dem"]),
+                mean_wd_rep=_mean(wd["wd_rep"]),
+                mean_wd_overall=_mean(wd["wd_overall"]),
+                pct_closer_dem=100.0 * (wd["closer"] == DEM_LABEL).sum() / n if n else np.nan,
+                pct_closer_rep=100.0 * (wd["closer"] == REP_LABEL).sum() / n if n else np.nan,
+                pct_equal=100.0 * (wd["closer"] == EQUAL_LABEL).sum() / n if n else np.nan,
+            )
+        rows.append(row)
+    return sort_by_condition(pd.DataFrame(rows))
+
+
+def status_counts(rows: pd.DataFrame) -> pd.DataFrame:
+    """Samples per model x instrument x condition x status (every exclusion, counted)."""
+    if rows.empty:
+        return pd.DataFrame(columns=["model", "instrument", "condition", "status", "n"])
+    out = rows.groupby(["model", "instrument", "condition", "status"], dropna=False).size().rename("n").reset_index()
+    return sort_by_condition(out, ["model", "instrument"])
