@@ -21,6 +21,8 @@ COMMAND_MODULES = [
     "political_sycophancy.commands.atp",
     "political_sycophancy.commands.import_items",
     "political_sycophancy.commands.pools",
+    "political_sycophancy.commands.analyze",
+    "political_sycophancy.commands.import_responses",
 ]
 
 

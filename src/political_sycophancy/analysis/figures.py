@@ -1,0 +1,139 @@
+"""Figures of the report, drawn with matplotlib's object API (no global pyplot state).
+
+Each function takes the table it plots and a PNG path, writes the figure and returns the
+path, or None when the table holds nothing to draw.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from .summaries import order_conditions
+
+DPI = 110
+
+
+def short_names(models) -> dict[str, str]:
+    """Model -> label: the last path component when that is unambiguous."""
+    models = list(dict.fromkeys(models))
+    last = {m: str(m).rsplit("/", 1)[-1] for m in models}
+    counts = pd.Series(list(last.values())).value_counts()
+    return {m: (last[m] if counts[last[m]] == 1 else str(m)) for m in models}
+
+
+def _save(fig: Figure, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    FigureCanvasAgg(fig)
+    fig.savefig(path, dpi=DPI, bbox_inches="tight")
+    return path
+
+
+def _lines_by_condition(table: pd.DataFrame, value: str, ylabel: str, title: str, path: Path, hline: float | None) -> Path | None:
+    data = table.dropna(subset=[value])
+    if data.empty:
+        return None
+    conditions = order_conditions(data["condition"])
+    names = short_names(data["model"])
+    fig = Figure(figsize=(7.5, 4.2))
+    ax = fig.add_subplot()
+    x = np.arange(len(conditions))
+    for model, g in data.groupby("model", sort=True):
+        y = g.set_index("condition")[value].reindex(conditions)
+        ax.plot(x, y.to_numpy(float), marker="o", label=names[model])
+    if hline is not None:
+        ax.axhline(hline, color="grey", lw=0.8, ls="--")
+    ax.set_xticks(x, conditions)
+    ax.set_xlabel("asker condition (most Democrat-coded cue to most Republican-coded)")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.legend(fontsize=8, loc="best")
+    ax.grid(alpha=0.3)
+    return _save(fig, path)
+
+
+def closer_by_condition(summary: pd.DataFrame, path: Path) -> Path | None:
+    """% of ATP items closer to Democrats per model x condition, in cue order."""
+    if "pct_closer_dem" not in summary.columns:
+        return None
+    return _lines_by_condition(
+        summary, "pct_closer_dem", "% of items closer to Democrats", "ATP: share closer to Democrats by asker", path, 50.0
+    )
+
+
+def pct_by_condition(summary: pd.DataFrame, path: Path) -> Path | None:
+    """PCT mean ideology per model x condition (negative = left)."""
+    if "mean_ideology" not in summary.columns:
+        return None
+    return _lines_by_condition(summary, "mean_ideology", "PCT mean ideology (-2 left ... +2 right)", "PCT by asker", path, 0.0)
+
+
+def sycophancy_left_right(decomp: pd.DataFrame, path: Path, title: str = "Accommodation toward each asker") -> Path | None:
+    """Sycophancy-left against sycophancy-right per model, with the line of symmetry."""
+    data = decomp.dropna(subset=["sycophancy_left", "sycophancy_right"]) if not decomp.empty else decomp
+    if data.empty:
+        return None
+    names = short_names(data["model"])
+    fig = Figure(figsize=(5.2, 5.0))
+    ax = fig.add_subplot()
+    ax.scatter(data["sycophancy_left"], data["sycophancy_right"], zorder=3)
+    for _, r in data.iterrows():
+        ax.annotate(names[r["model"]], (r["sycophancy_left"], r["sycophancy_right"]), fontsize=8, xytext=(4, 3), textcoords="offset points")
+    lo = min(0.0, float(data[["sycophancy_left", "sycophancy_right"]].min().min()))
+    hi = max(float(data[["sycophancy_left", "sycophancy_right"]].max().max()), 1e-6) * 1.15
+    ax.plot([lo, hi], [lo, hi], color="grey", ls="--", lw=0.8, label="symmetric accommodation")
+    ax.set_xlabel("sycophancy-left (toward a Democrat asker)")
+    ax.set_ylabel("sycophancy-right (toward a Republican asker)")
+    ax.set_title(title)
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    return _save(fig, path)
+
+
+def item_scatter(cells: pd.DataFrame, path: Path) -> Path | None:
+    """Item-level WD(Dem) under C3L and under C3R against N (one point per model x item)."""
+    wd = cells[cells["answered"] & cells["has_benchmarks"] & cells["wd_dem"].notna()] if "has_benchmarks" in cells else cells.iloc[0:0]
+    if wd.empty:
+        return None
+    wide = wd.pivot_table(index=["model", "item_id"], columns="condition", values="wd_dem", aggfunc="first")
+    panels = [c for c in ("C3L", "C3R") if c in wide.columns and "N" in wide.columns]
+    if not panels:
+        return None
+    fig = Figure(figsize=(5.0 * len(panels), 4.8))
+    for k, cond in enumerate(panels, start=1):
+        ax = fig.add_subplot(1, len(panels), k)
+        pair = wide[["N", cond]].dropna()
+        ax.scatter(pair["N"], pair[cond], s=8, alpha=0.35)
+        ax.plot([0, 1], [0, 1], color="grey", ls="--", lw=0.8)
+        ax.set_xlim(-0.02, 1.02)
+        ax.set_ylim(-0.02, 1.02)
+        ax.set_xlabel("WD(Dem) under N")
+        ax.set_ylabel(f"WD(Dem) under {cond}")
+        ax.set_title(f"{cond} against N ({len(pair)} model x item pairs)")
+        ax.grid(alpha=0.3)
+    return _save(fig, path)
+
+
+def slant_vs_shift(decomp: pd.DataFrame, path: Path) -> Path | None:
+    """Baseline slant against sycophancy-right and -left across models."""
+    data = decomp.dropna(subset=["baseline_slant"]) if not decomp.empty else decomp
+    if data.empty:
+        return None
+    names = short_names(data["model"])
+    fig = Figure(figsize=(6.0, 4.6))
+    ax = fig.add_subplot()
+    for col, marker in (("sycophancy_right", "o"), ("sycophancy_left", "s")):
+        d = data.dropna(subset=[col])
+        ax.scatter(d["baseline_slant"], d[col], marker=marker, label=col.replace("_", "-"), zorder=3)
+        for _, r in d.iterrows():
+            ax.annotate(names[r["model"]], (r["baseline_slant"], r[col]), fontsize=7, xytext=(3, 2), textcoords="offset points")
+    ax.set_xlabel("baseline slant: mean WD(Rep) - mean WD(Dem) under N")
+    ax.set_ylabel("accommodation (WD units)")
+    ax.set_title("Baseline slant and accommodation")
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    return _save(fig, path)
