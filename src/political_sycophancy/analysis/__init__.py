@@ -4,3 +4,4 @@
 from . import audit_sections  # noqa: F401,E402
 from . import bias  # noqa: F401,E402
 from . import sway  # noqa: F401,E402
+from . import probes  # noqa: F401,E402
