@@ -9,6 +9,5 @@ LOG_DIR="${LOG_DIR:-logs/pct-smollm2}"
 REPORT_DIR="${REPORT_DIR:-reports/pct-smollm2}"
 political-sycophancy audit --instrument pct --conditions all --model gguf/smollm2 \
   --seed "${SEED:-1}" --log-dir "$LOG_DIR"
-if political-sycophancy analyze --help >/dev/null 2>&1; then
-  political-sycophancy analyze "$LOG_DIR" --out "$REPORT_DIR"
-fi
+political-sycophancy analyze "$LOG_DIR" --out "$REPORT_DIR"
+echo "report: $REPORT_DIR/report.html"
