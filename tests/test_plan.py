@@ -100,6 +100,11 @@ def test_plan_prints_phases_without_running(small_items, tmp_path, capsys):
     assert total.split()[1:5] == ["34", str(15 + 66 + 12 + 14 + 6), str(SMALL_CALLS), str(2 * SMALL_CALLS)]
     assert "nothing was run" in out
     assert not (tmp_path / "logs").exists()
+    # With --limit the counts are those of the first N samples of each task.
+    assert main(["plan", "--model", "mockllm/a", "--items", str(small_items), "--log-dir", "x", *SMALL, "--limit", "1"]) == 0
+    total = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("total"))
+    # cells: one per task; calls: phase1 3, phase2 18 + 3 focal x 1 extra epoch, T=0 3, probes 7 x 2, personas 3 x 2
+    assert total.split()[1:4] == ["34", "34", str(3 + 21 + 3 + 14 + 6)]
 
 
 def test_plan_bad_input(small_items, tmp_path, capsys):

@@ -229,14 +229,17 @@ def paper_tasks(items_dir: str | Path | None = None, **options: Any) -> list[Tas
 # Estimates
 
 
-def _input_chars(planned: PlannedTask) -> int:
-    """Characters sent per epoch: the sample inputs, plus the preamble that the audit
-    task's solver puts before each prompt (probe inputs already hold it)."""
+def _input_chars(planned: PlannedTask, n: int | None = None) -> int:
+    """Characters sent per epoch by the first `n` samples (all by default): the sample
+    inputs, plus the preamble that the audit task's solver puts before each prompt (probe
+    inputs already hold it)."""
     meta = planned.task.metadata or {}
     preamble = str(meta.get("preamble") or "")
     extra = len(preamble) + 2 if planned.kind == "audit" and preamble else 0
     total = 0
-    for sample in planned.task.dataset:
+    for k, sample in enumerate(planned.task.dataset):
+        if n is not None and k >= n:
+            break
         text = sample.input if isinstance(sample.input, str) else " ".join(m.text for m in sample.input)
         total += len(text) + extra
     return total
@@ -259,20 +262,25 @@ class PhaseEstimate:
     output_tokens: int
 
 
-def estimate(planned: list[PlannedTask], output_tokens: dict[str, float] | None = None) -> list[PhaseEstimate]:
+def estimate(
+    planned: list[PlannedTask], output_tokens: dict[str, float] | None = None, limit: int | None = None
+) -> list[PhaseEstimate]:
     """Per phase, for one model: tasks, cells (samples), model calls and token estimates.
 
     Input tokens = characters / 4 + 8 per call (chat template); output tokens per call
     from `OUTPUT_TOKENS` (overridable). Perception with a grader adds one grader call per
-    perception call.
+    perception call. `limit` = the eval's sample limit (the first `limit` samples of
+    each task).
     """
     rows: dict[str, dict[str, float]] = {p: {"tasks": 0, "cells": 0, "calls": 0, "input": 0.0, "output": 0.0} for p in PHASES}
     for p in planned:
-        per_call_in = _input_chars(p) / max(p.samples, 1) / CHARS_PER_TOKEN + MESSAGE_OVERHEAD_TOKENS
+        used = p.samples if limit is None else min(p.samples, limit)
+        per_call_in = _input_chars(p, used) / max(used, 1) / CHARS_PER_TOKEN + MESSAGE_OVERHEAD_TOKENS
         per_call_out = output_tokens_per_call(p, output_tokens)
         rows[p.phase]["tasks"] += 1
-        rows[p.phase]["cells"] += p.samples
-        for phase, calls in p.calls_by_phase.items():
+        rows[p.phase]["cells"] += used
+        for phase, all_calls in p.calls_by_phase.items():
+            calls = all_calls * used // max(p.samples, 1)
             rows[phase]["calls"] += calls
             rows[phase]["input"] += calls * per_call_in
             rows[phase]["output"] += calls * per_call_out

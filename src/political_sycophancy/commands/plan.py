@@ -75,8 +75,9 @@ def _output_overrides(pairs: list[str]) -> dict[str, float]:
     return out
 
 
-def plan_rows(planned, models: list[str], output_tokens: dict[str, float]) -> tuple[list[dict], list[dict]]:
-    """Per-task rows and per-phase rows (per model and for all models)."""
+def plan_rows(planned, models: list[str], output_tokens: dict[str, float], limit: int | None = None) -> tuple[list[dict], list[dict]]:
+    """Per-task rows and per-phase rows (per model and for all models), with the sample
+    limit applied."""
     from ..designs import estimate
 
     tasks = [
@@ -87,15 +88,15 @@ def plan_rows(planned, models: list[str], output_tokens: dict[str, float]) -> tu
             "condition": (p.task.metadata or {}).get("condition", ""),
             "pool": (p.task.metadata or {}).get("pool", ""),
             "T": (p.task.metadata or {}).get("temperature", ""),
-            "cells": p.samples,
+            "cells": p.samples if limit is None else min(p.samples, limit),
             "epochs": p.epochs,
-            "calls": p.calls,
+            "calls": (p.samples if limit is None else min(p.samples, limit)) * p.epochs,
         }
         for p in planned
     ]
     n = len(models)
     phases = []
-    for e in estimate(planned, output_tokens):
+    for e in estimate(planned, output_tokens, limit):
         phases.append(
             {
                 "phase": e.phase,
@@ -135,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
         max_tokens=args.max_tokens,
         conditions=args.conditions_file,
     )
-    task_rows, phase_rows = plan_rows(planned, args.model, _output_overrides(args.output_tokens))
+    task_rows, phase_rows = plan_rows(planned, args.model, _output_overrides(args.output_tokens), args.limit)
     print(f"design {args.design!r}: {len(planned)} tasks x {len(args.model)} model(s) ({', '.join(args.model)})\n")
     print(format_table(task_rows, ["phase", "task", "kind", "condition", "pool", "T", "cells", "epochs", "calls"]))
     print()
@@ -146,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
         "set --output-tokens)."
     )
     if args.limit is not None:
-        print(f"--limit {args.limit}: at most {args.limit} samples of each task will run")
+        print(f"--limit {args.limit}: the first {args.limit} samples of each task (counted above)")
     if not args.run:
         print("\nnothing was run; add --run to execute the design as one resumable eval set")
         return 0
