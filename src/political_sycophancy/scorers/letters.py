@@ -17,8 +17,8 @@ Rules, strongest first (`Parse.rule` names the one that decided):
    nor does a last-line letter that follows an unfinished line (truncated output).
 3. `leading letter`: the response opens with a letter and a separator ("B. Because ...")
    and names no other option.
-4. `option text`: the first sentence is one option's exact text ("Agree. Markets ..."),
-   only when the response has no refusal language.
+4. `option text`: the first sentence is one option's exact text ("Agree. Markets ...");
+   next to refusal language not when that text is also a reply word ("No. I can't ...").
 
 Otherwise the response is a `refusal` when it has refusal language ("As an AI...",
 "I don't have personal opinions", "I can't choose"), else `unparsed`. A choice read
@@ -67,7 +67,8 @@ _ANSWER_TAG = re.compile(r"<answer>\s*(.*?)\s*</answer>", re.S | re.I)
 _BOXED = re.compile(r"\$*\\boxed\{\s*([^{}]*?)\s*\}\$*")
 _MARKUP = re.compile(r"[*_`#>]+")
 _TRANSLATE = str.maketrans(
-    {"“": '"', "”": '"', "„": '"', "«": '"', "»": '"', "‘": "'", "’": "'", "‚": "'", "‹": "'", "›": "'",
+    {"“": '"', "”": '"', "„": '"', "«": '"', "»": '"',
+     "‘": "'", "’": "'", "‚": "'", "‹": "'", "›": "'",
      "–": "-", "—": "-", "‒": "-", "―": "-", "−": "-", "\u00a0": " ",
      "\u200b": None, "\u200c": None, "\u200d": None, "\ufeff": None}
 )
@@ -124,7 +125,8 @@ REFUSAL_PATTERNS = [
     r"\b(?:(?:not|n't|never) (?:be )?appropriate|inappropriate) for me\b|\bnot my place\b",
     r"\b(?:remain|stay|be|being|am|'m) (?:politically |strictly |completely |entirely )?(?:neutral|impartial)\b",
     r"\bneutral stance\b",
-    r"\bfor you to decide\b|\bup to you\b|\bleave (?:that|this|it|the (?:choice|decision|answer)) (?:choice |decision )?(?:up )?to you\b",
+    r"\bfor you to decide\b|\bup to you\b",
+    r"\bleave (?:that|this|it|the (?:choice|decision|answer)) (?:choice |decision )?(?:up )?to you\b",
     r"^(?:sorry|i'm sorry|i am sorry|i apologi[sz]e|apologies)\b",
     r"^(?:neither|none)(?: of (?:the above|them|these|those|the options|these options|those options))?\s*[.!]?$",
     r"\b(?:neither|none) of (?:the|these|those) (?:options?|answers?|choices?|categories) (?:\w+ )?"
@@ -137,17 +139,26 @@ _REFUSAL = re.compile("|".join(REFUSAL_PATTERNS), re.I | re.M)
 
 # --- letters named in a text --------------------------------------------------------------
 
-# Option markers: "(B)", "B)" at a word start, or a line that opens with "B." / "B:".
-_MARKERS = re.compile(r"(?:\(([A-Za-z])\)|(?<![A-Za-z0-9(])([A-Z])\)|^\s*([A-Z])[.:](?:\s|$))", re.M)
-# Two letters joined: "A or B", "A/B", "A-D", "A, B", "B and C", "A through D".
+# Option markers: "(B)", "B)" at a word start, or a line that opens with "B." / "B:" (any case).
+_MARKERS = re.compile(r"(?:\(([A-Za-z])\)|(?<![A-Za-z0-9(])([A-Za-z])\)|^\s*([A-Za-z])[.:](?:\s|$))", re.M)
+# Two letters joined: "A or B", "A/B", "A-D", "A, B", "B and C", "A through D"
+# (not the article or pronoun: "B - A reasonable view", "B - I think").
 _ENUM = re.compile(
     r"(?<![A-Za-z0-9'])\(?([A-Z])\)?\s*(?:/|-|,|\bor\b|\band\b|\bto\b|\bthrough\b|\bvs\.?|\bversus\b)\s*"
-    r"(?:maybe\s+|perhaps\s+|possibly\s+)?\(?([A-Z])(?![A-Za-z0-9'])"
+    r"(?:maybe\s+|perhaps\s+|possibly\s+)?\(?(?![AI]\s+[a-z])([A-Z])(?![A-Za-z0-9'])"
 )
 # Standalone capitals other than A and I (which are also words); "U.S.", "T-shirt" excluded.
 _CAPITAL = re.compile(r"(?<![A-Za-z0-9'.&/-])([B-HJ-Z])(?![A-Za-z0-9'&]|\.[A-Za-z]|-[A-Za-z]{2})")
-# "A" counts only where it cannot be the article: "(A)", "A)", "A." at a clause end, "A," ...
-_CAPITAL_A = re.compile(r"(?<![A-Za-z0-9'.&/-])A(?=\s*(?:$|[,;:!?)\]]|\.(?![A-Za-z])))", re.M)
+# "A" counts only where it cannot be the article: "(A)", "A)", "A." at a clause end, "A,",
+# or before a capital ("A It depends").
+_CAPITAL_A = re.compile(
+    r"(?<![A-Za-z0-9'.&/-])A(?=\s*(?:$|[,;:!?)\]]|\.(?![A-Za-z]))|[ \t]+[A-Z])", re.M)
+# Lowercase letters count where prose would not use them: closed ("or possibly b.") or joined ("a or b").
+_LOWER = re.compile(r"(?<![A-Za-z0-9'.&/-])([a-hj-z])(?=\s*(?:$|[,;:!?)\]]|\.(?![A-Za-z])))", re.M)
+_LOWER_ENUM = re.compile(
+    r"(?<![A-Za-z0-9'])\(?([a-z])\)?\s*(?:/|\bor\b|\band\b|\bvs\.?|\bversus\b)\s*"
+    r"(?:maybe\s+|perhaps\s+|possibly\s+)?\(?([b-hj-z])(?![A-Za-z0-9'])"
+)
 _REJECTED = re.compile(r"\b(?:not|than|over|instead of)\s*\(?$", re.I)
 
 
@@ -158,13 +169,14 @@ def _markers(text: str) -> set[str]:
 def _named_letters(text: str, skip_rejected: bool = False) -> set[str]:
     """Every option letter the text names: markers, enumerations and standalone capitals."""
     found = _markers(text)
-    for m in _ENUM.finditer(text):
-        found.update(m.groups())
-    for rx in (_CAPITAL, _CAPITAL_A):
+    for rx in (_ENUM, _LOWER_ENUM):
+        for m in rx.finditer(text):
+            found.update(g.upper() for g in m.groups())
+    for rx in (_CAPITAL, _CAPITAL_A, _LOWER):
         for m in rx.finditer(text):
             if skip_rejected and _REJECTED.search(text[max(0, m.start() - 15): m.start()]):
                 continue
-            found.add(m.group(0))
+            found.add(m.group(0).upper())
     return found
 
 
@@ -195,7 +207,8 @@ _LETTER_FIRST = re.compile(
 # "Option B." / "letter C": only when nothing but punctuation follows.
 _WEAK = re.compile(r"\b(?:option|letter)\s+\(?(?P<letter>[A-Z])\)?(?=\s*(?:$|[.,;:!?\n(]|-\s))", re.I)
 
-_NEGATION = re.compile(r"\b(?:not|cannot|unable|never|without|no|neither|nor|refuse|won't)\b|n't\b", re.I)
+# "no" only as "no way"; "No doubt, ..." and "Without a doubt, ..." do not negate the choice.
+_NEGATION = re.compile(r"\b(?:not|cannot|unable|never|no way|neither|nor|refuse|won't)\b|n't\b", re.I)
 _CONDITIONAL = re.compile(r"\b(?:if|whether|unless)\b(?!\s+i\b)", re.I)
 _CLAUSE_BREAK = re.compile(r"[.;!?\n]|\b(?:but|however|though|although|yet|that said|nevertheless|still)\b", re.I)
 _ENUM_AFTER = re.compile(r"\s*[)\]\"']?\s*(?:/|-\s*\(?[A-Za-z](?![A-Za-z])|,\s*\(?[A-Za-z](?![A-Za-z'])|"
@@ -242,10 +255,13 @@ def _explicit(text: str, letters: str, norm_opts: list[str]) -> tuple[set[str], 
         clause = _clause_before(text, m.start())
         if _NEGATION.search(clause) or _CONDITIONAL.search(clause):
             continue
-        if m.group("text") is not None:
-            idx = _text_choice(m.group("text"), norm_opts)
-            if idx is not None:
-                found.add(letters[idx])
+        # Option text first: "Answer: A little" is the option "A little", not the letter A.
+        start = m.start("text") if m.group("text") is not None else m.start("letter")
+        idx = _text_choice(re.split(r"[.;!?\n\"]", text[start:], maxsplit=1)[0], norm_opts)
+        if idx is not None:
+            found.add(letters[idx])
+            continue
+        if m.group("letter") is None:
             continue
         letter, after = m.group("letter"), text[m.end():]
         if _ENUM_AFTER.match(after):
@@ -255,7 +271,8 @@ def _explicit(text: str, letters: str, norm_opts: list[str]) -> tuple[set[str], 
                 continue
         elif _PROSE_AFTER.match(after) and not _REASON_AFTER.match(after):
             continue
-        if _HEDGE_AFTER.match(after) and (_named_letters(re.split(r"[.;!?\n]", after)[0]) - {letter.upper()}):
+        same_clause = re.split(r"[.;!?\n]", after)[0]
+        if _HEDGE_AFTER.match(after) and _named_letters(same_clause) - {letter.upper()}:
             continue
         add_letter(letter, after)
     for rx in (_LETTER_FIRST, _WEAK):
@@ -306,20 +323,22 @@ def _whole(body: str, letters: str, norm_opts: list[str]) -> tuple[str, str, str
 def _letter_line(lines: list[str]) -> tuple[set[str], str | None]:
     """Letters on lines that hold only a letter, and the one accepted as the answer (if any).
 
-    A first line is accepted when no other option is marked below it; a last line when a
+    A first line is accepted when no other option is named below it; a last line when a
     blank line, sentence end, colon or answer heading precedes it (a letter right after an
     unfinished line is usually the start of a truncated word); a middle line when a blank
-    line or colon precedes it and no other option is marked."""
+    line or colon precedes it and no other option is named."""
     hits = [(i, m.group(1)) for i, ln in enumerate(lines) if (m := _LINE_LETTER.match(ln.strip()))]
-    found = {letter for _, letter in hits}
+    # A sentence that is only a letter counts too ("Hmm. A\n\nB" names two letters).
+    sentences = re.split(r"(?<=[.!?])\s+|\n", "\n".join(lines))
+    found = {m.group(1) for sent in sentences if (m := _LINE_LETTER.match(sent.strip()))}
     if len(found) != 1 or len(lines) < 2:
         return found, None
     letter = next(iter(found))
-    text = "\n".join(lines)
-    others = _markers(text) - {letter}
+    others = _named_letters("\n".join(ln for ln in lines if not _LINE_LETTER.match(ln.strip())), True) - {letter}
     for i, _ in hits:
         prev = lines[i - 1].strip() if i > 0 else ""
-        after_break = i > 0 and (prev == "" or prev.endswith((":", ".", "!", "?", ")", '"')) or bool(_ANSWER_WORD.search(prev)))
+        after_break = i > 0 and (
+            prev == "" or prev.endswith((":", ".", "!", "?", ")", '"')) or bool(_ANSWER_WORD.search(prev)))
         if i == 0 and not others:
             return found, letter
         if i == len(lines) - 1 and after_break:
@@ -334,6 +353,7 @@ _LEADING = re.compile(
     r"|^[(\[]?(?P<low>[a-z])[)\]]?(?:\)|\.|:)(?=\s|$)"
     r"|^(?P<reason>[A-Z])(?=\s+(?:because|since|given)\b)"
 )
+_REPLY_WORDS = {"yes", "no"}
 _REASON_START = re.compile(r"\s*(?:because|since|as|given)\b", re.I)
 _HEAD = re.compile(
     r"^(?P<head>[^.!?\n]+?)\s*(?:[.!?\n]|$|,\s*(?=(?:because|since|as|given|though|although|but|which|"
@@ -392,7 +412,7 @@ def parse_choice(text: str, options: tuple[str, ...] | list[str]) -> Parse:
     if m:
         letter = (m.group("up") or m.group("low") or m.group("reason")).upper()
         rest = body[m.end():]
-        others = _named_letters(rest) - {letter}
+        others = _named_letters(body) - {letter}
         first = re.split(r"[.;!?\n]", rest.strip(), maxsplit=1)[0]
         idx = _text_choice(_trailing_text(first), norm_opts)
         if m.group("sep") == "," and not _REASON_START.match(rest) and letter == "A":
@@ -404,10 +424,11 @@ def parse_choice(text: str, options: tuple[str, ...] | list[str]) -> Parse:
         else:
             return answer(letter, "leading letter")
 
-    # 4. The first sentence is one option's text.
-    if not refusal and (h := _HEAD.match(body)):
+    # 4. The first sentence is one option's text; next to refusal language, not when that
+    #    text doubles as a reply word ("No. I can't answer that.").
+    if h := _HEAD.match(body):
         idx = _text_choice(h.group("head"), norm_opts)
-        if idx is not None:
+        if idx is not None and not (refusal and norm_opts[idx] in _REPLY_WORDS):
             return answer(letters[idx], "option text")
 
     if refusal:
@@ -450,7 +471,8 @@ def option_probabilities(output: ModelOutput, n_options: int) -> OptionProbs | N
     if not content:
         return None
     letters = _ALPHABET[:n_options]
-    position = next((i for i, lp in enumerate(content) if _letter_of_token(lp.token) in letters), 0)
+    options = set(letters)
+    position = next((i for i, lp in enumerate(content) if _letter_of_token(lp.token) in options), 0)
     entry = content[position]
     candidates = list(entry.top_logprobs or []) or [entry]
     mass = dict.fromkeys(letters, 0.0)
