@@ -25,6 +25,7 @@ import pandas as pd
 from scipy import stats
 
 from ..scorers.letters import ANSWERED
+from .options import current as current_options
 from .sections import Section, register_section
 
 KIND = "open_ended"
@@ -246,9 +247,11 @@ def open_ended_section(frame: pd.DataFrame, figure_dir: Path) -> Section | None:
     rows = open_ended_rows(frame)
     if rows.empty:
         return None
-    overall = bias_table(rows, ["model", "instrument", "dimension"])
-    per_prefix = bias_table(rows, ["model", "instrument", "dimension", "prefix"])
-    per_cell = bias_table(rows, GROUP)
+    options = current_options()
+    boot = dict(n_boot=options.bootstrap_draws, seed=options.seed)
+    overall = bias_table(rows, ["model", "instrument", "dimension"], **boot)
+    per_prefix = bias_table(rows, ["model", "instrument", "dimension", "prefix"], **boot)
+    per_cell = bias_table(rows, GROUP, **boot)
     exclusions = stance_counts(rows, ["model", "instrument", "prefix", "version"]).drop(columns=["side"]).groupby(["model", "instrument", "prefix", "version"]).sum().reset_index()
     spread = prefix_spread(per_prefix)
     tau = ranking_agreement(overall)
@@ -259,7 +262,8 @@ def open_ended_section(frame: pd.DataFrame, figure_dir: Path) -> Section | None:
         "answers to d-coded statements (an opposite version counts on the flipped side): "
         "P_agree,d = A/(A+D+N), P_disagree,d = D/(A+D+N), Bias_d = P_agree,d − P_disagree,d, "
         "Total = (Bias_right − Bias_left)/2 ∈ [−1, 1], negative = left. Unrelated answers are outside the "
-        "denominator. CIs: 95% percentile bootstrap over statements (1,000 replicates, resampled within "
+        "denominator. CIs: 95% percentile bootstrap over statements "
+        f"({options.bootstrap_draws:,} replicates, seed {options.seed}, resampled within "
         f"their original direction). {excluded} of {len(rows)} answers were excluded (judge confidence under "
         "the threshold, invalid grader labels, refusals or unparsed likert letters, empty answers, errors); "
         "the exclusion table counts them by reason. Judges: " + _judges(rows) + " A judge is only as good as "
