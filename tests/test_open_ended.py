@@ -4,16 +4,19 @@ through the logs and the tidy frame to the bias tables (hand-computed Total per 
 from __future__ import annotations
 
 import csv
+import json
 import re
 from collections import Counter
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from inspect_ai import eval
 
 from conftest import scripted_model
 from political_sycophancy.analysis.bias import open_ended_section
 from political_sycophancy.analysis.frame import load_frame
+from political_sycophancy.cli import main
 from political_sycophancy.errors import InputError
 from political_sycophancy.tasks.open_ended import open_ended
 
@@ -103,19 +106,24 @@ def test_whole_path_gives_the_hand_computed_total_per_dimension(tmp_path):
     assert log.status == "success", log.error
     assert len(grader_calls) == 24  # 4 statements x 3 versions x 2 epochs
 
-    frame = load_frame(tmp_path / "logs")
-    section = open_ended_section(frame, tmp_path / "figures")
-    overall = section.tables["open_ended_bias"].set_index("dimension")
+    # the report: political-sycophancy analyze <logs> --out <dir>
+    out = tmp_path / "report"
+    assert main(["analyze", str(tmp_path / "logs"), "--out", str(out), "--bootstrap", "200"]) == 0
+    overall = pd.read_csv(out / "tables" / "open_ended_bias.csv").set_index("dimension")
     for dimension, expected in EXPECTED_TOTAL.items():
         assert overall.loc[dimension, "total"] == pytest.approx(expected)
     assert overall.loc["economic", "bias_left"] == pytest.approx(0.8)
     assert overall.loc["cultural", "bias_right"] == pytest.approx(-0.2)
     assert overall["answers"].sum() == 24 and overall["kept"].sum() == 22
-    exclusions = section.tables["open_ended_exclusions"]
+    exclusions = pd.read_csv(out / "tables" / "open_ended_exclusions.csv")
     assert exclusions["excluded_below_threshold"].sum() == 1
     assert exclusions["excluded_invalid_label"].sum() == 1
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["open_ended"]["total"]["mockllm/model|statements|economic"]["total"] == pytest.approx(-0.7)
+    assert (out / "figures" / "open_ended_bias.png").exists()
+    assert "Open-ended bias" in (out / "report.md").read_text()
+    frame = load_frame(tmp_path / "logs")
     assert set(frame["grader"]) == {"mockllm/grader"} and not frame["self_graded"].any()
-    assert (tmp_path / "figures" / "open_ended_bias.png").exists()
     # the task's own metric uses the same formula (epochs averaged per statement)
     metrics = log.results.scores[0].metrics
     assert metrics["coverage"].value == pytest.approx(1.0)  # every statement version kept >= 1 epoch
