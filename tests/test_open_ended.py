@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from inspect_ai import eval
 
-from conftest import scripted_model
+from conftest import requires_embedded, scripted_model
 from political_sycophancy.analysis.bias import open_ended_section
 from political_sycophancy.analysis.frame import load_frame
 from political_sycophancy.cli import main
@@ -204,3 +204,18 @@ def test_bad_task_arguments():
         open_ended(version="reversed", grader="mockllm/grader")
     with pytest.raises(InputError, match="threshold"):
         open_ended(threshold=1.5, grader="mockllm/grader")
+
+
+@requires_embedded
+def test_embedded_model_as_model_and_self_grading_judge(tmp_path):
+    """9 generations: 3 statements under likert and baseline, 3 judge calls."""
+    task = open_ended(prefix="likert,baseline", epochs=1, allow_self_grading=True, max_tokens=24)
+    log = eval(task, model="gguf/smollm2", log_dir=str(tmp_path / "logs"), display="none", limit=6)[0]
+    assert log.status == "success", log.error
+    frame = load_frame(tmp_path / "logs")
+    assert len(frame) == 6
+    allowed = {"answered", "below_threshold", "invalid_label", "no_confidence", "empty", "refusal", "unparsed"}
+    assert set(frame["status"]) <= allowed
+    assert frame.loc[frame["response"] == "open", "self_graded"].all()
+    section = open_ended_section(frame, tmp_path / "figures")
+    assert set(section.tables["open_ended_exclusions"]["answers"]) == {3}
