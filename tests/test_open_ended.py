@@ -178,6 +178,17 @@ def test_self_grading_is_refused_before_any_generation(tmp_path):
     assert calls == []
 
 
+def test_grader_as_an_inspect_model_role(tmp_path):
+    statements = write_statements(tmp_path / "statements.csv")
+    grader_calls: list = []
+    task = open_ended(statements=str(statements), epochs=1)
+    log = eval(task, model=answering_model(), model_roles={"grader": scripted_grader(grader_calls)},
+               log_dir=str(tmp_path / "logs"), display="none")[0]
+    assert log.status == "success", log.error
+    assert len(grader_calls) == 4
+    assert {s.scores["stance_judge"].value["grader"] for s in log.samples} == {"mockllm/grader"}
+
+
 def test_self_grading_runs_when_allowed(tmp_path):
     statements = write_statements(tmp_path / "statements.csv")
 
