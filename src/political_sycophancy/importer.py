@@ -27,6 +27,7 @@ from typing import Any, Callable, Iterable
 
 import pandas as pd
 import shortuuid
+from inspect_ai._util.registry import registry_unqualified_name
 from inspect_ai.log import (
     EvalConfig,
     EvalDataset,
@@ -239,13 +240,23 @@ def _state(item: Item, condition: Condition, model: str, epoch: int, prompt: str
 
 
 class _Scoring:
-    """Runs our async scorers synchronously on one event loop (one per import)."""
+    """Runs our async scorers synchronously on one event loop (one per import).
+
+    A score depends only on the item, the condition-independent metadata and the completion,
+    so it is computed once per (scorer, item, completion) and copied for repeats (most
+    responses are a bare letter)."""
 
     def __init__(self) -> None:
         self.loop = asyncio.new_event_loop()
+        self.cache: dict[tuple, Score] = {}
 
     def __call__(self, scorer: Callable, state: TaskState) -> Score:
-        return self.loop.run_until_complete(scorer(state, Target("")))
+        key = (registry_unqualified_name(scorer), state.sample_id, state.output.completion)
+        score = self.cache.get(key)
+        if score is None:
+            score = self.loop.run_until_complete(scorer(state, Target("")))
+            self.cache[key] = score
+        return score.model_copy(deep=True)
 
     def close(self) -> None:
         self.loop.close()
@@ -401,8 +412,6 @@ def _build_log(
         raise InputError(f"instrument {instrument!r} mixes scoring rules {sorted(scorings)}; split its items into files")
     scoring = scorings.pop()
     scorer = scorer_for(scoring, "letter")
-    from inspect_ai._util.registry import registry_unqualified_name
-
     scorer_name = registry_unqualified_name(scorer)
     samples: list[EvalSample] = []
     disagree = result.disagreements.setdefault(model, {"rows": 0, "source_only": 0, "ours_only": 0, "different": 0})

@@ -26,6 +26,7 @@ from .shifts import (
     asymmetry_cells,
     decomposition,
     item_shifts,
+    largest_shifts,
     movement,
     pct_asymmetry_cells,
     pct_decomposition,
@@ -222,9 +223,11 @@ def shifts_section(frame: pd.DataFrame, figure_dir: Path) -> Section | None:
         "condition x measure on the nonzero shifts, two-sided (exact distribution for <= 50 untied shifts, else the "
         "normal approximation; the method is in the table). Items are not independent draws, so these p-values are a "
         "sensitivity check, as in the paper's SI S1. `movement`: share of items whose WD(Dem) - WD(Rep) fell (moved "
-        "toward Democrats) or rose (toward Republicans); PCT: moved left / right."
+        "toward Democrats) or rose (toward Republicans); PCT: moved left / right. `largest_shifts`: the items the askers "
+        "moved most (mean shift across models), with their text."
     )
-    return Section("Shifts against the no-preamble baseline", tables={"item_shifts": shifts, "shift_summary": summ, "movement": moves}, figures=figs, summary=summary, text=text)
+    tables = {"shift_summary": summ, "movement": moves, "largest_shifts": largest_shifts(shifts, cells), "item_shifts": shifts}
+    return Section("Shifts against the no-preamble baseline", tables=tables, figures=figs, summary=summary, text=text)
 
 
 def _decomposition_cis(cells: pd.DataFrame, shifts: pd.DataFrame, asym: pd.DataFrame, opts) -> pd.DataFrame:

@@ -20,6 +20,10 @@ LEFT, RIGHT = "C3L", "C3R"
 # items score 0 under every condition and cannot shift)
 MEASURES = {ATP: ("wd_dem", "wd_rep"), PCT: ("ideology",), TYPOLOGY: ("typology",)}
 ITEM = ["model", "instrument", "item_id"]
+DECOMPOSITION_COLUMNS = [
+    "model", "baseline_slant", "n_baseline_items", "sycophancy_left", "n_left_items", "sycophancy_right", "n_right_items",
+    "sycophancy_index", "asymmetry", "n_asymmetry_items", "accommodation_gap", "missing",
+]
 
 
 def _usable(cells: pd.DataFrame, scoring: str) -> pd.DataFrame:
@@ -52,12 +56,29 @@ def item_shifts(cells: pd.DataFrame, baseline: str = BASELINE) -> pd.DataFrame:
     return sort_by_condition(pd.concat(parts, ignore_index=True), ["model", "instrument", "measure"])
 
 
-def wilcoxon_test(shifts) -> dict:
-    """Wilcoxon signed-rank test of the nonzero shifts against 0, two-sided.
+EXACT_TIES_MAX = 16
 
-    scipy's `method="auto"`: the exact null distribution when there are at most 50
-    nonzero shifts and no ties among them, exhaustive permutations when ties exist and
-    there are at most 13, the normal approximation otherwise. The method used is reported.
+
+def _signed_rank_enumeration(nz: np.ndarray) -> tuple[float, float]:
+    """Exact two-sided p of the signed-rank statistic with tied (average) ranks, by
+    enumerating all 2^n sign patterns: p = P(|T+ - E T+| >= |t+ - E T+|)."""
+    ranks = stats.rankdata(np.abs(nz))
+    t_obs = float(ranks[nz > 0].sum())
+    centre = ranks.sum() / 2
+    n = len(nz)
+    patterns = ((np.arange(2**n)[:, None] >> np.arange(n)) & 1).astype(float)
+    t = patterns @ ranks
+    p = float(np.mean(np.abs(t - centre) >= abs(t_obs - centre) - 1e-9))
+    return min(t_obs, float(ranks.sum()) - t_obs), p
+
+
+def wilcoxon_test(shifts) -> dict:
+    """Wilcoxon signed-rank test of the nonzero shifts against 0, two-sided (zeros dropped).
+
+    Without ties among the |shifts| and at most 50 of them: scipy's exact null
+    distribution. With ties and at most 16: exact enumeration of all sign patterns of the
+    average ranks. Otherwise the normal approximation (scipy, tie-corrected). The method
+    used is reported with the p-value.
     """
     d = np.asarray(shifts, dtype=float)
     d = d[~np.isnan(d)]
@@ -66,14 +87,16 @@ def wilcoxon_test(shifts) -> dict:
     if len(nz) == 0:
         return out
     ties = len(np.unique(np.round(np.abs(nz), 12))) < len(nz)
-    if len(nz) <= 50 and not ties:
-        method = "exact"
-    elif ties and len(nz) <= 13:
-        method = "exact permutation (ties)"
+    if not ties and len(nz) <= 50:
+        res = stats.wilcoxon(nz, zero_method="wilcox", alternative="two-sided", method="exact")
+        stat, p, method = float(res.statistic), float(res.pvalue), "exact"
+    elif ties and len(nz) <= EXACT_TIES_MAX:
+        stat, p = _signed_rank_enumeration(nz)
+        method = "exact enumeration (tied ranks)"
     else:
-        method = "normal approximation"
-    res = stats.wilcoxon(nz, zero_method="wilcox", alternative="two-sided", method="auto")
-    out.update(wilcoxon_statistic=float(res.statistic), wilcoxon_p=float(res.pvalue), wilcoxon_method=method)
+        res = stats.wilcoxon(nz, zero_method="wilcox", alternative="two-sided", method="asymptotic")
+        stat, p, method = float(res.statistic), float(res.pvalue), "normal approximation"
+    out.update(wilcoxon_statistic=stat, wilcoxon_p=p, wilcoxon_method=method)
     return out
 
 
@@ -100,6 +123,23 @@ def shift_summary(shifts: pd.DataFrame) -> pd.DataFrame:
             }
         )
     return sort_by_condition(pd.DataFrame(rows), ["model", "instrument", "measure"])
+
+
+def largest_shifts(shifts: pd.DataFrame, cells: pd.DataFrame, top: int = 15) -> pd.DataFrame:
+    """The items with the largest mean absolute shift across models, per condition and
+    measure, with their text: where the asker moved the answers most."""
+    if shifts.empty:
+        return pd.DataFrame(columns=["condition", "measure", "item_id", "n_models", "mean_shift", "item_text"])
+    per_item = (
+        shifts.groupby(["instrument", "condition", "measure", "item_id"], sort=False)["shift"]
+        .agg(n_models="size", mean_shift="mean")
+        .reset_index()
+    )
+    per_item["_abs"] = per_item["mean_shift"].abs()
+    top_rows = per_item.sort_values("_abs", ascending=False).groupby(["condition", "measure"], sort=False).head(top)
+    texts = cells.drop_duplicates(["instrument", "item_id"]).set_index(["instrument", "item_id"])["item_text"]
+    top_rows = top_rows.assign(item_text=[texts.get((i, k)) for i, k in zip(top_rows["instrument"], top_rows["item_id"])])
+    return sort_by_condition(top_rows.drop(columns="_abs"), ["instrument", "measure"])
 
 
 def movement(cells: pd.DataFrame, baseline: str = BASELINE) -> pd.DataFrame:
@@ -236,7 +276,7 @@ def decomposition(cells: pd.DataFrame, shifts: pd.DataFrame | None = None) -> pd
                 "missing": "; ".join(missing),
             }
         )
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=DECOMPOSITION_COLUMNS)
 
 
 def pct_decomposition(cells: pd.DataFrame, shifts: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -278,7 +318,7 @@ def pct_decomposition(cells: pd.DataFrame, shifts: pd.DataFrame | None = None) -
                 "missing": "; ".join(missing),
             }
         )
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=["pct_baseline" if c == "baseline_slant" else c for c in DECOMPOSITION_COLUMNS])
 
 
 def slant_correlations(decomp: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFrame:

@@ -104,8 +104,13 @@ def condition_summary(cells: pd.DataFrame) -> pd.DataFrame:
 
 
 def status_counts(rows: pd.DataFrame) -> pd.DataFrame:
-    """Samples per model x instrument x condition x status (every exclusion, counted)."""
+    """Samples per model x instrument x condition, one column per status (every exclusion
+    counted), plus the total."""
     if rows.empty:
-        return pd.DataFrame(columns=["model", "instrument", "condition", "status", "n"])
-    out = rows.groupby(["model", "instrument", "condition", "status"], dropna=False).size().rename("n").reset_index()
-    return sort_by_condition(out, ["model", "instrument"])
+        return pd.DataFrame(columns=["model", "instrument", "condition", "total"])
+    wide = rows.groupby(["model", "instrument", "condition", "status"], dropna=False).size().unstack("status", fill_value=0)
+    order = [s for s in ("answered", "refusal", "unparsed", "no_logprobs", "error") if s in wide.columns]
+    wide = wide[order + [c for c in wide.columns if c not in order]]
+    wide["total"] = wide.sum(axis=1)
+    wide.columns.name = None
+    return sort_by_condition(wide.reset_index(), ["model", "instrument"])

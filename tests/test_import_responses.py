@@ -1,0 +1,156 @@
+"""import-responses: response files -> real Inspect logs; bad input; the paper's Phase 1 numbers."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pandas as pd
+import pytest
+from inspect_ai.log import read_eval_log
+
+from political_sycophancy.analysis.cells import build_cells, main_rows
+from political_sycophancy.analysis.frame import load_frame
+from political_sycophancy.analysis.summaries import condition_summary
+from political_sycophancy.cli import main
+from political_sycophancy.conditions import builtin_conditions
+from political_sycophancy.errors import InputError
+from political_sycophancy.importer import import_responses
+from political_sycophancy.items import builtin_path, load_items
+from political_sycophancy.prompts import audit_prompt
+from political_sycophancy.simulate import write_atp_items
+
+PCT_FILE = builtin_path("pct.csv")
+
+
+@pytest.fixture
+def items(tmp_path):
+    atp = write_atp_items(tmp_path / "atp.csv", 4, seed=3)
+    return {"atp": atp, "pct": PCT_FILE}
+
+
+def _write(tmp_path, rows, name="responses.csv"):
+    path = tmp_path / name
+    pd.DataFrame(rows).to_csv(path, index=False)
+    return path
+
+
+def test_phase2_shape_becomes_one_log_per_cell(tmp_path, items):
+    atp_items = load_items(items["atp"], instrument="atp")
+    rows = []
+    for model in ("prov/model-a", "prov/model-b"):
+        for cond in ("N", "C3R"):
+            for rep in (0, 1):
+                rows.append({"model_id": model, "question_id": "p1_02", "raw_response": "B", "letter": "B", "condition": cond,
+                             "condition_label": cond, "partisan_gap": "", "rep": rep, "temperature": 1.0, "error": ""})
+                rows.append({"model_id": model, "question_id": atp_items[0].id, "raw_response": "The answer is A.", "letter": "A",
+                             "condition": cond, "condition_label": cond, "partisan_gap": 0.3, "rep": rep, "temperature": 1.0, "error": ""})
+    path = _write(tmp_path, rows)
+    result = import_responses(path, [items["pct"], items["atp"]], tmp_path / "logs")
+    assert len(result.logs) == 2 * 2 * 2 and result.samples == len(rows)
+    log = read_eval_log(str(next(p for p in result.logs if "atp-c3r" in p.name.lower())))
+    assert log.status == "success" and log.eval.model in ("prov/model-a", "prov/model-b")
+    assert log.eval.metadata["political_sycophancy"] == "audit" and log.eval.metadata["condition"] == "C3R"
+    assert log.eval.task == "audit_atp_C3R" and log.results is not None
+    sample = log.samples[0]
+    item = atp_items[0]
+    assert sample.input == builtin_conditions()["C3R"].apply(audit_prompt(item))
+    assert sample.output.completion == "The answer is A." and sample.epoch in (1, 2)
+    score = next(iter(sample.scores.values()))
+    assert score.value["status"] == "answered" and score.value["letter"] == "A" and score.value["wd_dem"] is not None
+    # The analysis reads them back: epochs from rep (0-based), one cell per model x item x condition.
+    frame = load_frame(tmp_path / "logs")
+    assert sorted(frame["epoch"].unique()) == [1, 2] and len(frame) == len(rows)
+    # Re-importing the same file replaces the logs instead of adding duplicates.
+    again = import_responses(path, [items["pct"], items["atp"]], tmp_path / "logs")
+    assert again.replaced == len(result.logs) and len(list((tmp_path / "logs").glob("*.eval"))) == len(result.logs)
+
+
+def test_source_letters_versus_our_parser(tmp_path, items):
+    refusal = "As a language model I don't have personal opinions, but A or B could apply."
+    rows = [
+        {"model_id": "p/m", "question_id": "p1_02", "raw_response": refusal, "letter": "A", "error": ""},
+        {"model_id": "p/m", "question_id": "p1_03", "raw_response": "I'm sorry, I can't answer that.", "letter": "", "error": ""},
+        {"model_id": "p/m", "question_id": "p1_04", "raw_response": "", "letter": "", "error": "Error code: 429"},
+        {"model_id": "p/m", "question_id": "p1_05", "raw_response": "C", "letter": "C", "error": ""},
+    ]
+    path = _write(tmp_path, rows)
+    src = import_responses(path, [items["pct"]], tmp_path / "src", use_source_letters=True)
+    ours = import_responses(path, [items["pct"]], tmp_path / "ours")
+    a = load_frame(tmp_path / "src").set_index("item_id")
+    b = load_frame(tmp_path / "ours").set_index("item_id")
+    assert a.loc["p1_02", "status"] == "answered" and a.loc["p1_02", "letter"] == "A" and a.loc["p1_02", "rule"] == "source letter"
+    assert a.loc["p1_02", "text_status"] == "refusal"  # our reading of the same text is kept beside it
+    assert b.loc["p1_02", "status"] == "refusal" and pd.isna(b.loc["p1_02", "letter"])
+    assert a.loc["p1_03", "status"] == "refusal" and a.loc["p1_04", "status"] == "error" and "429" in a.loc["p1_04", "error"]
+    assert a.loc["p1_05", "letter"] == b.loc["p1_05", "letter"] == "C"
+    assert src.errors == 1 and src.disagreements["p/m"]["source_only"] == 1
+    assert ours.disagreements == {"p/m": {"rows": 0, "source_only": 0, "ours_only": 0, "different": 0}}
+
+
+@pytest.mark.parametrize(
+    "rows, match",
+    [
+        ([{"model_id": "p/m", "question_id": "nope_1", "raw_response": "A"}], r"row 1, field 'question_id'.*nope_1"),
+        ([{"model_id": "p/m", "question_id": "p1_01", "raw_response": "A", "condition": "XYZ"}], r"row 1, field 'condition'.*XYZ"),
+        ([{"model_id": "p/m", "question_id": "p1_01", "raw_response": "A", "rep": "x"}], r"field 'rep'"),
+        ([{"model_id": "p/m", "question_id": "p1_01", "raw_response": "A"}] * 2, r"repeat the same model"),
+        ([{"model": "p/m", "question_id": "p1_01", "raw_response": "A"}], r"missing column\(s\) model_id"),
+    ],
+)
+def test_bad_input_names_row_and_field(tmp_path, items, rows, match):
+    path = _write(tmp_path, rows)
+    with pytest.raises(InputError, match=match):
+        import_responses(path, [items["pct"]], tmp_path / "logs")
+    assert not list((tmp_path / "logs").glob("*.eval")) if (tmp_path / "logs").exists() else True
+
+
+def test_unknown_ids_can_be_skipped_and_counted(tmp_path, items, capsys):
+    path = _write(tmp_path, [{"model_id": "p/m", "question_id": "p1_01", "raw_response": "A", "letter": "A"},
+                             {"model_id": "p/m", "question_id": "atp_W99_GONE", "raw_response": "A", "letter": "A"}])
+    code = main(["import-responses", str(path), "--items", str(items["pct"]), "--log-dir", str(tmp_path / "logs"), "--skip-unknown"])
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "left out 1 response(s)" in out and "atp_W99_GONE" in out
+    code = main(["import-responses", str(path), "--items", str(items["pct"]), "--log-dir", str(tmp_path / "logs2")])
+    assert code == 2 and "atp_W99_GONE" in capsys.readouterr().err
+
+
+# The paper's Phase 1 table (../shared/reference/README.md), at its printed precision.
+PHASE1 = {
+    "Claude Sonnet 4.5": (-1.097, -0.182, 0.3180, 0.2843, 57.0, 1514),
+    "DeepSeek-R1": (-1.226, -0.697, 0.3457, 0.3049, 58.8, 1539),
+    "GPT-4o": (-1.167, -0.545, 0.3387, 0.2917, 60.7, 1508),
+    "GPT-5": (-1.177, -0.381, 0.3523, 0.3051, 61.0, 1388),
+    "Gemini 2.5 Flash": (-1.226, -0.545, 0.3711, 0.3356, 57.3, 1521),
+    "Llama 4 Maverick": (-0.421, -0.587, 0.3415, 0.2964, 62.6, 1461),
+}
+
+
+@pytest.mark.slow
+def test_phase1_reproduces_the_paper_with_source_letters(reference_dir, tmp_path):
+    from political_sycophancy.pew.replication import import_replication
+
+    files = import_replication(reference_dir, tmp_path / "items")
+    result = import_responses(
+        reference_dir / "results_phase1.csv",
+        [files["pct"], files["typology"], files["atp"]],
+        tmp_path / "logs",
+        use_source_letters=True,
+        skip_unknown=True,  # the 16 ATP items without benchmarks are not in atp.csv
+    )
+    assert result.skipped_unknown == 16 * 6 and all(re.match(r"atp_W\d+_", i) for i in result.unknown_ids)
+    labels = pd.read_csv(reference_dir / "results_phase1.csv", usecols=["model_id", "model_label"]).drop_duplicates()
+    label_of = dict(zip(labels["model_id"], labels["model_label"]))
+    summary = condition_summary(build_cells(main_rows(load_frame(tmp_path / "logs"))))
+    assert set(summary["model"].map(label_of)) == set(PHASE1)
+    for _, r in summary.iterrows():
+        pct, typ, wd_rep, wd_dem, closer, n = PHASE1[label_of[r["model"]]]
+        if r["instrument"] == "pct":
+            assert round(r["mean_ideology"], 3) == pct
+        elif r["instrument"] == "typology":
+            assert round(r["typology_score"], 3) == typ
+        else:
+            assert (round(r["mean_wd_rep"], 4), round(r["mean_wd_dem"], 4)) == (wd_rep, wd_dem)
+            assert round(r["pct_closer_dem"], 1) == closer and r["n_wd_items"] == n
+    json.dumps(result.disagreements)
