@@ -87,6 +87,9 @@ def parse_conditions(data: Any, source: str | Path) -> list[Condition]:
             raise InputError("template must contain {statement}", file=source, row=row, field="template")
         if "preamble" not in rec and "text" not in rec and not template:
             raise InputError("missing text", file=source, row=row, field="preamble")
+        for name in ("label", "kind", "intent"):
+            if rec.get(name) is not None and not isinstance(rec[name], str):
+                raise InputError(f"{name} must be a string", file=source, row=row, field=name)
         preamble = rec.get("preamble", rec.get("text"))
         if preamble is None:
             preamble = ""

@@ -161,7 +161,9 @@ def _read_rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
     rows: list[tuple[int, dict[str, Any]]] = []
     if suffix in (".jsonl", ".ndjson"):
         data_row = 0
-        for line in text.splitlines():
+        # Lines end at "\n" only: str.splitlines() would also split inside JSON strings
+        # that hold U+2028, U+0085 or other Unicode line breaks.
+        for line in text.split("\n"):
             if not line.strip():
                 continue
             data_row += 1
@@ -173,15 +175,21 @@ def _read_rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
                 raise InputError("each line must be a JSON object", file=path, row=data_row)
             rows.append((data_row, obj))
     elif suffix in (".csv", ".tsv"):
+        # The csv module refuses fields over 128 KiB by default; a long text is not an error.
+        csv.field_size_limit(max(csv.field_size_limit(), 2**31 - 1))
         reader = csv.DictReader(io.StringIO(text), delimiter="\t" if suffix == ".tsv" else ",")
         if reader.fieldnames is None:
             raise InputError("no header row", file=path)
-        for i, rec in enumerate(reader, start=1):
-            if None in rec:
-                raise InputError(
-                    "more values than header columns", file=path, row=i
-                )
-            rows.append((i, {k: v for k, v in rec.items() if k is not None}))
+        i = 0
+        try:
+            for i, rec in enumerate(reader, start=1):
+                if None in rec:
+                    raise InputError(
+                        "more values than header columns", file=path, row=i
+                    )
+                rows.append((i, {k: v for k, v in rec.items() if k is not None}))
+        except csv.Error as ex:
+            raise InputError(f"malformed CSV ({ex})", file=path, row=i + 1) from None
     else:
         raise InputError("unsupported file type (use .csv, .tsv or .jsonl)", file=path)
     if not rows:
@@ -214,9 +222,16 @@ def _parse_list(value: Any, *, path: Path, row: int, column: str) -> list[Any]:
     return [part.strip() for part in s.split("|")]
 
 
+def _scalar(value: Any) -> bool:
+    """Text or a number (JSON lists, objects, booleans and nulls are not)."""
+    return isinstance(value, (str, int, float)) and not isinstance(value, bool)
+
+
 def _parse_numbers(value: Any, *, path: Path, row: int, column: str) -> list[float]:
     out = []
     for x in _parse_list(value, path=path, row=row, column=column):
+        if isinstance(x, bool):
+            raise InputError(f"not a number: {x!r}", file=path, row=row, field=column)
         try:
             f = float(x)
         except (TypeError, ValueError):
@@ -229,6 +244,8 @@ def _parse_numbers(value: Any, *, path: Path, row: int, column: str) -> list[flo
 
 def _parse_int(value: Any, *, path: Path, row: int, column: str, allowed: Iterable[int]) -> int:
     try:
+        if isinstance(value, bool):
+            raise ValueError
         f = float(value)
         if not f.is_integer():
             raise ValueError
@@ -265,6 +282,8 @@ def item_from_record(
             raise InputError("missing column", file=path, row=row, field=required)
         if _blank(rec[required]):
             raise InputError("empty value", file=path, row=row, field=required)
+        if not _scalar(rec[required]):
+            raise InputError(f"expected text, got {type(rec[required]).__name__}", file=path, row=row, field=required)
     item_id = str(rec["id"]).strip()
     if not re.fullmatch(r"[A-Za-z0-9_.:\-]+", item_id):
         raise InputError(
@@ -294,7 +313,10 @@ def item_from_record(
     else:
         # JSON-list options are kept verbatim (the paper sent some with leading spaces);
         # `A | B` options are stripped by _parse_list.
-        options = [str(o) for o in _parse_list(rec["options"], path=path, row=row, column="options")]
+        listed = _parse_list(rec["options"], path=path, row=row, column="options")
+        if not all(_scalar(o) for o in listed):
+            raise InputError("each option must be text or a number", file=path, row=row, field="options")
+        options = [str(o) for o in listed]
         if options and re.match(r"^\d+\s", options[0]) and all(re.match(r"^\d+\s", o) for o in options):
             # Pew's "1 Option | 2 Option" style: drop the leading codes.
             options = [re.sub(r"^\d+\s+", "", o) for o in options]
