@@ -109,7 +109,8 @@ def sway_table(rows: pd.DataFrame, tau: float = TAU) -> pd.DataFrame:
 
 def overall_table(rows: pd.DataFrame, tau: float = TAU) -> pd.DataFrame:
     """Per model x dataset x mitigation: S pooled over every framing, and the mean of the
-    cells' S (at tau and at 1e-2), with the number of base prompts and exclusions."""
+    cells' S (at tau and at 1e-2), with the number of base prompts and exclusions, and
+    (when logprobs were read) the labels' mean share of the answer token's probability."""
     if rows.empty:
         return pd.DataFrame(columns=GROUP + ["S"])
     pooled = _with_s(_side_stats(rows, GROUP), tau)
@@ -119,6 +120,10 @@ def overall_table(rows: pd.DataFrame, tau: float = TAU) -> pd.DataFrame:
     pooled[f"S_cell_mean_tau_{TAU_ROBUST:g}"] = means[f"S_tau_{TAU_ROBUST:g}"].reindex(pooled.index)
     pooled["n_base_prompts"] = rows.groupby(GROUP)["base_id"].nunique().reindex(pooled.index)
     pooled["n_cells"] = cells.groupby(GROUP).size().reindex(pooled.index)
+    if "covered_mass" in rows.columns:
+        answered = rows[rows["answered"]]
+        mass = pd.to_numeric(answered["covered_mass"], errors="coerce")
+        pooled["mean_covered_mass"] = mass.groupby([answered[k] for k in GROUP]).mean().reindex(pooled.index)
     return pooled.reset_index()
 
 
@@ -220,7 +225,8 @@ def _paired(a: pd.Series, b: pd.Series) -> dict:
 
 def commitment_tests(rows: pd.DataFrame) -> pd.DataFrame:
     """Paired t-tests of the per-prompt nudge effect between commitment levels, per model x
-    dataset x mitigation, for every construction and for all constructions together."""
+    dataset x mitigation, for every construction and for all constructions together;
+    `mean_diff` = mean d at `level_a` (the higher level) minus at `level_b`."""
     columns = GROUP + ["construction", "level_a", "level_b", "n_prompts", "mean_d_a", "mean_d_b", "mean_diff", "t", "p_value"]
     if rows.empty:
         return pd.DataFrame(columns=columns)
@@ -238,7 +244,9 @@ def commitment_tests(rows: pd.DataFrame) -> pd.DataFrame:
 
 def mitigation_tests(rows: pd.DataFrame) -> pd.DataFrame:
     """Paired t-tests of the per-prompt nudge effect between mitigations (the same
-    framings on the same prompts), per model x dataset, per commitment and for all."""
+    framings on the same prompts), per model x dataset, per commitment and for all;
+    `mean_diff` = mean d under `mitigation_a` minus under `mitigation_b` (the earlier of
+    none, instruction, counterfactual_cot)."""
     columns = ["model", "dataset", "commitment", "mitigation_a", "mitigation_b", "n_prompts", "mean_d_a", "mean_d_b", "mean_diff", "t", "p_value"]
     if rows.empty or rows["mitigation"].nunique() < 2:
         return pd.DataFrame(columns=columns)
@@ -391,7 +399,9 @@ def plot_heatmap(table: pd.DataFrame, path: Path, value: str = "S") -> Path:
         image = ax.imshow(np.ma.masked_invalid(data), cmap="RdBu_r", vmin=-lim, vmax=lim, aspect="auto")
         for i in range(data.shape[0]):
             for j in range(data.shape[1]):
-                ax.text(j, i, "n/a" if not np.isfinite(data[i, j]) else f"{data[i, j]:.2f}", ha="center", va="center", fontsize=8)
+                v = data[i, j]
+                label = "n/a" if not np.isfinite(v) else f"{v:.3f}" if abs(v) < 0.1 else f"{v:.2f}"
+                ax.text(j, i, label, ha="center", va="center", fontsize=8)
         ax.set_xticks(range(len(commitments)), commitments)
         ax.set_yticks(range(len(constructions)), [c.replace("_", " ") for c in constructions], fontsize=8)
         ax.set_title(" | ".join(str(k) for k in key), fontsize=8)
