@@ -411,7 +411,11 @@ def mixed_section(frame: pd.DataFrame, figure_dir: Path) -> Section | None:
                                                                  "reason": "no items observed under N and another condition"}}},
                        text="No item was answered under N and another condition: the mixed model is not fitted.")
     specs = ["crossed", "paper"] if opts.mixed_spec == "both" else [opts.mixed_spec]
-    fits = {s: fit_mixed(data, outcome, spec=s, engine=opts.mixed_engine) for s in specs}
+    try:
+        fits = {s: fit_mixed(data, outcome, spec=s, engine=opts.mixed_engine) for s in specs}
+    except ValueError as ex:
+        return Section(title, summary={"tests": {"mixed_model": {"spec": opts.mixed_spec, "converged": None, "coefficients": {}, "reason": str(ex)}}},
+                       text=f"The mixed model is not fitted: {ex}.")
     main = fits[specs[0]]
     tables, summary = {}, {}
     for s, fit in fits.items():

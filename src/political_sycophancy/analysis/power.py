@@ -73,6 +73,9 @@ def power_plan(
         return pd.DataFrame(), info
     first = per_epoch[per_epoch["epoch"] == per_epoch["epoch"].min()]
     var_total = float(first.groupby("model")["asymmetry"].var(ddof=1).mean())
+    if math.isnan(var_total):
+        info["note"] = "fewer than two items answered under N, C3L and C3R per model: their variance cannot be estimated"
+        return pd.DataFrame(), info
     per_cell = per_epoch.groupby(["model", "item_id"])["asymmetry"]
     counts = per_cell.size()
     has_reps = bool((counts >= 2).any())
