@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from inspect_ai import eval as inspect_eval
 
-from conftest import scripted_model
+from conftest import requires_embedded, scripted_model
 from political_sycophancy.analysis.frame import load_frame
 from political_sycophancy.analysis.probes import (
     cohen_kappa,
@@ -212,3 +212,24 @@ def test_decoding_table_si_s2(decoding_frame):
     section = decoding_section(f, Path("."))
     s = section.summary["decoding"]
     assert s["max_abs_change_replicates_vs_T=0"] == pytest.approx(abs(reps_shift - t0_shift))
+
+
+@requires_embedded
+def test_probes_on_the_embedded_model(tmp_path):
+    """Both probes on gguf/smollm2 (4 generations): the logs become the probe tables,
+    whatever the model managed to put in the format."""
+    items = str(write_atp(tmp_path / "atp.csv", 2))
+    inspect_eval(
+        [expected_answer(items=items, pool="top2", epochs=1, max_tokens=40), perception(items=items, pool="top2", epochs=1, max_tokens=40)],
+        model="gguf/smollm2",
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+    )
+    frame = load_frame(tmp_path / "logs", cache=False)
+    expected = expected_answer_table(frame)
+    assert list(expected["n_calls"]) == [2]
+    exclusions = int(expected_answer_exclusions(frame)["n"].sum()) if not expected_answer_exclusions(frame).empty else 0
+    assert int(expected["n_both_parsed"].iloc[0]) + exclusions == 2
+    perceived = perception_table(frame)
+    assert list(perceived["n_calls"]) == [2]
+    assert perceived["n_rating"].iloc[0] + perceived["n_out_of_range"].iloc[0] + perceived["n_rating_unparsed"].iloc[0] == 2
