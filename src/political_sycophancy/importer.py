@@ -99,8 +99,26 @@ def read_responses(path: str | Path) -> pd.DataFrame:
         )
     if frame.empty:
         raise InputError("file has a header but no responses", file=path)
+    short = _short_row(text, delimiter, len(frame.columns), path)
+    if short is not None:
+        raise InputError("fewer values than header columns", file=path, row=short)
     frame.insert(0, "_row", range(1, len(frame) + 1))
     return frame
+
+
+def _short_row(text: str, delimiter: str, width: int, path: Path) -> int | None:
+    """The first data row with fewer values than the header (pandas pads such rows with
+    empty strings, which would silently pass as empty responses)."""
+    csv.field_size_limit(max(csv.field_size_limit(), 2**31 - 1))
+    records = (r for r in csv.reader(io.StringIO(text), delimiter=delimiter) if r)
+    try:
+        next(records, None)
+        for i, record in enumerate(records, start=1):
+            if len(record) < width:
+                return i
+    except csv.Error as ex:
+        raise InputError(f"cannot parse as CSV ({ex})", file=path) from None
+    return None
 
 
 def _item_index(item_files: Iterable[str | Path]) -> dict[str, Item]:
@@ -158,6 +176,9 @@ def prepare(
 ) -> pd.DataFrame:
     """Validated rows with item, condition, epoch and temperature resolved."""
     frame = responses.copy()
+    blank_model = frame["model_id"].str.strip() == ""
+    if blank_model.any():
+        raise InputError("empty model id", file=path, row=int(frame.loc[blank_model, "_row"].iloc[0]), field="model_id")
     frame["item_id"] = [_canonical(q.strip()) for q in frame["question_id"]]
     known = frame["item_id"].isin(items.keys())
     if not known.all():

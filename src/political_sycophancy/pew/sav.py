@@ -210,6 +210,10 @@ def wave_items(wave: Wave, groups: list[GroupSpec], report: BuildReport) -> list
         kept = sorted((c, lab) for c, lab in (labels or {}).items() if not is_non_response(c, lab))
         if reason is None and len(kept) < 2:
             reason = f"fewer than two substantive options ({[lab for _, lab in kept]})"
+        option_keys = [lab.strip().lower() for _, lab in kept]
+        if reason is None and ("" in option_keys or len(set(option_keys)) < len(option_keys)):
+            # an item needs distinct, non-empty option texts (items.load_items refuses others)
+            reason = f"empty or repeated option labels ({[lab for _, lab in kept]})"
         if reason:
             report.exclude(section, var, reason)
             continue
