@@ -4,7 +4,7 @@
 from .models import faulty, gguf
 from .scorers import choice_score, pct_score, typology_score, wd_score
 from .solvers import answer_question, asker_preamble
-from .tasks import audit
+from .tasks import audit, audit_grid
 from .scorers.probes import expected_answer_score, perception_score
 from .tasks.probes import expected_answer, perception
 from .scorers.stance import stance_judge
