@@ -25,6 +25,9 @@ import pandas as pd
 from .options import AnalysisOptions, set_options
 from .sections import SECTION_BUILDERS, Section
 
+# Tables up to FULL_TABLE_ROWS rows are shown whole; longer ones show their first
+# MAX_ROWS_SHOWN rows (every table is complete in tables/<name>.csv).
+FULL_TABLE_ROWS = 150
 MAX_ROWS_SHOWN = 30
 
 
@@ -81,7 +84,9 @@ def _fmt(value: Any) -> str:
 
 
 def _shown(table: pd.DataFrame) -> tuple[pd.DataFrame, int]:
-    return table.head(MAX_ROWS_SHOWN), max(0, len(table) - MAX_ROWS_SHOWN)
+    if len(table) <= FULL_TABLE_ROWS:
+        return table, 0
+    return table.head(MAX_ROWS_SHOWN), len(table) - MAX_ROWS_SHOWN
 
 
 def markdown_table(table: pd.DataFrame) -> str:
