@@ -48,7 +48,7 @@ def test_phase2_shape_becomes_one_log_per_cell(tmp_path, items):
     path = _write(tmp_path, rows)
     result = import_responses(path, [items["pct"], items["atp"]], tmp_path / "logs")
     assert len(result.logs) == 2 * 2 * 2 and result.samples == len(rows)
-    log = read_eval_log(str(next(p for p in result.logs if "atp-c3r" in p.name.lower())))
+    log = read_eval_log(str(next(p for p in result.logs if "atp-C3R" in p.name)))
     assert log.status == "success" and log.eval.model in ("prov/model-a", "prov/model-b")
     assert log.eval.metadata["political_sycophancy"] == "audit" and log.eval.metadata["condition"] == "C3R"
     assert log.eval.task == "audit_atp_C3R" and log.results is not None

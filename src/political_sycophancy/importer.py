@@ -161,7 +161,7 @@ def _number(value: str, *, path: Path, row: int, column: str, default: float) ->
 
 
 def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower()
+    return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-")
 
 
 def prepare(
