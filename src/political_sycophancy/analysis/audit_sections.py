@@ -34,7 +34,7 @@ from .shifts import (
     slant_correlations,
 )
 from .stability import asymmetry_by_variant, epoch_values, replicate_sd, temperature_agreement
-from .summaries import ATP, PCT, TYPOLOGY, condition_summary, order_conditions, status_counts
+from .summaries import ATP, PCT, TYPOLOGY, condition_summary, order_conditions, status_table
 
 
 def _num(x):
@@ -93,7 +93,7 @@ def overview_section(frame: pd.DataFrame, figure_dir: Path) -> Section | None:
         models = _models(cells)
         var = variants(rows)
         tables["variants"] = var
-        tables["samples_by_status"] = status_counts(rows)
+        tables["samples_by_status"] = status_table(rows)
         lines.append(f"Audit models ({len(models)}): " + ", ".join(f"`{m}`" for m in models) + ".")
         conds = order_conditions(cells["condition"].unique())
         lines.append("Conditions: " + ", ".join(conds) + ". Instruments: " + ", ".join(sorted(cells["instrument"].unique())) + ".")

@@ -104,13 +104,21 @@ def condition_summary(cells: pd.DataFrame) -> pd.DataFrame:
 
 
 def status_counts(rows: pd.DataFrame) -> pd.DataFrame:
-    """Samples per model x instrument x condition, one column per status (every exclusion
-    counted), plus the total."""
+    """Samples per model x instrument x condition x status (long: one row per status)."""
     if rows.empty:
+        return pd.DataFrame(columns=["model", "instrument", "condition", "status", "n"])
+    out = rows.groupby(["model", "instrument", "condition", "status"], dropna=False).size().rename("n").reset_index()
+    return sort_by_condition(out, ["model", "instrument"])
+
+
+def status_table(rows: pd.DataFrame) -> pd.DataFrame:
+    """The same counts wide: one column per status (every exclusion counted) and the total."""
+    counts = status_counts(rows)
+    if counts.empty:
         return pd.DataFrame(columns=["model", "instrument", "condition", "total"])
-    wide = rows.groupby(["model", "instrument", "condition", "status"], dropna=False).size().unstack("status", fill_value=0)
+    wide = counts.pivot_table(index=["model", "instrument", "condition"], columns="status", values="n", fill_value=0, aggfunc="sum")
     order = [s for s in ("answered", "refusal", "unparsed", "no_logprobs", "error") if s in wide.columns]
-    wide = wide[order + [c for c in wide.columns if c not in order]]
+    wide = wide[order + [c for c in wide.columns if c not in order]].astype(int)
     wide["total"] = wide.sum(axis=1)
     wide.columns.name = None
     return sort_by_condition(wide.reset_index(), ["model", "instrument"])
