@@ -319,6 +319,14 @@ def fit_mixed(
     present = sorted(data["condition"].unique(), key=lambda c: (c != BASELINE, c))
     if BASELINE not in present or len(present) < 2:
         raise ValueError(f"the mixed model needs condition {BASELINE} and at least one other condition; have {present}")
+    if data["item_id"].nunique() < 2:
+        raise ValueError("not estimable: one item only (an item random intercept needs at least two items)")
+    spread = data.groupby("item_id")[outcome].agg(lambda v: float(v.max() - v.min()))
+    if float(spread.max()) <= 1e-12:
+        raise ValueError(
+            f"not estimable: {outcome} never varies within an item (every model and condition gives each item the "
+            "same value), so there is no residual variance"
+        )
     dof = len(data) - len(present)
     if dof < 1:
         raise ValueError(f"{len(data)} observations for {len(present)} fixed effects: nothing left to estimate the variances")

@@ -76,6 +76,9 @@ def power_plan(
     if math.isnan(var_total):
         info["note"] = "fewer than two items answered under N, C3L and C3R per model: their variance cannot be estimated"
         return pd.DataFrame(), info
+    if var_total == 0:
+        info["note"] = "not estimable: the asymmetry is the same on every pilot item (no variance to plan from)"
+        return pd.DataFrame(), info
     per_cell = per_epoch.groupby(["model", "item_id"])["asymmetry"]
     counts = per_cell.size()
     has_reps = bool((counts >= 2).any())

@@ -324,9 +324,10 @@ def pct_decomposition(cells: pd.DataFrame, shifts: pd.DataFrame | None = None) -
 def slant_correlations(decomp: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFrame:
     """Pearson r across models between baseline slant and each model-level shift: the mean
     WD(Dem) shift under every condition, sycophancy_right and sycophancy_left
-    (scipy.stats.pearsonr, two-sided p; needs at least 3 models with both values)."""
+    (scipy.stats.pearsonr, two-sided p; needs at least 3 models with both values, both
+    varying; otherwise `note` says why r is not estimable)."""
     if decomp.empty:
-        return pd.DataFrame(columns=["x", "y", "n_models", "r", "p"])
+        return pd.DataFrame(columns=["x", "y", "n_models", "r", "p", "note"])
     ys = {}
     wd = summary[summary["measure"] == "wd_dem"] if not summary.empty else summary
     for condition, g in wd.groupby("condition", sort=False) if not wd.empty else []:
@@ -337,8 +338,14 @@ def slant_correlations(decomp: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFr
     rows = []
     for name, y in ys.items():
         pair = pd.concat([x, y], axis=1, join="inner").dropna()
-        row = {"x": "baseline_slant", "y": name, "n_models": len(pair), "r": np.nan, "p": np.nan}
-        if len(pair) >= 3 and pair.iloc[:, 0].std() > 0 and pair.iloc[:, 1].std() > 0:
+        row = {"x": "baseline_slant", "y": name, "n_models": len(pair), "r": np.nan, "p": np.nan, "note": ""}
+        if len(pair) < 3:
+            row["note"] = f"not estimable: {len(pair)} model(s) with both values, 3 needed"
+        elif not pair.iloc[:, 0].std() > 0:
+            row["note"] = "not estimable: baseline_slant is the same for every model"
+        elif not pair.iloc[:, 1].std() > 0:
+            row["note"] = f"not estimable: {name} is the same for every model"
+        else:
             res = stats.pearsonr(pair.iloc[:, 0], pair.iloc[:, 1])
             row.update(r=float(res.statistic), p=float(res.pvalue))
         rows.append(row)

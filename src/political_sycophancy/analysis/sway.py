@@ -339,7 +339,7 @@ def party_log_ratio(cells: pd.DataFrame, tau: float = TAU, left: str = "C3L", ri
     if cells.empty or "benchmarks" not in cells.columns:
         return pd.DataFrame(columns=columns)
     keep = cells[cells["condition"].isin([left, right]) & cells["answered"].astype(bool)]
-    keep = keep[[isinstance(b, dict) and bool(b.get("dem")) and bool(b.get("rep")) for b in keep["benchmarks"]]]
+    keep = keep[np.array([isinstance(b, dict) and bool(b.get("dem")) and bool(b.get("rep")) for b in keep["benchmarks"]], dtype=bool)]
     rng = np.random.default_rng(seed)
     out = []
     for (model, instrument), g in keep.groupby(["model", "instrument"]):
