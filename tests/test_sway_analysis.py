@@ -145,15 +145,20 @@ def test_party_log_ratio_on_hand_made_cells():
         cell("m", "q2", "C3L", [0.5, 0.5], [0.2, 0.8], [0.6, 0.4], 0.2), cell("m", "q2", "C3R", [0.0, 1.0], [0.2, 0.8], [0.6, 0.4], 0.3),  # Dem-preferred: B
         cell("m", "q3", "C3L", [1.0, 0.0], [0.5, 0.5], [0.5, 0.5]), cell("m", "q3", "C3R", [0.0, 1.0], [0.5, 0.5], [0.5, 0.5]),  # tie: left out
         cell("m", "q4", "C3L", [1.0, 0.0], [0.9, 0.1], [0.1, 0.9]), cell("m", "q4", "C3R", None, [0.9, 0.1], [0.1, 0.9]),  # not answered under C3R
-        cell("m", "q1", "N", [0.5, 0.5, 0.0], dem, rep, 0.2),
     ])
     out = party_log_ratio(cells, n_boot=200).iloc[0]
     p_left, p_right = (0.9 + 0.5) / 2, (0.2 + 1.0) / 2
-    assert (out["n_items"], out["n_tied"]) == (2, 1)
+    assert (out["item_set"], out["n_items"], out["n_tied"]) == ("C3L, C3R", 2, 1)
     assert out["p_dem_option_left"] == pytest.approx(p_left) and out["p_dem_option_right"] == pytest.approx(p_right)
     assert out["S_party"] == pytest.approx(math.log10((p_left + 1e-6) / (p_right + 1e-6)))
     assert out["ci_low"] <= out["S_party"] <= out["ci_high"]
-    assert out["wd_asymmetry"] == pytest.approx(((0.4 - 0.1) + (0.3 - 0.2)) / 2)
+    assert out["wd_asymmetry"] == pytest.approx(((0.4 - 0.1) + (0.3 - 0.2)) / 2) and out["n_items_wd"] == 2
+    # with N cells, both measures use the items answered under N, C3L and C3R (here q1 only)
+    with_n = pd.concat([cells, pd.DataFrame([cell("m", "q1", "N", [0.5, 0.5, 0.0], dem, rep, 0.2)])], ignore_index=True)
+    out = party_log_ratio(with_n, n_boot=200).iloc[0]
+    assert (out["item_set"], out["n_items"], out["n_items_wd"]) == ("C3L, C3R, N", 1, 1)
+    assert out["S_party"] == pytest.approx(math.log10((0.9 + 1e-6) / (0.2 + 1e-6)))
+    assert out["wd_asymmetry"] == pytest.approx(0.4 - 0.1)
 
 
 def test_section_renders_tables_and_heatmap(tmp_path):
@@ -170,3 +175,21 @@ def test_section_renders_tables_and_heatmap(tmp_path):
     assert "tau = 1e-06" in section.text and "0 of 192 samples" in section.text
     assert set(section.summary["models"]) == {"a", "b"}
     assert sway_section(frame.iloc[0:0], tmp_path) is None
+
+
+def test_section_reads_the_partisan_log_ratio_from_audit_rows(tmp_path):
+    """Audit rows (tidy frame) -> analysis.cells -> sway_party: a model that picks the
+    Democrat-preferred option under C3L and the other under C3R."""
+    rows = []
+    for i in range(6):
+        bench = {"dem": [0.8, 0.2], "rep": [0.3, 0.7]}
+        for condition, probs in (("C3L", [1.0, 0.0]), ("C3R", [0.0, 1.0] if i % 2 else [1.0, 0.0])):
+            rows.append({"model": "m", "kind": "audit", "task": f"audit_atp_{condition}", "instrument": "atp", "condition": condition,
+                         "item_id": f"q{i}", "sample_id": f"q{i}", "epoch": 1, "status": "answered", "letter": "A" if probs[0] else "B",
+                         "answer_mode": "letter", "temperature": 1.0, "probs": probs, "scoring": "wd", "options": ["yes", "no"],
+                         "positions": [1.0, 2.0], "benchmarks": bench, "ordinal": None, "non_ordinal": "keep"})
+    section = sway_section(pd.DataFrame(rows), tmp_path, n_boot=100)
+    party = section.tables["sway_party"].iloc[0]
+    assert (party["n_items"], party["p_dem_option_left"], party["p_dem_option_right"]) == (6, 1.0, 0.5)
+    assert party["S_party"] == pytest.approx(math.log10(1.000001 / 0.500001))
+    assert party["wd_asymmetry"] > 0 and "sway_overall" not in section.tables
