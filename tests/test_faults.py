@@ -19,7 +19,7 @@ from political_sycophancy.models.faulty import FAULTS, FaultyAPI, PermanentFault
 from political_sycophancy.scorers.letters import parse_choice
 from political_sycophancy.tasks import audit, audit_tasks
 
-from conftest import scripted_model
+from conftest import requires_embedded, scripted_model
 
 CELL = ["model", "task", "condition", "sample_id", "epoch"]
 
@@ -186,3 +186,14 @@ def test_thirty_percent_faults_leave_no_cell_lost_or_duplicated(tmp_path):
         f"\n30% faults: {sum(outcomes.values())} calls {dict(outcomes)}; "
         f"{expected_cells} cells -> {dict(by_status)}; lost 0, duplicated 0"
     )
+
+
+@requires_embedded
+def test_wraps_the_embedded_model_by_name(tmp_path):
+    """`faulty/gguf/smollm2`: the inner model is built from its name; injected errors are
+    retried and the embedded model's answers come through (3 generations)."""
+    model = get_model("faulty/gguf/smollm2", memoize=False, transient=0.5, seed=3)
+    [log] = eval(audit(condition="N"), model=model, limit=3, log_dir=str(tmp_path), display="none", max_tokens=4, max_retries=20)
+    assert log.status == "success"
+    assert model.api.outcomes["ok"] == 3 and model.api.outcomes["transient"] >= 1
+    assert all(s.error is None and s.output.completion is not None for s in log.samples or [])
