@@ -9,8 +9,7 @@ from collections import Counter
 
 import pytest
 from inspect_ai import eval
-from inspect_ai.model import get_model
-from inspect_ai.model._model import RetryDecision
+from inspect_ai.model import RetryDecision, get_model
 
 from political_sycophancy.analysis.cells import build_cells
 from political_sycophancy.analysis.frame import read_frame

@@ -4,7 +4,7 @@ It wraps any Inspect model (`faulty/gguf/smollm2`, `faulty/openai/gpt-4o`, or a 
 passed from Python as `inner=`) and, per call, injects one fault with the configured rate:
 
 - `transient`: raises `TransientFault` (a rate limit 429, a timeout 408 or a server error
-  503, in turn). `should_retry` says yes, so Inspect retries the call (backoff `retry_wait`
+  503, picked by the same draw). `should_retry` says yes, so Inspect retries the call (backoff `retry_wait`
   seconds, default 0) until `max_retries` / `timeout` run out; then the sample errors.
 - `permanent`: raises `PermanentFault` (a 400-like bad request), and again on every later
   call with the same prompt. Not retried: the sample ends with an error (the eval goes on
@@ -46,12 +46,12 @@ from inspect_ai.model import (
     GenerateConfig,
     Model,
     ModelAPI,
+    ModelCall,
     ModelOutput,
     ModelUsage,
+    RetryDecision,
     get_model,
 )
-from inspect_ai.model._model import RetryDecision
-from inspect_ai.model._model_call import ModelCall
 from inspect_ai.tool import ToolChoice, ToolInfo
 from tenacity import wait_fixed
 
