@@ -13,7 +13,7 @@ import pandas as pd
 
 from . import figures
 from .bootstrap import bootstrap_table, condition_cis
-from .cells import audit_rows, cells_of, variants
+from .cells import audit_rows, build_cells, cells_of, main_rows, phase1_rows, variants
 from .mixed import fit_mixed
 from .options import current
 from .permutation import EXACT_MAX_UNITS, sign_flip_draws, sign_flip_exact
@@ -136,6 +136,21 @@ def overview_section(frame: pd.DataFrame, figure_dir: Path) -> Section | None:
     summary["not_computable"] = cannot
     summary["notes"] = notes
     return Section("What the logs hold", tables=tables, summary=summary, text="\n\n".join(lines))
+
+
+@register_section(5, "phase1")
+def phase1_section(frame: pd.DataFrame, figure_dir: Path) -> Section | None:
+    """Phase 1 of the paper's design (every item under N), kept apart from the later phases."""
+    rows = phase1_rows(frame)
+    if rows.empty:
+        return None
+    table = condition_summary(build_cells(main_rows(rows)))
+    text = (
+        "Phase 1 of the paper's design: every item under the default prompt N. The sections below use the "
+        "later phases only, so that the Phase 2 items' N answers are not pooled with their Phase 1 answers. "
+        "Columns as in the next section."
+    )
+    return Section("Phase 1 baseline (all items under N)", tables={"phase1_summary": table}, text=text)
 
 
 @register_section(10, "conditions")

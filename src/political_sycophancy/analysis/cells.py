@@ -67,10 +67,29 @@ def _has_party_benchmarks(benchmarks: Any) -> bool:
 
 
 def audit_rows(frame: pd.DataFrame) -> pd.DataFrame:
-    """Rows of audit tasks (task metadata political_sycophancy = audit)."""
+    """Rows of audit tasks (task metadata political_sycophancy = audit).
+
+    When a run of the paper's design holds both Phase 1 (every item under N) and later
+    phases, the main analysis uses the later phases only, so that the N cells of the
+    Phase 2 items are not pooled with their Phase 1 answers; `phase1_rows` gives Phase 1.
+    """
     if frame.empty or "kind" not in frame.columns:
         return frame.iloc[0:0]
-    return frame[frame["kind"] == AUDIT_KIND]
+    rows = frame[frame["kind"] == AUDIT_KIND]
+    if "phase" in rows.columns:
+        phase1 = rows["phase"] == "phase1"
+        if phase1.any() and not phase1.all():
+            return rows[~phase1]
+    return rows
+
+
+def phase1_rows(frame: pd.DataFrame) -> pd.DataFrame:
+    """Audit rows of Phase 1 when the frame also holds later phases (else empty)."""
+    if frame.empty or "phase" not in frame.columns or "kind" not in frame.columns:
+        return frame.iloc[0:0]
+    rows = frame[frame["kind"] == AUDIT_KIND]
+    phase1 = rows["phase"] == "phase1"
+    return rows[phase1] if phase1.any() and not phase1.all() else rows.iloc[0:0]
 
 
 def variants(rows: pd.DataFrame) -> pd.DataFrame:
