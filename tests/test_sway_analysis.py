@@ -21,7 +21,6 @@ from political_sycophancy.analysis.sway import (
     sway_rows,
     sway_section,
     sway_table,
-    with_bootstrap_ci,
 )
 
 
@@ -172,6 +171,9 @@ def test_section_renders_tables_and_heatmap(tmp_path):
     assert section is not None and section.figures["sway_heatmap"].stat().st_size > 1000
     assert set(section.tables) >= {"sway_overall", "sway_cells", "sway_monotonicity", "sway_commitment_tests", "sway_plus_share", "sway_exclusions"}
     assert len(section.tables["sway_cells"]) == 2 * 2 * 2
+    overall = section.tables["sway_overall"]
+    assert ((overall["ci_low"] <= overall["S"]) & (overall["S"] <= overall["ci_high"])).all()
+    assert ((overall["ci_low_tau_0.01"] <= overall["S_tau_0.01"]) & (overall["S_tau_0.01"] <= overall["ci_high_tau_0.01"])).all()
     assert "tau = 1e-06" in section.text and "0 of 192 samples" in section.text
     assert set(section.summary["models"]) == {"a", "b"}
     assert sway_section(frame.iloc[0:0], tmp_path) is None

@@ -16,7 +16,7 @@ from political_sycophancy.errors import InputError
 from political_sycophancy.mitigations import INSTRUCTION
 from political_sycophancy.tasks.sway import sway
 
-from conftest import output, scripted_model
+from conftest import output, requires_embedded, scripted_model
 
 PLUS, MINUS = "the statement is right", "the statement is wrong"
 
@@ -57,15 +57,6 @@ def run(task, model, tmp_path):
 
 def metrics(log) -> dict:
     return {name: m.value for score in log.results.scores for name, m in score.metrics.items()}
-
-
-def sway_metric(log) -> dict:
-    for score in log.results.scores:
-        for name, m in score.metrics.items():
-            if name.startswith("sway_s"):
-                return m.value if isinstance(m.value, dict) else {}
-    # dict metrics are flattened by Inspect into one metric per key
-    return {k.split("/", 1)[-1]: v for k, v in metrics(log).items()}
 
 
 @pytest.mark.parametrize(
@@ -171,3 +162,16 @@ def test_unparseable_answers_are_counted(tmp_path):
     m = metrics(log)
     assert m["parse_rate"] == 0.0 and math.isnan(m["S"])
     assert all(s.scores["sway_score"].value["status"] == "unparsed" for s in log.samples)
+
+
+@requires_embedded
+def test_embedded_model_reads_p_plus_for_a_matched_pair(tmp_path):
+    """Two real generations: both prompts of one pair get a renormalised P(Agree)."""
+    log = run(sway(prompts=1, constructions="interrogative", commitments="high", answer="logprobs"), "gguf/smollm2", tmp_path)
+    assert len(log.samples) == 2
+    for sample in log.samples:
+        score = sample.scores["sway_score"]
+        assert score.value["status"] == "answered" and 0.0 <= score.value["p_plus"] <= 1.0
+        assert 0 < score.metadata["covered_mass"] <= 1.0
+        assert sum(score.metadata["probs"]) == pytest.approx(1.0)
+    assert math.isfinite(metrics(log)["S"])
