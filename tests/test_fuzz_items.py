@@ -26,7 +26,8 @@ from political_sycophancy.conditions import load_conditions_file
 from political_sycophancy.errors import InputError
 from political_sycophancy.items import load_items
 
-SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+# derandomize: the same examples on every run, so CI is deterministic
+SETTINGS = settings(max_examples=200, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 TRIED: Counter[str] = Counter()
 OUTCOMES: Counter[str] = Counter()
 
@@ -141,8 +142,10 @@ def assert_faithful(items, rows: list[dict]) -> None:
         if "note" in row:
             assert item.metadata.get("note") == (str(row["note"]) if isinstance(row["note"], str) else row["note"])
         for group in ("dem", "rep"):
-            if f"dist_{group}" in row:
-                dist = row[f"dist_{group}"]
+            dist = row.get(f"dist_{group}")
+            if dist is None:
+                assert group not in item.benchmarks  # a blank distribution is no benchmark
+            else:
                 total = sum(dist)
                 assert item.benchmarks[group] == pytest.approx([x / total for x in dist])
 
@@ -297,6 +300,12 @@ COND_DEFECTS = {
 cond_defect_st = st.sampled_from(sorted(COND_DEFECTS)).flatmap(COND_DEFECTS.__getitem__)
 
 
+def yaml_text(doc) -> str:
+    # Non-ASCII escaped: PyYAML writes U+0085 and U+2028 raw, and YAML reads a raw line
+    # break inside a scalar as a space, so raw output would not round-trip.
+    return yaml.safe_dump(doc, allow_unicode=False)
+
+
 @SETTINGS
 @given(docs=condition_docs(), suffix=st.sampled_from([".yaml", ".json"]), defect=cond_defect_st, data=st.data())
 def test_condition_files(docs, suffix, defect, data):
@@ -335,7 +344,7 @@ def test_condition_files(docs, suffix, defect, data):
         raw = value
         expect_row = expect_field = None
     elif kind in ("invalid_utf8", "empty"):
-        good = (json.dumps(top) if suffix == ".json" else yaml.safe_dump(top, allow_unicode=True)).encode()
+        good = (json.dumps(top) if suffix == ".json" else yaml_text(top)).encode()
         if kind == "empty":
             raw = value
         else:
@@ -349,7 +358,7 @@ def test_condition_files(docs, suffix, defect, data):
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / f"conditions{suffix}"
         if raw is None:
-            raw = (json.dumps(top, ensure_ascii=False) if suffix == ".json" else yaml.safe_dump(top, allow_unicode=True)).encode()
+            raw = (json.dumps(top, ensure_ascii=False) if suffix == ".json" else yaml_text(top)).encode()
         path.write_bytes(raw)
         try:
             conds = load_conditions_file(path)
