@@ -7,7 +7,9 @@ bash scripts/install.sh
 . "${VENV:-.venv}/bin/activate"
 LOG_DIR="${LOG_DIR:-logs/pct-smollm2}"
 REPORT_DIR="${REPORT_DIR:-reports/pct-smollm2}"
+# SmolLM2-135M rarely writes a bare letter, so the embedded audit reads the option
+# probabilities of the first answer token (answer=logprobs); 8 tokens are enough for that.
 political-sycophancy audit --instrument pct --conditions all --model gguf/smollm2 \
-  --seed "${SEED:-1}" --log-dir "$LOG_DIR"
+  --answer "${ANSWER:-logprobs}" --max-tokens "${MAX_TOKENS:-8}" --seed "${SEED:-1}" --log-dir "$LOG_DIR"
 political-sycophancy analyze "$LOG_DIR" --out "$REPORT_DIR"
 echo "report: $REPORT_DIR/report.html"
