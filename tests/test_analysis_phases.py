@@ -27,3 +27,11 @@ def test_phase1_and_phase2_n_answers_are_not_pooled(tmp_path):
     section = phase1_section(frame, tmp_path)
     summary = section.tables["phase1_summary"]
     assert summary["mean_ideology"].tolist() == pytest.approx([(-2 + 2 - 2) / 3])
+
+
+def test_relative_log_dir(tmp_path, monkeypatch):
+    """The main job passes a relative log directory (logs/pct-smollm2)."""
+    inspect_eval(audit(condition="N"), model=scripted_model(lambda _: "B"), log_dir=str(tmp_path / "logs" / "run"), display="none", limit=2)
+    monkeypatch.chdir(tmp_path)
+    frame = load_frame("logs/run")
+    assert len(frame) == 2 and set(frame["status"]) == {"answered"}

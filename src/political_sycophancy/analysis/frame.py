@@ -338,7 +338,7 @@ def read_frame(
     progress: Progress | None = None,
 ) -> FrameLoad:
     """Read every log under `log_dir` into the tidy frame (see the module docstring)."""
-    log_dir = Path(log_dir)
+    log_dir = Path(log_dir).resolve()
     if not log_dir.exists():
         raise InputError("log directory not found", file=log_dir)
     if not log_dir.is_dir():
