@@ -140,26 +140,9 @@ def expected_answer(
       temperature: sampling temperature (the paper: 1.0).
       max_tokens: generation limit (provider default when unset).
     """
-    cond = _one_condition(condition, conditions)
-    name, chosen, counts = probe_items(instrument, items, pool, probe="expected-answer")
-    return Task(
-        name=f"expected_answer_{cond.id}",
-        dataset=MemoryDataset(probe_samples(chosen, cond, expected_answer_prompt), name=name),
-        solver=[answer_question("letter")],
-        scorer=expected_answer_score(),
-        config=GenerateConfig(temperature=temperature, max_tokens=max_tokens),
-        epochs=Epochs(epochs, probe_replicates()),
-        metadata={
-            "political_sycophancy": "expected_answer",
-            "instrument": name,
-            "condition": cond.id,
-            "condition_label": cond.label,
-            "preamble": cond.preamble,
-            "answer_mode": "letter",
-            "pool": pool,
-            "temperature": temperature,
-            **counts,
-        },
+    return _probe_task(
+        "expected_answer", expected_answer_prompt, expected_answer_score(),
+        instrument, items, pool, condition, conditions, epochs, temperature, max_tokens,
     )
 
 
@@ -190,17 +173,39 @@ def perception(
       temperature: sampling temperature (the paper: 1.0).
       max_tokens: generation limit (provider default when unset).
     """
+    return _probe_task(
+        "perception", perception_prompt, perception_score(grader=grader),
+        instrument, items, pool, condition, conditions, epochs, temperature, max_tokens,
+        grader=grader,
+    )
+
+
+def _probe_task(
+    kind: str,
+    prompt,
+    scorer,
+    instrument: str,
+    items: str | None,
+    pool: str,
+    condition: str,
+    conditions: str | None,
+    epochs: int,
+    temperature: float,
+    max_tokens: int | None,
+    **extra_metadata,
+) -> Task:
+    """A probe task: the probe prompt under one condition, scored by the probe's scorer."""
     cond = _one_condition(condition, conditions)
-    name, chosen, counts = probe_items(instrument, items, pool, probe="perception")
+    name, chosen, counts = probe_items(instrument, items, pool, probe=kind.replace("_", "-"))
     return Task(
-        name=f"perception_{cond.id}",
-        dataset=MemoryDataset(probe_samples(chosen, cond, perception_prompt), name=name),
+        name=f"{kind}_{cond.id}",
+        dataset=MemoryDataset(probe_samples(chosen, cond, prompt), name=name),
         solver=[answer_question("letter")],
-        scorer=perception_score(grader=grader),
+        scorer=scorer,
         config=GenerateConfig(temperature=temperature, max_tokens=max_tokens),
         epochs=Epochs(epochs, probe_replicates()),
         metadata={
-            "political_sycophancy": "perception",
+            "political_sycophancy": kind,
             "instrument": name,
             "condition": cond.id,
             "condition_label": cond.label,
@@ -208,7 +213,7 @@ def perception(
             "answer_mode": "letter",
             "pool": pool,
             "temperature": temperature,
-            "grader": grader,
+            **extra_metadata,
             **counts,
         },
     )
