@@ -468,7 +468,7 @@ def stability_section(frame: pd.DataFrame, figure_dir: Path) -> Section | None:
         return Section(
             "Replicate stability and decoding",
             text="Every cell has one epoch at one temperature: there is no replicate stability to report. Run the audit "
-            "with `-T epochs=4` and a `-T temperature=0` run of the focal conditions to get the paper's SI S2 tables.",
+            "with `--epochs 4` and a `--temperature 0` run of the focal conditions to get the paper's SI S2 tables.",
         )
     values = epoch_values(rows)
     sd = replicate_sd(values)
@@ -496,7 +496,7 @@ def stability_section(frame: pd.DataFrame, figure_dir: Path) -> Section | None:
     if not tables:
         text.append(
             "Every cell has one epoch at one temperature: there is no replicate stability to report. Run the audit with "
-            "`-T epochs=4` and a `-T temperature=0` run of the focal conditions to get the paper's SI S2 tables."
+            "`--epochs 4` and a `--temperature 0` run of the focal conditions to get the paper's SI S2 tables."
         )
     return Section("Replicate stability and decoding", tables=tables, summary={"stability": summary} if summary else {}, text="\n\n".join(text))
 

@@ -71,6 +71,10 @@ CELL_KEY = ["model", "kind", "task", "condition", "temperature", "answer_mode", 
 # Sample metadata whose loss in the summaries forces a full read.
 NEEDED_METADATA = ("options", "positions", "benchmarks", "direction", "item_id", "condition", "instrument")
 
+# Score-contract value keys that repeat the status, and text labels kept in score metadata.
+CONTRACT_INDICATORS = ("answered", "refused")
+SCORE_LABELS = ("closer",)
+
 Progress = Callable[[str], None]
 
 
@@ -264,7 +268,15 @@ def _rows_of_log(path: Path, intern: _Interner) -> tuple[list[dict], str | None,
             continue  # still running when the log was written
         values, smeta = _score_parts(s.get("scores"))
         sm = s.get("metadata") or {}
-        status = values.pop("status", None)
+        # The score contract keeps status, letter and text labels in the score metadata
+        # (older logs: in the value); the indicator numbers are the status again.
+        for indicator in CONTRACT_INDICATORS:
+            values.pop(indicator, None)
+        status = values.pop("status", None) or smeta.get("status")
+        letter = values.pop("letter", None) or smeta.get("letter")
+        for label in SCORE_LABELS:
+            if label in smeta and label not in values:
+                values[label] = smeta[label]
         if error or status is None:
             status = "error"
         row = dict(base)
@@ -275,7 +287,7 @@ def _rows_of_log(path: Path, intern: _Interner) -> tuple[list[dict], str | None,
             sample_id=str(s.get("id")),
             epoch=int(s.get("epoch") or 1),
             status=str(status),
-            letter=values.pop("letter", None),
+            letter=letter,
             error=(error or ("not scored" if not s.get("scores") else None)),
             rule=smeta.get("rule"),
             text_status=smeta.get("text_status"),
