@@ -92,3 +92,28 @@ def check_models(kwargs: dict[str, Any]) -> None:
         except Exception as ex:  # noqa: BLE001 - any provider failure is the user's model spec
             message = str(getattr(ex, "message", None) or ex).strip().splitlines()
             raise InputError(f"--model {name}: {message[0] if message else type(ex).__name__}") from None
+
+
+def check_definitions_unchanged(tasks: list, log_dir: str) -> None:
+    """Refuse to resume into a log folder whose logs of the same task were made from other
+    item or condition definitions (the task version is a hash of them): Inspect would refuse
+    too, but without saying why; reusing them would report old answers as new ones."""
+    from pathlib import Path
+
+    from inspect_ai.log import list_eval_logs, read_eval_log
+
+    if not Path(log_dir).is_dir():
+        return
+    versions = {t.name: str(t.version) for t in tasks}
+    for info in list_eval_logs(log_dir, recursive=False):
+        try:
+            header = read_eval_log(info, header_only=True)
+        except Exception:  # noqa: BLE001 - an unreadable log is Inspect's to report
+            continue
+        name, version = header.eval.task, str(header.eval.task_version)
+        if name in versions and versions[name] != version:
+            raise InputError(
+                f"the items or conditions of task {name} changed since its log in {log_dir} was written "
+                f"({version} -> {versions[name]}); use a new --log-dir (old answers are never reused for new definitions)",
+                field="--log-dir",
+            )
