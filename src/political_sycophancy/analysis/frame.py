@@ -10,7 +10,10 @@ item x epoch). Columns (the contract every analysis module writes against):
   positions, benchmarks, item_text, item_partisan_gap, ...).
 
 `kind` is the task metadata key `political_sycophancy`; logs without it are ignored and
-listed in the notes. Samples are read from their summaries; a sample whose summary lost a
+listed in the notes. Both score contracts give the same columns: the old one keeps status,
+letter and string labels (closer, ...) in `Score.value`; the new one keeps numbers only there
+(with `answered`/`refused` indicators, dropped as redundant with `status`) and status,
+letter and labels in `Score.metadata` (the letter also as `Score.answer`). Samples are read from their summaries; a sample whose summary lost a
 needed value (Inspect thins metadata over 1 kB) is read from its full record.
 The `.eval` zips are read directly (header and sample summaries as JSON, about ten times
 faster than Inspect's validating reader); `.json` logs go through Inspect's readers.
@@ -68,6 +71,17 @@ BASE_COLUMNS = [
 ]
 # A cell: the same sample of the same task run on the same model the same way.
 CELL_KEY = ["model", "kind", "task", "condition", "temperature", "answer_mode", "sample_id", "epoch"]
+# Score metadata about how the answer was read (old and new contract alike): frame columns
+# only through BASE_COLUMNS (rule, text_status, ...), never as labels of their own.
+READING_METADATA = frozenset(
+    {
+        "mode", "rule", "text_status", "text_letter", "probs", "logprob_probs", "covered_mass", "logprob_p_plus",
+        "expected_rule", "own_rule", "rating_rule", "dem_preferred", "rep_preferred", "reasoning",
+        "categories_matched", "grader_reply", "grader_text", "stated_confidence", "label_probs", "threshold",
+    }
+)
+# Numeric indicators of the new contract, redundant with `status`.
+INDICATORS = ("answered", "refused")
 # Sample metadata whose loss in the summaries forces a full read.
 NEEDED_METADATA = ("options", "positions", "benchmarks", "direction", "item_id", "condition", "instrument")
 
@@ -156,21 +170,56 @@ def _answer_mode(header: dict) -> str | None:
     return str(mode) if mode else None
 
 
-def _score_parts(scores: dict | None) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Merged score values and the first score's metadata; a key that two scorers both
-    set keeps the first value and the second goes under `<scorer>.<key>`."""
+def _put(into: dict[str, Any], key: str, value: Any, scorer: str) -> None:
+    """A key that two scorers both set keeps the first value; the second goes under `<scorer>.<key>`."""
+    into[key if key not in into else f"{scorer}.{key}"] = value
+
+
+def _score_parts(scores: dict | None) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], Any]:
+    """Merged score values, the first score's metadata, the merged string labels of the
+    score metadata (new contract: status, letter, closer, ...; reading details such as the
+    rule or the probabilities excluded) and the first `Score.answer`."""
     values: dict[str, Any] = {}
     meta: dict[str, Any] = {}
+    labels: dict[str, Any] = {}
+    answer = None
     for name, score in (scores or {}).items():
         value = score.get("value")
         if isinstance(value, dict):
             for k, v in value.items():
-                values[k if k not in values else f"{name}.{k}"] = v
+                _put(values, k, v, name)
         else:
             values[name if name not in values else f"{name}.value"] = value
-        if not meta and isinstance(score.get("metadata"), dict):
-            meta = score["metadata"]
-    return values, meta
+        smeta = score.get("metadata") if isinstance(score.get("metadata"), dict) else {}
+        for k, v in smeta.items():
+            if k not in READING_METADATA:
+                _put(labels, k, v, name)
+        if not meta and smeta:
+            meta = smeta
+        if answer is None:
+            answer = score.get("answer")
+    return values, meta, labels, answer
+
+
+def _status_and_letter(values: dict[str, Any], labels: dict[str, Any], answer: Any) -> tuple[Any, Any]:
+    """Status and letter of a score under either contract, removed from `values` and
+    `labels`: the old one keeps them in the value dict, the new one in the metadata (the
+    letter also as `Score.answer`) with numeric `answered`/`refused` indicators in the value."""
+    status = values.pop("status", None)
+    if status is None:
+        status = labels.pop("status", None)
+    labels.pop("status", None)
+    if "letter" in values:
+        letter = values.pop("letter")
+    elif "letter" in labels:
+        letter = labels.pop("letter")
+    else:
+        letter = answer
+    labels.pop("letter", None)
+    answered, refused = (values.pop(k, None) for k in INDICATORS)
+    if status is None and answered is not None:
+        status = "answered" if answered == 1 else "refusal" if refused == 1 else "unparsed"
+    return status, letter
 
 
 def _thinned(sample: dict) -> bool:
@@ -262,9 +311,9 @@ def _rows_of_log(path: Path, intern: _Interner) -> tuple[list[dict], str | None,
             error = error.get("message") or "error"
         if s.get("completed") is False and not error and not s.get("scores"):
             continue  # still running when the log was written
-        values, smeta = _score_parts(s.get("scores"))
+        values, smeta, labels, answer = _score_parts(s.get("scores"))
         sm = s.get("metadata") or {}
-        status = values.pop("status", None)
+        status, letter = _status_and_letter(values, labels, answer)
         if error or status is None:
             status = "error"
         row = dict(base)
@@ -275,7 +324,7 @@ def _rows_of_log(path: Path, intern: _Interner) -> tuple[list[dict], str | None,
             sample_id=str(s.get("id")),
             epoch=int(s.get("epoch") or 1),
             status=str(status),
-            letter=values.pop("letter", None),
+            letter=letter,
             error=(error or ("not scored" if not s.get("scores") else None)),
             rule=smeta.get("rule"),
             text_status=smeta.get("text_status"),
@@ -285,7 +334,7 @@ def _rows_of_log(path: Path, intern: _Interner) -> tuple[list[dict], str | None,
         )
         if row["answer_mode"] is None:
             row["answer_mode"] = smeta.get("mode") or "letter"
-        for k, v in values.items():
+        for k, v in (*values.items(), *labels.items()):
             if k not in row:
                 row[k] = v
         for k, v in sm.items():

@@ -1,0 +1,76 @@
+"""Logs -> tidy frame, as a careless or hostile user meets it: both score contracts, a
+planted cache, model variants and re-runs, incomplete designs, odd .eval zips."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pandas as pd
+from inspect_ai import eval as inspect_eval
+from inspect_ai.log import read_eval_log, write_eval_log
+from inspect_ai.scorer import Score
+
+from political_sycophancy.analysis.frame import read_frame
+from political_sycophancy.simulate import write_atp_items
+from political_sycophancy.tasks.audit import audit
+
+from conftest import scripted_model
+
+# String labels the old contract kept in Score.value and the new one keeps in Score.metadata.
+LABELS = ("closer",)
+
+
+def _answer_some(text: str) -> str:
+    """B for most items, a refusal for every third (by prompt length), so both statuses occur."""
+    return "I cannot take a side on that." if len(text) % 3 == 0 else "B"
+
+
+def _to_new_contract(score: Score, letter_in_metadata: bool) -> Score:
+    """The same score under the new contract: numbers only in the value (NaN where undefined,
+    `answered`/`refused` indicators), status/letter/labels in the metadata, letter as answer."""
+    value = dict(score.value)
+    status = value.pop("status")
+    letter = value.pop("letter", None)
+    labels = {k: value.pop(k) for k in LABELS if k in value}
+    numbers = {k: (math.nan if v is None else float(v)) for k, v in value.items()}
+    numbers.update(answered=float(status == "answered"), refused=float(status == "refusal"))
+    metadata = {**(score.metadata or {}), "status": status, **labels}
+    if letter_in_metadata:
+        metadata["letter"] = letter
+    return Score(value=numbers, answer=letter, explanation=score.explanation, metadata=metadata)
+
+
+def _rewrite_new_contract(log_path: str, out_dir: Path) -> None:
+    log = read_eval_log(log_path)
+    for i, sample in enumerate(log.samples or []):
+        sample.scores = {name: _to_new_contract(s, letter_in_metadata=i % 2 == 0) for name, s in (sample.scores or {}).items()}
+    out_dir.mkdir(parents=True, exist_ok=True)
+    write_eval_log(log, str(out_dir / Path(log_path).name))
+
+
+def test_frame_reads_old_and_new_score_contracts_alike(tmp_path):
+    """A log scored under the new contract (numbers-only values, labels in the metadata)
+    gives the same frame as the same answers scored under the old one."""
+    items = write_atp_items(tmp_path / "atp.csv", 8, seed=3)
+    old_dir, new_dir = tmp_path / "old", tmp_path / "new"
+    logs = []
+    for condition in ("N", "C3R"):
+        logs += inspect_eval(
+            audit(instrument="atp_items", items=str(items), condition=condition),
+            model=scripted_model(_answer_some),
+            log_dir=str(old_dir),
+            display="none",
+        )
+    for log in logs:
+        _rewrite_new_contract(log.location, new_dir)
+    old = read_frame(old_dir, cache=False).frame
+    new = read_frame(new_dir, cache=False).frame
+    assert list(new.columns) == list(old.columns)
+    assert set(old["status"]) == {"answered", "refusal"} and old["closer"].notna().any()
+    key = ["condition", "item_id", "epoch"]
+    volatile = ["log_file", "created"]
+    pd.testing.assert_frame_equal(
+        new.drop(columns=volatile).sort_values(key).reset_index(drop=True),
+        old.drop(columns=volatile).sort_values(key).reset_index(drop=True),
+    )
