@@ -4,6 +4,7 @@ planted cache, model variants and re-runs, incomplete designs, odd .eval zips.""
 from __future__ import annotations
 
 import math
+import pickle
 from pathlib import Path
 
 import pandas as pd
@@ -11,7 +12,7 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.log import read_eval_log, write_eval_log
 from inspect_ai.scorer import Score
 
-from political_sycophancy.analysis.frame import read_frame
+from political_sycophancy.analysis.frame import CACHE_DIR, read_frame
 from political_sycophancy.simulate import write_atp_items
 from political_sycophancy.tasks.audit import audit
 
@@ -74,3 +75,48 @@ def test_frame_reads_old_and_new_score_contracts_alike(tmp_path):
         new.drop(columns=volatile).sort_values(key).reset_index(drop=True),
         old.drop(columns=volatile).sort_values(key).reset_index(drop=True),
     )
+
+
+class _Planted:
+    """A pickle that creates `marker` when unpickled (what a hostile log folder would hold)."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self):
+        return (open, (str(self.marker), "w"))
+
+
+def test_planted_pickle_in_the_cache_is_never_executed(tmp_path):
+    """A log folder is shared data: a pickle planted in its cache folder, under the old cache
+    name or the new ones, is never unpickled; the frame is rebuilt from the logs, with a note."""
+    logs = tmp_path / "logs"
+    inspect_eval(audit(), model=scripted_model(lambda t: "B"), limit=3, log_dir=str(logs), display="none")
+    fresh = read_frame(logs, cache=False).frame
+    marker = tmp_path / "pwned"
+    payload = pickle.dumps(_Planted(marker))
+    cache = logs / CACHE_DIR
+    cache.mkdir()
+    (cache / "frame.pkl").write_bytes(payload)
+    load = read_frame(logs)
+    assert not marker.exists()
+    assert load.read == 1 and load.cached == 0 and len(load.frame) == 3
+    assert any("pickle" in n for n in load.notes)
+    assert not (cache / "frame.pkl").exists()
+    # The cache written now is data only: Parquet files and a JSON index, no pickle anywhere.
+    written = sorted(p.relative_to(cache).as_posix() for p in cache.rglob("*") if p.is_file())
+    assert written and all(p.endswith((".parquet", ".json")) for p in written), written
+    for path in cache.rglob("*"):
+        if path.is_file():
+            assert b"\x80\x04\x95" not in path.read_bytes()[:3]
+    # Every cache file replaced by the pickle: each fails validation, is never executed,
+    # and the frame is read from the logs again.
+    for path in [p for p in cache.rglob("*") if p.is_file()]:
+        original = path.read_bytes()
+        path.write_bytes(payload)
+        load = read_frame(logs)
+        assert not marker.exists(), path
+        assert load.read == 1 and any("failed validation" in n for n in load.notes), (path, load.notes)
+        pd.testing.assert_frame_equal(load.frame, fresh)
+        path.write_bytes(original)
+        assert read_frame(logs).cached == 1

@@ -19,7 +19,8 @@ The `.eval` zips are read directly (header and sample summaries as JSON, about t
 faster than Inspect's validating reader); `.json` logs go through Inspect's readers.
 A cell sampled by several runs (retries, re-runs) counts once: the latest sample that did
 not fail wins. Each log's rows are cached under `<log dir>/.political-sycophancy-cache/`
-keyed by the file's name, size and modification time, so unchanged logs are not read again.
+keyed by the file's name, size and modification time, so unchanged logs are not read again;
+the cache is data only (Parquet and JSON, validated on read: `analysis.cache`).
 """
 
 from __future__ import annotations
@@ -27,8 +28,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import pickle
-import tempfile
 import time
 import zipfile
 from dataclasses import dataclass, field
@@ -38,11 +37,10 @@ from typing import Any, Callable
 import pandas as pd
 
 from ..errors import InputError
+from .cache import CACHE_DIR, Entry, FrameCache
 
-CACHE_DIR = ".political-sycophancy-cache"
-CACHE_FILE = "frame.pkl"
 # Bump when the row layout changes, so old caches are not reused.
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 KIND_KEY = "political_sycophancy"
 THINNED = "Key removed from summary (> 1k)"
 
@@ -344,31 +342,6 @@ def _rows_of_log(path: Path, intern: _Interner) -> tuple[list[dict], str | None,
     return rows, None, bool(header.get("_full_reads"))
 
 
-def _load_cache(path: Path) -> dict:
-    if not path.exists():
-        return {}
-    try:
-        with path.open("rb") as fh:
-            data = pickle.load(fh)
-    except Exception:  # a corrupt or foreign cache is rebuilt, and said so by the caller
-        return {"corrupt": True}
-    if not isinstance(data, dict) or data.get("version") != SCHEMA_VERSION:
-        return {}
-    return data
-
-
-def _save_cache(path: Path, data: dict) -> str | None:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".frame-", suffix=".tmp")
-        with os.fdopen(fd, "wb") as fh:
-            pickle.dump(data, fh, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, path)
-    except OSError as ex:
-        return f"frame cache not written ({ex}); the next analysis will read the logs again"
-    return None
-
-
 def deduplicate(frame: pd.DataFrame) -> tuple[pd.DataFrame, int]:
     """Keep one row per cell (`CELL_KEY`): the latest row that did not fail, else the latest."""
     if frame.empty:
@@ -395,20 +368,18 @@ def read_frame(
     files = list_logs(log_dir)
     if not files:
         raise InputError("no Inspect logs (.eval or .json) found", file=log_dir)
-    cache_path = log_dir / CACHE_DIR / CACHE_FILE
-    cached = _load_cache(cache_path) if cache else {}
+    store = FrameCache(log_dir, SCHEMA_VERSION) if cache else None
+    if store:
+        store.open()
     load = FrameLoad(frame=pd.DataFrame(), files=len(files))
-    if cached.get("corrupt"):
-        load.notes.append(f"frame cache {cache_path} was unreadable and is rebuilt")
-        cached = {}
-    old_entries: dict[str, dict] = cached.get("files", {})
-    entries: dict[str, dict] = {}
+    entries: dict[str, Entry] = {}
+    fresh: set[str] = set()
     intern = _Interner()
     started = time.perf_counter()
     for i, (path, size, mtime) in enumerate(files, start=1):
         name = str(path.relative_to(log_dir))
-        old = old_entries.get(name)
-        if old and old["size"] == size and old["mtime"] == mtime:
+        old = store.get(name, size, mtime) if store else None
+        if old is not None:
             entries[name] = old
             load.cached += 1
             continue
@@ -419,15 +390,16 @@ def read_frame(
             continue
         load.read += 1
         load.full_reads += int(full)
-        entries[name] = {"size": size, "mtime": mtime, "rows": pd.DataFrame(rows), "ignored": ignored}
+        entries[name] = Entry(size, mtime, ignored, None if ignored else pd.DataFrame(rows))
+        fresh.add(name)
         if progress and (i % 25 == 0):
             progress(f"  read {i}/{len(files)} logs ({time.perf_counter() - started:.1f}s)")
-    if cache and (load.read or set(entries) != set(old_entries)):
-        note = _save_cache(cache_path, {"version": SCHEMA_VERSION, "files": entries})
-        if note:
-            load.notes.append(note)
-    load.ignored = [e["ignored"] for e in entries.values() if e.get("ignored")]
-    parts = [e["rows"] for e in entries.values() if not e.get("ignored") and len(e["rows"])]
+    if store and (fresh or set(entries) != set(store.index)):
+        store.save(entries, fresh)
+    if store:
+        load.notes.extend(store.notes)
+    load.ignored = [e.ignored for e in entries.values() if e.ignored]
+    parts = [e.rows for e in entries.values() if e.rows is not None and len(e.rows)]
     if not parts:
         reasons = load.ignored + [f"unreadable: {u}" for u in load.unreadable]
         raise InputError(
