@@ -13,6 +13,7 @@ from inspect_ai.log import read_eval_log, write_eval_log
 from inspect_ai.scorer import Score
 
 from political_sycophancy.analysis.frame import CACHE_DIR, read_frame
+from political_sycophancy.cli import main
 from political_sycophancy.simulate import write_atp_items
 from political_sycophancy.tasks.audit import audit
 
@@ -120,3 +121,50 @@ def test_planted_pickle_in_the_cache_is_never_executed(tmp_path):
         pd.testing.assert_frame_equal(load.frame, fresh)
         path.write_bytes(original)
         assert read_frame(logs).cached == 1
+
+
+def _mock_audit(log_dir: Path, *, model_args: dict | None = None, condition: str = "N", limit: int = 3, **generate) -> None:
+    """A real audit run on `faulty/mockllm/model` (a pass-through with usage set), with model
+    arguments and generate-config overrides as `-M` and `--temperature`/`--max-tokens` give them."""
+    [log] = inspect_eval(
+        audit(condition=condition),
+        model="faulty/mockllm/model",
+        model_args=model_args or {},
+        limit=limit,
+        log_dir=str(log_dir),
+        display="none",
+        **generate,
+    )
+    assert log.status == "success"
+
+
+def test_runs_with_different_settings_are_variants_not_duplicates(tmp_path, capsys):
+    """One model name run with --temperature 0, with --max-tokens and with other -M model
+    args is kept apart (variants and a distinct model), never dropped as duplicates; only a
+    true re-run of the same cell is de-duplicated, and both counts are reported."""
+    logs = tmp_path / "logs"
+    _mock_audit(logs)  # the task's default temperature 1
+    _mock_audit(logs, temperature=0)
+    _mock_audit(logs, max_tokens=7)
+    _mock_audit(logs, model_args={"mock_answer": "C"})
+    _mock_audit(logs)  # a true re-run of the first
+    load = read_frame(logs, cache=False)
+    frame = load.frame
+    assert len(frame) == 4 * 3 and load.duplicates == 3
+    base = frame[frame["model"] == "faulty/mockllm/model"]
+    other = frame[frame["model"] == "faulty/mockllm/model [mock_answer=C]"]
+    assert len(base) == 9 and len(other) == 3 and set(other["letter"]) == {"C"}
+    assert sorted(base["variant"].unique()) == ["max_tokens=7, temperature=1", "temperature=0", "temperature=1"]
+    # the temperature is the one the model got (--temperature 0), not the task's default
+    assert sorted(base.groupby("variant")["temperature"].first().tolist()) == [0.0, 1.0, 1.0]
+    assert load.variants == 2 and load.models_split == 1
+    assert any("3 duplicate sample(s) from re-runs" in n for n in load.notes)
+    assert any("2 further variant(s)" in n for n in load.notes)
+    out = tmp_path / "report"
+    assert main(["analyze", str(logs), "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "3 duplicate sample(s) from re-runs" in printed and "2 further variant(s)" in printed
+    variants = pd.read_csv(out / "tables" / "variants.csv")
+    assert len(variants) == 4 and variants["main"].sum() == 2
+    side = pd.read_csv(out / "tables" / "condition_summary_by_variant.csv")
+    assert len(side) == 4 and set(side["n_samples"]) == {3}

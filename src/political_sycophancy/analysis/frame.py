@@ -3,8 +3,9 @@
 One row per model x task x sample x epoch (for the audit: model x instrument x condition x
 item x epoch). Columns (the contract every analysis module writes against):
 
-  model, kind, task, instrument, condition, item_id, sample_id, epoch, status, letter,
-  answer_mode, temperature, log_file, created, non_ordinal (the WD treatment), error, rule, text_status, text_letter,
+  model, variant, model_name, model_args, generate_config (identity: `analysis.identity`),
+  kind, task, instrument, condition, item_id, sample_id, epoch, status, letter,
+  answer_mode, temperature (from the effective generate config), log_file, created, non_ordinal (the WD treatment), error, rule, text_status, text_letter,
   covered_mass, probs, every key of the score value dict (ideology, typology, wd_dem, ...)
   and every key of the sample metadata not already a column (direction, axis, options,
   positions, benchmarks, item_text, item_partisan_gap, ...).
@@ -17,8 +18,9 @@ letter and labels in `Score.metadata` (the letter also as `Score.answer`). Sampl
 needed value (Inspect thins metadata over 1 kB) is read from its full record.
 The `.eval` zips are read directly (header and sample summaries as JSON, about ten times
 faster than Inspect's validating reader); `.json` logs go through Inspect's readers.
-A cell sampled by several runs (retries, re-runs) counts once: the latest sample that did
-not fail wins. Each log's rows are cached under `<log dir>/.political-sycophancy-cache/`
+A cell sampled by several true re-runs (same model identity, variant, answer mode, task,
+sample and epoch) counts once: the latest sample that did not fail wins; runs under other
+model args or generate configs are kept apart and counted in the notes. Each log's rows are cached under `<log dir>/.political-sycophancy-cache/`
 keyed by the file's name, size and modification time, so unchanged logs are not read again;
 the cache is data only (Parquet and JSON, validated on read: `analysis.cache`).
 """
@@ -38,14 +40,19 @@ import pandas as pd
 
 from ..errors import InputError
 from .cache import CACHE_DIR, Entry, FrameCache
+from .identity import canonical, generate_config, identity_notes, label_identities, model_args, temperature_of
 
 # Bump when the row layout changes, so old caches are not reused.
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 KIND_KEY = "political_sycophancy"
 THINNED = "Key removed from summary (> 1k)"
 
 BASE_COLUMNS = [
     "model",
+    "variant",
+    "model_name",
+    "model_args",
+    "generate_config",
     "kind",
     "task",
     "instrument",
@@ -67,8 +74,9 @@ BASE_COLUMNS = [
     "covered_mass",
     "probs",
 ]
-# A cell: the same sample of the same task run on the same model the same way.
-CELL_KEY = ["model", "kind", "task", "condition", "temperature", "answer_mode", "sample_id", "epoch"]
+# A cell: the same sample of the same task run on the same model the same way (model =
+# name + model args, variant = generate config: see `analysis.identity`).
+CELL_KEY = ["model", "variant", "kind", "task", "condition", "answer_mode", "sample_id", "epoch"]
 # Score metadata about how the answer was read (old and new contract alike): frame columns
 # only through BASE_COLUMNS (rule, text_status, ...), never as labels of their own.
 READING_METADATA = frozenset(
@@ -97,6 +105,8 @@ class FrameLoad:
     ignored: list[str] = field(default_factory=list)
     unreadable: list[str] = field(default_factory=list)
     duplicates: int = 0
+    models_split: int = 0
+    variants: int = 0
     full_reads: int = 0
     notes: list[str] = field(default_factory=list)
 
@@ -145,21 +155,6 @@ def list_logs(log_dir: Path) -> list[tuple[Path, int, float]]:
         st = path.stat()
         out.append((path, st.st_size, st.st_mtime))
     return sorted(out)
-
-
-def _temperature(header: dict) -> float:
-    ev = header.get("eval") or {}
-    meta = ev.get("metadata") or {}
-    plan_config = (header.get("plan") or {}).get("config") or {}
-    for value in (
-        meta.get("temperature"),
-        plan_config.get("temperature"),
-        (ev.get("model_generate_config") or {}).get("temperature"),
-        (ev.get("task_args") or {}).get("temperature"),
-    ):
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return float(value)
-    return math.nan
 
 
 def _answer_mode(header: dict) -> str | None:
@@ -291,13 +286,17 @@ def _rows_of_log(path: Path, intern: _Interner) -> tuple[list[dict], str | None,
     kind = meta.get(KIND_KEY)
     if not kind:
         return [], f"{path.name} (task {ev.get('task')!r} has no '{KIND_KEY}' metadata)", False
+    config = generate_config(header)
     base = {
         "model": ev.get("model"),
+        "model_name": ev.get("model"),
+        "model_args": canonical(model_args(header)),
+        "generate_config": canonical(config),
         "kind": str(kind),
         "task": ev.get("task"),
         "phase": meta.get("phase"),
         "answer_mode": _answer_mode(header),
-        "temperature": _temperature(header),
+        "temperature": temperature_of(config),
         "log_file": str(path),
         "created": str(ev.get("created")),
         "non_ordinal": (ev.get("task_args") or {}).get("non_ordinal") or "keep",
@@ -411,6 +410,7 @@ def read_frame(
     for col in BASE_COLUMNS:
         if col not in frame.columns:
             frame[col] = None
+    frame, load.models_split, load.variants = label_identities(frame)
     frame, load.duplicates = deduplicate(frame)
     ordered = BASE_COLUMNS + [c for c in frame.columns if c not in BASE_COLUMNS]
     load.frame = frame[ordered]
@@ -420,8 +420,10 @@ def read_frame(
         load.notes.append(f"could not read {len(load.unreadable)} log(s): " + "; ".join(load.unreadable[:5]))
     if load.duplicates:
         load.notes.append(
-            f"{load.duplicates} duplicate sample(s) from retried or repeated runs dropped (latest successful sample kept)"
+            f"{load.duplicates} duplicate sample(s) from re-runs of the same cell dropped (same model, model args, "
+            "generate config, answer mode, task, sample and epoch; the latest successful sample kept)"
         )
+    load.notes.extend(identity_notes(load.frame, load.models_split, load.variants))
     if load.full_reads:
         load.notes.append(f"{load.full_reads} log(s) read in full because their sample summaries were thinned")
     load.frame.attrs["notes"] = list(load.notes)
