@@ -28,25 +28,23 @@ def _answer_some(text: str) -> str:
     return "I cannot take a side on that." if len(text) % 3 == 0 else "B"
 
 
-def _to_new_contract(score: Score, letter_in_metadata: bool) -> Score:
-    """The same score under the new contract: numbers only in the value (NaN where undefined,
-    `answered`/`refused` indicators), status/letter/labels in the metadata, letter as answer."""
-    value = dict(score.value)
-    status = value.pop("status")
-    letter = value.pop("letter", None)
-    labels = {k: value.pop(k) for k in LABELS if k in value}
-    numbers = {k: (math.nan if v is None else float(v)) for k, v in value.items()}
-    numbers.update(answered=float(status == "answered"), refused=float(status == "refusal"))
-    metadata = {**(score.metadata or {}), "status": status, **labels}
-    if letter_in_metadata:
-        metadata["letter"] = letter
-    return Score(value=numbers, answer=letter, explanation=score.explanation, metadata=metadata)
+def _to_old_contract(score: Score) -> Score:
+    """The same score under the old contract (the scorers now write the new one): status,
+    letter and labels in the value, None where undefined, no indicators."""
+    meta = dict(score.metadata or {})
+    value = {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in score.value.items()
+             if k not in ("answered", "refused", "covered_mass")}
+    value = {"status": meta.pop("status"), "letter": meta.pop("letter", None), **value}
+    for label in LABELS:
+        if label in meta:
+            value[label] = meta.pop(label)
+    return Score(value=value, answer=score.answer, explanation=score.explanation, metadata=meta)
 
 
-def _rewrite_new_contract(log_path: str, out_dir: Path) -> None:
+def _rewrite_old_contract(log_path: str, out_dir: Path) -> None:
     log = read_eval_log(log_path)
-    for i, sample in enumerate(log.samples or []):
-        sample.scores = {name: _to_new_contract(s, letter_in_metadata=i % 2 == 0) for name, s in (sample.scores or {}).items()}
+    for sample in log.samples or []:
+        sample.scores = {name: _to_old_contract(s) for name, s in (sample.scores or {}).items()}
     out_dir.mkdir(parents=True, exist_ok=True)
     write_eval_log(log, str(out_dir / Path(log_path).name))
 
@@ -61,11 +59,11 @@ def test_frame_reads_old_and_new_score_contracts_alike(tmp_path):
         logs += inspect_eval(
             audit(instrument="atp_items", items=str(items), condition=condition),
             model=scripted_model(_answer_some),
-            log_dir=str(old_dir),
+            log_dir=str(new_dir),
             display="none",
         )
     for log in logs:
-        _rewrite_new_contract(log.location, new_dir)
+        _rewrite_old_contract(log.location, old_dir)
     old = read_frame(old_dir, cache=False).frame
     new = read_frame(new_dir, cache=False).frame
     assert list(new.columns) == list(old.columns)
