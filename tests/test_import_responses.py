@@ -57,7 +57,7 @@ def test_phase2_shape_becomes_one_log_per_cell(tmp_path, items):
     assert sample.input == builtin_conditions()["C3R"].apply(audit_prompt(item))
     assert sample.output.completion == "The answer is A." and sample.epoch in (1, 2)
     score = next(iter(sample.scores.values()))
-    assert score.value["status"] == "answered" and score.value["letter"] == "A" and score.value["wd_dem"] is not None
+    assert score.metadata["status"] == "answered" and score.answer == "A" and score.value["wd_dem"] == score.value["wd_dem"]
     # The analysis reads them back: epochs from rep (0-based), one cell per model x item x condition.
     frame = load_frame(tmp_path / "logs")
     assert sorted(frame["epoch"].unique()) == [1, 2] and len(frame) == len(rows)

@@ -46,7 +46,7 @@ from inspect_ai.log import (
     condense_sample,
 )
 from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, GenerateConfig, ModelName, ModelOutput
-from inspect_ai.scorer import SampleScore, Score, Target
+from inspect_ai.scorer import SampleScore, Score, Target, mean_score
 from inspect_ai.solver import TaskState
 
 from .conditions import Condition, condition_registry
@@ -56,7 +56,7 @@ from .items import LETTERS, Item, load_items, parse_options
 from .prompts import audit_prompt
 from .scorers import scorer_for
 from .scorers.letters import ANSWERED, ERROR, UNPARSED, parse_choice
-from .scorers.metrics import replicates
+from .scorers.answers import restatus
 
 REQUIRED = ("model_id", "question_id", "raw_response")
 SOURCE_RULE = "source letter"
@@ -350,19 +350,13 @@ def _source_score(run: _Scoring, scorer: Callable, item: Item, letter: str, raw:
     """Score the file's letter with our scorer; keep our own reading of the text beside it."""
     ours = parse_choice(raw, item.options)
     letter = (letter or "").strip()
+    extra = dict(text_status=ours.status, text_letter=ours.letter, source_letter=letter or None)
     if letter:
         score = run(scorer, make_state(letter))
-        rule = SOURCE_RULE
-    else:
-        score = run(scorer, make_state(""))
-        value = dict(score.value)
-        value["status"] = ours.status if ours.status != ANSWERED else UNPARSED
-        score = Score(value=value, answer=None, explanation="", metadata=score.metadata)
-        rule = "no letter in the source file"
-    meta = dict(score.metadata or {})
-    meta.update(rule=rule, text_status=ours.status, text_letter=ours.letter, source_letter=letter or None)
-    status = score.value.get("status") if isinstance(score.value, dict) else None
-    return Score(value=score.value, answer=score.answer, explanation=f"{status} ({rule})", metadata=meta)
+        return restatus(score, (score.metadata or {}).get("status", UNPARSED), SOURCE_RULE, **extra)
+    score = run(scorer, make_state(""))
+    status = ours.status if ours.status != ANSWERED else UNPARSED
+    return restatus(score, status, "no letter in the source file", **extra)
 
 
 def _eval_results(samples: list[EvalSample], scorer, scorer_name: str):
@@ -379,7 +373,7 @@ def _eval_results(samples: list[EvalSample], scorer, scorer_name: str):
     ]
     if not scores:
         return None, None
-    return eval_results(len(samples), scores, replicates(), [scorer], None, scorer_names=[scorer_name])
+    return eval_results(len(samples), scores, mean_score(), [scorer], None, scorer_names=[scorer_name])
 
 
 async def _write_eval(log: EvalLog, out: Path) -> None:
