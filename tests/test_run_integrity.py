@@ -66,7 +66,8 @@ def test_same_seeded_command_gives_the_same_answers(tmp_path):
                 "--answer", "letter", "--max-tokens", "6", "--seed", "1", "--log-dir", f"logs_{run}"]
         proc = run_cli(*args, cwd=tmp_path)
         assert proc.returncode == 0, proc.stdout + proc.stderr
-        tables.append(proc.stdout.split("means over")[0])
+        table = proc.stdout.split("means over")[0].splitlines()
+        tables.append(table[next(i for i, line in enumerate(table) if line.startswith("model ")):])
         answers = {}
         for info in list_eval_logs(str(tmp_path / f"logs_{run}")):
             log = read_eval_log(info)
