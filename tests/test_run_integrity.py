@@ -77,3 +77,16 @@ def test_same_seeded_command_gives_the_same_answers(tmp_path):
             first = answers
     assert answers == first
     assert tables[0] == tables[1]
+
+
+def test_second_run_on_a_busy_log_folder_is_refused(tmp_path):
+    """Two audits on one log folder at once used to both send every call."""
+    from political_sycophancy.commands.eval_options import log_dir_lock
+
+    with log_dir_lock(str(tmp_path / "logs")):
+        proc = run_cli("political-sycophancy", "audit", "--conditions", "N", "--model", "faulty/mockllm/model",
+                       "--limit", "1", "--log-dir", "logs", cwd=tmp_path)
+    assert proc.returncode == 2 and "another run is writing to logs" in proc.stderr and "Traceback" not in proc.stderr
+    proc = run_cli("political-sycophancy", "audit", "--conditions", "N", "--model", "faulty/mockllm/model",
+                   "--limit", "1", "--log-dir", "logs", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
