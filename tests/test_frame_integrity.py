@@ -3,11 +3,13 @@ planted cache, model variants and re-runs, incomplete designs, odd .eval zips.""
 
 from __future__ import annotations
 
+import json
 import math
 import pickle
 from pathlib import Path
 
 import pandas as pd
+import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import read_eval_log, write_eval_log
 from inspect_ai.scorer import Score
@@ -15,7 +17,7 @@ from inspect_ai.scorer import Score
 from political_sycophancy.analysis.frame import CACHE_DIR, read_frame
 from political_sycophancy.cli import main
 from political_sycophancy.simulate import write_atp_items
-from political_sycophancy.tasks.audit import audit
+from political_sycophancy.tasks.audit import audit, audit_tasks
 
 from conftest import scripted_model
 
@@ -168,3 +170,82 @@ def test_runs_with_different_settings_are_variants_not_duplicates(tmp_path, caps
     assert len(variants) == 4 and variants["main"].sum() == 2
     side = pd.read_csv(out / "tables" / "condition_summary_by_variant.csv")
     assert len(side) == 4 and set(side["n_samples"]) == {3}
+
+
+def test_incomplete_design_is_reported_and_conditions_compare_matched_items(tmp_path, capsys):
+    """An audit killed and never resumed: one condition's log lost its last samples (still
+    `started`), another condition's task never wrote a log. The analysis states the expected
+    cells (from each task's dataset), what is missing per model x condition, and compares
+    conditions over the items run under every condition only, saying so."""
+    logs = tmp_path / "logs"
+    args = ["audit", "--conditions", "N,C3L,C3R", "--limit", "6", "--model", "faulty/mockllm/model", "--log-dir", str(logs)]
+    assert main(args) == 0
+    by_condition = {read_eval_log(str(p), header_only=True).eval.metadata["condition"]: p for p in logs.glob("*.eval")}
+    killed = read_eval_log(str(by_condition["C3L"]))
+    killed.samples = killed.samples[:4]
+    killed.status, killed.results = "started", None
+    write_eval_log(killed, str(by_condition["C3L"]))
+    by_condition["C3R"].unlink()
+    capsys.readouterr()
+    out = tmp_path / "report"
+    assert main(["analyze", str(logs), "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "incomplete design: 2 of 12 expected sample(s) have no result" in printed
+    assert "1 task(s) of the eval set have no log" in printed and "audit_pct_C3R" in printed
+    design = pd.read_csv(out / "tables" / "design_cells.csv").set_index("condition")
+    assert design.loc["N", ["expected", "present", "missing"]].tolist() == [6, 6, 0]
+    assert design.loc["C3L", ["expected", "present", "missing"]].tolist() == [6, 4, 2]
+    assert design.loc["C3L", "log_status"] == "started"
+    assert pd.isna(design.loc["C3R", "expected"]) and design.loc["C3R", "log_status"] == "no log (never started)"
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["design"]["complete"] is False and summary["design"]["missing"] == 2
+    assert summary["design"]["tasks_without_log"] == ["audit_pct_C3R"]
+    # N and C3L are compared over the 4 items run under both, and the report says so.
+    table = pd.read_csv(out / "tables" / "condition_summary.csv").set_index("condition")
+    assert table.loc["N", "n_items"] == table.loc["C3L", "n_items"] == 4
+    assert table.loc["N", "n_unmatched"] == 2 and table.loc["C3L", "n_unmatched"] == 0
+    report = (out / "report.md").read_text()
+    assert "matched items" in report and "Exclusions: 0" not in report
+    assert "2 of 12 expected samples are missing" in report
+
+
+def _inspect_parse_rate(log) -> float:
+    """The parse rate Inspect computed for a log (what the `audit` table prints): the
+    `answered` mean of the new score contract, or the older `parse_rate` metric."""
+    for score in log.results.scores:
+        if score.name == "answered" and "mean" in score.metrics:
+            return score.metrics["mean"].value
+        if "parse_rate" in score.metrics:
+            return score.metrics["parse_rate"].value
+    raise AssertionError("no parse rate in the log's metrics")
+
+
+def test_parse_rate_is_the_same_number_in_audit_and_analyze(tmp_path, capsys):
+    """With errored samples (no score) and unparsed answers, `analyze` reports the parse
+    rate Inspect reports (answered / scored samples) and the errors beside it, named."""
+    logs = tmp_path / "logs"
+    runs = inspect_eval(
+        audit_tasks(conditions="N,C3R"),
+        model="faulty/mockllm/model",
+        model_args={"permanent": 0.25, "garbage": 0.25, "seed": 7},
+        limit=12,
+        log_dir=str(logs),
+        display="none",
+        fail_on_error=False,
+    )
+    inspect_rates = {log.eval.metadata["condition"]: _inspect_parse_rate(log) for log in runs}
+    errors = {log.eval.metadata["condition"]: sum(1 for s in log.samples if s.error) for log in runs}
+    assert all(errors.values()) and all(0 < r < 1 for r in inspect_rates.values())
+    out = tmp_path / "report"
+    assert main(["analyze", str(logs), "--out", str(out), "--bootstrap", "20", "--sign-flip-draws", "20"]) == 0
+    table = pd.read_csv(out / "tables" / "condition_summary.csv").set_index("condition")
+    for condition, rate in inspect_rates.items():
+        assert table.loc[condition, "parse_rate"] == pytest.approx(rate)
+        assert table.loc[condition, "n_errors"] == errors[condition]
+        assert table.loc[condition, "error_rate"] == pytest.approx(errors[condition] / 12)
+    printed = capsys.readouterr().out
+    header = next(line for line in printed.splitlines() if line.startswith("model "))
+    assert header.split() == ["model", "condition", "samples", "pct", "parse_rate", "refusal_rate", "errors"]
+    for condition, rate in inspect_rates.items():
+        line = next(line for line in printed.splitlines() if line.split()[1:2] == [condition])
+        assert line.split()[4] == f"{rate:.3f}" and line.split()[6] == str(errors[condition])
