@@ -3,9 +3,13 @@ planted cache, model variants and re-runs, incomplete designs, odd .eval zips.""
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 import pickle
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -14,6 +18,7 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.log import read_eval_log, write_eval_log
 from inspect_ai.scorer import Score
 
+from political_sycophancy.analysis.atomic import temp_path
 from political_sycophancy.analysis.frame import CACHE_DIR, read_frame
 from political_sycophancy.cli import main
 from political_sycophancy.simulate import write_atp_items
@@ -249,3 +254,75 @@ def test_parse_rate_is_the_same_number_in_audit_and_analyze(tmp_path, capsys):
     for condition, rate in inspect_rates.items():
         line = next(line for line in printed.splitlines() if line.split()[1:2] == [condition])
         assert line.split()[4] == f"{rate:.3f}" and line.split()[6] == str(errors[condition])
+
+
+FORMULAS = ["=HYPERLINK(\"http://127.0.0.1:9/x\",\"click\")", "+1+cmd|' /C calc'!A0", "-2+3", "@SUM(A1:A9)"]
+
+
+def test_tables_are_spreadsheet_safe_and_report_md_escapes_html(tmp_path):
+    """Item texts that a spreadsheet would run as formulas are written as text (a leading
+    quote), and raw HTML from item texts and model names is escaped in report.md too."""
+    items = tmp_path / "hostile.jsonl"
+    rows = [
+        {"id": f"f{i}", "text": f"{FORMULAS[i % 4]} <img src=x onerror=alert({i})>", "options": ["Agree", "Disagree"],
+         "direction": 1, "scoring": "typology"}
+        for i in range(8)
+    ]  # fmt: skip
+    items.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    model = scripted_model(lambda p: "B" if "Republican" in p else "A", name="mockllm/<script>alert('m')</script>")
+    logs, out = tmp_path / "logs", tmp_path / "report"
+    inspect_eval(audit_tasks(instrument=str(items), conditions="N,C3L,C3R"), model=model, log_dir=str(logs), display="none")
+    assert main(["analyze", str(logs), "--out", str(out), "--bootstrap", "20", "--sign-flip-draws", "20"]) == 0
+    shown = 0
+    for path in sorted((out / "tables").glob("*.csv")):
+        with path.open(newline="", encoding="utf-8") as fh:
+            for row in csv.reader(fh):
+                for cell in row:
+                    if cell[:1] in ("=", "+", "-", "@"):
+                        float(cell)  # only numbers may lead with a formula character
+                    shown += cell.startswith("'") and cell[1:2] in ("=", "+", "-", "@")
+    assert shown >= 4, "the formula-leading item texts are in the tables, quoted"
+    md = (out / "report.md").read_text(encoding="utf-8").lower()
+    assert "<img" not in md and "<script" not in md and "&lt;img src=x" in md and "&lt;script&gt;" in md
+
+
+def _dead_pid() -> int:
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
+
+
+def test_killed_analyze_leaves_no_orphan_temp_file(tmp_path):
+    """`analyze` killed with SIGKILL part-way, plus temporary files a killed writer left
+    (ours, and the old pickle cache's `.frame-*.tmp`): the next run removes them all, and
+    keeps the temporary file of a writer that is still running."""
+    logs, out = tmp_path / "logs", tmp_path / "report"
+    for condition in ("N", "C3R"):
+        _mock_audit(logs, condition=condition, limit=4)
+    argv = [sys.executable, "-m", "political_sycophancy.cli", "analyze", str(logs), "--out", str(out), "--bootstrap", "20", "--sign-flip-draws", "20"]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    for line in proc.stdout:
+        if line.startswith("[1/"):  # the frame cache is written, the report is being written
+            break
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    cache, dead = logs / CACHE_DIR, _dead_pid()
+    orphans = [
+        cache / ".frame-k2j3h4.tmp",
+        temp_path(cache / "index.json", dead),
+        temp_path(out / "tables" / "condition_summary.csv", dead),
+        temp_path(out / "report.html", dead),
+    ]
+    for path in orphans:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("half-written")
+    alive = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        live = temp_path(out / "summary.json", alive.pid)
+        live.write_text("being written")
+        assert main(["analyze", str(logs), "--out", str(out), "--bootstrap", "20", "--sign-flip-draws", "20"]) == 0
+        left = sorted(str(p) for p in tmp_path.rglob("*") if p.name.endswith((".tmp", ".ps-tmp")) and p != live)
+        assert left == [] and live.exists()
+    finally:
+        alive.kill()
+        alive.wait()

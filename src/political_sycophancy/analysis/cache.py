@@ -35,8 +35,10 @@ from .design import valid_record
 CACHE_DIR = ".political-sycophancy-cache"
 INDEX_FILE = "index.json"
 ROWS_DIR = "rows"
-# Caches of older versions that could run code when read: deleted, never opened.
+# Caches of older versions that could run code when read: deleted, never opened (the
+# pickle cache and the temporary files its killed writers left).
 LEGACY_FILES = ("frame.pkl",)
+LEGACY_TEMP = ".frame-*.tmp"
 META_KEY = b"political_sycophancy"
 NATIVE_DTYPES = {"int64": "int64", "float64": "float64", "bool": "bool", "str": "str"}
 CODECS = ("int64", "float64", "bool", "str", "json")
@@ -202,6 +204,8 @@ class FrameCache:
                     self.notes.append(f"an old pickle frame cache {path} was deleted unread (a pickle can run code); the cache is rebuilt")
                 except OSError as ex:
                     self.notes.append(f"an old pickle frame cache {path} is ignored (a pickle can run code) and could not be deleted ({ex})")
+        for orphan in self.dir.glob(LEGACY_TEMP) if self.dir.is_dir() else ():
+            orphan.unlink(missing_ok=True)
         clean_stale_temp(self.dir)
         clean_stale_temp(self.dir / ROWS_DIR)
         path = self.dir / INDEX_FILE
