@@ -40,10 +40,11 @@ import pandas as pd
 
 from ..errors import InputError
 from .cache import CACHE_DIR, Entry, FrameCache
-from .identity import canonical, generate_config, identity_notes, label_identities, model_args, temperature_of
+from .design import design_notes, design_summary, design_table, eval_set_tasks, planned, task_id_of_file
+from .identity import identity_notes, label_identities, temperature_of
 
 # Bump when the row layout changes, so old caches are not reused.
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 KIND_KEY = "political_sycophancy"
 THINNED = "Key removed from summary (> 1k)"
 
@@ -105,6 +106,7 @@ class FrameLoad:
     ignored: list[str] = field(default_factory=list)
     unreadable: list[str] = field(default_factory=list)
     duplicates: int = 0
+    design: pd.DataFrame = field(default_factory=pd.DataFrame)
     models_split: int = 0
     variants: int = 0
     full_reads: int = 0
@@ -265,7 +267,7 @@ def _read_with_inspect(path: Path) -> tuple[dict, list[dict]]:
     from inspect_ai.log import read_eval_log, read_eval_log_sample_summaries
 
     log = read_eval_log(str(path), header_only=True)
-    header = {"eval": log.eval.model_dump(mode="json"), "plan": log.plan.model_dump(mode="json") if log.plan else {}}
+    header = {"eval": log.eval.model_dump(mode="json"), "plan": log.plan.model_dump(mode="json") if log.plan else {}, "status": log.status}
     summaries = [s.model_dump(mode="json") for s in read_eval_log_sample_summaries(str(path))]
     full = 0
     if any(_thinned(s) for s in summaries):
@@ -276,27 +278,29 @@ def _read_with_inspect(path: Path) -> tuple[dict, list[dict]]:
     return header, summaries
 
 
-def _rows_of_log(path: Path, intern: _Interner) -> tuple[list[dict], str | None, bool]:
-    """Rows of one log; (rows, reason it was ignored or None, whether samples were read in full)."""
+def _rows_of_log(path: Path, intern: _Interner) -> tuple[list[dict], str | None, bool, str | None, dict | None]:
+    """Rows of one log; (rows, reason it was ignored or None, whether samples were read in
+    full, its task id, what it was meant to hold: `design.planned`)."""
     import inspect_ai.log  # noqa: F401  (registers the zstd codec Inspect uses inside .eval zips)
 
     header, samples = _read_eval_zip(path) if path.suffix == ".eval" else _read_with_inspect(path)
     ev = header.get("eval") or {}
     meta = ev.get("metadata") or {}
     kind = meta.get(KIND_KEY)
+    task_id = ev.get("task_id") if isinstance(ev.get("task_id"), str) else None
     if not kind:
-        return [], f"{path.name} (task {ev.get('task')!r} has no '{KIND_KEY}' metadata)", False
-    config = generate_config(header)
+        return [], f"{path.name} (task {ev.get('task')!r} has no '{KIND_KEY}' metadata)", False, task_id, None
+    plan = planned(header, str(kind), _answer_mode(header))
     base = {
-        "model": ev.get("model"),
-        "model_name": ev.get("model"),
-        "model_args": canonical(model_args(header)),
-        "generate_config": canonical(config),
+        "model": plan["model_name"],
+        "model_name": plan["model_name"],
+        "model_args": plan["model_args"],
+        "generate_config": plan["generate_config"],
         "kind": str(kind),
         "task": ev.get("task"),
         "phase": meta.get("phase"),
-        "answer_mode": _answer_mode(header),
-        "temperature": temperature_of(config),
+        "answer_mode": plan["answer_mode"],
+        "temperature": temperature_of(json.loads(plan["generate_config"])),
         "log_file": str(path),
         "created": str(ev.get("created")),
         "non_ordinal": (ev.get("task_args") or {}).get("non_ordinal") or "keep",
@@ -338,7 +342,7 @@ def _rows_of_log(path: Path, intern: _Interner) -> tuple[list[dict], str | None,
             if k not in row:
                 row[k] = intern(v) if isinstance(v, (list, dict)) else v
         rows.append(row)
-    return rows, None, bool(header.get("_full_reads"))
+    return rows, None, bool(header.get("_full_reads")), task_id, plan
 
 
 def deduplicate(frame: pd.DataFrame) -> tuple[pd.DataFrame, int]:
@@ -383,13 +387,13 @@ def read_frame(
             load.cached += 1
             continue
         try:
-            rows, ignored, full = _rows_of_log(path, intern)
+            rows, ignored, full, task_id, plan = _rows_of_log(path, intern)
         except Exception as ex:  # a damaged file must not hide the others; it is listed
             load.unreadable.append(f"{name} ({type(ex).__name__}: {str(ex).splitlines()[0][:200] if str(ex) else ''})")
             continue
         load.read += 1
         load.full_reads += int(full)
-        entries[name] = Entry(size, mtime, ignored, None if ignored else pd.DataFrame(rows))
+        entries[name] = Entry(size, mtime, ignored, None if ignored else pd.DataFrame(rows), task_id, plan)
         fresh.add(name)
         if progress and (i % 25 == 0):
             progress(f"  read {i}/{len(files)} logs ({time.perf_counter() - started:.1f}s)")
@@ -410,8 +414,12 @@ def read_frame(
     for col in BASE_COLUMNS:
         if col not in frame.columns:
             frame[col] = None
-    frame, load.models_split, load.variants = label_identities(frame)
+    plans = pd.DataFrame([e.design for e in entries.values() if e.design])
+    frame, plans, load.models_split, load.variants = label_identities(frame, plans)
     frame, load.duplicates = deduplicate(frame)
+    known = {e.task_id for e in entries.values() if e.task_id} | {t for p, _, _ in files if (t := task_id_of_file(p.name))}
+    without_log, manifest_notes = eval_set_tasks(log_dir, known, CACHE_DIR)
+    load.design = design_table(frame, plans, without_log)
     ordered = BASE_COLUMNS + [c for c in frame.columns if c not in BASE_COLUMNS]
     load.frame = frame[ordered]
     if load.ignored:
@@ -424,9 +432,12 @@ def read_frame(
             "generate config, answer mode, task, sample and epoch; the latest successful sample kept)"
         )
     load.notes.extend(identity_notes(load.frame, load.models_split, load.variants))
+    load.notes.extend(design_notes(load.design) + manifest_notes)
     if load.full_reads:
         load.notes.append(f"{load.full_reads} log(s) read in full because their sample summaries were thinned")
     load.frame.attrs["notes"] = list(load.notes)
+    # JSON text, not a frame: pandas deep-copies attrs on every derived frame.
+    load.frame.attrs["design"] = load.design.to_json(orient="records")
     return load
 
 
