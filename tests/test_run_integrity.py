@@ -90,3 +90,10 @@ def test_second_run_on_a_busy_log_folder_is_refused(tmp_path):
     proc = run_cli("political-sycophancy", "audit", "--conditions", "N", "--model", "faulty/mockllm/model",
                    "--limit", "1", "--log-dir", "logs", cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_log_dir_that_is_a_file_is_one_line_error(tmp_path):
+    (tmp_path / "logs").write_text("not a folder")
+    proc = run_cli("political-sycophancy", "audit", "--conditions", "N", "--model", "faulty/mockllm/model",
+                   "--limit", "1", "--log-dir", "logs", cwd=tmp_path)
+    assert proc.returncode == 2 and "--log-dir logs: exists and is not a directory" in proc.stderr, proc.stderr

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+from ..files import output_dir
 
 
 def _fraction_or_count(text: str) -> float | bool:
@@ -132,8 +133,7 @@ def log_dir_lock(log_dir: str) -> Iterator[None]:
     """One run per log folder at a time: a second `audit`/`plan --run` on the same folder
     would send every call again beside the first (eval sets only see finished logs).
     The lock is an OS file lock, released when the process ends, however it ends."""
-    Path(log_dir).mkdir(parents=True, exist_ok=True)
-    path = Path(log_dir) / LOCK_FILE
+    path = output_dir(log_dir, "--log-dir") / LOCK_FILE
     with path.open("a+") as fh:
         try:
             fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
