@@ -10,6 +10,7 @@ import pickle
 import signal
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pandas as pd
@@ -324,3 +325,34 @@ def test_killed_analyze_leaves_no_orphan_temp_file(tmp_path):
     finally:
         alive.kill()
         alive.wait()
+
+
+def _rezip(src: Path, dst: Path, *, drop: tuple[str, ...] = (), rename: dict[str, str] | None = None) -> None:
+    """A copy of an .eval zip with members dropped (a name ending in / drops a folder) or renamed."""
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w") as zout:
+        for info in zin.infolist():
+            if any(info.filename == d or (d.endswith("/") and info.filename.startswith(d)) for d in drop):
+                continue
+            name = (rename or {}).get(info.filename, info.filename)
+            zout.writestr(name, zin.read(info.filename), compress_type=info.compress_type)
+
+
+def test_eval_zip_with_unexpected_layout_is_read_through_inspect(tmp_path):
+    """An .eval zip whose layout is not the one the fast reader expects (no summaries.json
+    and no journal; summaries.json renamed) is read with Inspect's public read_eval_log, not
+    listed as unreadable nor read as empty."""
+    [log] = inspect_eval(audit(), model=scripted_model(lambda t: "B"), limit=3, log_dir=str(tmp_path / "logs"), display="none")
+    src = Path(log.location)
+    expected = read_frame(src.parent, cache=False).frame
+    variants = {
+        "no_summaries": dict(drop=("summaries.json", "_journal/")),
+        "renamed_summaries": dict(drop=("_journal/",), rename={"summaries.json": "summaries_v2.json"}),
+    }
+    for name, change in variants.items():
+        _rezip(src, tmp_path / name / src.name, **change)
+        load = read_frame(tmp_path / name, cache=False)
+        assert load.unreadable == [] and len(load.frame) == 3, name
+        assert any("read with Inspect's read_eval_log" in n for n in load.notes), (name, load.notes)
+        same = ["model", "variant", "condition", "item_id", "epoch", "status", "letter", "ideology", "probs", "options"]
+        pd.testing.assert_frame_equal(load.frame[same], expected[same])
