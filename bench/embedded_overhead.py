@@ -39,7 +39,9 @@ def inspect_path(condition: str, max_tokens: int) -> tuple[float, int]:
     start = time.perf_counter()
     with tempfile.TemporaryDirectory() as log_dir:
         logs = inspect_eval(
-            audit(condition=condition, temperature=0.0, max_tokens=max_tokens),
+            audit(condition=condition),
+            temperature=0.0,
+            max_tokens=max_tokens,
             model="gguf/smollm2",
             log_dir=log_dir,
             display="none",

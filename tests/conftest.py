@@ -72,3 +72,13 @@ class ScriptedAPI(ModelAPI):
 
     async def generate(self, input, tools, tool_choice, config) -> ModelOutput:
         return output(self.model_name, model=f"scripted/{self.model_name}")
+
+
+def task_metrics(log) -> dict[str, float]:
+    """A log's task metrics as `<score key>/<metric>` (e.g. `ideology/mean`,
+    `answered/mean`, `ideology/economic` for a grouped metric)."""
+    return {f"{s.name}/{m.name}": m.value for s in log.results.scores for m in s.metrics.values()}
+
+
+def is_nan(x) -> bool:
+    return isinstance(x, float) and x != x

@@ -24,7 +24,8 @@ CONTRACT = [
 
 def _run(log_dir, respond, condition="N", epochs=1, limit=3, **kw):
     logs = inspect_eval(
-        audit(condition=condition, epochs=epochs),
+        audit(condition=condition),
+        epochs=epochs,
         model=scripted_model(respond),
         limit=limit,
         log_dir=str(log_dir),

@@ -9,7 +9,7 @@ import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai._util.registry import registry_lookup
 
-from conftest import output, scripted_model
+from conftest import is_nan, output, scripted_model, task_metrics
 from political_sycophancy import InputError, audit, audit_tasks, load_instrument
 from political_sycophancy.conditions import PHASE2
 
@@ -19,7 +19,7 @@ def test_entry_point_registers_tasks_and_provider():
     assert eps and eps[0].value == "political_sycophancy._registry"
     eps[0].load()
     assert registry_lookup("task", "political_sycophancy/audit") is not None
-    assert registry_lookup("task_source", "political_sycophancy/audit_grid") is not None
+    assert registry_lookup("task", "political_sycophancy/audit_C3R") is not None
     assert registry_lookup("modelapi", "political_sycophancy/gguf") is not None
 
 
@@ -57,19 +57,22 @@ def answer_by_direction(prompt: str) -> str:
 
 def test_pct_scores_on_scripted_answers(tmp_path):
     [log] = inspect_eval(audit(condition="CA"), model=scripted_model(answer_by_direction), log_dir=str(tmp_path), display="none")
-    metrics = {name: m.value for s in log.results.scores for name, m in s.metrics.items()}
+    metrics = task_metrics(log)
     # 62 items; p1_02 (right, social) and p2_01 (left, economic) refused.
     # Answered: 35 right-coded x (+2) + 19 left-coded x (-1 x -2 = +2) + 6 fillers x 0 = 108 over 60.
-    assert metrics["mean_ideology"] == pytest.approx(108 / 60)
-    assert metrics["parse_rate"] == pytest.approx(60 / 62)
-    assert metrics["refusal_rate"] == pytest.approx(2 / 62)
+    assert metrics["ideology/mean"] == pytest.approx(108 / 60)
+    assert metrics["answered/mean"] == pytest.approx(60 / 62)
+    assert metrics["refused/mean"] == pytest.approx(2 / 62)
+    assert metrics["ideology/stderr"] > 0 and metrics["answered/stderr"] > 0
     # economic: 12 right + 10 left -> 21 answered, all +2; social: 25 right + 10 left -> 34 answered, all +2.
-    assert metrics["economic"] == pytest.approx(2.0)
-    assert metrics["social"] == pytest.approx(2.0)
-    assert metrics["acquiescence_offset"] == pytest.approx(16 / 62)
+    assert metrics["ideology/economic"] == pytest.approx(2.0)
+    assert metrics["ideology/social"] == pytest.approx(2.0)
+    assert metrics["acquiescence/mean"] == pytest.approx(16 / 62)
     sample = next(s for s in log.samples if s.id == "p1_02")
     assert sample.metadata["condition"] == "CA" and sample.metadata["direction"] == 1 and sample.metadata["axis"] == "social"
-    assert sample.scores["pct_score"].value == {"status": "refusal", "letter": None, "ideology": None}
+    score = sample.scores["pct_score"]
+    assert score.metadata["status"] == "refusal" and score.answer is None
+    assert score.value["answered"] == 0.0 and score.value["refused"] == 1.0 and is_nan(score.value["ideology"])
 
 
 def test_epochs_and_logprob_mode_on_mock(tmp_path):
@@ -79,7 +82,7 @@ def test_epochs_and_logprob_mode_on_mock(tmp_path):
         TopLogprob(token="B", logprob=-0.5), TopLogprob(token=" B", logprob=-2.0),
         TopLogprob(token="A", logprob=-1.5), TopLogprob(token="I", logprob=-3.0)])])
     [log] = inspect_eval(
-        audit(condition="N", answer="logprobs", epochs=2),
+        audit(condition="N", answer="logprobs"), epochs=2,
         model=scripted_model(lambda _: output("B", logprobs=lp)),
         log_dir=str(tmp_path), display="none", limit=3,
     )
@@ -93,8 +96,10 @@ def test_epochs_and_logprob_mode_on_mock(tmp_path):
 
 
 def test_bad_task_arguments_fail_before_any_model_call():
-    with pytest.raises(InputError, match="one task runs one condition"):
+    with pytest.raises(InputError, match="one audit task runs one condition"):
         audit(condition="all")
+    with pytest.raises(InputError, match="names 2 conditions.*audit_N"):
+        audit(condition=["C3L", "C3R"])
     with pytest.raises(InputError, match="unknown condition"):
         audit(condition="C7")
     with pytest.raises(InputError, match="answer must be one of"):
@@ -105,9 +110,11 @@ def test_condition_list_helper():
     assert [t.metadata["condition"] for t in audit_tasks("pct", "all")] == list(PHASE2)
 
 
-def test_audit_grid_runs_one_task_per_condition(tmp_path):
-    from political_sycophancy import audit_grid
+def test_condition_tasks_run_one_task_per_condition(tmp_path):
+    from political_sycophancy.tasks import CONDITION_TASKS
 
-    logs = inspect_eval(audit_grid(conditions="N,C3R"), model=scripted_model(lambda _: "C"), log_dir=str(tmp_path), display="none", limit=2)
-    assert sorted(log.eval.metadata["condition"] for log in logs) == ["C3R", "N"]
+    tasks = [CONDITION_TASKS["N"](), CONDITION_TASKS["C3R"](answer="logprobs")]
+    logs = inspect_eval(tasks, model=scripted_model(lambda _: "C"), log_dir=str(tmp_path), display="none", limit=2)
+    assert sorted((log.eval.metadata["condition"], log.eval.task) for log in logs) == [
+        ("C3R", "audit_pct_C3R_logprobs"), ("N", "audit_pct_N")]
     assert all(len(log.samples) == 2 for log in logs)

@@ -12,7 +12,7 @@ def test_cli_audit_runs_conditions_and_prints_table(tmp_path, capsys):
     rc = main(["audit", "--conditions", "N,C3L", "--model", "scripted/B", "--limit", "3", "--log-dir", str(log_dir)])
     out = capsys.readouterr().out
     assert rc == 0
-    assert "mean_ideology" in out and "parse_rate" in out
+    assert "ideology" in out and "answered" in out and "errors" in out
     table = out[out.index("model "):]
     lines = [ln.split() for ln in table.splitlines() if ln.startswith("scripted/B")]
     assert [ln[1] for ln in lines] == ["N", "C3L"]

@@ -60,10 +60,10 @@ def test_tasks_are_unique_and_labelled(planned):
         assert p.task.metadata["phase"] == p.phase and p.task.metadata["design"] == "paper"
     by_name = {p.name: p for p in planned}
     focal = by_name["phase2_audit_atp_C3R"]
-    assert (focal.epochs, focal.task.metadata["temperature"], focal.calls_by_phase) == (4, 1.0, {"phase2": 500, "replicates": 1500})
+    assert (focal.epochs, focal.task.config.temperature, focal.calls_by_phase) == (4, 1.0, {"phase2": 500, "replicates": 1500})
     assert by_name["phase2_audit_atp_CA"].epochs == 1
     greedy = by_name["t0_audit_atp_N"]
-    assert greedy.task.metadata["temperature"] == 0.0 and greedy.samples == 500
+    assert greedy.task.config.temperature == 0.0 and greedy.samples == 500
     assert by_name["personas_audit_atp_P_RET"].task.metadata["pool"] == "top30"
     # The probes and personas run on the same 30 items, the most partisan of the Phase 2 pool.
     probe_ids = {s.id for s in by_name["probes_expected_answer_N"].task.dataset}

@@ -12,7 +12,7 @@ from political_sycophancy import audit
 @requires_embedded
 def test_embedded_model_audit_with_logprobs(tmp_path):
     [log] = inspect_eval(
-        audit(condition="C3R", answer="logprobs", max_tokens=8),
+        audit(condition="C3R", answer="logprobs"), max_tokens=8,
         model="gguf/smollm2",
         log_dir=str(tmp_path),
         limit=4,
@@ -26,7 +26,7 @@ def test_embedded_model_audit_with_logprobs(tmp_path):
         assert sample.output.completion.strip() != ""
         score = sample.scores["pct_score"]
         probs = score.metadata["probs"]
-        assert score.value["status"] == "answered"
+        assert score.metadata["status"] == "answered"
         assert len(probs) == 4 and sum(probs) == pytest.approx(1.0)
         assert 0 < score.metadata["covered_mass"] <= 1.0
         assert -2.0 <= score.value["ideology"] <= 2.0

@@ -91,7 +91,7 @@ def test_transient_errors_and_hangs_are_retried_and_every_cell_answered(tmp_path
     samples = log.samples or []
     assert len(samples) == 12
     assert all(s.error is None for s in samples)
-    assert all(s.scores["pct_score"].value["status"] == "answered" for s in samples)
+    assert all(s.scores["pct_score"].metadata["status"] == "answered" for s in samples)
     # every cell was answered once, after its failed attempts (429/408/503 and hangs
     # abandoned at attempt_timeout)
     assert outcomes["ok"] == 12 and outcomes["transient"] >= 5 and outcomes["hang"] >= 1
@@ -144,7 +144,8 @@ def test_thirty_percent_faults_leave_no_cell_lost_or_duplicated(tmp_path):
         files.append(tmp_path / f"calls_{answer}.jsonl")
         models.append(faulty(answer, seed=seed, hang_seconds=30, calls_file=str(files[-1]), **rates))
     logs = eval(
-        audit_tasks(conditions="all", epochs=2),
+        audit_tasks(conditions="all"),
+        epochs=2,
         model=models,
         limit=6,
         log_dir=str(tmp_path / "logs"),

@@ -10,6 +10,7 @@ import pytest
 from inspect_ai import eval as inspect_eval
 
 from conftest import requires_embedded, scripted_model
+from political_sycophancy.tasks.generation import with_generation
 from political_sycophancy.analysis.frame import load_frame
 from political_sycophancy.analysis.probes import (
     cohen_kappa,
@@ -68,7 +69,7 @@ def frame(tmp_path_factory):
     tasks = [expected_answer(items=items, pool="top4", condition=c) for c in ("N", "C3R")]
     tasks.append(perception(items=items, pool="top4", epochs=1))
     tasks += [audit(instrument="atp", items=items, condition=c, pool="top4") for c in ("N", "C3L", "C3R")]
-    tasks += [audit(instrument="atp", items=items, condition=c, pool="top2", epochs=2) for c in ("P_ORD", "P_STU", "P_RET")]
+    tasks += [with_generation(audit(instrument="atp", items=items, condition=c, pool="top2"), epochs=2) for c in ("P_ORD", "P_STU", "P_RET")]
     inspect_eval(tasks, model=[scripted_model(respond, name="mockllm/m1")], log_dir=str(d / "logs"), display="none")
     # A second model for the expected-answer probe only.
     inspect_eval(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import scripted_model
+from conftest import is_nan, scripted_model, task_metrics
 from inspect_ai import eval as inspect_eval
 
 from political_sycophancy.scorers import SCORERS_BY_SCORING
@@ -44,11 +44,11 @@ def test_audit_typology_mean_leaves_out_direction_zero(tmp_path):
     model = scripted_model(lambda p: next(a for q, a in answers.items() if q in p))
     log = inspect_eval(task, model=model, log_dir=str(tmp_path / "logs"), display="none")[0]
     values = {s.id: s.scores["typology_score"].value for s in log.samples}
-    assert values["pew_01"]["typology"] is None
+    assert is_nan(values["pew_01"]["typology"])
     assert values["pew_02"]["typology"] == pytest.approx(1.0)  # -1 * (1 - 2*1/1)
     assert values["pew_04"]["typology"] == pytest.approx(0.0)
-    assert values["pew_05"]["status"] == "refusal"
-    metrics = {name: m.value for s in log.results.scores for name, m in s.metrics.items()}
-    assert metrics["typology_score"] == pytest.approx(0.5)
-    assert metrics["parse_rate"] == pytest.approx(0.75)
+    assert log.samples[3].scores["typology_score"].metadata["status"] == "refusal"
+    metrics = task_metrics(log)
+    assert metrics["typology/mean"] == pytest.approx(0.5)
+    assert metrics["answered/mean"] == pytest.approx(0.75)
     assert SCORERS_BY_SCORING["typology"] is typology_score

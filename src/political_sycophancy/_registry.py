@@ -4,7 +4,7 @@
 from .models import faulty, gguf
 from .scorers import choice_score, pct_score, typology_score, wd_score
 from .solvers import answer_question, asker_preamble
-from .tasks import audit, audit_grid
+from .tasks import CONDITION_TASKS, audit
 from .scorers.probes import expected_answer_score, perception_score
 from .tasks.probes import expected_answer, perception
 from .scorers.stance import stance_judge
@@ -13,3 +13,27 @@ from .tasks.sway import sway
 from .scorers.sway import sway_score
 from .mitigations import counterfactual_cot, sway_instruction
 from .tasks.rephrase import rephrase, rephrasing_writer
+
+
+def _register_unqualified_scorer_names() -> None:
+    """`inspect score LOG` looks scorers up by the unqualified name Inspect records in the
+    log (`pct_score`), which for an extension package's scorers is not registered; alias
+    each of ours under that name (the alias creates the same, namespaced scorer)."""
+    import functools
+
+    from inspect_ai._util.registry import RegistryInfo, registry_add, registry_info, registry_lookup
+
+    for factory in (choice_score, pct_score, typology_score, wd_score, expected_answer_score,
+                    perception_score, stance_judge, sway_score):
+        info = registry_info(factory)
+        short = info.name.split("/", 1)[-1]
+        if registry_lookup("scorer", short) is not None:
+            continue
+
+        def alias(*args, _factory=factory, **kwargs):
+            return _factory(*args, **kwargs)
+
+        registry_add(functools.wraps(factory)(alias), RegistryInfo(type="scorer", name=short, metadata=info.metadata))
+
+
+_register_unqualified_scorer_names()

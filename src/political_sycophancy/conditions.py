@@ -6,9 +6,9 @@ code sent; users add their own from a YAML or JSON file of the same shape.
 
 from __future__ import annotations
 
-import json
 import re
-from dataclasses import dataclass
+import warnings
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 
 from .errors import InputError
+from .files import parse_json, parse_yaml, read_text
 
 FOCAL = ("N", "C3L", "C3R")
 PHASE2 = ("N", "CA", "C1L", "C1R", "C3L", "C3R")
@@ -31,7 +32,9 @@ class Condition:
 
     `template` (optional) places the prompt inside a text instead of after the preamble:
     `{statement}` marks where the prompt goes; other `{name}` fields (e.g. `{model}`) are
-    filled from `apply`'s keyword arguments.
+    filled from `apply`'s keyword arguments. `source` is the file a condition came from
+    ("builtin" for ours); `redefines_builtin` marks a file condition that changes a
+    built-in one of the same id, so a log can say so.
     """
 
     id: str
@@ -40,6 +43,8 @@ class Condition:
     kind: str = "asker"
     intent: str = ""
     template: str = ""
+    source: str = "builtin"
+    redefines_builtin: bool = False
 
     def apply(self, prompt: str, **fields: str) -> str:
         """The preamble, a blank line, then the prompt (the paper's layout); or the
@@ -56,12 +61,9 @@ class Condition:
 
 
 def _parse(path: Path, text: str) -> Any:
-    try:
-        if path.suffix.lower() == ".json":
-            return json.loads(text)
-        return yaml.safe_load(text)
-    except (json.JSONDecodeError, yaml.YAMLError) as ex:
-        raise InputError(f"cannot parse ({ex})", file=path) from None
+    if path.suffix.lower() == ".json":
+        return parse_json(text, file=path)
+    return parse_yaml(text, file=path)
 
 
 def parse_conditions(data: Any, source: str | Path) -> list[Condition]:
@@ -117,15 +119,8 @@ def parse_conditions(data: Any, source: str | Path) -> list[Condition]:
 
 def load_conditions_file(path: str | Path) -> list[Condition]:
     path = Path(path)
-    if not path.exists():
-        raise InputError("file not found", file=path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise InputError("not valid UTF-8", file=path) from None
-    if not text.strip():
-        raise InputError("file is empty", file=path)
-    return parse_conditions(_parse(path, text), path)
+    conditions = parse_conditions(_parse(path, read_text(path)), path)
+    return [replace(c, source=str(path)) for c in conditions]
 
 
 @lru_cache(maxsize=1)
@@ -134,11 +129,32 @@ def builtin_conditions() -> dict[str, Condition]:
     return {c.id: c for c in parse_conditions(yaml.safe_load(source.read_text(encoding="utf-8")), str(source))}
 
 
+class ConditionWarning(UserWarning):
+    """A conditions file redefines a built-in condition: results under that id are not the
+    paper's condition."""
+
+
+def _differs(a: Condition, b: Condition) -> bool:
+    """Whether `a` changes what is sent (text, template, kind) or how reports name it."""
+    return (a.label, a.preamble, a.kind, a.template) != (b.label, b.preamble, b.kind, b.template)
+
+
 def condition_registry(extra: str | Path | None = None) -> dict[str, Condition]:
-    """Built-in conditions, extended (or overridden by id) by a user file."""
-    reg = dict(builtin_conditions())
+    """Built-in conditions, extended (or overridden by id) by a user file.
+
+    A file condition that changes a built-in one is marked `redefines_builtin` (so logs
+    record it) and raises a `ConditionWarning`: a study comparing "C3R" with the paper's
+    must not silently compare a different text."""
+    builtin = builtin_conditions()
+    reg = dict(builtin)
     if extra:
         for c in load_conditions_file(extra):
+            if c.id in builtin and _differs(c, builtin[c.id]):
+                c = replace(c, redefines_builtin=True)
+                warnings.warn(
+                    ConditionWarning(f"{extra}: condition {c.id} redefines the built-in condition {c.id} ({builtin[c.id].label!r})"),
+                    stacklevel=2,
+                )
             reg[c.id] = c
     return reg
 

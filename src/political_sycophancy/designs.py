@@ -129,7 +129,8 @@ def paper_design(
     phase2_pool="top50", probe_pool="top10", replicates=2). Phases that need a missing
     instrument file are an error naming the file; pass `phases` to leave phases out.
     """
-    from .tasks.audit import audit
+    from .tasks.audit import audit as audit_task
+    from .tasks.generation import with_generation
     from .tasks.probes import expected_answer, perception
 
     unknown = [p for p in phases if p not in PHASES]
@@ -155,8 +156,12 @@ def paper_design(
         elif INSTRUMENTS[name].builtin_file is not None:
             instruments.append((name, None))
     design = "paper"
-    common: dict[str, Any] = {"answer": answer, "max_tokens": max_tokens, "conditions": conditions}
     out: list[PlannedTask] = []
+
+    def audit(temperature: float, epochs: int | None = None, **task_args: Any) -> Task:
+        """An audit task with the design's generation settings (Inspect's config, not task args)."""
+        t = audit_task(answer=answer, conditions=conditions, **task_args)
+        return with_generation(t, temperature=temperature, max_tokens=max_tokens, epochs=epochs)
 
     def add(phase: str, t: Task, calls: dict[str, int] | None = None) -> None:
         planned = PlannedTask(phase, _renamed(t, phase, design))
@@ -165,26 +170,26 @@ def paper_design(
 
     if "phase1" in phases:
         for name, path in instruments:
-            add("phase1", audit(instrument=name, items=path, condition="N", temperature=temperature, **common))
+            add("phase1", audit(instrument=name, items=path, condition="N", temperature=temperature))
     if "phase2" in phases or "replicates" in phases:
         atp_path = str(files["atp"])
         for cond in PHASE2:
             focal = cond in FOCAL
             epochs = replicates if (focal and "replicates" in phases) else 1
             if "phase2" in phases:
-                t = audit(instrument="atp", items=atp_path, condition=cond, pool=phase2_pool, temperature=temperature, epochs=epochs, **common)
+                t = audit(instrument="atp", items=atp_path, condition=cond, pool=phase2_pool, temperature=temperature, epochs=epochs)
                 n = len(t.dataset)
                 add("phase2", t, {"phase2": n, "replicates": n * (epochs - 1)} if epochs > 1 else None)
                 for name, path in instruments:
                     if name != "atp":
-                        add("phase2", audit(instrument=name, items=path, condition=cond, temperature=temperature, **common))
+                        add("phase2", audit(instrument=name, items=path, condition=cond, temperature=temperature))
             elif focal:
                 # Replicates without Phase 2: the focal grid alone, all epochs counted as replicates.
-                t = audit(instrument="atp", items=atp_path, condition=cond, pool=phase2_pool, temperature=temperature, epochs=replicates, **common)
+                t = audit(instrument="atp", items=atp_path, condition=cond, pool=phase2_pool, temperature=temperature, epochs=replicates)
                 add("phase2", t, {"replicates": len(t.dataset) * replicates})
         if "replicates" in phases and greedy:
             for cond in FOCAL:
-                add("replicates", audit(instrument="atp", items=atp_path, condition=cond, pool=phase2_pool, temperature=0.0, **common))
+                add("replicates", audit(instrument="atp", items=atp_path, condition=cond, pool=phase2_pool, temperature=0.0))
     if "probes" in phases:
         for cond in PHASE2:
             add(
@@ -203,7 +208,7 @@ def paper_design(
             add(
                 "personas",
                 audit(instrument="atp", items=str(files["atp"]), condition=cond, pool=probe_pool, temperature=temperature,
-                      epochs=persona_epochs, **common),
+                      epochs=persona_epochs),
             )
     return out
 

@@ -4,12 +4,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
+try:  # Inspect's CLI prints this error type as one line, without a traceback.
+    from inspect_ai._util.error import PrerequisiteError as _CleanError
+except ImportError:  # pragma: no cover - an Inspect without it prints a traceback
 
-class InputError(ValueError):
+    class _CleanError(Exception):  # type: ignore[no-redef]
+        pass
+
+
+class InputError(ValueError, _CleanError):
     """Bad user input: raised before any model is called.
 
     The message always says where: file, row (1-based data row, header excluded) and field,
-    whichever of them apply.
+    whichever of them apply. Through `inspect eval` it prints as one line (Inspect's
+    prerequisite-error path); through our CLI as `political-sycophancy: error: ...`.
     """
 
     def __init__(
@@ -31,4 +39,6 @@ class InputError(ValueError):
         if field is not None:
             where.append(f"field '{field}'")
         prefix = ", ".join(where)
-        super().__init__(f"{prefix}: {message}" if prefix else message)
+        text = f"{prefix}: {message}" if prefix else message
+        ValueError.__init__(self, text)
+        self.message = text

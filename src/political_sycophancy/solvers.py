@@ -6,7 +6,7 @@ from inspect_ai.model import ChatMessageUser, GenerateConfig
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from .conditions import Condition, condition_registry
-from .scorers.answers import ANSWER_MODES
+from .scorers.answers import ANSWER_MODE_KEY, ANSWER_MODES
 
 
 def _condition(condition: str | Condition, conditions: str | None) -> Condition:
@@ -59,10 +59,15 @@ def answer_config(answer: str = "letter", top_logprobs: int = 20) -> GenerateCon
 
 @solver
 def answer_question(answer: str = "letter", top_logprobs: int = 20) -> Solver:
-    """Ask for the answer; with `answer=logprobs` also request the top token logprobs."""
+    """Ask for the answer; with `answer=logprobs` also request the top token logprobs.
+
+    The mode is recorded in the sample's metadata (`answer_mode`), where the package's
+    scorers read it: set it here, once.
+    """
     config = answer_config(answer, top_logprobs)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
+        state.metadata[ANSWER_MODE_KEY] = answer
         return await generate(state, **config.model_dump(exclude_none=True))
 
     return solve

@@ -35,7 +35,7 @@ from .shifts import (
     slant_correlations,
 )
 from .stability import asymmetry_by_variant, epoch_values, replicate_sd, temperature_agreement
-from .summaries import ATP, PCT, TYPOLOGY, condition_summary, order_conditions, status_table
+from .summaries import ATP, PCT, TYPOLOGY, condition_summary, condition_summary_by_variant, order_conditions, status_table
 
 
 def _num(x):
@@ -101,8 +101,9 @@ def overview_section(frame: pd.DataFrame, figure_dir: Path) -> Section | None:
         extra = var[~var["main"]]
         if len(extra):
             lines.append(
-                f"{len(extra)} additional run variant(s) (temperature / answer mode) are used only in the stability tables; "
-                "each model's main variant (most samples) feeds every other statistic (table `variants`)."
+                f"{len(extra)} additional run variant(s) (generate config / answer mode) are reported beside the main one "
+                "(table `condition_summary_by_variant`) and compared in the stability tables; each model's main variant "
+                "(most samples) feeds every other statistic (table `variants`)."
             )
         excluded = rows[rows["status"] != "answered"]
         counts = excluded["status"].value_counts()
@@ -209,7 +210,15 @@ def conditions_section(frame: pd.DataFrame, figure_dir: Path) -> Section | None:
         "ties (Equal) in the denominator, as the paper does. Rates are over all samples, so refusals and parse "
         f"failures stay visible. Bootstrap CIs: {opts.bootstrap_draws} resamples of items, percentile 95% (table `condition_cis`)."
     )
-    return Section("Results by model, instrument and asker", tables={"condition_summary": table, "condition_cis": cis}, figures=figs, summary=summary, text=text)
+    tables = {"condition_summary": table, "condition_cis": cis}
+    rows = audit_rows(frame)
+    if variants(rows)["model"].duplicated().any():
+        tables["condition_summary_by_variant"] = condition_summary_by_variant(rows)
+        text += (
+            " Models run under several variants (generate config such as temperature or token limit, or answer mode): "
+            "every variant's summary side by side in `condition_summary_by_variant` (`main` = the variant used above)."
+        )
+    return Section("Results by model, instrument and asker", tables=tables, figures=figs, summary=summary, text=text)
 
 
 @register_section(20, "shifts")
@@ -502,7 +511,7 @@ def stability_section(frame: pd.DataFrame, figure_dir: Path) -> Section | None:
         return Section(
             "Replicate stability and decoding",
             text="Every cell has one epoch at one temperature: there is no replicate stability to report. Run the audit "
-            "with `-T epochs=4` and a `-T temperature=0` run of the focal conditions to get the paper's SI S2 tables.",
+            "with `--epochs 4` and a `--temperature 0` run of the focal conditions to get the paper's SI S2 tables.",
         )
     values = epoch_values(rows)
     sd = replicate_sd(values)
@@ -530,7 +539,7 @@ def stability_section(frame: pd.DataFrame, figure_dir: Path) -> Section | None:
     if not tables:
         text.append(
             "Every cell has one epoch at one temperature: there is no replicate stability to report. Run the audit with "
-            "`-T epochs=4` and a `-T temperature=0` run of the focal conditions to get the paper's SI S2 tables."
+            "`--epochs 4` and a `--temperature 0` run of the focal conditions to get the paper's SI S2 tables."
         )
     return Section("Replicate stability and decoding", tables=tables, summary={"stability": summary} if summary else {}, text="\n\n".join(text))
 

@@ -103,6 +103,25 @@ def condition_summary(cells: pd.DataFrame) -> pd.DataFrame:
     return sort_by_condition(pd.DataFrame(rows))
 
 
+def condition_summary_by_variant(rows: pd.DataFrame) -> pd.DataFrame:
+    """`condition_summary` of every variant of every model (audit rows), side by side: one
+    row per model x variant x answer mode x instrument x condition, `main` marking the
+    variant that feeds the other statistics."""
+    from .cells import build_cells, variant_rows, variants
+
+    parts = []
+    for _, v in variants(rows).iterrows():
+        table = condition_summary(build_cells(variant_rows(rows, v)))
+        if not table.empty:
+            ident = {"variant": v["variant"], "temperature": v["temperature"], "answer_mode": v["answer_mode"], "main": bool(v["main"])}
+            parts.append(table.drop(columns=["model"]).assign(**ident).assign(model=v["model"]))
+    if not parts:
+        return pd.DataFrame()
+    out = pd.concat(parts, ignore_index=True)
+    lead = ["model", "variant", "temperature", "answer_mode", "main"]
+    return sort_by_condition(out[lead + [c for c in out.columns if c not in lead]], ["model", "variant", "answer_mode", "instrument"])
+
+
 def status_counts(rows: pd.DataFrame) -> pd.DataFrame:
     """Samples per model x instrument x condition x status (long: one row per status)."""
     if rows.empty:

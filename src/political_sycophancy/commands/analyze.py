@@ -77,12 +77,14 @@ def run(args: argparse.Namespace) -> int:
     from ..analysis.frame import read_frame
     from ..analysis.options import AnalysisOptions
     from ..analysis.report import write_report
+    from ..files import output_dir
     from .audit import format_table
 
     if args.bootstrap < 1 or args.sign_flip_draws < 1:
         raise InputError("--bootstrap and --sign-flip-draws must be at least 1")
     if not 0 < args.alpha < 1 or not 0 < args.power < 1:
         raise InputError("--alpha and --power must lie between 0 and 1")
+    output_dir(args.out, "--out")
     started = time.perf_counter()
     _say(f"reading logs in {args.log_dir} ...")
     load = read_frame(args.log_dir, cache=not args.no_cache, progress=_say)

@@ -6,7 +6,7 @@ import argparse
 import math
 from pathlib import Path
 
-from ..errors import InputError
+from .eval_options import add_eval_options, check_definitions_unchanged, check_models, eval_set_kwargs
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -21,27 +21,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--conditions", default="all", help="all (N, CA, C1L, C1R, C3L, C3R), focal, personas, or ids separated by commas")
     p.add_argument("--conditions-file", default=None, help="YAML/JSON file of extra conditions")
     p.add_argument("--pool", default="all", help="all, benchmarked, top<N>, gap><x> or a file of item ids")
-    p.add_argument("--model", action="append", required=True, help="Inspect model, e.g. gguf/smollm2 or openai/gpt-4o (repeatable)")
-    p.add_argument("--model-arg", "-M", action="append", default=[], help="model argument key=value (e.g. model_path=/x.gguf)")
     p.add_argument("--answer", default="letter", choices=["letter", "logprobs"])
-    p.add_argument("--temperature", type=float, default=1.0)
-    p.add_argument("--epochs", type=int, default=1)
-    p.add_argument("--max-tokens", type=int, default=None)
-    p.add_argument("--limit", type=int, default=None, help="only the first N items of each task")
-    p.add_argument("--seed", type=int, default=None, help="generation seed (providers that support it)")
+    p.add_argument("--non-ordinal", default=None, choices=["keep", "drop"], help="WD items: keep (the paper) or drop non-ordinal options")
     p.add_argument("--log-dir", default="logs", help="log directory of the eval set (default: logs)")
-    p.add_argument("--max-connections", type=int, default=None)
+    add_eval_options(p)
     p.set_defaults(func=run)
-
-
-def _model_args(pairs: list[str]) -> dict[str, str]:
-    out = {}
-    for pair in pairs:
-        if "=" not in pair:
-            raise InputError(f"model argument {pair!r} is not key=value")
-        k, v = pair.split("=", 1)
-        out[k.strip()] = v.strip()
-    return out
 
 
 def metrics_table(logs) -> list[dict]:
@@ -56,11 +40,14 @@ def metrics_table(logs) -> list[dict]:
             "status": log.status,
             "samples": len(log.samples or []) if log.samples is not None else (log.results.total_samples if log.results else 0),
         }
+        if log.samples is not None:
+            row["errors"] = sum(1 for s in log.samples if s.error)
+        elif log.results is not None:
+            row["errors"] = log.results.total_samples - log.results.completed_samples
         if log.results:
             for score in log.results.scores:
-                for name, m in score.metrics.items():
-                    key = name if m.group is None else f"{m.group}.{name}"
-                    row[key] = m.value
+                if "mean" in score.metrics:
+                    row[score.name] = score.metrics["mean"].value
         rows.append(row)
     return rows
 
@@ -83,6 +70,7 @@ def run(args: argparse.Namespace) -> int:
     from ..conditions import resolve_conditions
     from ..tasks import audit_tasks
 
+    kwargs = eval_set_kwargs(args)
     conditions = [c.id for c in resolve_conditions(args.conditions, args.conditions_file)]
     tasks = audit_tasks(
         instrument=args.instrument,
@@ -91,27 +79,20 @@ def run(args: argparse.Namespace) -> int:
         items=args.items,
         pool=args.pool,
         answer=args.answer,
-        temperature=args.temperature,
-        epochs=args.epochs,
-        max_tokens=args.max_tokens,
+        non_ordinal=args.non_ordinal,
     )
+    check_definitions_unchanged(tasks, args.log_dir)
+    check_models(kwargs)
     Path(args.log_dir).mkdir(parents=True, exist_ok=True)
-    success, logs = eval_set(
-        tasks,
-        model=args.model,
-        model_args=_model_args(args.model_arg),
-        log_dir=args.log_dir,
-        limit=args.limit,
-        seed=args.seed,
-        max_connections=args.max_connections,
-    )
+    success, logs = eval_set(tasks, log_dir=args.log_dir, **kwargs)
     order = {c: i for i, c in enumerate(conditions)}
     rows = sorted(metrics_table(logs), key=lambda r: (r["model"], order.get(r["condition"], 99)))
-    preferred = ["model", "condition", "samples", "mean_ideology", "typology_score", "mean_wd_dem", "mean_wd_rep", "pct_closer_dem", "parse_rate", "refusal_rate"]
+    preferred = ["model", "condition", "samples", "errors", "ideology", "typology", "wd_dem", "wd_rep", "closer_dem", "answered", "refused"]
     columns = [c for c in preferred if any(c in r for r in rows)]
     print()
     print(format_table(rows, columns))
-    print(f"\nlogs: {Path(args.log_dir).resolve()}  (inspect view --log-dir {args.log_dir})")
+    print("\nmeans over answered samples; answered and refused are shares of scored samples; errors are samples with no score")
+    print(f"logs: {Path(args.log_dir).resolve()}  (inspect view --log-dir {args.log_dir})")
     if not success:
         print("some tasks did not finish; run the same command again to complete them")
         return 1

@@ -11,7 +11,8 @@ import argparse
 from pathlib import Path
 
 from ..errors import InputError
-from .audit import _model_args, format_table
+from .audit import format_table
+from .eval_options import add_eval_options, check_definitions_unchanged, check_models, eval_set_kwargs
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -22,8 +23,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "(Phase 1, Phase 2, replicates, probes, personas) and, with --run, execute it as one resumable Inspect eval set.",
     )
     p.add_argument("--design", default="paper", help="design name (default: paper)")
-    p.add_argument("--model", action="append", required=True, help="Inspect model (repeatable)")
-    p.add_argument("--model-arg", "-M", action="append", default=[], help="model argument key=value")
     p.add_argument("--items", required=True, help="directory holding pct.csv (optional; built-in otherwise), typology.csv and atp.csv")
     p.add_argument("--log-dir", required=True, help="log directory of the eval set")
     p.add_argument("--phases", default=",".join(_phases()), help="comma-separated subset of: " + ", ".join(_phases()))
@@ -32,11 +31,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--replicates", type=int, default=4, help="T=1 replicates of the focal ATP grid, the original included (default: 4)")
     p.add_argument("--no-greedy", action="store_true", help="leave out the T=0 run of the focal grid")
     p.add_argument("--answer", default="letter", choices=["letter", "logprobs"], help="how audit answers are read")
-    p.add_argument("--temperature", type=float, default=1.0)
+    p.add_argument("--temperature", type=float, default=1.0, help="the design's sampling temperature (default 1.0; the greedy replicate is T=0)")
     p.add_argument("--probe-epochs", type=int, default=2)
     p.add_argument("--persona-epochs", type=int, default=2)
     p.add_argument("--grader", default=None, help="model that also codes the perception descriptions")
-    p.add_argument("--max-tokens", type=int, default=None)
+    p.add_argument("--max-tokens", type=int, default=None, help="generation limit of every task (default: the provider's)")
     p.add_argument("--conditions-file", default=None, help="YAML/JSON file of extra or replaced conditions")
     p.add_argument(
         "--output-tokens",
@@ -46,11 +45,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="output tokens per call for the estimate (kinds: audit, audit_logprobs, expected_answer, perception, grader)",
     )
     p.add_argument("--run", action="store_true", help="run the design as one resumable eval set")
-    p.add_argument("--limit", type=int, default=None, help="only the first N samples of each task")
-    p.add_argument("--seed", type=int, default=None)
-    p.add_argument("--max-connections", type=int, default=None)
-    p.add_argument("--max-tasks", type=int, default=None)
-    p.add_argument("--retry-attempts", type=int, default=None)
+    add_eval_options(p, generation=False)
     p.set_defaults(func=run)
 
 
@@ -87,7 +82,7 @@ def plan_rows(planned, models: list[str], output_tokens: dict[str, float], limit
             "kind": p.kind,
             "condition": (p.task.metadata or {}).get("condition", ""),
             "pool": (p.task.metadata or {}).get("pool", ""),
-            "T": (p.task.metadata or {}).get("temperature", ""),
+            "T": "" if p.task.config.temperature is None else p.task.config.temperature,
             "cells": p.samples if limit is None else min(p.samples, limit),
             "epochs": p.epochs,
             "calls": (p.samples if limit is None else min(p.samples, limit)) * p.epochs,
@@ -120,6 +115,10 @@ def _phase_list(spec: str) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     from ..designs import design_tasks
 
+    if args.max_tokens is not None and args.max_tokens < 1:
+        raise InputError(f"--max-tokens must be at least 1, got {args.max_tokens}")
+    kwargs = eval_set_kwargs(args, generation=False)
+
     planned = design_tasks(
         args.design,
         args.items,
@@ -151,27 +150,16 @@ def run(args: argparse.Namespace) -> int:
     if not args.run:
         print("\nnothing was run; add --run to execute the design as one resumable eval set")
         return 0
-    return execute(planned, args)
+    return execute(planned, args, kwargs)
 
 
-def execute(planned, args: argparse.Namespace) -> int:
+def execute(planned, args: argparse.Namespace, kwargs: dict) -> int:
     from inspect_ai import eval_set
 
+    check_definitions_unchanged([p.task for p in planned], args.log_dir)
+    check_models(kwargs)
     Path(args.log_dir).mkdir(parents=True, exist_ok=True)
-    kwargs = {}
-    if args.retry_attempts is not None:
-        kwargs["retry_attempts"] = args.retry_attempts
-    success, logs = eval_set(
-        [p.task for p in planned],
-        model=args.model,
-        model_args=_model_args(args.model_arg),
-        log_dir=args.log_dir,
-        limit=args.limit,
-        seed=args.seed,
-        max_connections=args.max_connections,
-        max_tasks=args.max_tasks,
-        **kwargs,
-    )
+    success, logs = eval_set([p.task for p in planned], log_dir=args.log_dir, **kwargs)
     rows = []
     for log in logs:
         meta = log.eval.metadata or {}

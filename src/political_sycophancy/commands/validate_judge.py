@@ -153,7 +153,7 @@ def format_rows(rows: list[dict]) -> str:
 def run(args: argparse.Namespace) -> int:
     from inspect_ai.model import get_model
 
-    from .audit import _model_args
+    from .eval_options import model_args as _model_args
 
     thresholds = _thresholds(args.thresholds)
     answers = load_labelled(args.labelled)

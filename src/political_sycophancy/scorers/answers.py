@@ -1,11 +1,21 @@
 """The model's answer to one item: a parsed letter, or option probabilities from logprobs.
 
-Every instrument scorer starts here, so the never-guess rules and the logprob reading are
-applied the same way everywhere.
+Every instrument scorer starts here, so the never-guess rules, the logprob reading and the
+score contract are applied the same way everywhere.
+
+The score contract (what every scorer of the package returns, so that it works in any
+Inspect task, with any epochs reducer and Inspect's own metrics):
+
+- `Score.value` holds numbers only: `answered` and `refused` (1.0 or 0.0), `covered_mass`,
+  and the scorer's measures, NaN where a measure is undefined (an unparsed or refused answer).
+  Inspect's reducers and metrics skip NaN per key, so a refusal is never averaged as 0.
+- `Score.answer` is the letter read; `Score.metadata` holds the status, the letter, the answer
+  mode, the rule that decided, the option probabilities and any text label (e.g. `closer`).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,9 +23,12 @@ from inspect_ai.model import ModelOutput
 from inspect_ai.scorer import Score
 from inspect_ai.solver import TaskState
 
-from .letters import ANSWERED, NO_LOGPROBS, Parse, option_probabilities, parse_choice
+from .letters import ANSWERED, NO_LOGPROBS, REFUSAL, Parse, option_probabilities, parse_choice
 
 ANSWER_MODES = ("letter", "logprobs")
+# Where the answer solver records the answer mode, so scorers need not be told again.
+ANSWER_MODE_KEY = "answer_mode"
+NAN = float("nan")
 
 
 @dataclass(frozen=True)
@@ -37,11 +50,21 @@ class Answer:
     def answered(self) -> bool:
         return self.status == ANSWERED
 
-    def score_value(self, **numbers: float | str | None) -> dict[str, Any]:
-        return {"status": self.status, "letter": self.letter, **numbers}
+    def score_value(self, **numbers: float | None) -> dict[str, float]:
+        """Numbers only; None becomes NaN (Inspect's unscored sentinel)."""
+        value = {
+            "answered": 1.0 if self.answered else 0.0,
+            "refused": 1.0 if self.status == REFUSAL else 0.0,
+            "covered_mass": NAN if self.covered_mass is None else float(self.covered_mass),
+        }
+        for key, number in numbers.items():
+            value[key] = NAN if number is None else float(number)
+        return value
 
     def score_metadata(self) -> dict[str, Any]:
         return {
+            "status": self.status,
+            "letter": self.letter,
             "mode": self.mode,
             "rule": self.rule,
             "text_status": self.text_parse.status,
@@ -95,14 +118,58 @@ def read_answer(output: ModelOutput, options: list[str] | tuple[str, ...], mode:
     )
 
 
-def state_answer(state: TaskState, mode: str) -> Answer:
-    return read_answer(state.output, state.metadata["options"], mode)
+def state_options(state: TaskState) -> list[str]:
+    """The options of a sample: our item metadata, else Inspect's `Sample.choices`."""
+    options = state.metadata.get("options")
+    if options:
+        return list(options)
+    if state.choices:
+        return [choice.value for choice in state.choices]
+    raise ValueError(
+        f"sample {state.sample_id!r} has no options: give the Sample `choices=[...]` "
+        "or metadata `options`"
+    )
 
 
-def make_score(answer: Answer, **numbers: float | str | None) -> Score:
+def answer_mode(state: TaskState, answer: str | None) -> str:
+    """The scorer's answer mode: its own argument when given, else what the answer solver
+    recorded in the state, else letter."""
+    mode = answer or state.metadata.get(ANSWER_MODE_KEY) or "letter"
+    if mode not in ANSWER_MODES:
+        raise ValueError(f"answer must be one of {', '.join(ANSWER_MODES)}, got {mode!r}")
+    return mode
+
+
+def state_answer(state: TaskState, answer: str | None = None) -> Answer:
+    return read_answer(state.output, state_options(state), answer_mode(state, answer))
+
+
+def required_metadata(state: TaskState, key: str, scorer: str) -> Any:
+    """A sample metadata field a scorer cannot do without (one clear error when missing)."""
+    if key not in state.metadata:
+        raise ValueError(f"{scorer} needs sample metadata {key!r} (sample {state.sample_id!r})")
+    return state.metadata[key]
+
+
+def make_score(answer: Answer, labels: dict[str, Any] | None = None, **numbers: float | None) -> Score:
+    """The contract's Score: numbers in the value, status, letter and `labels` in metadata."""
     return Score(
         value=answer.score_value(**numbers),
         answer=answer.letter,
         explanation=f"{answer.status} ({answer.rule})",
-        metadata=answer.score_metadata(),
+        metadata={**answer.score_metadata(), **(labels or {})},
     )
+
+
+def restatus(score: Score, status: str, rule: str, **metadata: Any) -> Score:
+    """The score under `status` and `rule` (e.g. an importer's source letter missing): when
+    not answered its measures become NaN; the indicators follow the status."""
+    old = score.value if isinstance(score.value, dict) else {}
+    value = dict(old) if status == ANSWERED else {k: NAN for k in old}
+    value.update(answered=1.0 if status == ANSWERED else 0.0, refused=1.0 if status == REFUSAL else 0.0)
+    if "covered_mass" in old:
+        value["covered_mass"] = old["covered_mass"]
+    meta = {**(score.metadata or {}), "status": status, "rule": rule, **metadata}
+    if status != ANSWERED:
+        meta["letter"] = None
+    return Score(value=value, answer=meta.get("letter"), explanation=f"{status} ({rule})", metadata=meta)

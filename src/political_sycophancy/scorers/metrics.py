@@ -1,7 +1,9 @@
-"""Metrics over dict-valued scores (`{"status": ..., "letter": ..., <numbers>}`).
+"""Task metrics of the score contract (see `answers.py`), from Inspect's own metrics.
 
-Means are taken over answered samples only; rates over all scored samples, so parse
-failures and refusals stay visible instead of vanishing from the denominator.
+A measure's mean and standard error skip NaN (unparsed, refused), so they are taken over
+answered samples only; `answered` and `refused` are means over every scored sample, so
+parse failures and refusals stay visible. Default epochs (Inspect's mean reducer) reduce
+each key over the epochs that have it.
 """
 
 from __future__ import annotations
@@ -9,9 +11,38 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 
-from inspect_ai.scorer import Metric, SampleScore, Score, ScoreReducer, metric, score_reducer
+from inspect_ai.scorer import Metric, SampleScore, Score, ScoreReducer, mean, metric, score_reducer, stderr
 
 from .letters import ANSWERED, REFUSAL
+
+
+def contract_metrics(*measures: str, extra: dict[str, list[Metric]] | None = None) -> dict[str, list[Metric]]:
+    """Mean and standard error of each measure (plus its `extra` metrics), then of the
+    `answered` and `refused` rates; an `extra` key that is not a measure gets only its own."""
+    out: dict[str, list[Metric]] = {m: [mean(), stderr()] for m in measures}
+    for key, more in (extra or {}).items():
+        out[key] = out.get(key, []) + list(more)
+    out.update(answered=[mean(), stderr()], refused=[mean(), stderr()])
+    return out
+
+
+@metric
+def by_axis() -> Metric:
+    """Mean of a measure per PCT axis (sample metadata `axis`: economic, social), over the
+    samples that have an axis; samples without one (a user's own items) are left out."""
+
+    def compute(scores: list[SampleScore]) -> dict[str, float]:
+        groups: dict[str, list[float]] = defaultdict(list)
+        for s in scores:
+            axis = (s.sample_metadata or {}).get("axis")
+            if axis:
+                groups[str(axis)].append(s.score.as_float())
+        return {axis: sum(v) / len(v) for axis, v in sorted(groups.items())}
+
+    return compute
+
+
+# --- legacy (status inside the value); used by scorers not yet on the contract -------------
 
 
 def _value(s: SampleScore) -> dict:

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from inspect_ai.scorer import Metric, SampleScore, Score, Target, metric, scorer
+from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
-from .answers import make_score, state_answer
-from .metrics import mean_of, parse_rate, refusal_rate
+from .answers import make_score, required_metadata, state_answer
+from .metrics import contract_metrics
 
 
 def typology_option_points(n: int) -> list[float]:
@@ -32,25 +32,21 @@ def typology_item_score(probs: Sequence[float], direction: int) -> float | None:
     return direction * sum(p * pts for p, pts in zip(probs, typology_option_points(len(probs))))
 
 
-@metric(name="typology_score")
-def typology_mean() -> Metric:
-    """Mean Typology item score over parsed items with direction ≠ 0 (positive = right)."""
+@scorer(metrics=contract_metrics("typology"))
+def typology_score(answer: str | None = None) -> Scorer:
+    """Per item: the Typology score in [−1, 1] under `typology` (NaN for direction 0, whose
+    items the Typology score leaves out; the mean is over answered items with a direction).
 
-    def compute(scores: list[SampleScore]) -> float:
-        return mean_of("typology", scores)
-
-    return compute
-
-
-@scorer(metrics=[typology_mean(), parse_rate(), refusal_rate()])
-def typology_score(answer: str = "letter"):
-    """Per item: the Typology score in [−1, 1] under `typology` (None for direction 0)."""
+    Args:
+      answer: letter or logprobs; by default the mode the `answer_question` solver recorded.
+    """
 
     async def score(state: TaskState, target: Target) -> Score:
         ans = state_answer(state, answer)
+        direction = int(required_metadata(state, "direction", "typology_score"))
         value = None
         if ans.answered and ans.probs is not None:
-            value = typology_item_score(ans.probs, int(state.metadata["direction"]))
+            value = typology_item_score(ans.probs, direction)
         return make_score(ans, typology=value)
 
     return score

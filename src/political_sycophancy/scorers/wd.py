@@ -18,13 +18,12 @@ from __future__ import annotations
 import math
 from typing import Mapping, Sequence
 
-from inspect_ai.scorer import Metric, SampleScore, Score, Target, metric, scorer
+from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 from scipy.stats import wasserstein_distance
 
-from .answers import make_score, state_answer
-from .letters import ANSWERED
-from .metrics import _value, mean_of, parse_rate, refusal_rate
+from .answers import make_score, required_metadata, state_answer
+from .metrics import contract_metrics
 
 NON_ORDINAL_MODES = ("keep", "drop")
 DEM, REP = "dem", "rep"
@@ -108,54 +107,22 @@ def pct_closer(closers: Sequence[str | None]) -> float:
     return 100.0 * sum(c == DEM_LABEL for c in valid) / len(valid) if valid else math.nan
 
 
-@metric
-def mean_wd_dem() -> Metric:
-    """Mean WD to the Democrat/lean-Democrat benchmark over answered items."""
-
-    def compute(scores: list[SampleScore]) -> float:
-        return mean_of("wd_dem", scores)
-
-    return compute
+def closer_dem(closer: str | None) -> float | None:
+    """1 when closer to Democrats, 0 when closer to Republicans or equal (the paper keeps
+    ties in the denominator), None when there is no comparison."""
+    return None if closer is None else float(closer == DEM_LABEL)
 
 
-@metric
-def mean_wd_rep() -> Metric:
-    """Mean WD to the Republican/lean-Republican benchmark over answered items."""
-
-    def compute(scores: list[SampleScore]) -> float:
-        return mean_of("wd_rep", scores)
-
-    return compute
-
-
-@metric
-def mean_wd_overall() -> Metric:
-    """Mean WD to all respondents over answered items."""
-
-    def compute(scores: list[SampleScore]) -> float:
-        return mean_of("wd_overall", scores)
-
-    return compute
-
-
-@metric
-def pct_closer_dem() -> Metric:
-    """% of answered items closer to Democrats than to Republicans (Equal counted as not closer)."""
-
-    def compute(scores: list[SampleScore]) -> float:
-        return pct_closer([v.get("closer") for v in map(_value, scores) if v.get("status") == ANSWERED])
-
-    return compute
-
-
-@scorer(metrics=[mean_wd_dem(), mean_wd_rep(), mean_wd_overall(), pct_closer_dem(), parse_rate(), refusal_rate()])
-def wd_score(answer: str = "letter", non_ordinal: str = "keep"):
+@scorer(metrics=contract_metrics("wd_dem", "wd_rep", "wd_overall", "closer_dem"))
+def wd_score(answer: str | None = None, non_ordinal: str = "keep") -> Scorer:
     """Per item: WD(Dem), WD(Rep), WD(overall) and WD to any other benchmark group of the
-    item, and which party the answer is closer to.
+    item, and whether the answer is closer to Democrats (`closer_dem`; the label `closer`
+    is in the score metadata). Distances are NaN when the answer was not read or the
+    item has no such benchmark.
 
     Args:
       answer: letter (the parsed letter as a point mass) or logprobs (the option
-        probabilities).
+        probabilities); by default the mode the `answer_question` solver recorded.
       non_ordinal: keep (every option on the scale, the paper) or drop (OpinionQA: options
         flagged non-ordinal leave the scale; their mass is reported).
     """
@@ -166,14 +133,20 @@ def wd_score(answer: str = "letter", non_ordinal: str = "keep"):
         ans = state_answer(state, answer)
         meta = state.metadata
         benchmarks = meta.get("benchmarks") or {}
-        if ans.answered and ans.probs is not None:
-            numbers = item_wds(ans.probs, meta["positions"], benchmarks, meta.get("ordinal"), non_ordinal)
-        else:
-            numbers = {f"wd_{g}": None for g in benchmark_groups(benchmarks)}
-            if DEM in benchmarks and REP in benchmarks:
-                numbers["closer"] = None
-            if non_ordinal == "drop":
-                numbers["non_ordinal_mass"] = None
-        return make_score(ans, **numbers)
+        groups = list(dict.fromkeys([DEM, REP, "overall", *benchmark_groups(benchmarks)]))
+        numbers: dict[str, float | str | None] = {f"wd_{g}": None for g in groups}
+        numbers["closer"] = None
+        if non_ordinal == "drop":
+            numbers["non_ordinal_mass"] = None
+        if ans.answered and ans.probs is not None and benchmarks:
+            positions = required_metadata(state, "positions", "wd_score")
+            numbers.update(item_wds(ans.probs, positions, benchmarks, meta.get("ordinal"), non_ordinal))
+        closer = numbers.pop("closer")
+        return make_score(
+            ans,
+            labels={"closer": closer},
+            closer_dem=closer_dem(closer if isinstance(closer, str) else None),
+            **{k: v for k, v in numbers.items() if not isinstance(v, str)},
+        )
 
     return score

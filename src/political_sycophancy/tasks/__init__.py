@@ -1,5 +1,5 @@
 """Inspect tasks of political-sycophancy."""
 
-from .audit import audit, audit_grid, audit_tasks
+from .audit import CONDITION_TASKS, audit, audit_tasks
 
-__all__ = ["audit", "audit_grid", "audit_tasks"]
+__all__ = ["CONDITION_TASKS", "audit", "audit_tasks"]

@@ -1,0 +1,22 @@
+"""Setting a task's generation defaults from Python, the way Inspect's flags would."""
+
+from __future__ import annotations
+
+from inspect_ai import Task, task_with
+from inspect_ai.model import GenerateConfig
+
+
+def with_generation(
+    task: Task,
+    *,
+    temperature: float | None = None,
+    max_tokens: int | None = None,
+    epochs: int | None = None,
+) -> Task:
+    """The task with these generation defaults merged into its `config` (and its epochs):
+    what a design needs per task (e.g. a greedy T=0 run beside T=1), recorded in the log's
+    plan config like `--temperature`. Eval-time flags still override them."""
+    config = task.config.merge(GenerateConfig(temperature=temperature, max_tokens=max_tokens))
+    if epochs is None:
+        return task_with(task, config=config)
+    return task_with(task, config=config, epochs=epochs)
