@@ -12,11 +12,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..conditions import FOCAL
 from . import figures
 from .bootstrap import bootstrap_table, condition_cis
 from .cells import AUDIT_KIND, audit_rows, build_cells, cells_of, main_rows, phase1_rows, variants
 from .design import design_summary
-from .mixed import fit_mixed
+from .mixed import SPEC_LABELS, fit_mixed
 from .options import current
 from .permutation import EXACT_MAX_UNITS, sign_flip_draws, sign_flip_exact
 from .power import power_plan
@@ -466,9 +467,19 @@ def tests_section(frame: pd.DataFrame, figure_dir: Path) -> Section | None:
     return Section(title, tables={"sign_flip": pd.DataFrame(rows), "asymmetry_cells": per_cell}, summary={"tests": summary}, text="\n\n".join(text))
 
 
-def _mixed_data(cells: pd.DataFrame) -> tuple[pd.DataFrame, str, str]:
+MIXED_CONDITIONS = ("focal", "all")
+MIXED_ROWS = ("all", "paired")
+
+
+def mixed_data(cells: pd.DataFrame, conditions: str = "focal", rows: str = "all") -> tuple[pd.DataFrame, str, str]:
     """Item-level data for the mixed model: ATP WD(Dem) if present, else the PCT item score
-    of directional items; items observed under N and at least one other condition."""
+    of directional items, one row per answered model x item x condition cell.
+
+    conditions: `focal` = N, C3L and C3R (the paper's SI S1), `all` = every condition present.
+    rows: `all` = every answered cell of those conditions (the paper), `paired` = only the
+    model x item pairs answered under N and at least one other of them."""
+    if conditions not in MIXED_CONDITIONS or rows not in MIXED_ROWS:
+        raise ValueError(f"mixed-model data: conditions must be one of {MIXED_CONDITIONS} and rows one of {MIXED_ROWS}")
     if _has_atp(cells):
         d = cells[(cells["scoring"] == ATP) & cells["answered"] & cells["has_benchmarks"]]
         outcome, label = "wd_dem", "ATP WD(Dem)"
@@ -476,53 +487,76 @@ def _mixed_data(cells: pd.DataFrame) -> tuple[pd.DataFrame, str, str]:
         d = cells[(cells["scoring"] == PCT) & cells["answered"] & (cells["direction"] != 0)]
         outcome, label = "ideology", "PCT item score (directional items)"
     d = d[["model", "item_id", "condition", outcome]].dropna()
-    has_n = d[d["condition"] == BASELINE][["model", "item_id"]].drop_duplicates()
-    n_conds = d.groupby(["model", "item_id"])["condition"].nunique().rename("k").reset_index()
-    keep = has_n.merge(n_conds[n_conds["k"] >= 2], on=["model", "item_id"])
-    d = d.merge(keep[["model", "item_id"]], on=["model", "item_id"])
-    return d, outcome, label
+    if conditions == "focal":
+        d = d[d["condition"].isin(FOCAL)]
+    if rows == "paired":
+        has_n = d[d["condition"] == BASELINE][["model", "item_id"]].drop_duplicates()
+        n_conds = d.groupby(["model", "item_id"])["condition"].nunique().rename("k").reset_index()
+        keep = has_n.merge(n_conds[n_conds["k"] >= 2], on=["model", "item_id"])
+        d = d.merge(keep[["model", "item_id"]], on=["model", "item_id"])
+    return d.reset_index(drop=True), outcome, label
+
+
+def _estimates_line(fit) -> str:
+    """'C3L -0.011 [-0.019, -0.003]; C3R ...' in the fit's condition order."""
+    rows = fit.coefficients[fit.coefficients["condition"] != "(Intercept)"]
+    return "; ".join(f"{r.condition} {r.estimate:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}]" for r in rows.itertuples())
 
 
 @register_section(50, "mixed")
 def mixed_section(frame: pd.DataFrame, figure_dir: Path) -> Section | None:
-    """The linear mixed model of the outcome on condition with crossed item and model intercepts."""
+    """The linear mixed model of the outcome on condition; by default the paper's stated
+    specification (focal conditions, crossed item and model intercepts, every observation)."""
     if _no_audit(frame):
         return None
     opts = current()
     cells = cells_of(frame)
-    data, outcome, label = _mixed_data(cells)
+    data, outcome, label = mixed_data(cells, opts.mixed_conditions, opts.mixed_rows)
     title = "Mixed model"
-    if data.empty or data["condition"].nunique() < 2:
-        return Section(title, summary={"tests": {"mixed_model": {"spec": opts.mixed_spec, "converged": None, "coefficients": {},
-                                                                 "reason": "no items observed under N and another condition"}}},
-                       text="No item was answered under N and another condition: the mixed model is not fitted.")
+    selection = {"conditions": opts.mixed_conditions, "rows": opts.mixed_rows}
+    if data.empty or data["condition"].nunique() < 2 or BASELINE not in set(data["condition"]):
+        reason = f"no items observed under N and another condition ({'N, C3L, C3R' if opts.mixed_conditions == 'focal' else 'any condition'})"
+        return Section(title, summary={"tests": {"mixed_model": {"spec": opts.mixed_spec, "data": selection, "converged": None,
+                                                                 "coefficients": {}, "reason": reason}}},
+                       text=f"The mixed model is not fitted: {reason}.")
     specs = ["crossed", "paper"] if opts.mixed_spec == "both" else [opts.mixed_spec]
     try:
         fits = {s: fit_mixed(data, outcome, spec=s, engine=opts.mixed_engine) for s in specs}
     except ValueError as ex:
-        return Section(title, summary={"tests": {"mixed_model": {"spec": opts.mixed_spec, "converged": None, "coefficients": {}, "reason": str(ex)}}},
+        return Section(title, summary={"tests": {"mixed_model": {"spec": opts.mixed_spec, "data": selection, "converged": None,
+                                                                 "coefficients": {}, "reason": str(ex)}}},
                        text=f"The mixed model is not fitted: {ex}.")
     main = fits[specs[0]]
     tables, summary = {}, {}
     for s, fit in fits.items():
-        tables[f"mixed_{s}_coefficients"] = fit.coefficients
+        tables[f"mixed_{s}_coefficients"] = fit.coefficients.assign(spec=s)
         tables[f"mixed_{s}_attempts"] = pd.DataFrame(fit.attempts)
-    summary["mixed_model"] = {**main.summary(), "outcome_label": label}
     for s, fit in fits.items():
-        if s != specs[0]:
-            summary[f"mixed_model_{s}"] = {**fit.summary(), "outcome_label": label}
-    text = [f"Outcome: {label}; {main.n_obs:,} observations, {main.n_items} items, {main.n_models} model(s), conditions {', '.join(main.conditions)} (N reference)."]
+        key = "mixed_model" if s == specs[0] else f"mixed_model_{s}"
+        summary[key] = {**fit.summary(), "spec_label": SPEC_LABELS[s], "data": selection, "outcome_label": label}
+    which = (
+        "the focal conditions N, C3L and C3R" if opts.mixed_conditions == "focal" else "every condition present"
+    ) + (", every answered observation" if opts.mixed_rows == "all" else ", only model x item pairs answered under N and another of them")
+    text = [
+        f"Outcome: {label}; data: {which} (`--mixed-conditions {opts.mixed_conditions} --mixed-rows {opts.mixed_rows}`): "
+        f"{main.n_obs:,} observations, {main.n_items} items, {main.n_models} model(s), conditions "
+        f"{', '.join(main.conditions)} (N reference). Fixed effect of condition; Wald 95% CIs."
+    ]
     for s, fit in fits.items():
         state = f"converged ({fit.optimizer})" if fit.converged else "did NOT converge"
         vcs = ", ".join(f"{k} {v:.4g}" for k, v in fit.variance_components.items())
-        text.append(f"**{s}** specification, {fit.engine} engine: `{fit.formula}`; {state}; variance components: {vcs or 'n/a'}.")
+        estimates = _estimates_line(fit) if fit.converged else "no estimates"
+        text.append(
+            f"**{s}** specification ({SPEC_LABELS[s]}): **{estimates}**. Formula `{fit.formula}`, {fit.engine} engine; "
+            f"{state}; REML log-likelihood {fit.loglik:.1f}; variance components: {vcs or 'n/a'}."
+        )
         if fit.boundary:
             text.append(f"Boundary: {', '.join(fit.boundary)} estimated at zero.")
         text.extend(fit.notes)
     text.append(
-        "Crossed: random intercepts for item and for model, crossed (what the paper's text describes). Paper: a random "
-        "intercept per item x model pair (what the paper's code fitted). Every optimizer listed in the attempts table is "
-        "run and the converged fit with the best REML likelihood is kept; CIs are Wald 95%."
+        "Every optimizer listed in the attempts table is run and the converged fit with the best REML likelihood is "
+        "kept. Other variants: `--mixed-spec paper|both`, `--mixed-engine statsmodels`, `--mixed-conditions all`, "
+        "`--mixed-rows paired`."
     )
     return Section(title, tables=tables, summary={"tests": summary}, text="\n\n".join(text))
 

@@ -28,7 +28,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--mixed-spec", choices=["crossed", "paper", "both"], default="crossed",
                    help="crossed item and model intercepts (default), the paper's item x model intercept, or both")
     p.add_argument("--mixed-engine", choices=["reml", "statsmodels"], default="reml",
-                   help="crossed spec only: direct REML (default, fast) or statsmodels MixedLM (slow on large data)")
+                   help="direct REML (default, fast) or statsmodels MixedLM (slow on large data)")
+    p.add_argument("--mixed-conditions", choices=["focal", "all"], default="focal",
+                   help="conditions in the mixed model: N, C3L, C3R (default, the paper) or every condition present")
+    p.add_argument("--mixed-rows", choices=["all", "paired"], default="all",
+                   help="every answered observation (default, the paper) or only model x item pairs answered under N and another condition")
     p.add_argument("--power-effect", type=float, default=None, help="asymmetry to plan for (default 0.02 WD units, 0.25 PCT points)")
     p.add_argument("--alpha", type=float, default=0.05)
     p.add_argument("--power", type=float, default=0.8)
@@ -112,6 +116,8 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         mixed_spec=args.mixed_spec,
         mixed_engine=args.mixed_engine,
+        mixed_conditions=args.mixed_conditions,
+        mixed_rows=args.mixed_rows,
         power_effect=args.power_effect,
         alpha=args.alpha,
         power=args.power,
