@@ -48,59 +48,64 @@ from .tasks.probes import expected_answer_prompt, perception_prompt
 COLUMNS = {"model_label": "model_id", "persona_code": "condition"}
 
 
-class _ProbeKind(ResponseKind):
-    """A probe task's logs: its prompt, its scorer, and the file's own parse as source."""
+class ProbeKind(ResponseKind):
+    """A probe task's logs: its prompt and scorer, the file's own parse (`source`) and our
+    reading with the file's parse kept beside it (`parsed`)."""
+
+    def __init__(
+        self,
+        name: str,
+        letter_columns: tuple[str, ...],
+        prompt: Callable[[Item, Condition], str],
+        scorer: Callable[[], Callable],
+        source: Callable[[Item, dict], Score],
+        parsed: Callable[[Item, dict, str], Score],
+    ) -> None:
+        self.name, self.letter_columns = name, letter_columns
+        self._prompt, self._scorer, self._source, self._parsed = prompt, scorer, source, parsed
 
     def task(self, instrument: str, condition: str) -> str:
         return f"{self.name}_{condition}"
 
-    def _check(self, scoring: str) -> None:
+    def prompt(self, item: Item, condition: Condition) -> str:
+        return self._prompt(item, condition)
+
+    def scorer(self, scoring: str) -> Callable:
         if scoring != "wd":
             raise InputError(f"the {self.name} probe needs ATP items with dem/rep benchmarks (scoring wd), got {scoring!r}")
-
-
-class ExpectedAnswerKind(_ProbeKind):
-    name = "expected_answer"
-    letter_columns = ("expected_letter", "actual_letter")
-
-    def prompt(self, item: Item, condition: Condition) -> str:
-        return expected_answer_prompt(item, condition)
-
-    def scorer(self, scoring: str) -> Callable:
-        self._check(scoring)
-        return expected_answer_score()
+        return self._scorer()
 
     def source_score(self, run: _Scoring, scorer: Callable, item: Item, rec: dict, make_state) -> Score:
-        return score_expected_source(
-            rec.get("raw_response") or "", rec["expected_letter"], rec["actual_letter"], item.options, item.benchmarks
-        )
+        return self._source(item, rec)
 
     def parsed_score(self, run: _Scoring, scorer: Callable, item: Item, rec: dict, state) -> Score:
-        source = (rec["expected_letter"], rec["actual_letter"]) if {"expected_letter", "actual_letter"} <= set(rec) else None
-        return score_expected_reading(read_expected(state.output.completion, item.options), item.options, item.benchmarks, source=source)
+        return self._parsed(item, rec, state.output.completion)
 
 
-class PerceptionKind(_ProbeKind):
-    name = "perception"
-    letter_columns = ("asker_desc", "political_leaning")
-
-    def prompt(self, item: Item, condition: Condition) -> str:
-        return perception_prompt(item, condition)
-
-    def scorer(self, scoring: str) -> Callable:
-        self._check(scoring)
-        return perception_score()
-
-    def source_score(self, run: _Scoring, scorer: Callable, item: Item, rec: dict, make_state) -> Score:
-        return score_perception_source(rec.get("raw_response") or "", rec["asker_desc"], rec["political_leaning"], item.options)
-
-    def parsed_score(self, run: _Scoring, scorer: Callable, item: Item, rec: dict, state) -> Score:
-        source = {"description": rec.get("asker_desc") or None, "leaning": rec.get("political_leaning") or None}
-        return score_perception_reading(read_perception(state.output.completion, item.options), source=source)
+def _expected_source(item: Item, rec: dict) -> Score:
+    return score_expected_source(rec.get("raw_response") or "", rec["expected_letter"], rec["actual_letter"], item.options, item.benchmarks)
 
 
-EXPECTED_ANSWER = ExpectedAnswerKind()
-PERCEPTION = PerceptionKind()
+def _expected_parsed(item: Item, rec: dict, text: str) -> Score:
+    source = (rec["expected_letter"], rec["actual_letter"]) if {"expected_letter", "actual_letter"} <= set(rec) else None
+    return score_expected_reading(read_expected(text, item.options), item.options, item.benchmarks, source=source)
+
+
+def _perception_source(item: Item, rec: dict) -> Score:
+    return score_perception_source(rec.get("raw_response") or "", rec["asker_desc"], rec["political_leaning"], item.options)
+
+
+def _perception_parsed(item: Item, rec: dict, text: str) -> Score:
+    source = {"description": rec.get("asker_desc") or None, "leaning": rec.get("political_leaning") or None}
+    return score_perception_reading(read_perception(text, item.options), source=source)
+
+
+EXPECTED_ANSWER = ProbeKind(
+    "expected_answer", ("expected_letter", "actual_letter"), expected_answer_prompt, expected_answer_score, _expected_source, _expected_parsed
+)
+PERCEPTION = ProbeKind(
+    "perception", ("asker_desc", "political_leaning"), perception_prompt, perception_score, _perception_source, _perception_parsed
+)
 # a file's kind from its columns (the first whose columns are all present)
 SIGNATURES: tuple[tuple[tuple[str, ...], ResponseKind, str], ...] = (
     (("expected_letter", "actual_letter"), EXPECTED_ANSWER, "expected-answer probe"),

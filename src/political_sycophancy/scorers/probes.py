@@ -274,13 +274,7 @@ def score_expected_reading(
                         text_exclusion=text.exclusion)
     if source is not None:
         metadata.update(source_expected_letter=source[0] or None, source_letter=source[1] or None)
-    explanation = f"expected {reading.expected.letter or reading.expected.status}, own {reading.own.letter or reading.own.status}"
-    return Score(
-        value=value,
-        answer=reading.own.letter,
-        explanation=explanation + (f" ({reading.exclusion})" if reading.exclusion else ""),
-        metadata=metadata,
-    )
+    return Score(value=value, answer=reading.own.letter, explanation=f"{reading.status} ({rule})", metadata=metadata)
 
 
 def score_expected_answer(text: str, options: Sequence[str], benchmarks: dict[str, Sequence[float]]) -> Score:
@@ -552,7 +546,7 @@ def score_perception_reading(reading: PerceptionReading, *, text: PerceptionRead
     return Score(
         value=value,
         answer=reading.own.letter,
-        explanation=f"rating {reading.rating.status} ({reading.rating.rule}); category {category}",
+        explanation=f"{reading.status} ({metadata['rule']})",
         metadata=metadata,
     )
 
