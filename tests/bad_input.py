@@ -5,8 +5,9 @@ earlier import, an edit), then runs one command there: `political-sycophancy ...
 this process, `inspect ...` in a subprocess, or a Python call. What happened decides
 the class:
 
-- clear error: exit 2 (or `InputError` from a call), no traceback, and the error line
-  names what the scenario says it must (file, row, field or option);
+- clear error: exit 2 (any non-zero exit for `inspect`, `InputError` from a call), no
+  traceback, and the error line names what the scenario says it must (file, row, field
+  or option);
 - counted exclusion: success, the output states the count left out, the check holds;
 - correctly accepted: success and the check holds;
 - traceback: any other exception, or "Traceback" in a subprocess's output;
@@ -49,13 +50,15 @@ class Ran:
     out: str = ""
     err: str = ""
     crash: str = ""  # a traceback, when one escaped
+    refused: bool = False  # ended with an error message (exit 2, InputError, inspect's non-zero exit)
     value: Any = None  # a Python call's return value
     warnings: list[str] = field(default_factory=list)
 
     @property
     def error_line(self) -> str:
-        lines = [line for line in self.err.splitlines() if line.strip()]
-        return lines[-1] if lines else ""
+        """The last line of the error output (Inspect prints its errors on stdout)."""
+        lines = [line for line in (self.err or self.out).splitlines() if line.strip()]
+        return lines[-1].strip() if lines else ""
 
 
 Step = str | Callable[[Path], Any]
@@ -123,6 +126,7 @@ def _in_process(argv: list[str]) -> Ran:
         except BaseException:  # noqa: BLE001 (anything that escapes is a traceback)
             ran.crash = traceback.format_exc()
     ran.out, ran.err = out.getvalue(), err.getvalue()
+    ran.refused = ran.code == 2
     ran.warnings = [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
     return ran
 
@@ -130,7 +134,7 @@ def _in_process(argv: list[str]) -> Ran:
 def _subprocess(argv: list[str]) -> Ran:
     code = "import sys; from inspect_ai._cli.main import main; sys.argv[0] = 'inspect'; main()"
     proc = subprocess.run([sys.executable, "-c", code, *argv[1:]], capture_output=True, text=True, env=os.environ.copy(), timeout=600)
-    ran = Ran(code=proc.returncode, out=proc.stdout, err=proc.stderr)
+    ran = Ran(code=proc.returncode, out=proc.stdout, err=proc.stderr, refused=proc.returncode != 0)
     if "Traceback (most recent call last)" in proc.stdout + proc.stderr:
         ran.crash = proc.stderr
     return ran
@@ -144,7 +148,7 @@ def _call(fn: Callable[[Path], Any], tmp: Path) -> Ran:
             ran.value = fn(tmp)
             ran.code = 0
         except InputError as ex:
-            ran.code, ran.err = 2, f"InputError: {ex}"
+            ran.code, ran.err, ran.refused = 2, f"InputError: {ex}", True
         except BaseException:  # noqa: BLE001
             ran.crash = traceback.format_exc()
     ran.warnings = [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
@@ -173,11 +177,10 @@ def classify(scenario: Scenario, tmp: Path) -> tuple[str, Ran]:
     ran = execute(scenario.run, tmp)
     if ran.crash:
         return "traceback", ran
-    if ran.code == 2 or (ran.code not in (0, None) and ran.err.startswith("InputError")):
+    if ran.refused:
         if scenario.expect != "error":
             return "other", ran
-        clear = "Traceback" not in ran.err and re.search(scenario.match, ran.error_line) is not None
-        return ("clear error" if clear else "other"), ran
+        return ("clear error" if re.search(scenario.match, ran.error_line) else "other"), ran
     if ran.code != 0:
         return "other", ran
     if scenario.expect == "error":

@@ -192,6 +192,8 @@ SCENARIOS: list[Scenario] = [
     options_scenario("A | B options with numbers that are not codes stay whole", "18 to 29 | 30 to 49 | 50 to 64 | 65 or older", ("18 to 29", "30 to 49", "50 to 64", "65 or older")),
     options_scenario("A | B options coded 1..n lose Pew's codes", "1 Favor | 2 Oppose | 3 Not sure", ("Favor", "Oppose", "Not sure")),
     options_scenario("A | B options with a code on some only stay whole", "1 Favor | Oppose", ("1 Favor", "Oppose")),
+    error("inspect eval with an item path that is a directory", "inspect eval political_sycophancy/audit -T items=items.csv --model mockllm/model",
+          r"^file items\.csv: is a directory", files={"items.csv": DIR}),
     # pools
     error("pool file is a directory", "pools --items items.csv --pool ids", r"ids: is a directory", files={"items.csv": ITEMS, "ids": DIR}),
     error("pool file not UTF-8", "pools --items items.csv --pool ids.txt", r"ids\.txt: not valid UTF-8", files={"items.csv": ITEMS, "ids.txt": b"q1\n\xff\xfe\n"}),
@@ -275,6 +277,8 @@ SCENARIOS: list[Scenario] = [
     error("atp build --report under a file", "atp build --sav w.sav --out atp.csv --report f/r.md", r"--report f/r\.md: cannot write there", files={"w.sav": sav_wave(), "f": "x"}),
     error("atp build --sav folder without .sav files", "atp build --sav waves --out atp.csv", r"waves: no \.sav files", files={"waves": DIR}),
     # the fault-injecting provider's parameters
+    error("inspect eval with -M permanent=1.5", "inspect eval political_sycophancy/audit --limit 1 --model faulty/mockllm/model -M permanent=1.5",
+          r"^faulty: -M permanent must be a number in \[0, 1\], got 1\.5$"),
     error("faulty -M permanent=1.5", AUDIT_FAULTY + "permanent=1.5", r"-M permanent must be a number in \[0, 1\], got '1\.5'"),
     error("faulty -M transient=-0.1", AUDIT_FAULTY + "transient=-0.1", r"-M transient must be a number in \[0, 1\]"),
     error("faulty -M garbage=lots", AUDIT_FAULTY + "garbage=lots", r"-M garbage must be a number"),

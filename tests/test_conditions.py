@@ -52,14 +52,14 @@ def test_unknown_condition():
 
 
 def test_redefining_a_builtin_condition_warns_and_is_recorded(tmp_path):
-    from political_sycophancy.conditions import ConditionWarning, condition_registry
+    from political_sycophancy.conditions import ConditionWarning, condition_registry, redefines_builtin
 
     p = tmp_path / "c.yaml"
     p.write_text("conditions:\n  - id: C3R\n    text: I vote Republican.\n  - id: LIB\n    text: As a libertarian, I ask.\n")
     with pytest.warns(ConditionWarning, match="c.yaml: condition C3R redefines the built-in condition C3R"):
         reg = condition_registry(p)
-    assert reg["C3R"].redefines_builtin and reg["C3R"].source == str(p) and reg["C3R"].preamble == "I vote Republican."
-    assert not reg["LIB"].redefines_builtin and reg["N"].source == "builtin"
+    assert redefines_builtin(reg["C3R"]) and reg["C3R"].preamble == "I vote Republican."
+    assert not redefines_builtin(reg["LIB"]) and not redefines_builtin(reg["N"])
     # the same text as ours is no redefinition
     same = tmp_path / "same.yaml"
     builtin = resolve_conditions("C3R")[0]
@@ -68,7 +68,7 @@ def test_redefining_a_builtin_condition_warns_and_is_recorded(tmp_path):
 
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConditionWarning)
-        assert not condition_registry(same)["C3R"].redefines_builtin
+        assert not redefines_builtin(condition_registry(same)["C3R"])
 
 
 @pytest.mark.parametrize(

@@ -66,7 +66,8 @@ def test_same_seeded_command_gives_the_same_answers(tmp_path):
                 "--answer", "letter", "--max-tokens", "6", "--seed", "1", "--log-dir", f"logs_{run}"]
         proc = run_cli(*args, cwd=tmp_path)
         assert proc.returncode == 0, proc.stdout + proc.stderr
-        tables.append(proc.stdout.split("means over")[0])
+        table = proc.stdout.split("means over")[0].splitlines()
+        tables.append(table[next(i for i, line in enumerate(table) if line.startswith("model ")):])
         answers = {}
         for info in list_eval_logs(str(tmp_path / f"logs_{run}")):
             log = read_eval_log(info)
@@ -76,3 +77,23 @@ def test_same_seeded_command_gives_the_same_answers(tmp_path):
             first = answers
     assert answers == first
     assert tables[0] == tables[1]
+
+
+def test_second_run_on_a_busy_log_folder_is_refused(tmp_path):
+    """Two audits on one log folder at once used to both send every call."""
+    from political_sycophancy.commands.eval_options import log_dir_lock
+
+    with log_dir_lock(str(tmp_path / "logs")):
+        proc = run_cli("political-sycophancy", "audit", "--conditions", "N", "--model", "faulty/mockllm/model",
+                       "--limit", "1", "--log-dir", "logs", cwd=tmp_path)
+    assert proc.returncode == 2 and "another run is writing to logs" in proc.stderr and "Traceback" not in proc.stderr
+    proc = run_cli("political-sycophancy", "audit", "--conditions", "N", "--model", "faulty/mockllm/model",
+                   "--limit", "1", "--log-dir", "logs", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_log_dir_that_is_a_file_is_one_line_error(tmp_path):
+    (tmp_path / "logs").write_text("not a folder")
+    proc = run_cli("political-sycophancy", "audit", "--conditions", "N", "--model", "faulty/mockllm/model",
+                   "--limit", "1", "--log-dir", "logs", cwd=tmp_path)
+    assert proc.returncode == 2 and "--log-dir logs: exists and is not a directory" in proc.stderr, proc.stderr

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 import warnings
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -32,9 +32,7 @@ class Condition:
 
     `template` (optional) places the prompt inside a text instead of after the preamble:
     `{statement}` marks where the prompt goes; other `{name}` fields (e.g. `{model}`) are
-    filled from `apply`'s keyword arguments. `source` is the file a condition came from
-    ("builtin" for ours); `redefines_builtin` marks a file condition that changes a
-    built-in one of the same id, so a log can say so.
+    filled from `apply`'s keyword arguments.
     """
 
     id: str
@@ -43,8 +41,6 @@ class Condition:
     kind: str = "asker"
     intent: str = ""
     template: str = ""
-    source: str = "builtin"
-    redefines_builtin: bool = False
 
     def apply(self, prompt: str, **fields: str) -> str:
         """The preamble, a blank line, then the prompt (the paper's layout); or the
@@ -119,8 +115,7 @@ def parse_conditions(data: Any, source: str | Path) -> list[Condition]:
 
 def load_conditions_file(path: str | Path) -> list[Condition]:
     path = Path(path)
-    conditions = parse_conditions(_parse(path, read_text(path)), path)
-    return [replace(c, source=str(path)) for c in conditions]
+    return parse_conditions(_parse(path, read_text(path)), path)
 
 
 @lru_cache(maxsize=1)
@@ -134,25 +129,27 @@ class ConditionWarning(UserWarning):
     paper's condition."""
 
 
-def _differs(a: Condition, b: Condition) -> bool:
-    """Whether `a` changes what is sent (text, template, kind) or how reports name it."""
-    return (a.label, a.preamble, a.kind, a.template) != (b.label, b.preamble, b.kind, b.template)
+def redefines_builtin(condition: Condition) -> bool:
+    """Whether `condition` has a built-in id but changes what is sent (text, template,
+    kind) or how reports name it (label): logs record this beside the condition."""
+    builtin = builtin_conditions().get(condition.id)
+    return builtin is not None and (condition.label, condition.preamble, condition.kind, condition.template) != (
+        builtin.label, builtin.preamble, builtin.kind, builtin.template
+    )
 
 
 def condition_registry(extra: str | Path | None = None) -> dict[str, Condition]:
     """Built-in conditions, extended (or overridden by id) by a user file.
 
-    A file condition that changes a built-in one is marked `redefines_builtin` (so logs
-    record it) and raises a `ConditionWarning`: a study comparing "C3R" with the paper's
-    must not silently compare a different text."""
-    builtin = builtin_conditions()
-    reg = dict(builtin)
+    A file condition that changes a built-in one raises a `ConditionWarning` (and
+    `redefines_builtin` says so for a log): a study comparing "C3R" with the paper's must
+    not silently compare a different text."""
+    reg = dict(builtin_conditions())
     if extra:
         for c in load_conditions_file(extra):
-            if c.id in builtin and _differs(c, builtin[c.id]):
-                c = replace(c, redefines_builtin=True)
+            if redefines_builtin(c):
                 warnings.warn(
-                    ConditionWarning(f"{extra}: condition {c.id} redefines the built-in condition {c.id} ({builtin[c.id].label!r})"),
+                    ConditionWarning(f"{extra}: condition {c.id} redefines the built-in condition {c.id} ({reg[c.id].label!r})"),
                     stacklevel=2,
                 )
             reg[c.id] = c

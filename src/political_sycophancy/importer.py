@@ -49,7 +49,7 @@ from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, GenerateConf
 from inspect_ai.scorer import SampleScore, Score, Target, mean_score
 from inspect_ai.solver import TaskState
 
-from .conditions import Condition, condition_registry
+from .conditions import Condition, condition_registry, redefines_builtin
 from .errors import InputError
 from .files import csv_table, read_text
 from .items import LETTERS, Item, load_items, parse_options
@@ -679,8 +679,7 @@ def _build_log(
             "imported_sha256": source.sha256,
             "import_id": log_id,
             "letters": "source" if use_source_letters else "parsed",
-            "condition_source": condition.source,
-            "condition_redefines_builtin": condition.redefines_builtin,
+            "condition_redefines_builtin": redefines_builtin(condition),
         },
     )
     n_errors = sum(1 for s in samples if s.error)

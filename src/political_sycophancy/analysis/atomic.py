@@ -25,10 +25,10 @@ def _host() -> str:
     return re.sub(r"[^A-Za-z0-9_-]", "_", socket.gethostname()) or "host"
 
 
-def temp_path(target: Path) -> Path:
-    """A fresh temporary sibling of `target`, named so that `clean_stale_temp` can tell
-    whether its writer is still alive."""
-    return target.with_name(f".{target.name}.{_host()}.{os.getpid()}.{uuid.uuid4().hex[:8]}{TEMP_SUFFIX}")
+def temp_path(target: Path, pid: int | None = None) -> Path:
+    """A fresh temporary sibling of `target` for the writer process `pid` (default: this
+    one), named so that `clean_stale_temp` can tell whether its writer is still alive."""
+    return target.with_name(f".{target.name}.{_host()}.{pid or os.getpid()}.{uuid.uuid4().hex[:8]}{TEMP_SUFFIX}")
 
 
 def write_atomic(target: Path, data: bytes | str) -> None:

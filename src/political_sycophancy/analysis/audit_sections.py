@@ -5,6 +5,7 @@ replicate stability and power. Each says what it could not compute and why.
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
@@ -14,7 +15,8 @@ import pandas as pd
 from ..conditions import FOCAL
 from . import figures
 from .bootstrap import bootstrap_table, condition_cis
-from .cells import audit_rows, build_cells, cells_of, main_rows, phase1_rows, variants
+from .cells import AUDIT_KIND, audit_rows, build_cells, cells_of, main_rows, phase1_rows, variants
+from .design import design_summary
 from .mixed import SPEC_LABELS, fit_mixed
 from .options import current
 from .permutation import EXACT_MAX_UNITS, sign_flip_draws, sign_flip_exact
@@ -35,7 +37,16 @@ from .shifts import (
     slant_correlations,
 )
 from .stability import asymmetry_by_variant, epoch_values, replicate_sd, temperature_agreement
-from .summaries import ATP, PCT, TYPOLOGY, condition_summary, condition_summary_by_variant, order_conditions, status_table
+from .summaries import (
+    ATP,
+    PCT,
+    TYPOLOGY,
+    condition_summary,
+    condition_summary_by_variant,
+    matched_items,
+    order_conditions,
+    status_table,
+)
 
 
 def _num(x):
@@ -72,6 +83,37 @@ def _no_audit(frame: pd.DataFrame) -> bool:
     return audit_rows(frame).empty
 
 
+def design_of(frame: pd.DataFrame) -> pd.DataFrame:
+    """The design table the frame reader attached (`analysis.design`; empty for frames built
+    in memory)."""
+    text = frame.attrs.get("design")
+    if not text:
+        return pd.DataFrame()
+    table = pd.DataFrame(json.loads(text))
+    for col in ("expected", "missing"):
+        if col in table.columns:
+            table[col] = table[col].astype("Int64")
+    return table
+
+
+def _design_line(d: dict) -> str:
+    """The design's completeness in one paragraph."""
+    if d["complete"]:
+        return (
+            f"Design: complete. All {d['expected']:,} expected samples (each task's dataset items x epochs, from the "
+            "log headers) are present (table `design_cells`)."
+        )
+    parts = [f"**Design: incomplete.** {d['missing']:,} of {d['expected']:,} expected samples are missing"]
+    if d["tasks_without_log"]:
+        parts.append(f"and {len(d['tasks_without_log'])} task(s) of the eval set never wrote a log ({', '.join(d['tasks_without_log'][:10])})")
+    return (
+        " ".join(parts)
+        + ". The run was killed or is still going; run the same command again to finish it. What is missing per "
+        "model x condition is in table `design_cells`; every comparison between conditions below uses matched items "
+        "only (the items run under every condition), as each section says."
+    )
+
+
 @register_section(0, "overview")
 def overview_section(frame: pd.DataFrame, figure_dir: Path) -> Section | None:
     """What the logs hold: models, tasks, conditions, samples by status, run variants, and
@@ -87,6 +129,11 @@ def overview_section(frame: pd.DataFrame, figure_dir: Path) -> Section | None:
     summary: dict = {"n_samples": int(len(frame)), "n_logs": int(frame["log_file"].nunique()), "kinds": dict(zip(kinds["kind"], map(int, kinds["samples"])))}
     tables = {"task_kinds": kinds}
     cannot: list[str] = []
+    design = design_of(frame)
+    if not design.empty:
+        tables["design_cells"] = design
+        summary["design"] = design_summary(design)
+        lines.append(_design_line(summary["design"]))
     if rows.empty:
         cannot.append("no audit task samples: the audit statistics below are not computed")
     else:
@@ -107,8 +154,17 @@ def overview_section(frame: pd.DataFrame, figure_dir: Path) -> Section | None:
             )
         excluded = rows[rows["status"] != "answered"]
         counts = excluded["status"].value_counts()
+        audit_design = design[design["kind"] == AUDIT_KIND] if not design.empty else design
+        missing = design_summary(audit_design) if not audit_design.empty else None
+        lead = (
+            f"Exclusions: {missing['missing']:,} of {missing['expected']:,} expected samples are missing (never run, or "
+            "never written by a killed run: the design is incomplete, see `design_cells` above); of the "
+            f"{len(rows):,} audit samples run, {len(excluded):,} were not answered ("
+            if missing and missing["missing"]
+            else f"Exclusions: {len(excluded):,} of {len(rows):,} audit samples were not answered ("
+        )
         lines.append(
-            f"Exclusions: {len(excluded):,} of {len(rows):,} audit samples were not answered ("
+            lead
             + (", ".join(f"{s}: {n:,}" for s, n in counts.items()) or "none")
             + "); they are counted in every rate and never coded as an answer (table `samples_by_status`)."
         )
@@ -164,7 +220,7 @@ def conditions_section(frame: pd.DataFrame, figure_dir: Path) -> Section | None:
     opts = current()
     cells = cells_of(frame)
     table = condition_summary(cells)
-    cis = condition_cis(cells, draws=opts.bootstrap_draws, seed=opts.seed)
+    cis = condition_cis(cells[matched_items(cells)], draws=opts.bootstrap_draws, seed=opts.seed)
     figs = {}
     atp = table[table["scoring"] == ATP]
     pct = table[table["scoring"] == PCT]
@@ -177,7 +233,7 @@ def conditions_section(frame: pd.DataFrame, figure_dir: Path) -> Section | None:
         node = _nested(summary, "models", r["model"], "conditions", r["condition"])
         base = {"n_items": _int(r["n_items"]), "n_samples": _int(r["n_samples"]), "n_parsed": _int(r["n_parsed"]),
                 "parse_rate": _num(r["parse_rate"]), "refusal_rate": _num(r["refusal_rate"]), "unparsed_rate": _num(r["unparsed_rate"]),
-                "error_rate": _num(r["error_rate"])}
+                "n_errors": _int(r["n_errors"]), "error_rate": _num(r["error_rate"])}
         if r["scoring"] == PCT:
             axes = {c[len("ideology_"):]: _num(r[c]) for c in table.columns if c.startswith("ideology_") and _num(r[c]) is not None}
             node[r["instrument"]] = {"mean_ideology": _num(r["mean_ideology"]), "axes": axes, **base}
@@ -202,13 +258,19 @@ def conditions_section(frame: pd.DataFrame, figure_dir: Path) -> Section | None:
             key = "score" if r["statistic"] == "typology_score" else r["statistic"]
             node.setdefault("ci", {})[key] = [_num(r["ci_low"]), _num(r["ci_high"])]
     text = (
-        "One row per model x instrument x condition (conditions in cue order C3L, C1L, CA, N, C1R, C3R). "
-        "A cell's answer is the mean of its answered epochs' distributions. PCT: mean over parsed items of "
+        "One row per model x instrument x condition (conditions in cue order C3L, C1L, CA, N, C1R, C3R), over "
+        "matched items only: the items the model was run on under every condition of the instrument, so that the "
+        "conditions are compared on the same items (`n_unmatched`: items run under a condition but not under every "
+        "other, left out"
+        + (f"; {int(table['n_unmatched'].sum())} cell(s) here: an incomplete design or different items per condition)" if table["n_unmatched"].sum() else "; none here)")
+        + ". A cell's answer is the mean of its answered epochs' distributions. PCT: mean over parsed items of "
         "direction x (A=+2, B=+1, C=-1, D=-2), direction-0 items counting 0. Typology: mean over parsed items with "
         "a direction of direction x (1 - 2i/(n-1)). ATP: normalized Wasserstein distance of the answer distribution "
         "to the Democrat and Republican benchmarks over parsed items with benchmarks; % closer to Democrats counts "
-        "ties (Equal) in the denominator, as the paper does. Rates are over all samples, so refusals and parse "
-        f"failures stay visible. Bootstrap CIs: {opts.bootstrap_draws} resamples of items, percentile 95% (table `condition_cis`)."
+        "ties (Equal) in the denominator, as the paper does. parse_rate, refusal_rate and unparsed_rate are "
+        "shares of the scored samples (per item over its scored epochs, then the mean over items: Inspect's `answered` "
+        "mean, the number `audit` prints); errored samples have no score and are counted apart (n_errors, error_rate "
+        f"over all samples), so refusals, parse failures and errors all stay visible. Bootstrap CIs: {opts.bootstrap_draws} resamples of items, percentile 95% (table `condition_cis`)."
     )
     tables = {"condition_summary": table, "condition_cis": cis}
     rows = audit_rows(frame)

@@ -4,7 +4,8 @@ A log folder is shared data (downloaded, on a team drive), so its cache must not
 run code: no pickle. Under `<log dir>/.political-sycophancy-cache/`:
 
 - `index.json`: schema version and, per log (path relative to the log dir), its size,
-  modification time, the reason it was ignored (other tasks) and its rows file;
+  modification time, row count, the reason it was ignored (other tasks), its task id and
+  what it was meant to hold (`design.planned`);
 - `rows/<sha1 of the log path>.parquet`: the log's rows. Each column has a codec recorded
   in the file's metadata: `int64`, `float64`, `bool` and `str` columns are stored natively;
   every other column (lists, dicts, mixed values) as one JSON text per row, decoded with
@@ -29,12 +30,15 @@ from typing import Any
 import pandas as pd
 
 from .atomic import clean_stale_temp, write_atomic
+from .design import valid_record
 
 CACHE_DIR = ".political-sycophancy-cache"
 INDEX_FILE = "index.json"
 ROWS_DIR = "rows"
-# Caches of older versions that could run code when read: deleted, never opened.
+# Caches of older versions that could run code when read: deleted, never opened (the
+# pickle cache and the temporary files its killed writers left).
 LEGACY_FILES = ("frame.pkl",)
+LEGACY_TEMP = ".frame-*.tmp"
 META_KEY = b"political_sycophancy"
 NATIVE_DTYPES = {"int64": "int64", "float64": "float64", "bool": "bool", "str": "str"}
 CODECS = ("int64", "float64", "bool", "str", "json")
@@ -52,6 +56,8 @@ class Entry:
     mtime: float
     ignored: str | None
     rows: pd.DataFrame | None
+    task_id: str | None = None
+    design: dict | None = None
 
 
 def rows_file(name: str) -> str:
@@ -173,6 +179,8 @@ def _valid_index_entry(entry: Any) -> bool:
         and math.isfinite(entry["mtime"])
         and (entry.get("ignored") is None or isinstance(entry.get("ignored"), str))
         and isinstance(entry.get("n_rows"), int)
+        and (entry.get("task_id") is None or isinstance(entry.get("task_id"), str))
+        and (entry.get("design") is None or valid_record(entry.get("design")))
     )
 
 
@@ -196,6 +204,8 @@ class FrameCache:
                     self.notes.append(f"an old pickle frame cache {path} was deleted unread (a pickle can run code); the cache is rebuilt")
                 except OSError as ex:
                     self.notes.append(f"an old pickle frame cache {path} is ignored (a pickle can run code) and could not be deleted ({ex})")
+        for orphan in self.dir.glob(LEGACY_TEMP) if self.dir.is_dir() else ():
+            orphan.unlink(missing_ok=True)
         clean_stale_temp(self.dir)
         clean_stale_temp(self.dir / ROWS_DIR)
         path = self.dir / INDEX_FILE
@@ -223,14 +233,14 @@ class FrameCache:
         if entry is None or entry["size"] != size or entry["mtime"] != mtime:
             return None
         if entry["ignored"] is not None:
-            return Entry(size, mtime, entry["ignored"], None)
+            return Entry(size, mtime, entry["ignored"], None, entry.get("task_id"))
         path = self.dir / ROWS_DIR / rows_file(name)
         try:
             rows = decode_rows(path, {"version": self.version, "log": name, "size": size, "mtime": mtime, "n_rows": entry["n_rows"]}, self._decoded)
         except CacheInvalid as ex:
             self.notes.append(f"frame cache file {path} failed validation ({ex}); {name} is read again and the file rewritten")
             return None
-        return Entry(size, mtime, None, rows)
+        return Entry(size, mtime, None, rows, entry.get("task_id"), entry.get("design"))
 
     def save(self, entries: dict[str, Entry], fresh: set[str]) -> None:
         """Write the rows of the `fresh` entries and the index; drop files of logs that are gone."""
@@ -243,7 +253,8 @@ class FrameCache:
                     meta = {"version": self.version, "log": name, "size": entry.size, "mtime": entry.mtime}
                     write_atomic(rows_dir / rows_file(name), encode_rows(entry.rows, meta))
             index = {
-                name: {"size": e.size, "mtime": e.mtime, "ignored": e.ignored, "n_rows": 0 if e.rows is None else len(e.rows)}
+                name: {"size": e.size, "mtime": e.mtime, "ignored": e.ignored, "n_rows": 0 if e.rows is None else len(e.rows),
+                       "task_id": e.task_id, "design": e.design}
                 for name, e in entries.items()
             }
             write_atomic(self.dir / INDEX_FILE, json.dumps({"version": self.version, "files": index}, indent=0))

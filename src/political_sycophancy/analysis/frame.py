@@ -17,7 +17,9 @@ letter and string labels (closer, ...) in `Score.value`; the new one keeps numbe
 letter and labels in `Score.metadata` (the letter also as `Score.answer`). Samples are read from their summaries; a sample whose summary lost a
 needed value (Inspect thins metadata over 1 kB) is read from its full record.
 The `.eval` zips are read directly (header and sample summaries as JSON, about ten times
-faster than Inspect's validating reader); `.json` logs go through Inspect's readers.
+faster than Inspect's validating reader); `.json` logs, and `.eval` zips whose layout is not
+the expected one (no header, sample members without summaries), go through Inspect's public
+`read_eval_log`, with a note.
 A cell sampled by several true re-runs (same model identity, variant, answer mode, task,
 sample and epoch) counts once: the latest sample that did not fail wins; runs under other
 model args or generate configs are kept apart and counted in the notes. Each log's rows are cached under `<log dir>/.political-sycophancy-cache/`
@@ -40,10 +42,11 @@ import pandas as pd
 
 from ..errors import InputError
 from .cache import CACHE_DIR, Entry, FrameCache
-from .identity import canonical, generate_config, identity_notes, label_identities, model_args, temperature_of
+from .design import design_notes, design_summary, design_table, eval_set_tasks, planned, task_id_of_file
+from .identity import identity_notes, label_identities, temperature_of
 
 # Bump when the row layout changes, so old caches are not reused.
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 KIND_KEY = "political_sycophancy"
 THINNED = "Key removed from summary (> 1k)"
 
@@ -105,9 +108,11 @@ class FrameLoad:
     ignored: list[str] = field(default_factory=list)
     unreadable: list[str] = field(default_factory=list)
     duplicates: int = 0
+    design: pd.DataFrame = field(default_factory=pd.DataFrame)
     models_split: int = 0
     variants: int = 0
     full_reads: int = 0
+    fallbacks: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
 
@@ -229,74 +234,121 @@ def _zip_json(archive: zipfile.ZipFile, name: str) -> Any:
     return json.loads(archive.read(name))
 
 
+class UnexpectedLayout(Exception):
+    """An .eval zip not laid out as the fast reader expects (read with Inspect's reader instead)."""
+
+
+def _journal_summaries(archive: zipfile.ZipFile, names: set[str]) -> list[dict]:
+    journal = sorted(
+        (n for n in names if n.startswith("_journal/summaries/")),
+        key=lambda n: int(Path(n).stem) if Path(n).stem.isdigit() else 0,
+    )
+    latest: dict[tuple, dict] = {}
+    for name in journal:
+        for summary in _zip_json(archive, name):
+            latest[(str(summary.get("id")), summary.get("epoch"))] = summary
+    return list(latest.values())
+
+
 def _read_eval_zip(path: Path) -> tuple[dict, list[dict]]:
     """Header and sample summaries straight from the `.eval` zip (header.json or the
     journal's start.json; summaries.json or the journal's summaries while a run is
-    going). Samples whose summaries were thinned are read from their own member."""
+    going). Samples whose summaries were thinned are read from their own member. Raises
+    UnexpectedLayout when the zip holds no header, or sample members no summary covers."""
     with zipfile.ZipFile(path) as archive:
         names = set(archive.namelist())
-        header = _zip_json(archive, "header.json" if "header.json" in names else "_journal/start.json")
-        if "summaries.json" in names:
-            summaries = _zip_json(archive, "summaries.json")
-        else:
-            journal = sorted(
-                (n for n in names if n.startswith("_journal/summaries/")),
-                key=lambda n: int(Path(n).stem) if Path(n).stem.isdigit() else 0,
-            )
-            latest: dict[tuple, dict] = {}
-            for name in journal:
-                for summary in _zip_json(archive, name):
-                    latest[(str(summary.get("id")), summary.get("epoch"))] = summary
-            summaries = list(latest.values())
+        header_name = next((n for n in ("header.json", "_journal/start.json") if n in names), None)
+        if header_name is None:
+            raise UnexpectedLayout("no header.json or _journal/start.json")
+        header = _zip_json(archive, header_name)
+        summaries = _zip_json(archive, "summaries.json") if "summaries.json" in names else _journal_summaries(archive, names)
+        if not isinstance(header, dict) or not isinstance(summaries, list) or not all(isinstance(s, dict) for s in summaries):
+            raise UnexpectedLayout("header or summaries of an unknown shape")
+        members = {n for n in names if n.startswith("samples/") and n.endswith(".json")}
+        uncovered = members - {f"samples/{s.get('id')}_epoch_{s.get('epoch')}.json" for s in summaries}
+        if uncovered:
+            raise UnexpectedLayout(f"{len(uncovered)} sample member(s) without a summary")
         full = 0
         for i, summary in enumerate(summaries):
             if _thinned(summary):
                 member = f"samples/{summary['id']}_epoch_{summary['epoch']}.json"
-                if member in names:
-                    sample = _zip_json(archive, member)
-                    summaries[i] = {**summary, "metadata": sample.get("metadata"), "scores": sample.get("scores")}
-                    full += 1
+                if member not in names:
+                    raise UnexpectedLayout(f"thinned summary without its sample member {member}")
+                sample = _zip_json(archive, member)
+                summaries[i] = {**summary, "metadata": sample.get("metadata"), "scores": sample.get("scores")}
+                full += 1
     header["_full_reads"] = full
     return header, summaries
 
 
-def _read_with_inspect(path: Path) -> tuple[dict, list[dict]]:
-    """Header and samples through Inspect's public readers (for `.json` logs)."""
+def _read_with_inspect(path: Path, *, full: bool = False) -> tuple[dict, list[dict]]:
+    """Header and samples through Inspect's public readers (`.json` logs, and `.eval` zips
+    the fast reader does not understand: `full` reads every sample, not the summaries)."""
     from inspect_ai.log import read_eval_log, read_eval_log_sample_summaries
 
-    log = read_eval_log(str(path), header_only=True)
-    header = {"eval": log.eval.model_dump(mode="json"), "plan": log.plan.model_dump(mode="json") if log.plan else {}}
-    summaries = [s.model_dump(mode="json") for s in read_eval_log_sample_summaries(str(path))]
-    full = 0
-    if any(_thinned(s) for s in summaries):
-        samples = read_eval_log(str(path), exclude_fields={"events", "messages", "attachments", "store"}).samples or []
-        summaries = [s.model_dump(mode="json", include={"id", "epoch", "metadata", "scores", "error"}) for s in samples]
-        full = 1
-    header["_full_reads"] = full
+    log = read_eval_log(str(path), header_only=not full, exclude_fields={"events", "messages", "attachments", "store"})
+    header = {"eval": log.eval.model_dump(mode="json"), "plan": log.plan.model_dump(mode="json") if log.plan else {}, "status": log.status}
+    if not full:
+        summaries = [s.model_dump(mode="json") for s in read_eval_log_sample_summaries(str(path))]
+        full = any(_thinned(s) for s in summaries)
+        if full:
+            log = read_eval_log(str(path), exclude_fields={"events", "messages", "attachments", "store"})
+    if full:
+        summaries = [s.model_dump(mode="json", include={"id", "epoch", "metadata", "scores", "error"}) for s in log.samples or []]
+    header["_full_reads"] = int(full)
     return header, summaries
 
 
-def _rows_of_log(path: Path, intern: _Interner) -> tuple[list[dict], str | None, bool]:
-    """Rows of one log; (rows, reason it was ignored or None, whether samples were read in full)."""
+def _read_log(path: Path) -> tuple[dict, list[dict]]:
+    """Header and samples of a log: `.eval` zips directly when laid out as expected, else
+    (and `.json` logs) through Inspect's public reader; `header["_fallback"]` says why."""
+    if path.suffix != ".eval":
+        return _read_with_inspect(path)
+    try:
+        return _read_eval_zip(path)
+    except (UnexpectedLayout, KeyError, ValueError, TypeError) as ex:
+        header, summaries = _read_with_inspect(path, full=True)
+        header["_fallback"] = f"{path.name}: {ex}"
+        return header, summaries
+
+
+@dataclass
+class LogRows:
+    """What one log gave: its rows, the reason it was ignored (or None), whether samples were
+    read in full, its task id, what it was meant to hold (`design.planned`) and why it was
+    read through Inspect's reader (or None)."""
+
+    rows: list[dict]
+    ignored: str | None
+    full: bool
+    task_id: str | None
+    plan: dict | None
+    fallback: str | None
+
+
+def _rows_of_log(path: Path, intern: _Interner) -> LogRows:
+    """Rows of one log (see `LogRows`)."""
     import inspect_ai.log  # noqa: F401  (registers the zstd codec Inspect uses inside .eval zips)
 
-    header, samples = _read_eval_zip(path) if path.suffix == ".eval" else _read_with_inspect(path)
+    header, samples = _read_log(path)
     ev = header.get("eval") or {}
     meta = ev.get("metadata") or {}
     kind = meta.get(KIND_KEY)
+    task_id = ev.get("task_id") if isinstance(ev.get("task_id"), str) else None
     if not kind:
-        return [], f"{path.name} (task {ev.get('task')!r} has no '{KIND_KEY}' metadata)", False
-    config = generate_config(header)
+        ignored = f"{path.name} (task {ev.get('task')!r} has no '{KIND_KEY}' metadata)"
+        return LogRows([], ignored, False, task_id, None, header.get("_fallback"))
+    plan = planned(header, str(kind), _answer_mode(header))
     base = {
-        "model": ev.get("model"),
-        "model_name": ev.get("model"),
-        "model_args": canonical(model_args(header)),
-        "generate_config": canonical(config),
+        "model": plan["model_name"],
+        "model_name": plan["model_name"],
+        "model_args": plan["model_args"],
+        "generate_config": plan["generate_config"],
         "kind": str(kind),
         "task": ev.get("task"),
         "phase": meta.get("phase"),
-        "answer_mode": _answer_mode(header),
-        "temperature": temperature_of(config),
+        "answer_mode": plan["answer_mode"],
+        "temperature": temperature_of(json.loads(plan["generate_config"])),
         "log_file": str(path),
         "created": str(ev.get("created")),
         "non_ordinal": (ev.get("task_args") or {}).get("non_ordinal") or "keep",
@@ -338,7 +390,7 @@ def _rows_of_log(path: Path, intern: _Interner) -> tuple[list[dict], str | None,
             if k not in row:
                 row[k] = intern(v) if isinstance(v, (list, dict)) else v
         rows.append(row)
-    return rows, None, bool(header.get("_full_reads"))
+    return LogRows(rows, None, bool(header.get("_full_reads")), task_id, plan, header.get("_fallback"))
 
 
 def deduplicate(frame: pd.DataFrame) -> tuple[pd.DataFrame, int]:
@@ -383,13 +435,15 @@ def read_frame(
             load.cached += 1
             continue
         try:
-            rows, ignored, full = _rows_of_log(path, intern)
+            got = _rows_of_log(path, intern)
         except Exception as ex:  # a damaged file must not hide the others; it is listed
             load.unreadable.append(f"{name} ({type(ex).__name__}: {str(ex).splitlines()[0][:200] if str(ex) else ''})")
             continue
         load.read += 1
-        load.full_reads += int(full)
-        entries[name] = Entry(size, mtime, ignored, None if ignored else pd.DataFrame(rows))
+        load.full_reads += int(got.full)
+        if got.fallback:
+            load.fallbacks.append(got.fallback)
+        entries[name] = Entry(size, mtime, got.ignored, None if got.ignored else pd.DataFrame(got.rows), got.task_id, got.plan)
         fresh.add(name)
         if progress and (i % 25 == 0):
             progress(f"  read {i}/{len(files)} logs ({time.perf_counter() - started:.1f}s)")
@@ -410,8 +464,12 @@ def read_frame(
     for col in BASE_COLUMNS:
         if col not in frame.columns:
             frame[col] = None
-    frame, load.models_split, load.variants = label_identities(frame)
+    plans = pd.DataFrame([e.design for e in entries.values() if e.design])
+    frame, plans, load.models_split, load.variants = label_identities(frame, plans)
     frame, load.duplicates = deduplicate(frame)
+    known = {e.task_id for e in entries.values() if e.task_id} | {t for p, _, _ in files if (t := task_id_of_file(p.name))}
+    without_log, manifest_notes = eval_set_tasks(log_dir, known, CACHE_DIR)
+    load.design = design_table(frame, plans, without_log)
     ordered = BASE_COLUMNS + [c for c in frame.columns if c not in BASE_COLUMNS]
     load.frame = frame[ordered]
     if load.ignored:
@@ -424,9 +482,17 @@ def read_frame(
             "generate config, answer mode, task, sample and epoch; the latest successful sample kept)"
         )
     load.notes.extend(identity_notes(load.frame, load.models_split, load.variants))
+    load.notes.extend(design_notes(load.design) + manifest_notes)
     if load.full_reads:
         load.notes.append(f"{load.full_reads} log(s) read in full because their sample summaries were thinned")
+    if load.fallbacks:
+        load.notes.append(
+            f"{len(load.fallbacks)} .eval log(s) not laid out as expected were read with Inspect's read_eval_log: "
+            + "; ".join(load.fallbacks[:5])
+        )
     load.frame.attrs["notes"] = list(load.notes)
+    # JSON text, not a frame: pandas deep-copies attrs on every derived frame.
+    load.frame.attrs["design"] = load.design.to_json(orient="records")
     return load
 
 

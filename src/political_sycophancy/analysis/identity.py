@@ -99,33 +99,39 @@ def distinguishing_labels(settings: Iterable[str]) -> dict[str, str]:
     return {s: ", ".join(f"{k}={_show(d[k])}" for k in differing if k in d) for s, d in parsed.items()}
 
 
-def label_identities(frame: pd.DataFrame) -> tuple[pd.DataFrame, int, int]:
+def label_identities(frame: pd.DataFrame, plans: pd.DataFrame | None = None) -> tuple[pd.DataFrame, pd.DataFrame | None, int, int]:
     """Set `model` (name + distinguishing model args) and `variant` (distinguishing generate
-    config) from `model_name`, `model_args` and `generate_config`; returns the frame, how many
-    extra models the split into model-argument identities made, and how many further variants
-    (beyond each model's first) there are."""
-    if frame.empty:
-        return frame.assign(variant=pd.Series(dtype=object)), 0, 0
-    frame = frame.copy()
-    names = frame["model_name"].astype(object).where(frame["model_name"].notna(), frame["model"])
-    args = frame["model_args"].fillna("{}")
-    configs = frame["generate_config"].fillna("{}")
-    pairs = pd.DataFrame({"name": names, "args": args}).drop_duplicates()
+    config) from `model_name`, `model_args` and `generate_config`, on the frame and on the
+    logs' design records (`plans`, labelled alike so that a log without samples still has
+    its identity); returns both, how many extra models the split by model arguments made,
+    and how many further variants (beyond each model's first) there are."""
+    parts = [f[["model_name", "model_args", "generate_config"]] for f in (frame, plans) if f is not None and not f.empty]
+    if not parts:
+        return frame.assign(variant=pd.Series(dtype=object)), plans, 0, 0
+    ident = pd.concat(parts, ignore_index=True).fillna({"model_args": "{}", "generate_config": "{}"})
+    pairs = ident[["model_name", "model_args"]].drop_duplicates()
     display: dict[tuple, str] = {}
-    for name, group in pairs.groupby("name", sort=False):
-        labels = distinguishing_labels(group["args"]) if len(group) > 1 else {a: "" for a in group["args"]}
+    for name, group in pairs.groupby("model_name", sort=False):
+        labels = distinguishing_labels(group["model_args"]) if len(group) > 1 else {a: "" for a in group["model_args"]}
         for a, label in labels.items():
             display[(name, a)] = f"{name} [{label}]" if label else str(name)
-    frame["model"] = [display[(n, a)] for n, a in zip(names, args)]
-    triples = pd.DataFrame({"model": frame["model"], "config": configs}).drop_duplicates()
+    ident["model"] = [display[(n, a)] for n, a in zip(ident["model_name"], ident["model_args"])]
+    triples = ident[["model", "generate_config"]].drop_duplicates()
     variant: dict[tuple, str] = {}
     for model, group in triples.groupby("model", sort=False):
-        for c, label in distinguishing_labels(group["config"]).items():
+        for c, label in distinguishing_labels(group["generate_config"]).items():
             variant[(model, c)] = label or BASE_LABEL
-    frame["variant"] = [variant[(m, c)] for m, c in zip(frame["model"], configs)]
-    extra_models = len(display) - pairs["name"].nunique()
+
+    def labelled(f: pd.DataFrame | None) -> pd.DataFrame | None:
+        if f is None or f.empty:
+            return f if f is None else f.assign(variant=pd.Series(dtype=object))
+        args, configs = f["model_args"].fillna("{}"), f["generate_config"].fillna("{}")
+        models = [display[(n, a)] for n, a in zip(f["model_name"], args)]
+        return f.assign(model=models, variant=[variant[(m, c)] for m, c in zip(models, configs)])
+
+    extra_models = len(display) - pairs["model_name"].nunique()
     extra_variants = len(variant) - triples["model"].nunique()
-    return frame, extra_models, extra_variants
+    return labelled(frame), labelled(plans), extra_models, extra_variants
 
 
 def identity_notes(frame: pd.DataFrame, extra_models: int, extra_variants: int, limit: int = 5) -> list[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 from pathlib import Path
@@ -38,12 +39,18 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+SUMMARY_COLUMNS = ["model", "condition", "samples", "pct", "typology", "wd_dem", "wd_rep", "closer_dem", "parse_rate", "refusal_rate", "errors"]
+
+
 def _say(text: str) -> None:
     print(text, flush=True)
 
 
 def summary_rows(cells) -> list[dict]:
-    """One row per model x condition with the headline numbers of every instrument."""
+    """One row per model x condition with the headline numbers of every instrument, over
+    matched items; parse_rate and refusal_rate as Inspect's metrics define them (shares of
+    scored samples, the mean over items when several instruments share a row) and the
+    errored samples counted apart."""
     from ..analysis.summaries import ATP, PCT, TYPOLOGY, condition_summary, sort_by_condition
 
     table = condition_summary(cells)
@@ -51,10 +58,17 @@ def summary_rows(cells) -> list[dict]:
         return []
     rows: dict[tuple, dict] = {}
     for _, r in sort_by_condition(table, ["model"]).iterrows():
-        row = rows.setdefault((r["model"], r["condition"]), {"model": r["model"], "condition": r["condition"], "samples": 0, "_ans": 0, "_ref": 0})
+        row = rows.setdefault(
+            (r["model"], r["condition"]),
+            {"model": r["model"], "condition": r["condition"], "samples": 0, "errors": 0, "unmatched": 0, "_items": 0, "_ans": 0.0, "_ref": 0.0},
+        )
         row["samples"] += int(r["n_samples"])
-        row["_ans"] += r["parse_rate"] * r["n_samples"]
-        row["_ref"] += r["refusal_rate"] * r["n_samples"]
+        row["errors"] += int(r["n_errors"])
+        row["unmatched"] += int(r["n_unmatched"])
+        if r["n_items"] and not math.isnan(r["parse_rate"]):
+            row["_items"] += int(r["n_items"])
+            row["_ans"] += r["parse_rate"] * r["n_items"]
+            row["_ref"] += r["refusal_rate"] * r["n_items"]
         if r["scoring"] == PCT:
             row["pct"] = r["mean_ideology"]
         elif r["scoring"] == TYPOLOGY:
@@ -63,10 +77,9 @@ def summary_rows(cells) -> list[dict]:
             row.update(wd_dem=r["mean_wd_dem"], wd_rep=r["mean_wd_rep"], closer_dem=r["pct_closer_dem"])
     out = []
     for row in rows.values():
-        n = row.pop("samples")
-        row["samples"] = n
-        row["parse"] = row.pop("_ans") / n if n else float("nan")
-        row["refusal"] = row.pop("_ref") / n if n else float("nan")
+        items, answered, refused = row.pop("_items"), row.pop("_ans"), row.pop("_ref")
+        row["parse_rate"] = answered / items if items else float("nan")
+        row["refusal_rate"] = refused / items if items else float("nan")
         out.append(row)
     return out
 
@@ -112,9 +125,15 @@ def run(args: argparse.Namespace) -> int:
     result = write_report(load.frame, args.out, source=str(Path(args.log_dir).resolve()), options=options, progress=_say)
     rows = summary_rows(cells)
     if rows:
-        columns = [c for c in ["model", "condition", "samples", "pct", "typology", "wd_dem", "wd_rep", "closer_dem", "parse", "refusal"] if any(c in r for r in rows)]
+        columns = [c for c in SUMMARY_COLUMNS if any(c in r for r in rows)]
         _say("")
         _say(format_table(rows, columns))
+        unmatched = sum(r["unmatched"] for r in rows)
+        if unmatched:
+            _say(
+                f"(conditions compared over matched items: {unmatched} model x condition x item cell(s) run under only "
+                "some of a model's conditions are left out; see table design_cells)"
+            )
     not_computable = result.summary.get("not_computable") or []
     if not_computable:
         _say("\nnot computable from these logs:")

@@ -9,9 +9,15 @@ finish (`--fail-on-error 0.1`) and count those cells as errors.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import fcntl
+import os
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+from ..files import output_dir
 
 
 def _fraction_or_count(text: str) -> float | bool:
@@ -117,3 +123,30 @@ def check_definitions_unchanged(tasks: list, log_dir: str) -> None:
                 f"({version} -> {versions[name]}); use a new --log-dir (old answers are never reused for new definitions)",
                 field="--log-dir",
             )
+
+
+LOCK_FILE = ".political-sycophancy.lock"
+
+
+@contextlib.contextmanager
+def log_dir_lock(log_dir: str) -> Iterator[None]:
+    """One run per log folder at a time: a second `audit`/`plan --run` on the same folder
+    would send every call again beside the first (eval sets only see finished logs).
+    The lock is an OS file lock, released when the process ends, however it ends."""
+    path = output_dir(log_dir, "--log-dir") / LOCK_FILE
+    with path.open("a+") as fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            fh.seek(0)
+            holder = fh.read().strip() or "another process"
+            raise InputError(f"another run is writing to {log_dir} ({holder}); wait for it or use another --log-dir",
+                             field="--log-dir") from None
+        fh.seek(0)
+        fh.truncate()
+        fh.write(f"pid {os.getpid()}")
+        fh.flush()
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
