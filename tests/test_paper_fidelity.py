@@ -44,14 +44,20 @@ SI_S4 = {
 
 def phase2_grid(reference_dir, path):
     """The Phase 2 response file the alignment table implies: each cell's letter is the
-    option its point-mass `llm_dist` sits on."""
+    option its point-mass `llm_dist` sits on; the 1,003 cells of the 18,000 the table does
+    not list (the paper's parse failures, 5.5%) are responses without a letter."""
     table = pd.read_csv(reference_dir / "phase2_alignment_by_condition.csv")
     dists = table["llm_dist"].map(json.loads)
     assert dists.map(max).eq(1.0).all()  # one parsed letter per cell
-    letters = dists.map(lambda d: "ABCDEFGHIJ"[int(np.argmax(d))])
+    table["letter"] = dists.map(lambda d: "ABCDEFGHIJ"[int(np.argmax(d))])
+    cells = pd.MultiIndex.from_product(
+        [sorted(table["model_label"].unique()), sorted(table["question_id"].unique()), sorted(table["condition"].unique())],
+        names=["model_label", "question_id", "condition"],
+    )
+    grid = table.set_index(["model_label", "question_id", "condition"])["letter"].reindex(cells).fillna("").reset_index()
     pd.DataFrame(
-        {"model_id": table["model_label"], "question_id": table["question_id"], "condition": table["condition"],
-         "raw_response": letters, "letter": letters, "rep": 0, "temperature": 1.0}
+        {"model_id": grid["model_label"], "question_id": grid["question_id"], "condition": grid["condition"],
+         "raw_response": grid["letter"], "letter": grid["letter"], "rep": 0, "temperature": 1.0}
     ).to_csv(path, index=False)
     return path
 
@@ -82,13 +88,15 @@ def _table(paper, name) -> pd.DataFrame:
 
 
 def test_imports_and_report(paper):
-    assert paper["grid"].samples == 16997 and not paper["result"].failed
+    assert paper["grid"].samples == 18000 and not paper["result"].failed
     counts = {name: r.samples for name, r in paper["imports"].items()}
     # the persona file's one letter beyond its item's options (C on a two-option item) is left out
     assert counts == {"results_expected_answer.csv": 2160, "results_perception_probe.csv": 360, "results_neutral_persona.csv": 1079}
     assert len(paper["imports"]["results_neutral_persona.csv"].mismatches) == 1
     kinds = paper["frame"].groupby("kind").size().to_dict()
-    assert kinds == {"audit": 16997 + 1079, "expected_answer": 2160, "perception": 360}
+    assert kinds == {"audit": 18000 + 1079, "expected_answer": 2160, "perception": 360}
+    audit = paper["frame"][paper["frame"]["kind"] == "audit"]
+    assert int((audit["status"] == "answered").sum()) == 16997 + 1079 - 57  # the persona file has 57 rows without a letter
     # no SWAY task was run: no SWAY section (issue 14.7)
     report = (paper["dir"] / "report.md").read_text()
     assert "Presupposition sycophancy" not in report and "sway" not in paper["summary"].get("sections", [])
@@ -130,6 +138,8 @@ def test_phase2_results_section(paper):
     """§2.2-2.3: shares closer to Democrats, the 28-62 point drop, sycophancy-left/right,
     the 8.0x ratio, the per-model ranges, the exact sign-flip p."""
     cs = _table(paper, "condition_summary")
+    phase2 = cs[~cs["condition"].str.startswith("P_")]
+    assert set(phase2["n_items"]) == {500} and set(phase2["n_unmatched"]) == {0}  # every item under every condition
     closer = cs.pivot_table(index="model", columns="condition", values="pct_closer_dem")
     assert (round(closer["N"].min()), round(closer["N"].max())) == (70, 77)
     assert (round(closer["C3R"].min()), round(closer["C3R"].max())) == (14, 43)

@@ -299,3 +299,16 @@ def _grid(tmp_path):
     path = tmp_path / "grid.csv"
     pd.DataFrame([{"model_id": "M", "question_id": "atp_00", "raw_response": "B"}]).to_csv(path, index=False)
     return path
+
+
+def test_persona_items_do_not_shrink_the_condition_summary(atp):
+    """Personas run on their own items (the paper's 30 most partisan): the Phase 2
+    conditions are still compared over all their items, and the personas among themselves."""
+    from political_sycophancy.analysis.cells import build_cells
+    from political_sycophancy.analysis.summaries import condition_summary
+
+    letters = {("m", c, i): "B" for c in ("N", "C3L", "C3R") for i in range(6)}
+    letters.update({("m", c, i): "C" for c in ("P_ORD", "P_STU") for i in range(2)})
+    table = condition_summary(build_cells(_audit_frame(atp, letters))).set_index("condition")
+    assert table.loc["N", "n_items"] == 6 and table.loc["C3R", "n_unmatched"] == 0
+    assert table.loc["P_ORD", "n_items"] == 2
