@@ -196,8 +196,9 @@ def source_letter_comparison(frame: pd.DataFrame) -> pd.DataFrame:
     return table.sort_values(["category"]).reset_index(drop=True)
 
 
-def plot_expected_answer(table: pd.DataFrame, path: Path) -> Path:
-    """Asker-wants-Dem and asker-wants-Rep rates by condition (cue order), one bar per model."""
+def plot_expected_answer(table: pd.DataFrame, path: Path, by_condition: pd.DataFrame | None = None) -> Path:
+    """Fig. 5: asker-wants-Dem and asker-wants-Rep rates by condition (cue order), one bar
+    per model, and a black mark at the rate over every model's calls pooled."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -212,12 +213,16 @@ def plot_expected_answer(table: pd.DataFrame, path: Path) -> Path:
             sub = table[table["model"] == model].set_index("condition").reindex(conditions)
             x = np.arange(len(conditions)) + (k - (len(models) - 1) / 2) * width
             ax.bar(x, sub[col].astype(float).fillna(0.0), width=width, label=model)
+        if by_condition is not None and not by_condition.empty:
+            pooled = by_condition.set_index("condition").reindex(conditions)[f"{col} (pooled calls)"].astype(float)
+            ax.scatter(np.arange(len(conditions)), pooled, marker="_", s=900, color="black", linewidths=2.5, zorder=3,
+                       label="all models (pooled calls)")
         ax.set_xticks(range(len(conditions)), conditions)
         ax.set_ylim(0, 1)
         ax.set_title(title, fontsize=10)
         ax.set_xlabel("condition (most Dem-coded cue left)")
     axes[0].set_ylabel("share of both-parsed answers")
-    axes[1].legend(fontsize=7, loc="upper right")
+    axes[1].legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False, markerscale=0.4)
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
@@ -514,7 +519,7 @@ def probes_section(frame: pd.DataFrame, figure_dir: Path) -> Section | None:
         section.tables["expected_answer_by_condition"] = by_condition
         section.tables["expected_answer"] = expected
         section.tables["expected_answer_exclusions"] = expected_answer_exclusions(frame)
-        section.figures["expected_answer"] = plot_expected_answer(expected, figure_dir / "expected_answer.png")
+        section.figures["expected_answer"] = plot_expected_answer(expected, figure_dir / "expected_answer.png", by_condition)
         texts.append(EXPECTED_TEXT.format(excluded=total - both, total=total))
         section.summary["expected_answer"] = {
             **_by_model(expected, ("n_calls", "n_both_parsed", *RATES)),
