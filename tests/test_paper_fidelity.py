@@ -1,6 +1,6 @@
 """The first seed's Phase 2, probe and persona figures, reproduced from its replication data.
 
-One module-wide run (slow: about five minutes on two loaded cores): the paper's items are
+One module-wide run (slow: 1.5 to 4.5 minutes on two shared cores): the paper's items are
 imported, the Phase 2 response grid is rebuilt from `phase2_alignment_by_condition.csv`
 (its `llm_dist` is the point mass of the parsed letter of each model x item x condition
 cell, T = 1, one response), the three probe files are imported with the paper's own
