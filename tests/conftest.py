@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 from pathlib import Path
 from typing import Callable
 
@@ -19,7 +20,8 @@ from inspect_ai.model import (
 )
 
 ROOT = Path(__file__).resolve().parents[1]
-REFERENCE = (ROOT / ".." / "shared" / "reference" / "replication").resolve()
+# ../shared beside the checkout; a worktree elsewhere names it with POLITICAL_SYCOPHANCY_REFERENCE
+REFERENCE = Path(os.environ.get("POLITICAL_SYCOPHANCY_REFERENCE") or ROOT / ".." / "shared" / "reference" / "replication").resolve()
 
 
 @pytest.fixture

@@ -55,7 +55,7 @@ def respond(prompt: str) -> str:
         wanted = {"N": "B", "C3R": "D"}[cond]
         # Even items: Dem-preferred B, Rep-preferred D; odd items the reverse.
         return f"EXPECTED BY ASKER: {wanted}\nREASONING: The wording.\nYOUR ANSWER: B"
-    if "ASKER IDEOLOGY" in prompt:
+    if "POLITICAL LEANING (1-7)" in prompt:  # answered in the older ASKER / ASKER IDEOLOGY format
         rating = {0: "3", 1: "5", 2: "9", 3: "4"}[i]
         who = "A pollster running a survey." if i < 3 else "A conservative voter."
         return f"ASKER: {who}\nASKER IDEOLOGY: {rating}\nYOUR ANSWER: A"
@@ -97,8 +97,8 @@ def test_expected_answer_table(frame):
     # Conditions in cue order.
     assert list(expected_answer_table(frame).query("model == 'mockllm/m1'")["condition"]) == ["N", "C3R"]
     ex = expected_answer_exclusions(frame).set_index(["model", "condition", "reason"])["n"]
-    assert ex[("mockllm/m1", "N", "one letter")] == 2
-    assert ex[("mockllm/m2", "N", "letter outside options")] == 4
+    assert ex[("mockllm/m1", "N", "own: label absent")] == 2
+    assert ex[("mockllm/m2", "N", "expected: letter outside the options")] == 4
 
 
 def test_perception_table(frame):
@@ -106,6 +106,7 @@ def test_perception_table(frame):
     assert (t["n_calls"], t["n_rating"], t["n_out_of_range"]) == (4, 3, 1)
     assert t["mean_rating"] == pytest.approx(4.0)  # 3, 5, 4; the 9 is not coded
     assert t["share_researcher"] == pytest.approx(0.75) and t["share_partisan"] == pytest.approx(0.25)
+    assert t["share_names_auditor"] == pytest.approx(0.75)
     assert t["cites_format_rate"] == pytest.approx(0.75)
 
 
@@ -121,17 +122,18 @@ def test_persona_table_si_s4(frame):
     for cond in AUDIT_LETTER:
         assert shifts.loc[cond, "mean_wd_dem"] == pytest.approx((wd[(cond, 0)] + wd[(cond, 1)]) / 2)
         assert shifts.loc[cond, "n_items"] == 2
-    assert shifts.loc["P_STU", "shift_vs_N"] == pytest.approx(0.0)
+    assert shifts.loc["P_STU", "shift_vs_N"] == pytest.approx(0.0) == shifts.loc["P_STU", "paired_shift_vs_N"]
     expected_shift = ((wd[("P_ORD", 0)] - wd[("N", 0)]) + (wd[("P_ORD", 1)] - wd[("N", 1)])) / 2
-    assert shifts.loc["P_ORD", "shift_vs_N"] == pytest.approx(expected_shift)
+    # every item answered under every condition: the paper's and the paired shift agree
+    assert shifts.loc["P_ORD", "shift_vs_N"] == pytest.approx(expected_shift) == shifts.loc["P_ORD", "paired_shift_vs_N"]
     table = persona_table(persona_shifts(frame)).set_index("model")
     assert list(table.columns) == ["N", "C3L", "C3R", "P_ORD", "P_STU", "P_RET"]
-    assert table.loc["mean shift vs N", "P_RET"] == pytest.approx(shifts.loc["P_RET", "shift_vs_N"])
+    assert table.loc["mean shift vs N (paper: difference of the condition means)", "P_RET"] == pytest.approx(shifts.loc["P_RET", "shift_vs_N"])
 
 
 def test_sections_write_tables_and_figure(frame, tmp_path):
     section = probes_section(frame, tmp_path)
-    assert set(section.tables) == {"expected_answer", "expected_answer_exclusions", "perception"}
+    assert set(section.tables) == {"expected_answer", "expected_answer_by_condition", "expected_answer_exclusions", "perception"}
     assert section.figures["expected_answer"].exists()
     assert "8 of 20 calls did not give both letters" in section.text
     json.dumps(section.summary)
@@ -208,11 +210,15 @@ def test_decoding_table_si_s2(decoding_frame):
     assert list(shifts["c3l_shift"]) == pytest.approx([left] * 3)
     assert shifts.loc["replicates", "asymmetry"] == pytest.approx(reps_shift - left)
     assert (shifts["n_asymmetry_items"] == 2).all()
-    table = decoding_table(decoding_shifts(f)).set_index("model")
-    assert table.loc["Mean", "asymmetry T=0"] == pytest.approx(t0_shift - left)
+    paired = decoding_table(decoding_shifts(f), paired=True).set_index("model")
+    assert paired.loc["Mean", "asymmetry T=0"] == pytest.approx(t0_shift - left)
+    # every item answered under each condition: the paper's unpaired means give the same
+    unpaired = decoding_table(decoding_shifts(f)).set_index("model")
+    assert unpaired.loc["Mean", "asymmetry_unpaired T=0"] == pytest.approx(t0_shift - left)
     section = decoding_section(f, Path("."))
     s = section.summary["decoding"]
-    assert s["max_abs_change_replicates_vs_T=0"] == pytest.approx(abs(reps_shift - t0_shift))
+    assert s["asymmetry"]["max_abs_change_replicates_vs_T=0"] == pytest.approx(abs(reps_shift - t0_shift))
+    assert s["asymmetry_unpaired"]["max_abs_change_replicates_vs_T=0"] == pytest.approx(abs(reps_shift - t0_shift))
 
 
 @requires_embedded

@@ -63,6 +63,32 @@ SOURCE_RULE = "source letter"
 FLUSH_EVERY = 100
 
 
+class ResponseKind:
+    """The task a file's rows answer (default: the audit). `probe_import` defines the
+    probes' kinds: their prompt, scorer, source-letter columns and source scoring."""
+
+    name = "audit"
+    letter_columns: tuple[str, ...] = ("letter",)
+
+    def task(self, instrument: str, condition: str) -> str:
+        return f"audit_{instrument}_{condition}"
+
+    def prompt(self, item: Item, condition: Condition) -> str:
+        return condition.apply(audit_prompt(item))
+
+    def scorer(self, scoring: str) -> Callable:
+        return scorer_for(scoring, "letter")
+
+    def source_score(self, run: "_Scoring", scorer: Callable, item: Item, rec: dict, make_state) -> Score:
+        return _source_score(run, scorer, item, rec.get("letter", ""), rec.get("raw_response") or "", make_state)
+
+    def parsed_score(self, run: "_Scoring", scorer: Callable, item: Item, rec: dict, state: TaskState) -> Score:
+        return run(scorer, state)
+
+
+AUDIT = ResponseKind()
+
+
 @dataclass
 class ImportResult:
     """What an import wrote and what it left out."""
@@ -84,7 +110,7 @@ class ImportResult:
     disagreements: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
-def read_responses(path: str | Path) -> pd.DataFrame:
+def read_responses(path: str | Path, columns: dict[str, str] | None = None) -> pd.DataFrame:
     """The response file as strings, with a `_row` column (1-based data row numbers).
 
     Phase 1 shape: model_id, question_id, raw_response, letter, error, ... (all at
@@ -94,6 +120,9 @@ def read_responses(path: str | Path) -> pd.DataFrame:
     path = Path(path)
     text = read_text(path)
     header, rows = csv_table(text, path, delimiter="\t" if path.suffix.lower() == ".tsv" else ",")
+    # `columns` renames a file's own columns to ours (a probe file's model_label to model_id)
+    renames = {old: new for old, new in (columns or {}).items() if new not in header}
+    header = [renames.get(h, h) for h in header]
     missing = [c for c in REQUIRED if c not in header]
     if missing:
         raise InputError(
@@ -159,6 +188,7 @@ def prepare(
     skip_unknown: bool,
     result: ImportResult,
     skip_mismatched: bool = False,
+    letter_columns: tuple[str, ...] = ("letter",),
 ) -> pd.DataFrame:
     """Validated rows with item, condition, epoch and temperature resolved; rows whose own
     copy of the question disagrees with the items (`mismatch`) are an error, or with
@@ -224,8 +254,9 @@ def prepare(
         else:
             epochs.append(int(r) + offset)
     frame["epoch"] = epochs
-    if use_source_letters and "letter" not in frame.columns:
-        raise InputError("--use-source-letters needs a 'letter' column", file=path, field="letter")
+    missing = [c for c in letter_columns if c not in frame.columns] if use_source_letters else []
+    if missing:
+        raise InputError(f"--use-source-letters needs a '{missing[0]}' column", file=path, field=missing[0])
     key = ["model_id", "item_id", "condition", "temperature_value", "epoch"]
     dup = frame.duplicated(key, keep=False)
     if dup.any():
@@ -456,6 +487,8 @@ def import_responses(
     skip_mismatched: bool = False,
     replace_changed: bool = False,
     progress: Callable[[str], None] | None = None,
+    kind: ResponseKind = AUDIT,
+    columns: dict[str, str] | None = None,
 ) -> ImportResult:
     """Write one `.eval` log per model x instrument x condition x temperature of the file.
 
@@ -468,7 +501,7 @@ def import_responses(
     conditions = condition_registry(conditions_file)
     result = ImportResult()
     frame = prepare(
-        read_responses(path),
+        read_responses(path, columns),
         items,
         conditions,
         path=path,
@@ -476,6 +509,7 @@ def import_responses(
         skip_unknown=skip_unknown,
         skip_mismatched=skip_mismatched,
         result=result,
+        letter_columns=kind.letter_columns,
     )
     source = _Source.of(path)
     log_dir = Path(log_dir)
@@ -491,7 +525,7 @@ def import_responses(
             log_id = source.log_id(model, instrument, cond_id, float(temperature), list(rows["epoch"]), letters)
             out = _write_one(
                 run, source, log_dir, log_id, model, instrument, conditions[cond_id], float(temperature),
-                rows, items, use_source_letters, result, progress,
+                rows, items, use_source_letters, result, progress, kind,
             )
             # the earlier logs go only once their replacement is written
             for old in same.pop(log_id, []):
@@ -520,8 +554,9 @@ def _write_one(
     use_source_letters: bool,
     result: ImportResult,
     progress: Callable[[str], None] | None,
+    kind: ResponseKind = AUDIT,
 ) -> Path:
-    log = _build_log(run, source, log_id, model, instrument, condition, temperature, rows, items, use_source_letters, result)
+    log = _build_log(run, source, log_id, model, instrument, condition, temperature, rows, items, use_source_letters, result, kind)
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H-%M-%S-00-00")
     out = log_dir / f"{stamp}_{_slug(log.eval.task)}_{log_id}.eval"
     run.loop.run_until_complete(_write_eval(log, out))
@@ -544,19 +579,20 @@ def _build_log(
     items: dict[str, Item],
     use_source_letters: bool,
     result: ImportResult,
+    kind: ResponseKind = AUDIT,
 ) -> EvalLog:
     scorings = {items[i].scoring for i in rows["item_id"]}
     if len(scorings) != 1:
         raise InputError(f"instrument {instrument!r} mixes scoring rules {sorted(scorings)}; split its items into files")
     scoring = scorings.pop()
-    scorer = scorer_for(scoring, "letter")
+    scorer = kind.scorer(scoring)
     scorer_name = registry_unqualified_name(scorer)
     samples: list[EvalSample] = []
     disagree = result.disagreements.setdefault(model, {"rows": 0, "source_only": 0, "ours_only": 0, "different": 0})
     order = {item_id: i for i, item_id in enumerate(dict.fromkeys(rows["item_id"]))}
     for rec in rows.to_dict("records"):
         item = items[rec["item_id"]]
-        prompt = condition.apply(audit_prompt(item))
+        prompt = kind.prompt(item, condition)
         raw = rec.get("raw_response") or ""
         metadata: dict[str, Any] = {
             **item.sample_metadata(),
@@ -579,14 +615,7 @@ def _build_log(
             sample_error = EvalError(message=error_text, traceback="", traceback_ansi="")
             result.errors += 1
         elif use_source_letters:
-            score = _source_score(
-                run,
-                scorer,
-                item,
-                rec.get("letter", ""),
-                raw,
-                lambda text: _state(item, condition, model, epoch, prompt, text, metadata),
-            )
+            score = kind.source_score(run, scorer, item, rec, lambda text: _state(item, condition, model, epoch, prompt, text, metadata))
             scores = {scorer_name: score}
             ours, src = score.metadata.get("text_letter"), score.metadata.get("source_letter")
             disagree["rows"] += 1
@@ -597,7 +626,7 @@ def _build_log(
             elif ours and src and ours != src:
                 disagree["different"] += 1
         else:
-            scores = {scorer_name: run(scorer, base)}
+            scores = {scorer_name: kind.parsed_score(run, scorer, item, rec, base)}
         samples.append(
             EvalSample(
                 id=item.id,
@@ -614,14 +643,14 @@ def _build_log(
         )
     samples.sort(key=lambda s: (s.epoch, order[str(s.id)]))
     results, reductions = _eval_results(samples, scorer, scorer_name)
-    task = f"audit_{instrument}_{condition.id}"
+    task = kind.task(instrument, condition.id)
     created = datetime.now(timezone.utc).isoformat(timespec="seconds")
     epochs = max(s.epoch for s in samples)
     spec = EvalSpec(
         created=created,
         task=task,
         task_id=shortuuid.uuid(),
-        task_registry_name="political_sycophancy/audit",
+        task_registry_name=f"political_sycophancy/{kind.name}",
         task_args={
             "instrument": instrument,
             "condition": condition.id,
@@ -638,7 +667,7 @@ def _build_log(
         model=model,
         config=EvalConfig(epochs=epochs, epochs_reducer=["replicates"]),
         metadata={
-            "political_sycophancy": "audit",
+            "political_sycophancy": kind.name,
             "instrument": instrument,
             "condition": condition.id,
             "condition_label": condition.label,

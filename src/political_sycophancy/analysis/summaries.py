@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..conditions import CUE_ORDER
+from ..conditions import CUE_ORDER, PERSONAS
 from ..scorers.wd import DEM_LABEL, EQUAL_LABEL, REP_LABEL
 
 PCT, TYPOLOGY, ATP = "pct", "typology", "wd"
@@ -45,10 +45,13 @@ def _mean(values: pd.Series) -> float:
 
 def matched_items(cells: pd.DataFrame) -> pd.Series:
     """Per cell: whether its item was run under every condition its model has for the
-    instrument (True everywhere for a complete design)."""
+    instrument (True everywhere for a complete design); the persona conditions form a
+    family of their own."""
     if cells.empty:
         return pd.Series(dtype=bool)
-    by = [cells["model"], cells["instrument"]]
+    # the neutral personas run on their own items (SI S4): matched among themselves
+    family = cells["condition"].isin(PERSONAS)
+    by = [cells["model"], cells["instrument"], family]
     n_conditions = cells.groupby(by)["condition"].transform("nunique")
     n_item = cells.groupby([*by, cells["item_id"]])["condition"].transform("nunique")
     return n_item == n_conditions

@@ -12,7 +12,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="turn a response file (the first seed's results_phase1.csv or Phase 2 shape) into Inspect .eval logs",
         description="Write one Inspect .eval log per model x instrument x condition x temperature of a response file, "
         "with the prompts rebuilt from the items and conditions, the raw responses as outputs and our scorers applied. "
-        "Re-importing the same file into the same directory replaces the logs it wrote.",
+        "Re-importing the same file into the same directory replaces the logs it wrote. The first seed's probe and "
+        "persona files (results_expected_answer.csv, results_perception_probe.csv, results_neutral_persona.csv) are "
+        "recognised by their columns and become logs of the expected_answer, perception and audit (persona) tasks.",
     )
     p.add_argument("responses", help="CSV with model_id, question_id, raw_response (+ letter, error, condition, rep, temperature)")
     p.add_argument("--items", nargs="+", required=True, help="instrument files holding the questions (e.g. pct.csv typology.csv atp.csv)")
@@ -35,13 +37,15 @@ def run(args: argparse.Namespace) -> int:
 
     from ..conditions import ConditionWarning
     from ..files import output_dir
-    from ..importer import import_responses
+    from ..importer import AUDIT, import_responses
+    from ..probe_import import file_kind, import_probe_file
 
     output_dir(args.log_dir, "--log-dir")
-    print(f"importing {args.responses} ...", flush=True)
+    found = file_kind(args.responses)
+    print(f"importing {args.responses}" + (f" ({found[1]})" if found else "") + " ...", flush=True)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ConditionWarning)
-        result = import_responses(
+        result = (import_probe_file if found else import_responses)(
             args.responses,
             args.items,
             args.log_dir,
@@ -68,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     if result.skipped_unknown:
         print(f"left out {result.skipped_unknown} response(s) to {len(result.unknown_ids)} question id(s) not in the item files, "
               f"e.g. {', '.join(result.unknown_ids[:5])}")
-    if args.use_source_letters:
+    if args.use_source_letters and (found is None or found[0] is AUDIT):
         print("source letters vs our parser (per model: rows, letter only in the file, letter only ours, different letters):")
         for model, d in sorted(result.disagreements.items()):
             print(f"  {model}: {d['rows']}, {d['source_only']}, {d['ours_only']}, {d['different']}")
