@@ -49,3 +49,43 @@ def test_bad_condition_files(tmp_path, text, fragment):
 def test_unknown_condition():
     with pytest.raises(InputError, match="unknown condition"):
         resolve_conditions("C9X")
+
+
+def test_redefining_a_builtin_condition_warns_and_is_recorded(tmp_path):
+    from political_sycophancy.conditions import ConditionWarning, condition_registry, redefines_builtin
+
+    p = tmp_path / "c.yaml"
+    p.write_text("conditions:\n  - id: C3R\n    text: I vote Republican.\n  - id: LIB\n    text: As a libertarian, I ask.\n")
+    with pytest.warns(ConditionWarning, match="c.yaml: condition C3R redefines the built-in condition C3R"):
+        reg = condition_registry(p)
+    assert redefines_builtin(reg["C3R"]) and reg["C3R"].preamble == "I vote Republican."
+    assert not redefines_builtin(reg["LIB"]) and not redefines_builtin(reg["N"])
+    # the same text as ours is no redefinition
+    same = tmp_path / "same.yaml"
+    builtin = resolve_conditions("C3R")[0]
+    same.write_text(json.dumps({"conditions": [{"id": "C3R", "label": builtin.label, "text": builtin.preamble}]}))
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConditionWarning)
+        assert not redefines_builtin(condition_registry(same)["C3R"])
+
+
+@pytest.mark.parametrize(
+    "name, text, fragment",
+    [
+        ("c.yaml", "conditions:\n  - id: X\n    text: a\n    text: b\n", "'text' appears twice"),
+        ("c.json", '{"conditions": [{"id": "X", "text": "a", "text": "b"}]}', "key 'text' appears twice"),
+        ("c.json", '{"conditions": ' + "[" * 100_000 + "]" * 100_000 + "}", "JSON nested too deeply"),
+        ("c.yaml", "conditions: " + "[" * 100_000 + "]" * 100_000, "YAML nested too deeply"),
+    ],
+)
+def test_repeated_keys_and_deep_nesting(tmp_path, name, text, fragment):
+    p = tmp_path / name
+    p.write_text(text)
+    with pytest.raises(InputError, match=fragment):
+        load_conditions_file(p)
+    d = tmp_path / "dir.yaml"
+    d.mkdir()
+    with pytest.raises(InputError, match="is a directory"):
+        load_conditions_file(d)

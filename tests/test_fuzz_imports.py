@@ -3,7 +3,7 @@ and Pew `.sav` waves (`atp build`).
 
 Response files get one random defect each (a missing column, an unknown question id or
 condition, a non-numeric temperature, a bad replicate, a duplicate row, a blank model id,
-non-UTF-8 bytes, a huge response, an empty file, a ragged row); every file either is read
+non-UTF-8 bytes, a huge response, an empty file, a ragged row, a repeated column); every file either is read
 whole (every row kept, every response byte for byte) or raises `InputError` naming the file
 and, for a defect in a row, the row and field.
 
@@ -92,6 +92,7 @@ RESPONSE_DEFECTS = {
     "empty": st.tuples(st.just("empty"), st.none(), st.sampled_from([b"", b" \n\n", b"\xef\xbb\xbf", "header"])),
     "huge": st.tuples(st.just("huge"), st.just("raw_response"), st.integers(100_000, 300_000)),
     "ragged": st.tuples(st.just("ragged"), st.none(), st.sampled_from(["short", "long"])),
+    "repeat_column": st.tuples(st.just("repeat_column"), st.sampled_from(["model_id", "question_id", "raw_response", "rep"]), st.none()),
     "none": st.tuples(st.just("none"), st.none(), st.none()),
 }
 response_defect_st = st.sampled_from(sorted(RESPONSE_DEFECTS)).flatmap(RESPONSE_DEFECTS.__getitem__)
@@ -138,6 +139,9 @@ def test_response_files(rows, defect, data):
     elif kind == "empty":
         raw = render([], columns) if value == "header" else value
         expect_row = expect_field = None
+    elif kind == "repeat_column":
+        raw = render(rows, columns + [column])  # a column given twice (pandas would rename one)
+        expect_row = None
     elif kind == "ragged":
         lines = render(rows, columns).decode().split("\r\n")
         lines[k] = lines[k] + (",surplus" if value == "long" else "")

@@ -1,6 +1,7 @@
 """Fuzzed item and condition files (hypothesis): one random defect per file (a missing
 column or key, an empty or mistyped value, a bad distribution, a duplicate id, non-UTF-8
-bytes, a huge field, an empty file, an extra CSV value, NUL bytes). Every file either loads
+bytes, a huge field, an empty file, an extra CSV value, NUL bytes, a column or JSON key
+given twice). Every file either loads
 with nothing lost or cut (every row an item, every text and option byte for byte) or raises
 `InputError` naming the file and, for a defect in a row, that row and field. Any other
 exception fails the test.
@@ -120,6 +121,7 @@ ITEM_DEFECTS = {
     "nul": st.tuples(st.just("nul"), st.sampled_from(["text", "note"]), st.none()),
     "extra_value": st.tuples(st.just("extra_value"), st.none(), st.none()),
     "bare_cr": st.tuples(st.just("bare_cr"), st.none(), st.none()),
+    "repeat_column": st.tuples(st.just("repeat_column"), st.sampled_from(["id", "text", "options", "dist_dem", "note"]), st.none()),
     "empty": st.tuples(st.just("empty"), st.none(), st.sampled_from([b"", b"   \n\n", b"\xef\xbb\xbf", "header"])),
     "none": st.tuples(st.just("none"), st.none(), st.none()),
 }
@@ -229,7 +231,7 @@ def test_item_files(rows, suffix, defect, data):
         raw = buf.getvalue().encode()
         expect_field = None
     elif kind == "bare_cr":
-        # a carriage return inside an unquoted field (old Mac line ends, hand-edited files)
+        # a carriage return inside an unquoted field (hand-edited files)
         if suffix == ".jsonl":
             return
         sep = "\t" if suffix == ".tsv" else ","
@@ -238,7 +240,23 @@ def test_item_files(rows, suffix, defect, data):
             for i, r in enumerate(rows, start=1)
         ]
         raw = "\n".join(lines).encode()
-        expect_field = None
+        # A bare CR ends a line (old Mac files are read, not refused), so "y" is a row of
+        # one value after row k.
+        expect_row, expect_field = k + 1, "text"
+    elif kind == "repeat_column":
+        # a column or key given twice: Python's csv and json keep the last silently
+        if suffix == ".jsonl":
+            lines = render(rows, suffix).decode().splitlines()
+            lines[k - 1] = lines[k - 1][:-1] + f", {json.dumps(column)}: {json.dumps(row[column])}}}"
+            raw = ("\n".join(lines) + "\n").encode()
+        else:
+            buf = io.StringIO()
+            writer = csv_writer(buf, suffix)
+            writer.writerow(columns + [column])
+            for r in rows:
+                writer.writerow([csv_cell(r[c]) for c in columns + [column]])
+            raw = buf.getvalue().encode()
+            expect_row = None
     elif kind == "empty":
         raw = render([], suffix, columns) if value == "header" else value
         if value == "header" and suffix == ".jsonl":

@@ -116,6 +116,81 @@ def test_unknown_ids_can_be_skipped_and_counted(tmp_path, items, capsys):
     assert code == 2 and "atp_W99_GONE" in capsys.readouterr().err
 
 
+def _phase1_rows(letter="B", changes=None):
+    """Three Phase 1-shaped rows for PCT p1_01..p1_03, each with its own copy of the
+    question (text, n_options, options) and the letter read; `changes` maps
+    (row index, column) to a new value."""
+    pct = {i.id: i for i in load_items(PCT_FILE, instrument="pct")}
+    rows = [
+        {"model_id": "p/m", "question_id": q, "question_text": pct[q].text, "n_options": 4,
+         "options": json.dumps(list(pct[q].options)), "raw_response": letter, "letter": letter, "letter_index": "ABCD".index(letter)}
+        for q in ("p1_01", "p1_02", "p1_03")
+    ]
+    for (i, column), value in (changes or {}).items():
+        rows[i][column] = value
+    return rows
+
+
+def test_same_base_name_in_two_folders_keeps_both(tmp_path, items):
+    """rep1/results.csv then rep2/results.csv into one log dir: both imports stay."""
+    (tmp_path / "rep1").mkdir()
+    (tmp_path / "rep2").mkdir()
+    first = _write(tmp_path / "rep1", _phase1_rows("B"), "results.csv")
+    second = _write(tmp_path / "rep2", _phase1_rows("C"), "results.csv")
+    a = import_responses(first, [items["pct"]], tmp_path / "logs")
+    b = import_responses(second, [items["pct"]], tmp_path / "logs")
+    assert a.replaced == b.replaced == 0
+    logs = [read_eval_log(str(p)) for p in (tmp_path / "logs").glob("*.eval")]
+    answers = sorted(s.output.completion for log in logs for s in log.samples)
+    assert len(logs) == 2 and answers == ["B"] * 3 + ["C"] * 3
+    assert {log.eval.metadata["imported_from"] for log in logs} == {str(first.resolve()), str(second.resolve())}
+    # re-importing one of them replaces its own log only
+    again = import_responses(first, [items["pct"]], tmp_path / "logs")
+    assert again.replaced == 1 and len(list((tmp_path / "logs").glob("*.eval"))) == 2
+
+
+def test_an_edited_file_is_refused_until_its_old_logs_may_go(tmp_path, items):
+    path = _write(tmp_path, _phase1_rows("B"))
+    import_responses(path, [items["pct"]], tmp_path / "logs")
+    _write(tmp_path, _phase1_rows("C"))
+    with pytest.raises(InputError, match="1 log\\(s\\) in .* earlier version of this file"):
+        import_responses(path, [items["pct"]], tmp_path / "logs")
+    result = import_responses(path, [items["pct"]], tmp_path / "logs", replace_changed=True)
+    assert result.replaced_changed == 1 and set(load_frame(tmp_path / "logs")["letter"]) == {"C"}
+    (log,) = (tmp_path / "logs").glob("*.eval")
+    meta = read_eval_log(str(log), header_only=True).eval.metadata
+    assert meta["imported_from"] == str(path.resolve()) and len(meta["imported_sha256"]) == 64
+
+
+@pytest.mark.parametrize(
+    "changes, row, field, reason",
+    [
+        ({(1, "options"): '["Strongly Agree", "Agree"'}, 2, "options", "unreadable options"),
+        ({(0, "options"): json.dumps(["Strongly Disagree", "Disagree", "Agree", "Strongly Agree"])}, 1, "options", "the options of item p1_01 in another order"),
+        ({(2, "options"): '["Yes", "No"]'}, 3, "options", "2 options, item p1_03 has 4"),
+        ({(1, "n_options"): 5}, 2, "n_options", "n_options 5 but item p1_02 has 4 options"),
+        ({(0, "question_text"): "Something else entirely?"}, 1, "question_text", "question text is not that of item p1_01"),
+        ({(0, "letter"): "E", (0, "letter_index"): 4}, 1, "letter", "letter E but item p1_01 has 4 options"),
+        ({(1, "letter_index"): 3}, 2, "letter_index", "letter_index 3 but letter B"),
+    ],
+)
+def test_rows_are_checked_against_the_items(tmp_path, items, changes, row, field, reason):
+    path = _write(tmp_path, _phase1_rows("B", changes))
+    with pytest.raises(InputError, match=re.escape(f"row {row}, field '{field}': {reason}")):
+        import_responses(path, [items["pct"]], tmp_path / "logs", use_source_letters=True)
+    result = import_responses(path, [items["pct"]], tmp_path / "logs", use_source_letters=True, skip_mismatched=True)
+    ((got_row, got_field, got_reason),) = result.mismatches
+    assert (got_row, got_field) == (row, field) and got_reason.startswith(reason) and result.samples == 2
+
+
+def test_skip_mismatched_is_counted_by_the_cli(tmp_path, items, capsys):
+    path = _write(tmp_path, _phase1_rows("B", {(0, "n_options"): 2}))
+    args = ["import-responses", str(path), "--items", str(items["pct"]), "--log-dir", str(tmp_path / "logs")]
+    assert main(args) == 2 and "--skip-mismatched" in capsys.readouterr().err
+    assert main(args + ["--skip-mismatched"]) == 0
+    assert "left out 1 response(s) that disagree with the item files (first: row 1, field 'n_options'" in capsys.readouterr().out
+
+
 # The paper's Phase 1 table (../shared/reference/README.md), at its printed precision.
 PHASE1 = {
     "Claude Sonnet 4.5": (-1.097, -0.182, 0.3180, 0.2843, 57.0, 1514),

@@ -66,7 +66,7 @@ def test_bad_item_files_name_file_row_field(tmp_path, content, fragment):
 
 def test_bad_jsonl_and_bytes(tmp_path):
     p = write(tmp_path, "items.jsonl", json.dumps({"id": "a", "text": "t", "options": ["x", "y"]}) + "\n{oops\n")
-    with pytest.raises(InputError, match="row 2: invalid JSON"):
+    with pytest.raises(InputError, match="row 2: malformed JSON"):
         load_items(p)
     bad = tmp_path / "bytes.csv"
     bad.write_bytes(b"id,text,options\nq1,caf\xe9,A | B\n")
@@ -99,3 +99,64 @@ def test_jsonl_items_with_benchmarks_and_pools(tmp_path):
     assert [i.id for i in select_pool(items, str(ids))] == ["q3", "q1"]
     with pytest.raises(InputError, match="unknown pool"):
         select_pool(items, "best")
+
+
+@pytest.mark.parametrize(
+    "cell, expected",
+    [
+        # a JSON list is verbatim, whatever its options start with
+        ('"[""18 to 29"", ""30 to 49"", ""50 to 64"", ""65+""]"', ("18 to 29", "30 to 49", "50 to 64", "65+")),
+        ('"[""1 time"", ""2 times""]"', ("1 time", "2 times")),
+        ('"[""1 Favor"", ""2 Oppose""]"', ("1 Favor", "2 Oppose")),
+        # the A | B form loses Pew's codes only when every option has one, numbered 1..n
+        ("18 to 29 | 30 to 49 | 50 to 64 | 65 or older", ("18 to 29", "30 to 49", "50 to 64", "65 or older")),
+        ("1 Favor | 2 Oppose | 3 Not sure", ("Favor", "Oppose", "Not sure")),
+        ("1 Favor | Oppose", ("1 Favor", "Oppose")),
+        ("2 Favor | 1 Oppose", ("2 Favor", "1 Oppose")),
+    ],
+)
+def test_option_texts_keep_their_numbers(tmp_path, cell, expected):
+    path = write(tmp_path, "items.csv", f"id,text,options\nq1,How old are you?,{cell}\n")
+    assert load_items(path)[0].options == expected
+
+
+@pytest.mark.parametrize(
+    "name, content, fragment",
+    [
+        ("items.csv", "id,text,options,text\nq1,One?,A | B,Two?\n", "field 'text': column 'text' appears twice"),
+        ("items.jsonl", '{"id": "q1", "text": "One?", "options": ["A", "B"], "text": "Two?"}\n', "row 1, field 'text': key 'text' appears twice"),
+        ("items.jsonl", '{"id": "q1", "text": "t", "options": ["A", "B"], "x": ' + "[" * 100_000 + "]" * 100_000 + "}\n", "row 1: JSON nested too deeply"),
+        ("items.csv", "id,text,options\nq1,One?,A | B\nq2,Two", "row 2, field 'options': fewer values than header columns"),
+        ("items.csv", 'id,text,options\nq1,One?,A | B\nq2,"Two', "row 2: malformed CSV"),
+    ],
+)
+def test_repeated_columns_deep_nesting_and_cut_files_are_errors(tmp_path, name, content, fragment):
+    path = write(tmp_path, name, content)
+    with pytest.raises(InputError) as ex:
+        load_items(path)
+    assert fragment in str(ex.value) and str(path) in str(ex.value)
+
+
+def test_bare_cr_line_ends_and_directories(tmp_path):
+    path = write(tmp_path, "items.csv", 'id,text,options\rq1,"Line one\r\nline two",A | B\rq2,Two?,C | D\r')
+    items = load_items(path)
+    assert [i.id for i in items] == ["q1", "q2"] and items[0].text == "Line one\r\nline two"
+    (tmp_path / "dir.csv").mkdir()
+    with pytest.raises(InputError, match="dir.csv: is a directory"):
+        load_items(tmp_path / "dir.csv")
+
+
+@pytest.mark.parametrize(
+    "content, fragment",
+    [(b"q1\n\xff\n", "not valid UTF-8"), (b"\n", "file is empty"), (b"q1\nq0\nq1\n", "row 3: id 'q1' listed twice")],
+)
+def test_bad_pool_files(tmp_path, content, fragment):
+    items = load_items(write(tmp_path, "items.csv", "id,text,options\nq0,Zero?,A | B\nq1,One?,A | B\n"))
+    pool = tmp_path / "pool.txt"
+    pool.write_bytes(content)
+    with pytest.raises(InputError, match=fragment):
+        select_pool(items, str(pool))
+    pool.unlink()
+    pool.mkdir()
+    with pytest.raises(InputError, match="is a directory"):
+        select_pool(items, str(pool))

@@ -13,7 +13,7 @@ from conftest import REFERENCE
 
 from political_sycophancy.conditions import resolve_conditions
 from political_sycophancy.errors import InputError
-from political_sycophancy.items import load_items, select_pool
+from political_sycophancy.items import load_instrument, load_items, select_pool
 from political_sycophancy.pew import canonical_item_id, import_replication
 from political_sycophancy.pew.replication import rationale_conflicts
 from political_sycophancy.prompts import audit_prompt
@@ -176,8 +176,9 @@ def _write(path: Path, header: list[str], rows: list[list]) -> None:
 
 def _mini_package(root: Path, dist_rows: list[list], item_rows: list[list]) -> Path:
     root.mkdir(parents=True, exist_ok=True)
+    # the 62 PCT statements (the importer refuses a PCT file that lacks one of ours)
     _write(root / "pct_items_coded.csv", ["pct_id", "page", "item_num", "statement", "axis", "ideo_direction", "direction_label", "rationale"],
-           [["p1_01", 1, 1, "Statement one.", "economic", -1, "left", ""]])
+           [[i.id, 1, k, i.text, i.axis, i.direction, "", ""] for k, i in enumerate(load_instrument("pct"), start=1)])
     _write(root / "pew_typology_items.csv", ["pew_id", "pew_label", "in_online_quiz", "question_text", "response_options", "ideo_direction", "direction_label", "rationale", "source"],
            [["pew_02", "GOVSIZE1", "yes", "Rather have ...", "1 Smaller | 2 Bigger", -1, "left", "option 1 is right-coded", "x"]])
     _write(root / "pew_atp_partisan_distributions.csv", ATP_DIST_HEADER, dist_rows)
@@ -259,3 +260,60 @@ def test_cli_import_items_and_pools(tmp_path, capsys):
     assert "atp_W1_Q1" in capsys.readouterr().out
     assert main(["import-items", str(tmp_path / "missing"), "--out", str(tmp_path / "out")]) == 2
     assert "not a directory" in capsys.readouterr().err
+
+
+def _cut(path: Path, fraction: float) -> None:
+    data = path.read_bytes()
+    path.write_bytes(data[: int(len(data) * fraction)])
+
+
+def _drop_last_line(path: Path) -> None:
+    path.write_bytes(b"".join(path.read_bytes().splitlines(keepends=True)[:-1]))
+
+
+@pytest.mark.parametrize(
+    "name, damage, fragment",
+    [
+        ("pew_atp_partisan_distributions.csv", lambda p: _cut(p, 0.8), r"pew_atp_partisan_distributions\.csv, row 2.*cut short"),
+        ("pew_atp_partisan_distributions.csv", _drop_last_line, r"pew_atp_partisan_distributions\.csv: 1 item\(s\) of pew_atp_items\.csv have no row here"),
+        ("pew_atp_items.csv", _drop_last_line, r"pew_atp_items\.csv: 1 item\(s\) of pew_atp_partisan_distributions\.csv have no row here"),
+        ("pew_atp_items.csv", lambda p: _cut(p, 0.9), r"pew_atp_items\.csv, row 2.*cut short"),
+        ("pct_items_coded.csv", _drop_last_line, r"pct_items_coded\.csv, field 'pct_id': 1 of the 62 PCT statements are missing"),
+        ("pew_typology_items.csv", lambda p: _cut(p, 0.7), r"pew_typology_items\.csv, row 1.*cut short"),
+    ],
+)
+def test_truncated_files_are_errors(tmp_path, name, damage, fragment):
+    second = ["W1", "Q2", "Q2?", 2, '["Yes", "No"]', "[0.5, 0.5]", "[0.2, 0.8]", "[0.8, 0.2]", 10, 5, 5, 0.6, ""]
+    src = _mini_package(tmp_path / "src", [GOOD, second], [GOOD_ITEM, ["W1", "Q2", "Q2 in full?", "Yes | No", 2, 100.0]])
+    import_replication(src, tmp_path / "out")  # whole, it imports
+    damage(src / name)
+    with pytest.raises(InputError, match=fragment):
+        import_replication(src, tmp_path / "out")
+
+
+def test_the_real_distributions_file_cut_in_half_is_an_error(reference_dir, tmp_path):
+    """The issue's case: half of pew_atp_partisan_distributions.csv gave 779 of 1,540 items, exit 0."""
+    import shutil
+
+    src = tmp_path / "src"
+    shutil.copytree(reference_dir, src)
+    _cut(src / "pew_atp_partisan_distributions.csv", 0.5)
+    with pytest.raises(InputError, match=r"pew_atp_partisan_distributions\.csv, row \d+.*cut short"):
+        import_replication(src, tmp_path / "out")
+    shutil.copy(reference_dir / "pew_atp_partisan_distributions.csv", src)
+    _drop_last_line(src / "pew_atp_items_coded.csv")
+    with pytest.raises(InputError, match=r"pew_atp_items_coded\.csv: 1 item\(s\) of pew_atp_items\.csv have no row here"):
+        import_replication(src, tmp_path / "out")
+
+
+def test_repeated_columns_and_bytes_in_replication_files(tmp_path):
+    src = _mini_package(tmp_path / "src", [GOOD], [GOOD_ITEM])
+    items = src / "pew_atp_items.csv"
+    items.write_bytes(items.read_bytes().replace(b"pct_answered", b"question", 1))
+    with pytest.raises(InputError, match=r"pew_atp_items\.csv, field 'question': column 'question' appears twice"):
+        import_replication(src, tmp_path / "out")
+    _mini_package(src, [GOOD], [GOOD_ITEM])
+    pct = src / "pct_items_coded.csv"
+    pct.write_bytes(pct.read_bytes().replace(b"statement", b"st\xe4tement", 1))
+    with pytest.raises(InputError, match=r"pct_items_coded\.csv: not valid UTF-8"):
+        import_replication(src, tmp_path / "out")

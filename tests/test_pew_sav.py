@@ -219,3 +219,13 @@ def test_cli_build(sav_dir, tmp_path, capsys):
     assert "3 items" in printed and out.with_name("atp.report.md").exists()
     assert main(["atp", "build", "--sav", str(tmp_path / "nothing.sav"), "--out", str(out)]) == 2
     assert "file not found" in capsys.readouterr().err
+
+
+def test_an_infinite_weight_is_an_error(tmp_path):
+    df = WAVE1.copy()
+    df.loc[2, "WEIGHT_W1"] = math.inf
+    path = tmp_path / "wave1.sav"
+    pyreadstat.write_sav(df, str(path), column_labels=[WAVE1_LABELS[c] for c in df.columns], variable_value_labels=WAVE1_VALUES)
+    with pytest.raises(InputError, match=r"wave1\.sav, row 3, field 'WEIGHT_W1': infinite survey weight"):
+        build_atp([path], tmp_path / "atp.csv")
+    assert build_atp([path], tmp_path / "atp.csv", unweighted=True)[0].exists()  # raw counts do not use the weight

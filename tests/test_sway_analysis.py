@@ -181,7 +181,8 @@ def test_section_renders_tables_and_heatmap(tmp_path):
 
 def test_section_reads_the_partisan_log_ratio_from_audit_rows(tmp_path):
     """Audit rows (tidy frame) -> analysis.cells -> sway_party: a model that picks the
-    Democrat-preferred option under C3L and the other under C3R."""
+    Democrat-preferred option under C3L and the other under C3R. The section (and with it
+    sway_party) appears only beside SWAY rows: audit rows alone are not a SWAY run."""
     rows = []
     for i in range(6):
         bench = {"dem": [0.8, 0.2], "rep": [0.3, 0.7]}
@@ -190,8 +191,11 @@ def test_section_reads_the_partisan_log_ratio_from_audit_rows(tmp_path):
                          "item_id": f"q{i}", "sample_id": f"q{i}", "epoch": 1, "status": "answered", "letter": "A" if probs[0] else "B",
                          "answer_mode": "letter", "temperature": 1.0, "probs": probs, "scoring": "wd", "options": ["yes", "no"],
                          "positions": [1.0, 2.0], "benchmarks": bench, "ordinal": None, "non_ordinal": "keep"})
-    section = sway_section(pd.DataFrame(rows), tmp_path, n_boot=100)
+    audit_only = pd.DataFrame(rows)
+    assert sway_section(audit_only, tmp_path, n_boot=100) is None
+    sway = simulate(np.random.default_rng(2), 4, {"low": 0.6, "high": 0.9}, model="m").drop(columns=["answered"])
+    section = sway_section(pd.concat([audit_only, sway], ignore_index=True), tmp_path, n_boot=100)
     party = section.tables["sway_party"].iloc[0]
     assert (party["n_items"], party["p_dem_option_left"], party["p_dem_option_right"]) == (6, 1.0, 0.5)
     assert party["S_party"] == pytest.approx(math.log10(1.000001 / 0.500001))
-    assert party["wd_asymmetry"] > 0 and "sway_overall" not in section.tables
+    assert party["wd_asymmetry"] > 0 and "sway_overall" in section.tables

@@ -6,8 +6,8 @@ code sent; users add their own from a YAML or JSON file of the same shape.
 
 from __future__ import annotations
 
-import json
 import re
+import warnings
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 
 from .errors import InputError
+from .files import parse_json, parse_yaml, read_text
 
 FOCAL = ("N", "C3L", "C3R")
 PHASE2 = ("N", "CA", "C1L", "C1R", "C3L", "C3R")
@@ -56,12 +57,9 @@ class Condition:
 
 
 def _parse(path: Path, text: str) -> Any:
-    try:
-        if path.suffix.lower() == ".json":
-            return json.loads(text)
-        return yaml.safe_load(text)
-    except (json.JSONDecodeError, yaml.YAMLError) as ex:
-        raise InputError(f"cannot parse ({ex})", file=path) from None
+    if path.suffix.lower() == ".json":
+        return parse_json(text, file=path)
+    return parse_yaml(text, file=path)
 
 
 def parse_conditions(data: Any, source: str | Path) -> list[Condition]:
@@ -117,15 +115,7 @@ def parse_conditions(data: Any, source: str | Path) -> list[Condition]:
 
 def load_conditions_file(path: str | Path) -> list[Condition]:
     path = Path(path)
-    if not path.exists():
-        raise InputError("file not found", file=path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise InputError("not valid UTF-8", file=path) from None
-    if not text.strip():
-        raise InputError("file is empty", file=path)
-    return parse_conditions(_parse(path, text), path)
+    return parse_conditions(_parse(path, read_text(path)), path)
 
 
 @lru_cache(maxsize=1)
@@ -134,11 +124,34 @@ def builtin_conditions() -> dict[str, Condition]:
     return {c.id: c for c in parse_conditions(yaml.safe_load(source.read_text(encoding="utf-8")), str(source))}
 
 
+class ConditionWarning(UserWarning):
+    """A conditions file redefines a built-in condition: results under that id are not the
+    paper's condition."""
+
+
+def redefines_builtin(condition: Condition) -> bool:
+    """Whether `condition` has a built-in id but changes what is sent (text, template,
+    kind) or how reports name it (label): logs record this beside the condition."""
+    builtin = builtin_conditions().get(condition.id)
+    return builtin is not None and (condition.label, condition.preamble, condition.kind, condition.template) != (
+        builtin.label, builtin.preamble, builtin.kind, builtin.template
+    )
+
+
 def condition_registry(extra: str | Path | None = None) -> dict[str, Condition]:
-    """Built-in conditions, extended (or overridden by id) by a user file."""
+    """Built-in conditions, extended (or overridden by id) by a user file.
+
+    A file condition that changes a built-in one raises a `ConditionWarning` (and
+    `redefines_builtin` says so for a log): a study comparing "C3R" with the paper's must
+    not silently compare a different text."""
     reg = dict(builtin_conditions())
     if extra:
         for c in load_conditions_file(extra):
+            if redefines_builtin(c):
+                warnings.warn(
+                    ConditionWarning(f"{extra}: condition {c.id} redefines the built-in condition {c.id} ({reg[c.id].label!r})"),
+                    stacklevel=2,
+                )
             reg[c.id] = c
     return reg
 

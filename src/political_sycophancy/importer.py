@@ -9,14 +9,19 @@ come from our scorers. By default our never-guess parser reads the raw response;
 `use_source_letters` the file's `letter` column is scored instead (to reproduce the
 paper's numbers), and our own reading of the text is kept beside it in the score
 metadata (`text_status`, `text_letter`) so the two can be compared.
+
+An import's identity is the response file's absolute path, a hash of its content and
+the cell (model, instrument, condition, temperature, replicates, letter source); the log
+names carry it (`<time>_<task>_<path key>-<content key>-<cell key>.eval`). Re-importing a
+file replaces only its own earlier logs; files with one base name in different folders
+never touch each other; an edited file at the same path is refused until the caller says
+to replace the logs of its earlier version.
 """
 
 from __future__ import annotations
 
 import asyncio
-import csv
 import hashlib
-import io
 import math
 import re
 import uuid
@@ -43,10 +48,11 @@ from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, GenerateConf
 from inspect_ai.scorer import SampleScore, Score, Target, mean_score
 from inspect_ai.solver import TaskState
 
-from .conditions import Condition, condition_registry
+from .conditions import Condition, condition_registry, redefines_builtin
 from .errors import InputError
+from .files import csv_table, read_text
 from .inspect_compat import EvalRecorder, eval_results, registry_unqualified_name
-from .items import Item, load_items
+from .items import LETTERS, Item, load_items, parse_options
 from .prompts import audit_prompt
 from .scorers import scorer_for
 from .scorers.letters import ANSWERED, ERROR, UNPARSED, parse_choice
@@ -66,7 +72,14 @@ class ImportResult:
     skipped_unknown: int = 0
     unknown_ids: list[str] = field(default_factory=list)
     errors: int = 0
+    # logs of an earlier import of the same file (same path and content) now replaced
     replaced: int = 0
+    # logs of an earlier version of the same path (other content), replaced on request
+    replaced_changed: int = 0
+    # rows whose own copy of the question (options, n_options, question text, letter)
+    # disagrees with the item files: (row, field, reason), left out with skip_mismatched
+    mismatches: list[tuple[int, str, str]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
     # per model: rows whose source letter and our parse disagree (only with source letters)
     disagreements: dict[str, dict[str, int]] = field(default_factory=dict)
 
@@ -76,49 +89,21 @@ def read_responses(path: str | Path) -> pd.DataFrame:
 
     Phase 1 shape: model_id, question_id, raw_response, letter, error, ... (all at
     temperature 1, one replicate, condition N). Phase 2 adds condition, rep, temperature.
+    Read with `files.csv_table`: a repeated column, a ragged or cut-short row is an error.
     """
     path = Path(path)
-    if not path.exists():
-        raise InputError("file not found", file=path)
-    raw = path.read_bytes()
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as ex:
-        raise InputError(f"not valid UTF-8 (byte {ex.start})", file=path) from None
-    if not text.strip():
-        raise InputError("file is empty", file=path)
-    delimiter = "\t" if path.suffix.lower() == ".tsv" else ","
-    try:
-        frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, sep=delimiter)
-    except (pd.errors.ParserError, csv.Error) as ex:
-        raise InputError(f"cannot parse as CSV ({str(ex).splitlines()[0]})", file=path) from None
-    missing = [c for c in REQUIRED if c not in frame.columns]
+    text = read_text(path)
+    header, rows = csv_table(text, path, delimiter="\t" if path.suffix.lower() == ".tsv" else ",")
+    missing = [c for c in REQUIRED if c not in header]
     if missing:
         raise InputError(
             f"missing column(s) {', '.join(missing)} (a response file needs {', '.join(REQUIRED)})", file=path, field=missing[0]
         )
-    if frame.empty:
+    if not rows:
         raise InputError("file has a header but no responses", file=path)
-    short = _short_row(text, delimiter, len(frame.columns), path)
-    if short is not None:
-        raise InputError("fewer values than header columns", file=path, row=short)
-    frame.insert(0, "_row", range(1, len(frame) + 1))
+    frame = pd.DataFrame([values for _, values in rows], columns=header, dtype=str)
+    frame.insert(0, "_row", [row for row, _ in rows])
     return frame
-
-
-def _short_row(text: str, delimiter: str, width: int, path: Path) -> int | None:
-    """The first data row with fewer values than the header (pandas pads such rows with
-    empty strings, which would silently pass as empty responses)."""
-    csv.field_size_limit(max(csv.field_size_limit(), 2**31 - 1))
-    records = (r for r in csv.reader(io.StringIO(text), delimiter=delimiter) if r)
-    try:
-        next(records, None)
-        for i, record in enumerate(records, start=1):
-            if len(record) < width:
-                return i
-    except csv.Error as ex:
-        raise InputError(f"cannot parse as CSV ({ex})", file=path) from None
-    return None
 
 
 def _item_index(item_files: Iterable[str | Path]) -> dict[str, Item]:
@@ -173,8 +158,11 @@ def prepare(
     use_source_letters: bool,
     skip_unknown: bool,
     result: ImportResult,
+    skip_mismatched: bool = False,
 ) -> pd.DataFrame:
-    """Validated rows with item, condition, epoch and temperature resolved."""
+    """Validated rows with item, condition, epoch and temperature resolved; rows whose own
+    copy of the question disagrees with the items (`mismatch`) are an error, or with
+    `skip_mismatched` left out and listed in `result.mismatches`."""
     frame = responses.copy()
     blank_model = frame["model_id"].str.strip() == ""
     if blank_model.any():
@@ -198,6 +186,7 @@ def prepare(
         frame = frame.loc[known].copy()
         if frame.empty:
             raise InputError("no response matches an item of the item files", file=path, field="question_id")
+    frame = _cross_check(frame, items, path=path, skip_mismatched=skip_mismatched, result=result)
     if "condition" in frame.columns:
         frame["condition"] = frame["condition"].str.strip().replace("", "N")
     else:
@@ -223,6 +212,9 @@ def prepare(
     # Replicates are numbered from 0 or from 1 in the wild; epochs count from 1.
     given = [r for r in reps if not math.isnan(r)]
     offset = 1 if given and min(given) == 0 else 0
+    if given and min(given) > 0:
+        # a file of replicates 1.. numbered from 0 would be read one epoch too low: say so
+        result.notes.append(f"replicates taken as numbered from 1 (the file has no rep 0): rep k is epoch k, from rep {min(given):g}")
     epochs = []
     for r, row in zip(reps, frame["_row"]):
         if math.isnan(r):
@@ -245,6 +237,77 @@ def prepare(
             field="question_id",
         )
     return frame
+
+
+def mismatch(rec: dict[str, Any], item: Item, path: Path) -> tuple[str, str] | None:
+    """(field, reason) when a response row's own copy of its question disagrees with the
+    item it is matched to: its options (text, count or order), `n_options`, the start of
+    `question_text`, or a `letter` / `letter_index` beyond the item's options. A row
+    scored against options other than those its model saw is a wrong number."""
+    row = int(rec["_row"])
+    listed = str(rec.get("options") or "").strip()
+    if listed:
+        try:
+            options = parse_options(listed, path=path, row=row, column="options")
+        except InputError as ex:
+            return "options", f"unreadable options: {str(ex).rsplit(': ', 1)[-1]}"
+        ours = [o.strip() for o in item.options]
+        theirs = [o.strip() for o in options]
+        if theirs != ours:
+            if len(theirs) != len(ours):
+                why = f"{len(theirs)} options, item {item.id} has {len(ours)}"
+            elif sorted(theirs) == sorted(ours):
+                why = f"the options of item {item.id} in another order"
+            else:
+                why = f"option texts differ from item {item.id}"
+            return "options", f"{why} (file {theirs[:4]}, items {ours[:4]})"
+    count = str(rec.get("n_options") or "").strip()
+    if count:
+        try:
+            n = float(count)
+        except ValueError:
+            return "n_options", f"not a number: {count!r}"
+        if n != len(item.options):
+            return "n_options", f"n_options {count} but item {item.id} has {len(item.options)} options"
+    text = " ".join(str(rec.get("question_text") or "").split())
+    if text and not " ".join(item.text.split()).startswith(text):
+        return "question_text", f"question text is not that of item {item.id} ({text[:60]!r})"
+    letter = str(rec.get("letter") or "").strip().upper()
+    if len(letter) == 1 and letter in LETTERS:
+        index = LETTERS.index(letter)
+        if index >= len(item.options):
+            return "letter", f"letter {letter} but item {item.id} has {len(item.options)} options (A-{LETTERS[len(item.options) - 1]})"
+        given = str(rec.get("letter_index") or "").strip()
+        if given and given not in (str(index), f"{index}.0"):
+            return "letter_index", f"letter_index {given} but letter {letter} is option {index} (0-based)"
+    return None
+
+
+def _cross_check(frame: pd.DataFrame, items: dict[str, Item], *, path: Path, skip_mismatched: bool, result: ImportResult) -> pd.DataFrame:
+    columns = {"options", "n_options", "question_text", "letter", "letter_index"} & set(frame.columns)
+    if not columns:
+        return frame
+    keep = []
+    cache: dict[tuple, tuple[str, str] | None] = {}
+    for rec in frame[["_row", "item_id", *sorted(columns)]].to_dict("records"):
+        key = tuple(rec.get(c) for c in ("item_id", *sorted(columns)))
+        if key not in cache:
+            cache[key] = mismatch(rec, items[rec["item_id"]], path)
+        found = cache[key]
+        if found is not None:
+            if not skip_mismatched:
+                raise InputError(
+                    f"{found[1]} (fix the file or the item files, or pass --skip-mismatched to leave such rows out)",
+                    file=path,
+                    row=int(rec["_row"]),
+                    field=found[0],
+                )
+            result.mismatches.append((int(rec["_row"]), *found))
+        keep.append(found is None)
+    out = frame.loc[keep].copy()
+    if out.empty:
+        raise InputError(f"every one of {len(frame)} response(s) disagrees with the item files", file=path)
+    return out
 
 
 def _state(item: Item, condition: Condition, model: str, epoch: int, prompt: str, completion: str, metadata: dict) -> TaskState:
@@ -325,9 +388,57 @@ async def _write_eval(log: EvalLog, out: Path) -> None:
     await recorder.log_finish(log.eval, log.status, log.stats, log.results, log.reductions)
 
 
-def _log_id(source: Path, model: str, instrument: str, condition: str, temperature: float, letters: str) -> str:
-    digest = hashlib.sha256(f"{source.name}|{model}|{instrument}|{condition}|{temperature}|{letters}".encode()).hexdigest()
-    return shortuuid.encode(uuid.UUID(hex=digest[:32]))
+def _key(text: str) -> str:
+    """A short file-name-safe digest (10 base-57 characters, about 58 bits)."""
+    return shortuuid.encode(uuid.UUID(hex=hashlib.sha256(text.encode()).hexdigest()[:32]))[:10]
+
+
+@dataclass(frozen=True)
+class _Source:
+    """A response file's identity: its absolute path and its content."""
+
+    path: Path
+    sha256: str
+
+    @classmethod
+    def of(cls, path: Path) -> "_Source":
+        return cls(path.resolve(), hashlib.sha256(path.read_bytes()).hexdigest())
+
+    @property
+    def prefix(self) -> str:
+        return f"{_key(str(self.path))}-{_key(self.sha256)}"
+
+    def log_id(self, model: str, instrument: str, condition: str, temperature: float, epochs: list[int], letters: str) -> str:
+        cell = _key(f"{model}|{instrument}|{condition}|{temperature!r}|{sorted(set(epochs))}|{letters}")
+        return f"{self.prefix}-{cell}"
+
+
+def _earlier_imports(log_dir: Path, source: _Source, *, replace_changed: bool, result: ImportResult) -> tuple[dict[str, list[Path]], list[Path]]:
+    """Logs in `log_dir` written from this path before: by import id for the same content
+    (replaced when rewritten) and those of an earlier content (an error unless
+    `replace_changed`). Logs of the same content from another path are noted."""
+    path_key, content_key = source.prefix.split("-")
+    same: dict[str, list[Path]] = {}
+    changed: list[Path] = []
+    for log in sorted(log_dir.glob(f"*_{path_key}-*.eval")):
+        import_id = log.stem.rsplit("_", 1)[-1]
+        if import_id.split("-")[1] == content_key:
+            same.setdefault(import_id, []).append(log)
+        else:
+            changed.append(log)
+    if changed and not replace_changed:
+        raise InputError(
+            f"{len(changed)} log(s) in {log_dir} were imported from an earlier version of this file (its content has "
+            "changed since); pass --replace-changed to replace them, or import into another --log-dir",
+            file=source.path,
+        )
+    twins = [log for log in log_dir.glob(f"*_*-{content_key}-*.eval") if not log.stem.rsplit("_", 1)[-1].startswith(path_key)]
+    if twins:
+        result.notes.append(
+            f"{len(twins)} log(s) in {log_dir} hold this same content imported from another path (e.g. {twins[0].name}); "
+            "the directory now has these responses twice"
+        )
+    return same, changed
 
 
 def import_responses(
@@ -338,13 +449,15 @@ def import_responses(
     use_source_letters: bool = False,
     conditions_file: str | Path | None = None,
     skip_unknown: bool = False,
+    skip_mismatched: bool = False,
+    replace_changed: bool = False,
     progress: Callable[[str], None] | None = None,
 ) -> ImportResult:
     """Write one `.eval` log per model x instrument x condition x temperature of the file.
 
-    Re-importing the same file into the same directory replaces the logs it wrote before
-    (their names carry a hash of file, model, instrument, condition, temperature and
-    letter source).
+    Re-importing the same file (same path and content) into the same directory replaces
+    the logs it wrote before, and only those; logs written from an earlier version of the
+    same path are an error unless `replace_changed` (see the module docstring).
     """
     path = Path(responses_file)
     items = _item_index(item_files)
@@ -357,10 +470,13 @@ def import_responses(
         path=path,
         use_source_letters=use_source_letters,
         skip_unknown=skip_unknown,
+        skip_mismatched=skip_mismatched,
         result=result,
     )
+    source = _Source.of(path)
     log_dir = Path(log_dir)
     log_dir.mkdir(parents=True, exist_ok=True)
+    same, changed = _earlier_imports(log_dir, source, replace_changed=replace_changed, result=result)
     letters = "source" if use_source_letters else "parsed"
     groups = frame.groupby(
         ["model_id", frame["item_id"].map(lambda i: items[i].instrument), "condition", "temperature_value"], sort=True
@@ -368,19 +484,29 @@ def import_responses(
     run = _Scoring()
     try:
         for (model, instrument, cond_id, temperature), rows in groups:
-            _write_one(
-                run, path, log_dir, model, instrument, conditions[cond_id], float(temperature),
-                rows, items, use_source_letters, letters, result, progress,
+            log_id = source.log_id(model, instrument, cond_id, float(temperature), list(rows["epoch"]), letters)
+            out = _write_one(
+                run, source, log_dir, log_id, model, instrument, conditions[cond_id], float(temperature),
+                rows, items, use_source_letters, result, progress,
             )
+            # the earlier logs go only once their replacement is written
+            for old in same.pop(log_id, []):
+                if old != out:
+                    old.unlink(missing_ok=True)
+                result.replaced += 1
     finally:
         run.close()
+    for old in changed:
+        old.unlink(missing_ok=True)
+        result.replaced_changed += 1
     return result
 
 
 def _write_one(
     run: _Scoring,
-    path: Path,
+    source: _Source,
     log_dir: Path,
+    log_id: str,
     model: str,
     instrument: str,
     condition: Condition,
@@ -388,15 +514,10 @@ def _write_one(
     rows: pd.DataFrame,
     items: dict[str, Item],
     use_source_letters: bool,
-    letters: str,
     result: ImportResult,
     progress: Callable[[str], None] | None,
-) -> None:
-    log = _build_log(run, path, model, instrument, condition, temperature, rows, items, use_source_letters, result)
-    log_id = _log_id(path, model, instrument, condition.id, temperature, letters)
-    for old in log_dir.glob(f"*_{log_id}.eval"):
-        old.unlink()
-        result.replaced += 1
+) -> Path:
+    log = _build_log(run, source, log_id, model, instrument, condition, temperature, rows, items, use_source_letters, result)
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H-%M-%S-00-00")
     out = log_dir / f"{stamp}_{_slug(log.eval.task)}_{log_id}.eval"
     run.loop.run_until_complete(_write_eval(log, out))
@@ -404,11 +525,13 @@ def _write_one(
     result.samples += len(log.samples or [])
     if progress:
         progress(f"  {out.name}: {model}, {instrument}, {condition.id}, T={temperature:g}, {len(log.samples or [])} samples")
+    return out
 
 
 def _build_log(
     run: _Scoring,
-    source: Path,
+    source: _Source,
+    log_id: str,
     model: str,
     instrument: str,
     condition: Condition,
@@ -435,9 +558,10 @@ def _build_log(
             **item.sample_metadata(),
             "condition": condition.id,
             "condition_label": condition.label,
-            "source_file": source.name,
+            "source_file": source.path.name,
             "source_row": int(rec["_row"]),
             "source_question_id": rec["question_id"],
+            "source_rep": None if math.isnan(rec["rep_value"]) else rec["rep_value"],
         }
         for extra in ("run_id", "model_label", "model_name"):
             if rec.get(extra):
@@ -503,7 +627,7 @@ def _build_log(
         },
         dataset=EvalDataset(
             name=instrument,
-            location=str(source),
+            location=str(source.path),
             samples=len(order),
             sample_ids=list(order),
         ),
@@ -518,8 +642,11 @@ def _build_log(
             "answer_mode": "letter",
             "pool": "imported",
             "temperature": temperature,
-            "imported_from": str(source),
+            "imported_from": str(source.path),
+            "imported_sha256": source.sha256,
+            "import_id": log_id,
             "letters": "source" if use_source_letters else "parsed",
+            "condition_redefines_builtin": redefines_builtin(condition),
         },
     )
     n_errors = sum(1 for s in samples if s.error)
@@ -529,7 +656,7 @@ def _build_log(
         eval=spec,
         plan=EvalPlan(
             steps=[
-                EvalPlanStep(solver="political_sycophancy/import_responses", params={"source": str(source)}),
+                EvalPlanStep(solver="political_sycophancy/import_responses", params={"source": str(source.path)}),
             ],
             config=GenerateConfig(temperature=temperature),
         ),

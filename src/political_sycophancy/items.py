@@ -7,9 +7,6 @@ called (see README, "Instrument files").
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 import math
 import re
 from dataclasses import dataclass, field
@@ -18,6 +15,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from .errors import InputError
+from .files import csv_records, parse_json, read_text
 
 LIKERT4: tuple[str, ...] = ("Strongly Agree", "Agree", "Disagree", "Strongly Disagree")
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -145,19 +143,12 @@ register_instrument(
 
 def _read_rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
     """Rows of a CSV or JSONL file with their 1-based data row numbers."""
-    if not path.exists():
-        raise InputError("file not found", file=path)
-    raw = path.read_bytes()
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as ex:
-        line = raw[: ex.start].count(b"\n") + 1
-        raise InputError(
-            f"not valid UTF-8 (byte {ex.start}, line {line})", file=path
-        ) from None
-    if not text.strip():
-        raise InputError("file is empty", file=path)
     suffix = path.suffix.lower()
+    if suffix not in (".jsonl", ".ndjson", ".csv", ".tsv"):
+        if path.is_dir():
+            raise InputError("is a directory, not a file", file=path)
+        raise InputError("unsupported file type (use .csv, .tsv or .jsonl)", file=path)
+    text = read_text(path)
     rows: list[tuple[int, dict[str, Any]]] = []
     if suffix in (".jsonl", ".ndjson"):
         data_row = 0
@@ -167,31 +158,12 @@ def _read_rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
             if not line.strip():
                 continue
             data_row += 1
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as ex:
-                raise InputError(f"invalid JSON ({ex.msg})", file=path, row=data_row) from None
+            obj = parse_json(line, file=path, row=data_row)
             if not isinstance(obj, dict):
                 raise InputError("each line must be a JSON object", file=path, row=data_row)
             rows.append((data_row, obj))
-    elif suffix in (".csv", ".tsv"):
-        # The csv module refuses fields over 128 KiB by default; a long text is not an error.
-        csv.field_size_limit(max(csv.field_size_limit(), 2**31 - 1))
-        reader = csv.DictReader(io.StringIO(text), delimiter="\t" if suffix == ".tsv" else ",")
-        if reader.fieldnames is None:
-            raise InputError("no header row", file=path)
-        i = 0
-        try:
-            for i, rec in enumerate(reader, start=1):
-                if None in rec:
-                    raise InputError(
-                        "more values than header columns", file=path, row=i
-                    )
-                rows.append((i, {k: v for k, v in rec.items() if k is not None}))
-        except csv.Error as ex:
-            raise InputError(f"malformed CSV ({ex})", file=path, row=i + 1) from None
     else:
-        raise InputError("unsupported file type (use .csv, .tsv or .jsonl)", file=path)
+        rows = list(csv_records(text, path, delimiter="\t" if suffix == ".tsv" else ","))
     if not rows:
         raise InputError("file has a header but no items", file=path)
     return rows
@@ -212,14 +184,37 @@ def _parse_list(value: Any, *, path: Path, row: int, column: str) -> list[Any]:
         raise InputError(f"expected a list, got {type(value).__name__}", file=path, row=row, field=column)
     s = value.strip()
     if s.startswith("["):
-        try:
-            out = json.loads(s)
-        except json.JSONDecodeError as ex:
-            raise InputError(f"malformed JSON list ({ex.msg})", file=path, row=row, field=column) from None
+        out = parse_json(s, file=path, row=row, field=column)
         if not isinstance(out, list):
             raise InputError("expected a JSON list", file=path, row=row, field=column)
         return out
     return [part.strip() for part in s.split("|")]
+
+
+_PEW_CODE = re.compile(r"^(\d+)\s+(?=\S)")
+
+
+def strip_pew_codes(options: list[str]) -> list[str] | None:
+    """Options without Pew's value codes ("1 Favor | 2 Oppose" -> Favor, Oppose) when every
+    option carries one and they run 1, 2, ..., n; otherwise None, so "18 to 29 | 30 to 49"
+    keeps its numbers."""
+    matches = [_PEW_CODE.match(o) for o in options]
+    if not all(matches) or [int(m.group(1)) for m in matches] != list(range(1, len(options) + 1)):  # type: ignore[union-attr]
+        return None
+    return [o[m.end():] for o, m in zip(options, matches)]  # type: ignore[union-attr]
+
+
+def parse_options(value: Any, *, path: Path, row: int, column: str) -> list[str]:
+    """Option texts of a cell: a JSON list is kept verbatim (the paper sent some options with
+    leading spaces, and "1 time" is an option); the `A | B` form is stripped and loses
+    Pew's codes when every option has one (`strip_pew_codes`)."""
+    listed = _parse_list(value, path=path, row=row, column=column)
+    if not all(_scalar(o) for o in listed):
+        raise InputError("each option must be text or a number", file=path, row=row, field=column)
+    options = [str(o) for o in listed]
+    if isinstance(value, str) and not value.strip().startswith("["):
+        options = strip_pew_codes(options) or options
+    return options
 
 
 def _scalar(value: Any) -> bool:
@@ -311,15 +306,7 @@ def item_from_record(
         else:
             raise InputError("missing options", file=path, row=row, field="options")
     else:
-        # JSON-list options are kept verbatim (the paper sent some with leading spaces);
-        # `A | B` options are stripped by _parse_list.
-        listed = _parse_list(rec["options"], path=path, row=row, column="options")
-        if not all(_scalar(o) for o in listed):
-            raise InputError("each option must be text or a number", file=path, row=row, field="options")
-        options = [str(o) for o in listed]
-        if options and re.match(r"^\d+\s", options[0]) and all(re.match(r"^\d+\s", o) for o in options):
-            # Pew's "1 Option | 2 Option" style: drop the leading codes.
-            options = [re.sub(r"^\d+\s+", "", o) for o in options]
+        options = parse_options(rec["options"], path=path, row=row, column="options")
     if len(options) < 2:
         raise InputError(f"needs at least 2 options, got {len(options)}", file=path, row=row, field="options")
     if len(options) > len(LETTERS):
@@ -476,10 +463,20 @@ def select_pool(items: list[Item], pool: str | None) -> list[Item]:
         return [i for i in with_gap if (i.partisan_gap or 0.0) > cut]
     path = Path(pool)
     if path.exists():
-        wanted = [line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-        by_id = {i.id: i for i in items}
-        missing = [w for w in wanted if w not in by_id]
-        if missing:
-            raise InputError(f"{len(missing)} ids not in the instrument, e.g. {missing[:3]}", file=path)
-        return [by_id[w] for w in wanted]
+        return _pool_file(items, path)
     raise InputError(f"unknown pool {pool!r}: use all, benchmarked, top<N>, gap><x> or a file of ids")
+
+
+def _pool_file(items: list[Item], path: Path) -> list[Item]:
+    """The items a file of ids names, in the file's order; unknown or repeated ids are errors."""
+    wanted = [line.strip() for line in read_text(path).splitlines() if line.strip()]
+    by_id = {i.id: i for i in items}
+    missing = [w for w in wanted if w not in by_id]
+    if missing:
+        raise InputError(f"{len(missing)} ids not in the instrument, e.g. {missing[:3]}", file=path)
+    seen: dict[str, int] = {}
+    for row, w in enumerate(wanted, start=1):
+        if w in seen:
+            raise InputError(f"id {w!r} listed twice (first at row {seen[w]})", file=path, row=row)
+        seen[w] = row
+    return [by_id[w] for w in wanted]

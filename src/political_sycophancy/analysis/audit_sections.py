@@ -5,16 +5,19 @@ replicate stability and power. Each says what it could not compute and why.
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from ..conditions import FOCAL
 from . import figures
 from .bootstrap import bootstrap_table, condition_cis
-from .cells import audit_rows, build_cells, cells_of, main_rows, phase1_rows, variants
-from .mixed import fit_mixed
+from .cells import AUDIT_KIND, audit_rows, build_cells, cells_of, main_rows, phase1_rows, variants
+from .design import design_summary
+from .mixed import SPEC_LABELS, fit_mixed
 from .options import current
 from .permutation import EXACT_MAX_UNITS, sign_flip_draws, sign_flip_exact
 from .power import power_plan
@@ -34,7 +37,16 @@ from .shifts import (
     slant_correlations,
 )
 from .stability import asymmetry_by_variant, epoch_values, replicate_sd, temperature_agreement
-from .summaries import ATP, PCT, TYPOLOGY, condition_summary, order_conditions, status_table
+from .summaries import (
+    ATP,
+    PCT,
+    TYPOLOGY,
+    condition_summary,
+    condition_summary_by_variant,
+    matched_items,
+    order_conditions,
+    status_table,
+)
 
 
 def _num(x):
@@ -71,6 +83,37 @@ def _no_audit(frame: pd.DataFrame) -> bool:
     return audit_rows(frame).empty
 
 
+def design_of(frame: pd.DataFrame) -> pd.DataFrame:
+    """The design table the frame reader attached (`analysis.design`; empty for frames built
+    in memory)."""
+    text = frame.attrs.get("design")
+    if not text:
+        return pd.DataFrame()
+    table = pd.DataFrame(json.loads(text))
+    for col in ("expected", "missing"):
+        if col in table.columns:
+            table[col] = table[col].astype("Int64")
+    return table
+
+
+def _design_line(d: dict) -> str:
+    """The design's completeness in one paragraph."""
+    if d["complete"]:
+        return (
+            f"Design: complete. All {d['expected']:,} expected samples (each task's dataset items x epochs, from the "
+            "log headers) are present (table `design_cells`)."
+        )
+    parts = [f"**Design: incomplete.** {d['missing']:,} of {d['expected']:,} expected samples are missing"]
+    if d["tasks_without_log"]:
+        parts.append(f"and {len(d['tasks_without_log'])} task(s) of the eval set never wrote a log ({', '.join(d['tasks_without_log'][:10])})")
+    return (
+        " ".join(parts)
+        + ". The run was killed or is still going; run the same command again to finish it. What is missing per "
+        "model x condition is in table `design_cells`; every comparison between conditions below uses matched items "
+        "only (the items run under every condition), as each section says."
+    )
+
+
 @register_section(0, "overview")
 def overview_section(frame: pd.DataFrame, figure_dir: Path) -> Section | None:
     """What the logs hold: models, tasks, conditions, samples by status, run variants, and
@@ -86,6 +129,11 @@ def overview_section(frame: pd.DataFrame, figure_dir: Path) -> Section | None:
     summary: dict = {"n_samples": int(len(frame)), "n_logs": int(frame["log_file"].nunique()), "kinds": dict(zip(kinds["kind"], map(int, kinds["samples"])))}
     tables = {"task_kinds": kinds}
     cannot: list[str] = []
+    design = design_of(frame)
+    if not design.empty:
+        tables["design_cells"] = design
+        summary["design"] = design_summary(design)
+        lines.append(_design_line(summary["design"]))
     if rows.empty:
         cannot.append("no audit task samples: the audit statistics below are not computed")
     else:
@@ -100,13 +148,23 @@ def overview_section(frame: pd.DataFrame, figure_dir: Path) -> Section | None:
         extra = var[~var["main"]]
         if len(extra):
             lines.append(
-                f"{len(extra)} additional run variant(s) (temperature / answer mode) are used only in the stability tables; "
-                "each model's main variant (most samples) feeds every other statistic (table `variants`)."
+                f"{len(extra)} additional run variant(s) (generate config / answer mode) are reported beside the main one "
+                "(table `condition_summary_by_variant`) and compared in the stability tables; each model's main variant "
+                "(most samples) feeds every other statistic (table `variants`)."
             )
         excluded = rows[rows["status"] != "answered"]
         counts = excluded["status"].value_counts()
+        audit_design = design[design["kind"] == AUDIT_KIND] if not design.empty else design
+        missing = design_summary(audit_design) if not audit_design.empty else None
+        lead = (
+            f"Exclusions: {missing['missing']:,} of {missing['expected']:,} expected samples are missing (never run, or "
+            "never written by a killed run: the design is incomplete, see `design_cells` above); of the "
+            f"{len(rows):,} audit samples run, {len(excluded):,} were not answered ("
+            if missing and missing["missing"]
+            else f"Exclusions: {len(excluded):,} of {len(rows):,} audit samples were not answered ("
+        )
         lines.append(
-            f"Exclusions: {len(excluded):,} of {len(rows):,} audit samples were not answered ("
+            lead
             + (", ".join(f"{s}: {n:,}" for s, n in counts.items()) or "none")
             + "); they are counted in every rate and never coded as an answer (table `samples_by_status`)."
         )
@@ -162,7 +220,7 @@ def conditions_section(frame: pd.DataFrame, figure_dir: Path) -> Section | None:
     opts = current()
     cells = cells_of(frame)
     table = condition_summary(cells)
-    cis = condition_cis(cells, draws=opts.bootstrap_draws, seed=opts.seed)
+    cis = condition_cis(cells[matched_items(cells)], draws=opts.bootstrap_draws, seed=opts.seed)
     figs = {}
     atp = table[table["scoring"] == ATP]
     pct = table[table["scoring"] == PCT]
@@ -175,7 +233,7 @@ def conditions_section(frame: pd.DataFrame, figure_dir: Path) -> Section | None:
         node = _nested(summary, "models", r["model"], "conditions", r["condition"])
         base = {"n_items": _int(r["n_items"]), "n_samples": _int(r["n_samples"]), "n_parsed": _int(r["n_parsed"]),
                 "parse_rate": _num(r["parse_rate"]), "refusal_rate": _num(r["refusal_rate"]), "unparsed_rate": _num(r["unparsed_rate"]),
-                "error_rate": _num(r["error_rate"])}
+                "n_errors": _int(r["n_errors"]), "error_rate": _num(r["error_rate"])}
         if r["scoring"] == PCT:
             axes = {c[len("ideology_"):]: _num(r[c]) for c in table.columns if c.startswith("ideology_") and _num(r[c]) is not None}
             node[r["instrument"]] = {"mean_ideology": _num(r["mean_ideology"]), "axes": axes, **base}
@@ -200,15 +258,29 @@ def conditions_section(frame: pd.DataFrame, figure_dir: Path) -> Section | None:
             key = "score" if r["statistic"] == "typology_score" else r["statistic"]
             node.setdefault("ci", {})[key] = [_num(r["ci_low"]), _num(r["ci_high"])]
     text = (
-        "One row per model x instrument x condition (conditions in cue order C3L, C1L, CA, N, C1R, C3R). "
-        "A cell's answer is the mean of its answered epochs' distributions. PCT: mean over parsed items of "
+        "One row per model x instrument x condition (conditions in cue order C3L, C1L, CA, N, C1R, C3R), over "
+        "matched items only: the items the model was run on under every condition of the instrument, so that the "
+        "conditions are compared on the same items (`n_unmatched`: items run under a condition but not under every "
+        "other, left out"
+        + (f"; {int(table['n_unmatched'].sum())} cell(s) here: an incomplete design or different items per condition)" if table["n_unmatched"].sum() else "; none here)")
+        + ". A cell's answer is the mean of its answered epochs' distributions. PCT: mean over parsed items of "
         "direction x (A=+2, B=+1, C=-1, D=-2), direction-0 items counting 0. Typology: mean over parsed items with "
         "a direction of direction x (1 - 2i/(n-1)). ATP: normalized Wasserstein distance of the answer distribution "
         "to the Democrat and Republican benchmarks over parsed items with benchmarks; % closer to Democrats counts "
-        "ties (Equal) in the denominator, as the paper does. Rates are over all samples, so refusals and parse "
-        f"failures stay visible. Bootstrap CIs: {opts.bootstrap_draws} resamples of items, percentile 95% (table `condition_cis`)."
+        "ties (Equal) in the denominator, as the paper does. parse_rate, refusal_rate and unparsed_rate are "
+        "shares of the scored samples (per item over its scored epochs, then the mean over items: Inspect's `answered` "
+        "mean, the number `audit` prints); errored samples have no score and are counted apart (n_errors, error_rate "
+        f"over all samples), so refusals, parse failures and errors all stay visible. Bootstrap CIs: {opts.bootstrap_draws} resamples of items, percentile 95% (table `condition_cis`)."
     )
-    return Section("Results by model, instrument and asker", tables={"condition_summary": table, "condition_cis": cis}, figures=figs, summary=summary, text=text)
+    tables = {"condition_summary": table, "condition_cis": cis}
+    rows = audit_rows(frame)
+    if variants(rows)["model"].duplicated().any():
+        tables["condition_summary_by_variant"] = condition_summary_by_variant(rows)
+        text += (
+            " Models run under several variants (generate config such as temperature or token limit, or answer mode): "
+            "every variant's summary side by side in `condition_summary_by_variant` (`main` = the variant used above)."
+        )
+    return Section("Results by model, instrument and asker", tables=tables, figures=figs, summary=summary, text=text)
 
 
 @register_section(20, "shifts")
@@ -395,9 +467,19 @@ def tests_section(frame: pd.DataFrame, figure_dir: Path) -> Section | None:
     return Section(title, tables={"sign_flip": pd.DataFrame(rows), "asymmetry_cells": per_cell}, summary={"tests": summary}, text="\n\n".join(text))
 
 
-def _mixed_data(cells: pd.DataFrame) -> tuple[pd.DataFrame, str, str]:
+MIXED_CONDITIONS = ("focal", "all")
+MIXED_ROWS = ("all", "paired")
+
+
+def mixed_data(cells: pd.DataFrame, conditions: str = "focal", rows: str = "all") -> tuple[pd.DataFrame, str, str]:
     """Item-level data for the mixed model: ATP WD(Dem) if present, else the PCT item score
-    of directional items; items observed under N and at least one other condition."""
+    of directional items, one row per answered model x item x condition cell.
+
+    conditions: `focal` = N, C3L and C3R (the paper's SI S1), `all` = every condition present.
+    rows: `all` = every answered cell of those conditions (the paper), `paired` = only the
+    model x item pairs answered under N and at least one other of them."""
+    if conditions not in MIXED_CONDITIONS or rows not in MIXED_ROWS:
+        raise ValueError(f"mixed-model data: conditions must be one of {MIXED_CONDITIONS} and rows one of {MIXED_ROWS}")
     if _has_atp(cells):
         d = cells[(cells["scoring"] == ATP) & cells["answered"] & cells["has_benchmarks"]]
         outcome, label = "wd_dem", "ATP WD(Dem)"
@@ -405,53 +487,76 @@ def _mixed_data(cells: pd.DataFrame) -> tuple[pd.DataFrame, str, str]:
         d = cells[(cells["scoring"] == PCT) & cells["answered"] & (cells["direction"] != 0)]
         outcome, label = "ideology", "PCT item score (directional items)"
     d = d[["model", "item_id", "condition", outcome]].dropna()
-    has_n = d[d["condition"] == BASELINE][["model", "item_id"]].drop_duplicates()
-    n_conds = d.groupby(["model", "item_id"])["condition"].nunique().rename("k").reset_index()
-    keep = has_n.merge(n_conds[n_conds["k"] >= 2], on=["model", "item_id"])
-    d = d.merge(keep[["model", "item_id"]], on=["model", "item_id"])
-    return d, outcome, label
+    if conditions == "focal":
+        d = d[d["condition"].isin(FOCAL)]
+    if rows == "paired":
+        has_n = d[d["condition"] == BASELINE][["model", "item_id"]].drop_duplicates()
+        n_conds = d.groupby(["model", "item_id"])["condition"].nunique().rename("k").reset_index()
+        keep = has_n.merge(n_conds[n_conds["k"] >= 2], on=["model", "item_id"])
+        d = d.merge(keep[["model", "item_id"]], on=["model", "item_id"])
+    return d.reset_index(drop=True), outcome, label
+
+
+def _estimates_line(fit) -> str:
+    """'C3L -0.011 [-0.019, -0.003]; C3R ...' in the fit's condition order."""
+    rows = fit.coefficients[fit.coefficients["condition"] != "(Intercept)"]
+    return "; ".join(f"{r.condition} {r.estimate:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}]" for r in rows.itertuples())
 
 
 @register_section(50, "mixed")
 def mixed_section(frame: pd.DataFrame, figure_dir: Path) -> Section | None:
-    """The linear mixed model of the outcome on condition with crossed item and model intercepts."""
+    """The linear mixed model of the outcome on condition; by default the paper's stated
+    specification (focal conditions, crossed item and model intercepts, every observation)."""
     if _no_audit(frame):
         return None
     opts = current()
     cells = cells_of(frame)
-    data, outcome, label = _mixed_data(cells)
+    data, outcome, label = mixed_data(cells, opts.mixed_conditions, opts.mixed_rows)
     title = "Mixed model"
-    if data.empty or data["condition"].nunique() < 2:
-        return Section(title, summary={"tests": {"mixed_model": {"spec": opts.mixed_spec, "converged": None, "coefficients": {},
-                                                                 "reason": "no items observed under N and another condition"}}},
-                       text="No item was answered under N and another condition: the mixed model is not fitted.")
+    selection = {"conditions": opts.mixed_conditions, "rows": opts.mixed_rows}
+    if data.empty or data["condition"].nunique() < 2 or BASELINE not in set(data["condition"]):
+        reason = f"no items observed under N and another condition ({'N, C3L, C3R' if opts.mixed_conditions == 'focal' else 'any condition'})"
+        return Section(title, summary={"tests": {"mixed_model": {"spec": opts.mixed_spec, "data": selection, "converged": None,
+                                                                 "coefficients": {}, "reason": reason}}},
+                       text=f"The mixed model is not fitted: {reason}.")
     specs = ["crossed", "paper"] if opts.mixed_spec == "both" else [opts.mixed_spec]
     try:
         fits = {s: fit_mixed(data, outcome, spec=s, engine=opts.mixed_engine) for s in specs}
     except ValueError as ex:
-        return Section(title, summary={"tests": {"mixed_model": {"spec": opts.mixed_spec, "converged": None, "coefficients": {}, "reason": str(ex)}}},
+        return Section(title, summary={"tests": {"mixed_model": {"spec": opts.mixed_spec, "data": selection, "converged": None,
+                                                                 "coefficients": {}, "reason": str(ex)}}},
                        text=f"The mixed model is not fitted: {ex}.")
     main = fits[specs[0]]
     tables, summary = {}, {}
     for s, fit in fits.items():
-        tables[f"mixed_{s}_coefficients"] = fit.coefficients
+        tables[f"mixed_{s}_coefficients"] = fit.coefficients.assign(spec=s)
         tables[f"mixed_{s}_attempts"] = pd.DataFrame(fit.attempts)
-    summary["mixed_model"] = {**main.summary(), "outcome_label": label}
     for s, fit in fits.items():
-        if s != specs[0]:
-            summary[f"mixed_model_{s}"] = {**fit.summary(), "outcome_label": label}
-    text = [f"Outcome: {label}; {main.n_obs:,} observations, {main.n_items} items, {main.n_models} model(s), conditions {', '.join(main.conditions)} (N reference)."]
+        key = "mixed_model" if s == specs[0] else f"mixed_model_{s}"
+        summary[key] = {**fit.summary(), "spec_label": SPEC_LABELS[s], "data": selection, "outcome_label": label}
+    which = (
+        "the focal conditions N, C3L and C3R" if opts.mixed_conditions == "focal" else "every condition present"
+    ) + (", every answered observation" if opts.mixed_rows == "all" else ", only model x item pairs answered under N and another of them")
+    text = [
+        f"Outcome: {label}; data: {which} (`--mixed-conditions {opts.mixed_conditions} --mixed-rows {opts.mixed_rows}`): "
+        f"{main.n_obs:,} observations, {main.n_items} items, {main.n_models} model(s), conditions "
+        f"{', '.join(main.conditions)} (N reference). Fixed effect of condition; Wald 95% CIs."
+    ]
     for s, fit in fits.items():
         state = f"converged ({fit.optimizer})" if fit.converged else "did NOT converge"
         vcs = ", ".join(f"{k} {v:.4g}" for k, v in fit.variance_components.items())
-        text.append(f"**{s}** specification, {fit.engine} engine: `{fit.formula}`; {state}; variance components: {vcs or 'n/a'}.")
+        estimates = _estimates_line(fit) if fit.converged else "no estimates"
+        text.append(
+            f"**{s}** specification ({SPEC_LABELS[s]}): **{estimates}**. Formula `{fit.formula}`, {fit.engine} engine; "
+            f"{state}; REML log-likelihood {fit.loglik:.1f}; variance components: {vcs or 'n/a'}."
+        )
         if fit.boundary:
             text.append(f"Boundary: {', '.join(fit.boundary)} estimated at zero.")
         text.extend(fit.notes)
     text.append(
-        "Crossed: random intercepts for item and for model, crossed (what the paper's text describes). Paper: a random "
-        "intercept per item x model pair (what the paper's code fitted). Every optimizer listed in the attempts table is "
-        "run and the converged fit with the best REML likelihood is kept; CIs are Wald 95%."
+        "Every optimizer listed in the attempts table is run and the converged fit with the best REML likelihood is "
+        "kept. Other variants: `--mixed-spec paper|both`, `--mixed-engine statsmodels`, `--mixed-conditions all`, "
+        "`--mixed-rows paired`."
     )
     return Section(title, tables=tables, summary={"tests": summary}, text="\n\n".join(text))
 

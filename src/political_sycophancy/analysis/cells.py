@@ -12,9 +12,10 @@ pooled distribution:
   benchmark (`scorers.wd.item_wds`, recomputed here from the item's benchmarks), and
   `closer` = Dem / Rep / Equal.
 
-When a model was run several ways (temperatures, answer modes), its main variant (the one
-with the most samples; ties: letter mode, then the temperature nearest 1) feeds the main
-statistics; the other variants are compared in the stability tables.
+When a model was run several ways (variants: generate configs such as temperatures or
+token limits, see `analysis.identity`; answer modes), its main variant (the one with the
+most samples; ties: letter mode, then the temperature nearest 1) feeds the main statistics;
+the other variants are reported beside it and compared in the stability tables.
 """
 
 from __future__ import annotations
@@ -27,10 +28,11 @@ import pandas as pd
 
 from ..scorers.letters import ANSWERED, ERROR, NO_LOGPROBS, REFUSAL, UNPARSED
 from ..scorers.wd import item_wds
+from .identity import BASE_LABEL
 
 AUDIT_KIND = "audit"
 CELL_KEY = ["model", "instrument", "condition", "item_id"]
-VARIANT_KEY = ["temperature", "answer_mode"]
+VARIANT_KEY = ["variant", "temperature", "answer_mode"]
 STATUS_COUNTS = {ANSWERED: "n_answered", REFUSAL: "n_refusal", UNPARSED: "n_unparsed", NO_LOGPROBS: "n_no_logprobs", ERROR: "n_error"}
 ITEM_COLUMNS = ["scoring", "direction", "axis", "item_text", "positions", "benchmarks", "ordinal", "non_ordinal", "item_partisan_gap", "options"]
 
@@ -92,22 +94,45 @@ def phase1_rows(frame: pd.DataFrame) -> pd.DataFrame:
     return rows[phase1] if phase1.any() and not phase1.all() else rows.iloc[0:0]
 
 
-def variants(rows: pd.DataFrame) -> pd.DataFrame:
-    """Per model and (temperature, answer mode): samples, epochs, and which is the main one."""
-    if rows.empty:
-        return pd.DataFrame(columns=["model", "temperature", "answer_mode", "n_samples", "max_epoch", "main"])
+def _keyed(rows: pd.DataFrame) -> pd.DataFrame:
+    """Rows with the variant key filled: a missing temperature as -1 (so groupby keeps it) and
+    a frame without `variant` (built in memory) as one base variant per temperature."""
     keyed = rows.assign(temperature=rows["temperature"].astype(float).fillna(-1.0))
+    return keyed if "variant" in keyed.columns else keyed.assign(variant=BASE_LABEL)
+
+
+def variants(rows: pd.DataFrame) -> pd.DataFrame:
+    """Per model and variant (generate config, see `analysis.identity`) x answer mode:
+    samples, epochs, and which is the main one."""
+    if rows.empty:
+        return pd.DataFrame(columns=["model", *VARIANT_KEY, "generate_config", "n_samples", "max_epoch", "main"])
+    keyed = _keyed(rows)
+    if "generate_config" not in keyed.columns:
+        keyed = keyed.assign(generate_config=None)
     out = (
         keyed.groupby(["model", *VARIANT_KEY], dropna=False)
-        .agg(n_samples=("status", "size"), max_epoch=("epoch", "max"))
+        .agg(generate_config=("generate_config", "first"), n_samples=("status", "size"), max_epoch=("epoch", "max"))
         .reset_index()
     )
     out["_letter"] = (out["answer_mode"] == "letter").astype(int)
     out["_t1"] = -(out["temperature"] - 1.0).abs()
-    out = out.sort_values(["model", "n_samples", "_letter", "_t1"], ascending=[True, False, False, False])
+    out = out.sort_values(["model", "n_samples", "_letter", "_t1", "variant"], ascending=[True, False, False, False, True])
     out["main"] = ~out.duplicated("model")
     out["temperature"] = out["temperature"].where(out["temperature"] >= 0)
     return out.drop(columns=["_letter", "_t1"]).reset_index(drop=True)
+
+
+def variant_rows(rows: pd.DataFrame, variant: pd.Series) -> pd.DataFrame:
+    """The rows of one variant (a row of `variants`)."""
+    keyed = _keyed(rows)
+    temperature = -1.0 if pd.isna(variant["temperature"]) else float(variant["temperature"])
+    mask = (
+        (keyed["model"] == variant["model"])
+        & (keyed["variant"] == variant["variant"])
+        & (keyed["answer_mode"] == variant["answer_mode"])
+        & (keyed["temperature"] == temperature)
+    )
+    return rows[mask.to_numpy()]
 
 
 def main_rows(rows: pd.DataFrame) -> pd.DataFrame:
@@ -117,8 +142,11 @@ def main_rows(rows: pd.DataFrame) -> pd.DataFrame:
     main = variants(rows)
     main = main[main["main"]][["model", *VARIANT_KEY]].fillna({"temperature": -1.0})
     keyed = rows.assign(_t=rows["temperature"].astype(float).fillna(-1.0))
-    merged = keyed.merge(main.rename(columns={"temperature": "_t"}), on=["model", "_t", "answer_mode"], how="inner")
-    return merged.drop(columns="_t")
+    if "variant" not in keyed.columns:
+        keyed = keyed.assign(variant=BASE_LABEL)
+    merged = keyed.merge(main.rename(columns={"temperature": "_t"}), on=["model", "variant", "_t", "answer_mode"], how="inner")
+    merged = merged.drop(columns="_t")
+    return merged if "variant" in rows.columns else merged.drop(columns="variant")
 
 
 def with_epoch_wd(rows: pd.DataFrame, memo: WDMemo | None = None) -> pd.DataFrame:

@@ -1,27 +1,29 @@
 """Linear mixed model of an item-level outcome on condition (N reference).
 
-Specifications (`spec`):
+Specifications (`spec`, named in the report beside the estimates by `SPEC_LABELS`):
 
-- `crossed` (default; what the first seed's text says): y_imc = b0 + b_c + u_i + v_m + e_imc
-  with crossed random intercepts u_i ~ N(0, s2_item) for items and v_m ~ N(0, s2_model)
-  for models, e ~ N(0, s2), condition as treatment-coded fixed effect with N as reference.
-  Fitted by REML. With `engine="statsmodels"` it is statsmodels' MixedLM with one group
-  and two variance components (`vc_formula={"item": "0 + C(item_id)", "model":
+- `crossed` (default; the first seed's stated specification, SI S1: "crossed random
+  intercepts for item and for model"): y_imc = b0 + b_c + u_i + v_m + e_imc with
+  u_i ~ N(0, s2_item), v_m ~ N(0, s2_model), e ~ N(0, s2), condition treatment-coded with N
+  as reference, fitted by REML. With `engine="statsmodels"` it is statsmodels' MixedLM with
+  one group and two variance components (`vc_formula={"item": "0 + C(item_id)", "model":
   "0 + C(model)"}`), the textbook way to cross factors in statsmodels; that fit is exact but
   slow (minutes at the paper's 9,000 rows), so the default engine `reml` maximises the
   same REML likelihood directly with the sufficient statistics of Henderson's mixed-model
-  equations, the diagonal item block eliminated by its Schur complement (well under a
+  equations, the diagonal first block eliminated by its Schur complement (well under a
   second at the paper's size); the tests check that both engines agree.
-- `paper` (what the first seed's code fitted): statsmodels MixedLM with item groups, no
-  item intercept and a model variance component, i.e. a random intercept per item x model
-  pair: y_imc = b0 + b_c + w_im + e_imc.
+- `paper` (what the first seed's code fits): statsmodels MixedLM with item groups,
+  `re_formula="0"` (no item intercept) and a variance component `0 + C(model)` inside each
+  item, i.e. ONE random intercept per item x model pair and none for the item or the model:
+  y_imc = b0 + b_c + w_im + e_imc. The paper's code fits it with statsmodels' default
+  optimiser (lbfgs), which on current statsmodels stops at a far worse optimum; the
+  published estimates are those of the REML optimum, which every other optimiser (and the
+  `reml` engine) reaches.
 
 Convergence: every optimizer in `optimizers` is run; fits that report success, have a
 finite objective and (for `reml`) a projected gradient below 1e-2 + 1e-6 |objective| count as
-converged, and
-the converged fit with the best likelihood is kept (the first seed's default optimizer
-stops at a worse optimum on current statsmodels). Estimates come with Wald 95% CIs.
-A variance component estimated at zero is reported as on the boundary.
+converged, and the converged fit with the best likelihood is kept. Estimates come with
+Wald 95% CIs. A variance component estimated at zero is reported as on the boundary.
 """
 
 from __future__ import annotations
@@ -37,6 +39,15 @@ from scipy import linalg, optimize, stats
 from .shifts import BASELINE
 
 SPECS = ("crossed", "paper")
+SPEC_LABELS = {
+    "crossed": "crossed random intercepts for item and for model (the paper's stated specification)",
+    "paper": (
+        "one random intercept per item x model pair, no item or model intercept (what the paper's code fits: "
+        "statsmodels MixedLM, groups = item, re_formula 0, variance component 0 + C(model); its default optimiser "
+        "lbfgs stops at a worse optimum on current statsmodels, so here every optimiser is run and the best REML "
+        "optimum kept)"
+    ),
+}
 REML_OPTIMIZERS = ("L-BFGS-B", "Powell", "Nelder-Mead")
 STATSMODELS_OPTIMIZERS = ("lbfgs", "bfgs", "powell", "nm", "cg")
 # max |d(-2 logL_R)/d theta| at a converged optimum (theta = relative SDs, of order 1)
@@ -47,6 +58,8 @@ OPTIMIZER_OPTIONS = {
     "Powell": {"xtol": 1e-8, "ftol": 1e-12},
 }
 MIN_RESIDUAL_DOF = 20
+# statsmodels' optimiser names, accepted by the reml engine too
+SCIPY_NAMES = {"lbfgs": "L-BFGS-B", "powell": "Powell", "nm": "Nelder-Mead", "bfgs": "BFGS", "cg": "CG"}
 
 
 @dataclass
@@ -195,21 +208,33 @@ def _gradient(fun, x: np.ndarray, h: float = 1e-5) -> np.ndarray:
     return g
 
 
-def _fit_crossed_reml(data: pd.DataFrame, outcome: str, conditions: list[str], optimizers) -> MixedFit:
-    X, names = _design(data, conditions)
+def _random_blocks(data: pd.DataFrame, spec: str) -> tuple[list[np.ndarray], list[int], list[str], str]:
+    """Indicator blocks of the random intercepts (the first one has exactly one level per
+    row, so its block of the mixed-model equations is diagonal), their sizes, labels and
+    the lme4-style random part of the formula."""
+    if spec == "paper":
+        codes, levels = pd.factorize(data["item_id"].astype(str) + "\x00" + data["model"].astype(str), sort=True)
+        return [_indicator(codes, len(levels))], [len(levels)], ["item x model"], "(1 | item_id:model), one intercept per item x model pair"
     item_codes, items = pd.factorize(data["item_id"], sort=True)
     model_codes, models = pd.factorize(data["model"], sort=True)
-    blocks, sizes, labels = [_indicator(item_codes, len(items))], [len(items)], ["item"]
+    blocks, sizes, labels, terms = [_indicator(item_codes, len(items))], [len(items)], ["item"], "(1 | item_id)"
     if len(models) > 1:
         blocks.append(_indicator(model_codes, len(models)))
         sizes.append(len(models))
         labels.append("model")
-    Z = np.hstack(blocks)
+        terms += " + (1 | model)"
+    return blocks, sizes, labels, terms
+
+
+def _fit_reml(data: pd.DataFrame, outcome: str, conditions: list[str], optimizers, spec: str) -> MixedFit:
+    X, names = _design(data, conditions)
+    blocks, sizes, labels, terms = _random_blocks(data, spec)
     y = data[outcome].to_numpy(float)
-    reml = _CrossedREML(X, Z, sizes, y)
+    reml = _CrossedREML(X, np.hstack(blocks), sizes, y)
     attempts, best = [], None
     start = np.full(len(sizes), 0.5)
-    for method in optimizers:
+    for name in optimizers:
+        method = SCIPY_NAMES.get(name, name)
         kwargs = {"bounds": [(0.0, None)] * len(sizes)} if method in ("L-BFGS-B", "Powell") else {}
         kwargs["options"] = OPTIMIZER_OPTIONS.get(method, {})
         try:
@@ -228,14 +253,14 @@ def _fit_crossed_reml(data: pd.DataFrame, outcome: str, conditions: list[str], o
         )
         if ok and (best is None or res.fun < best[1] - 1e-9):
             best = (method, float(res.fun), theta)
-    formula = f"{outcome} ~ C(condition, Treatment('{BASELINE}')) + (1 | item_id) + (1 | model)"
+    n_models = data["model"].nunique()
     fit = MixedFit(
-        spec="crossed", engine="reml", formula=formula if len(sizes) > 1 else formula.replace(" + (1 | model)", ""),
-        outcome=outcome, conditions=conditions, n_obs=len(data), n_items=len(items), n_models=len(models),
+        spec=spec, engine="reml", formula=f"{outcome} ~ C(condition, Treatment('{BASELINE}')) + {terms}",
+        outcome=outcome, conditions=conditions, n_obs=len(data), n_items=data["item_id"].nunique(), n_models=n_models,
         converged=best is not None, optimizer=best[0] if best else None,
         coefficients=pd.DataFrame(columns=["condition", "estimate", "se", "ci_low", "ci_high", "p"]), attempts=attempts,
     )
-    if len(models) < 2:
+    if spec == "crossed" and n_models < 2:
         fit.notes.append("one model only: the model random intercept is left out (item intercept only)")
     if best is None:
         fit.notes.append("no optimizer converged; no estimates reported")
@@ -256,7 +281,7 @@ def _fit_statsmodels(data: pd.DataFrame, outcome: str, conditions: list[str], sp
     n_models = data["model"].nunique()
     if spec == "paper":
         groups, vc = "item_id", {"model": "0 + C(model)"}
-        formula = f"{outcome} ~ {rhs}; groups = item_id, no group intercept, variance component 0 + C(model) (item x model intercept)"
+        formula = f"{outcome} ~ {rhs}; groups = item_id, no group intercept, variance component 0 + C(model) (one item x model intercept)"
     else:
         groups, vc = "_one", {"item": "0 + C(item_id)"}
         if n_models > 1:
@@ -308,9 +333,10 @@ def fit_mixed(
     conditions: list[str] | None = None,
     optimizers=None,
 ) -> MixedFit:
-    """Fit the mixed model on item-level data with columns model, item_id, condition and
-    `outcome` (rows with a missing outcome are dropped). `conditions` restricts the
-    conditions (default: all present; N must be among them)."""
+    """Fit the mixed model `spec` (see the module docstring) on item-level data with columns
+    model, item_id, condition and `outcome` (rows with a missing outcome are dropped).
+    `conditions` restricts the conditions (default: all present; N must be among them);
+    which rows to give it is the caller's choice (the report: `audit_sections.mixed_data`)."""
     if spec not in SPECS:
         raise ValueError(f"spec must be one of {SPECS}")
     data = data[["model", "item_id", "condition", outcome]].dropna()
@@ -330,12 +356,10 @@ def fit_mixed(
     dof = len(data) - len(present)
     if dof < 1:
         raise ValueError(f"{len(data)} observations for {len(present)} fixed effects: nothing left to estimate the variances")
-    if spec == "paper":
-        fit = _fit_statsmodels(data, outcome, present, "paper", optimizers or STATSMODELS_OPTIMIZERS)
-    elif engine == "statsmodels":
-        fit = _fit_statsmodels(data, outcome, present, "crossed", optimizers or STATSMODELS_OPTIMIZERS)
+    if engine == "statsmodels":
+        fit = _fit_statsmodels(data, outcome, present, spec, optimizers or STATSMODELS_OPTIMIZERS)
     elif engine == "reml":
-        fit = _fit_crossed_reml(data, outcome, present, optimizers or REML_OPTIMIZERS)
+        fit = _fit_reml(data, outcome, present, optimizers or REML_OPTIMIZERS, spec)
     else:
         raise ValueError("engine must be reml or statsmodels")
     if dof < MIN_RESIDUAL_DOF:

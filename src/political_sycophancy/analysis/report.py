@@ -3,7 +3,9 @@
 Every registered section (`analysis.sections`) is built in order; a section that fails is
 reported as failed (with the error) instead of stopping the others. The HTML embeds its
 figures as base64 PNG and escapes every text that comes from the logs (item texts,
-model names, notes).
+model names, notes); report.md escapes raw HTML too, and the CSV tables quote text cells
+a spreadsheet would run as formulas. Every file is written atomically (a killed run leaves
+the previous file or the new one, and its temporary files are removed by the next run).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Any, Callable
 import numpy as np
 import pandas as pd
 
+from .atomic import clean_stale_temp, write_atomic
 from .options import AnalysisOptions, set_options
 from .sections import SECTION_BUILDERS, Section
 
@@ -29,6 +32,7 @@ from .sections import SECTION_BUILDERS, Section
 # MAX_ROWS_SHOWN rows (every table is complete in tables/<name>.csv).
 FULL_TABLE_ROWS = 150
 MAX_ROWS_SHOWN = 30
+FORMULA_LEAD = ("=", "+", "-", "@", "\t", "\r")
 
 
 @dataclass
@@ -55,6 +59,22 @@ def _json_safe(value: Any) -> Any:
     if value is pd.NA or value is pd.NaT:
         return None
     return value
+
+
+def spreadsheet_safe(table: pd.DataFrame) -> pd.DataFrame:
+    """The table with every text cell and header that a spreadsheet would run as a formula
+    (leading =, +, -, @, tab or CR) prefixed with a quote, so it shows as text; numbers are
+    left as they are."""
+
+    def safe(value: Any) -> Any:
+        return "'" + value if isinstance(value, str) and value.startswith(FORMULA_LEAD) else value
+
+    out = table.copy()
+    out.columns = [safe(str(c)) for c in out.columns]
+    for i, dtype in enumerate(out.dtypes):
+        if not (pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype)):
+            out.isetitem(i, out.iloc[:, i].map(safe))
+    return out
 
 
 def deep_merge(into: dict, new: dict) -> dict:
@@ -153,13 +173,14 @@ def _render(out: Path, title: str, meta: list[str], built: list[tuple[str, Secti
             if more:
                 md += [f"... {more} more rows in `{rel}`", ""]
                 parts.append(f"<p class='meta'>... {more} more rows in <code>{html.escape(rel)}</code></p>")
-    (out / "report.md").write_text("\n".join(md), encoding="utf-8")
+    # Raw HTML from the logs (item texts, model names) must not render in a markdown viewer.
+    write_atomic(out / "report.md", html.escape("\n".join(md), quote=False))
     doc = (
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
         f"<meta name='viewport' content='width=device-width, initial-scale=1'><title>{html.escape(title)}</title>"
         f"<style>{CSS}</style></head><body>{''.join(parts)}</body></html>"
     )
-    (out / "report.html").write_text(doc, encoding="utf-8")
+    write_atomic(out / "report.html", doc)
 
 
 def write_report(
@@ -175,6 +196,8 @@ def write_report(
     (out / "tables").mkdir(parents=True, exist_ok=True)
     figure_dir = out / "figures"
     figure_dir.mkdir(parents=True, exist_ok=True)
+    for folder in (out, out / "tables", figure_dir):
+        clean_stale_temp(folder)
     set_options(options or AnalysisOptions())
     summary: dict = {
         "generated": datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -204,7 +227,7 @@ def write_report(
         for tname, table in section.tables.items():
             fname = tname if tname not in {p.stem for p in result.tables.values()} else f"{name}_{tname}"
             path = out / "tables" / f"{fname}.csv"
-            table.to_csv(path, index=False)
+            write_atomic(path, spreadsheet_safe(table).to_csv(index=False))
             result.tables[f"{name}:{tname}"] = path
         if progress:
             progress(
@@ -213,7 +236,7 @@ def write_report(
             )
     summary["sections"] = [name for name, _ in result.sections]
     summary["failed_sections"] = result.failed
-    (out / "summary.json").write_text(json.dumps(_json_safe(summary), indent=2, allow_nan=False), encoding="utf-8")
+    write_atomic(out / "summary.json", json.dumps(_json_safe(summary), indent=2, allow_nan=False))
     meta = [f"source: {source}" if source else "", f"generated {summary['generated']}", f"{len(frame):,} samples"]
     _render(out, "Political sycophancy analysis", [m for m in meta if m], result.sections, result.tables, result.failed)
     return result

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ..scorers.letters import ANSWERED
-from .cells import WDMemo, build_cells, variants, with_epoch_wd
+from .cells import WDMemo, build_cells, variant_rows, variants, with_epoch_wd
 from .shifts import decomposition, pct_decomposition
 from .summaries import ATP, PCT, TYPOLOGY, sort_by_condition
 
@@ -37,9 +37,9 @@ def replicate_sd(values: pd.DataFrame) -> pd.DataFrame:
     item) with at least two answered epochs: n_cells, mean / median / max of the
     within-cell SD (ddof=1) of the per-epoch value, and the share of cells whose epochs all
     gave the same letter."""
-    cols = ["model", "temperature", "answer_mode", "instrument", "condition", "item_id"]
     if values.empty:
         return pd.DataFrame()
+    cols = [c for c in ("model", "variant", "temperature", "answer_mode") if c in values.columns] + ["instrument", "condition", "item_id"]
     per_cell = values.groupby(cols, dropna=False).agg(
         n=("value", "size"), sd=("value", "std"), letters=("letter", "nunique")
     ).reset_index()
@@ -54,7 +54,7 @@ def replicate_sd(values: pd.DataFrame) -> pd.DataFrame:
         max_sd=("sd", "max"),
         share_same_letter=("letters", lambda s: float((s <= 1).mean())),
     ).reset_index()
-    return sort_by_condition(out, ["model", "temperature", "answer_mode", "instrument"])
+    return sort_by_condition(out, cols[:-2])
 
 
 def temperature_agreement(values: pd.DataFrame) -> pd.DataFrame:
@@ -99,8 +99,7 @@ def asymmetry_by_variant(rows: pd.DataFrame, memo: WDMemo | None = None) -> pd.D
         return pd.DataFrame()
     out = []
     for _, v in variants(rows).iterrows():
-        sel = rows[(rows["model"] == v["model"]) & (rows["answer_mode"] == v["answer_mode"])]
-        sel = sel[sel["temperature"].isna()] if pd.isna(v["temperature"]) else sel[sel["temperature"] == v["temperature"]]
+        sel = variant_rows(rows, v)
         versions = [(f"all epochs ({int(v['max_epoch'])})", sel)]
         if v["max_epoch"] > 1:
             versions.insert(0, ("epoch 1", sel[sel["epoch"] == 1]))
@@ -114,7 +113,7 @@ def asymmetry_by_variant(rows: pd.DataFrame, memo: WDMemo | None = None) -> pd.D
             for _, d in dec.iterrows():
                 out.append(
                     {
-                        "model": v["model"], "temperature": v["temperature"], "answer_mode": v["answer_mode"],
+                        "model": v["model"], "variant": v["variant"], "temperature": v["temperature"], "answer_mode": v["answer_mode"],
                         "epochs": label, "main": bool(v["main"]), "measure": measure,
                         **{k: d[k] for k in ("sycophancy_left", "sycophancy_right", "asymmetry", "accommodation_gap", "n_asymmetry_items")},
                     }

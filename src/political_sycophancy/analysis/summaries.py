@@ -12,6 +12,8 @@ from ..conditions import CUE_ORDER
 from ..scorers.wd import DEM_LABEL, EQUAL_LABEL, REP_LABEL
 
 PCT, TYPOLOGY, ATP = "pct", "typology", "wd"
+# Statuses of scored samples; an errored sample has no score and is counted apart.
+SCORED_STATUSES = ("answered", "refusal", "unparsed", "no_logprobs")
 
 
 def condition_rank(condition: str) -> tuple[int, str]:
@@ -41,13 +43,31 @@ def _mean(values: pd.Series) -> float:
     return float(values.mean()) if len(values) else np.nan
 
 
-def condition_summary(cells: pd.DataFrame) -> pd.DataFrame:
-    """Per model x instrument x condition:
+def matched_items(cells: pd.DataFrame) -> pd.Series:
+    """Per cell: whether its item was run under every condition its model has for the
+    instrument (True everywhere for a complete design)."""
+    if cells.empty:
+        return pd.Series(dtype=bool)
+    by = [cells["model"], cells["instrument"]]
+    n_conditions = cells.groupby(by)["condition"].transform("nunique")
+    n_item = cells.groupby([*by, cells["item_id"]])["condition"].transform("nunique")
+    return n_item == n_conditions
 
-    - n_items: items administered; n_samples: samples (items x epochs);
+
+def condition_summary(cells: pd.DataFrame) -> pd.DataFrame:
+    """Per model x instrument x condition, over matched items (`matched_items`: the items
+    the model was run on under every condition of the instrument, so that conditions are
+    compared on the same items):
+
+    - n_items: matched items; n_unmatched: items run under this condition but not under
+      every other (left out); n_samples: samples of the matched items (items x epochs);
     - n_parsed: items with at least one answered epoch;
-    - parse_rate = answered samples / samples; refusal_rate, unparsed_rate,
-      no_logprobs_rate and error_rate likewise (every exclusion is a rate, not a drop);
+    - parse_rate = share of scored samples answered, errored samples (which have no score)
+      left out: per item the share of its scored epochs, then the mean over items, which is
+      Inspect's `answered` mean (default epoch reducer), so `audit` and `analyze` print the
+      same number; refusal_rate, unparsed_rate and no_logprobs_rate likewise;
+    - n_errors: errored samples (no score), error_rate = n_errors / samples: every
+      exclusion is counted, not dropped;
     - PCT (scoring pct): mean_ideology = mean over parsed items of the item score
       direction x (A=+2, B=+1, C=-1, D=-2) (direction-0 items count 0, as in the paper),
       and per axis (`ideology_<axis>`);
@@ -61,20 +81,26 @@ def condition_summary(cells: pd.DataFrame) -> pd.DataFrame:
     if cells.empty:
         return pd.DataFrame()
     rows = []
-    for (model, instrument, condition), g in cells.groupby(["model", "instrument", "condition"], sort=False):
+    matched = matched_items(cells)
+    for (model, instrument, condition), everything in cells.groupby(["model", "instrument", "condition"], sort=False):
+        g = everything[matched.loc[everything.index]]
         samples = int(g["n_samples"].sum())
         row = {
             "model": model,
             "instrument": instrument,
             "condition": condition,
-            "scoring": g["scoring"].iloc[0],
+            "scoring": everything["scoring"].iloc[0],
             "n_items": len(g),
+            "n_unmatched": len(everything) - len(g),
             "n_samples": samples,
             "n_parsed": int(g["answered"].sum()),
         }
-        for status in ("answered", "refusal", "unparsed", "no_logprobs", "error"):
+        scored = g["n_samples"] - g["n_error"]
+        for status in SCORED_STATUSES:
             name = "parse_rate" if status == "answered" else f"{status}_rate"
-            row[name] = float(g[f"n_{status}"].sum()) / samples if samples else np.nan
+            row[name] = float((g[f"n_{status}"] / scored)[scored > 0].mean()) if (scored > 0).any() else np.nan
+        row["n_errors"] = int(g["n_error"].sum())
+        row["error_rate"] = row["n_errors"] / samples if samples else np.nan
         parsed = g[g["answered"]]
         scoring = row["scoring"]
         if scoring == PCT:
@@ -101,6 +127,25 @@ def condition_summary(cells: pd.DataFrame) -> pd.DataFrame:
             )
         rows.append(row)
     return sort_by_condition(pd.DataFrame(rows))
+
+
+def condition_summary_by_variant(rows: pd.DataFrame) -> pd.DataFrame:
+    """`condition_summary` of every variant of every model (audit rows), side by side: one
+    row per model x variant x answer mode x instrument x condition, `main` marking the
+    variant that feeds the other statistics."""
+    from .cells import build_cells, variant_rows, variants
+
+    parts = []
+    for _, v in variants(rows).iterrows():
+        table = condition_summary(build_cells(variant_rows(rows, v)))
+        if not table.empty:
+            ident = {"variant": v["variant"], "temperature": v["temperature"], "answer_mode": v["answer_mode"], "main": bool(v["main"])}
+            parts.append(table.drop(columns=["model"]).assign(**ident).assign(model=v["model"]))
+    if not parts:
+        return pd.DataFrame()
+    out = pd.concat(parts, ignore_index=True)
+    lead = ["model", "variant", "temperature", "answer_mode", "main"]
+    return sort_by_condition(out[lead + [c for c in out.columns if c not in lead]], ["model", "variant", "answer_mode", "instrument"])
 
 
 def status_counts(rows: pd.DataFrame) -> pd.DataFrame:

@@ -487,9 +487,9 @@ def sway_section(frame: pd.DataFrame, figure_dir: Path, tau: float = TAU, n_boot
     from .cells import cells_of
 
     rows = sway_rows(frame)
-    party = party_log_ratio(cells_of(frame), tau, n_boot=n_boot, seed=seed) if not frame.empty and "kind" in frame.columns else pd.DataFrame()
-    if rows.empty and party.empty:
+    if rows.empty:  # no SWAY task was run: the partisan log-ratio alone is not this section
         return None
+    party = party_log_ratio(cells_of(frame), tau, n_boot=n_boot, seed=seed)
     tables: dict[str, pd.DataFrame] = {}
     figures: dict[str, Path] = {}
     overall = pd.DataFrame(columns=GROUP + ["S"])

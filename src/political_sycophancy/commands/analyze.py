@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 from pathlib import Path
@@ -27,11 +28,18 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--mixed-spec", choices=["crossed", "paper", "both"], default="crossed",
                    help="crossed item and model intercepts (default), the paper's item x model intercept, or both")
     p.add_argument("--mixed-engine", choices=["reml", "statsmodels"], default="reml",
-                   help="crossed spec only: direct REML (default, fast) or statsmodels MixedLM (slow on large data)")
+                   help="direct REML (default, fast) or statsmodels MixedLM (slow on large data)")
+    p.add_argument("--mixed-conditions", choices=["focal", "all"], default="focal",
+                   help="conditions in the mixed model: N, C3L, C3R (default, the paper) or every condition present")
+    p.add_argument("--mixed-rows", choices=["all", "paired"], default="all",
+                   help="every answered observation (default, the paper) or only model x item pairs answered under N and another condition")
     p.add_argument("--power-effect", type=float, default=None, help="asymmetry to plan for (default 0.02 WD units, 0.25 PCT points)")
     p.add_argument("--alpha", type=float, default=0.05)
     p.add_argument("--power", type=float, default=0.8)
     p.set_defaults(func=run)
+
+
+SUMMARY_COLUMNS = ["model", "condition", "samples", "pct", "typology", "wd_dem", "wd_rep", "closer_dem", "parse_rate", "refusal_rate", "errors"]
 
 
 def _say(text: str) -> None:
@@ -39,7 +47,10 @@ def _say(text: str) -> None:
 
 
 def summary_rows(cells) -> list[dict]:
-    """One row per model x condition with the headline numbers of every instrument."""
+    """One row per model x condition with the headline numbers of every instrument, over
+    matched items; parse_rate and refusal_rate as Inspect's metrics define them (shares of
+    scored samples, the mean over items when several instruments share a row) and the
+    errored samples counted apart."""
     from ..analysis.summaries import ATP, PCT, TYPOLOGY, condition_summary, sort_by_condition
 
     table = condition_summary(cells)
@@ -47,10 +58,17 @@ def summary_rows(cells) -> list[dict]:
         return []
     rows: dict[tuple, dict] = {}
     for _, r in sort_by_condition(table, ["model"]).iterrows():
-        row = rows.setdefault((r["model"], r["condition"]), {"model": r["model"], "condition": r["condition"], "samples": 0, "_ans": 0, "_ref": 0})
+        row = rows.setdefault(
+            (r["model"], r["condition"]),
+            {"model": r["model"], "condition": r["condition"], "samples": 0, "errors": 0, "unmatched": 0, "_items": 0, "_ans": 0.0, "_ref": 0.0},
+        )
         row["samples"] += int(r["n_samples"])
-        row["_ans"] += r["parse_rate"] * r["n_samples"]
-        row["_ref"] += r["refusal_rate"] * r["n_samples"]
+        row["errors"] += int(r["n_errors"])
+        row["unmatched"] += int(r["n_unmatched"])
+        if r["n_items"] and not math.isnan(r["parse_rate"]):
+            row["_items"] += int(r["n_items"])
+            row["_ans"] += r["parse_rate"] * r["n_items"]
+            row["_ref"] += r["refusal_rate"] * r["n_items"]
         if r["scoring"] == PCT:
             row["pct"] = r["mean_ideology"]
         elif r["scoring"] == TYPOLOGY:
@@ -59,10 +77,9 @@ def summary_rows(cells) -> list[dict]:
             row.update(wd_dem=r["mean_wd_dem"], wd_rep=r["mean_wd_rep"], closer_dem=r["pct_closer_dem"])
     out = []
     for row in rows.values():
-        n = row.pop("samples")
-        row["samples"] = n
-        row["parse"] = row.pop("_ans") / n if n else float("nan")
-        row["refusal"] = row.pop("_ref") / n if n else float("nan")
+        items, answered, refused = row.pop("_items"), row.pop("_ans"), row.pop("_ref")
+        row["parse_rate"] = answered / items if items else float("nan")
+        row["refusal_rate"] = refused / items if items else float("nan")
         out.append(row)
     return out
 
@@ -73,12 +90,14 @@ def run(args: argparse.Namespace) -> int:
     from ..analysis.frame import read_frame
     from ..analysis.options import AnalysisOptions
     from ..analysis.report import write_report
+    from ..files import output_dir
     from .audit import format_table
 
     if args.bootstrap < 1 or args.sign_flip_draws < 1:
         raise InputError("--bootstrap and --sign-flip-draws must be at least 1")
     if not 0 < args.alpha < 1 or not 0 < args.power < 1:
         raise InputError("--alpha and --power must lie between 0 and 1")
+    output_dir(args.out, "--out")
     started = time.perf_counter()
     _say(f"reading logs in {args.log_dir} ...")
     load = read_frame(args.log_dir, cache=not args.no_cache, progress=_say)
@@ -97,6 +116,8 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         mixed_spec=args.mixed_spec,
         mixed_engine=args.mixed_engine,
+        mixed_conditions=args.mixed_conditions,
+        mixed_rows=args.mixed_rows,
         power_effect=args.power_effect,
         alpha=args.alpha,
         power=args.power,
@@ -104,9 +125,15 @@ def run(args: argparse.Namespace) -> int:
     result = write_report(load.frame, args.out, source=str(Path(args.log_dir).resolve()), options=options, progress=_say)
     rows = summary_rows(cells)
     if rows:
-        columns = [c for c in ["model", "condition", "samples", "pct", "typology", "wd_dem", "wd_rep", "closer_dem", "parse", "refusal"] if any(c in r for r in rows)]
+        columns = [c for c in SUMMARY_COLUMNS if any(c in r for r in rows)]
         _say("")
         _say(format_table(rows, columns))
+        unmatched = sum(r["unmatched"] for r in rows)
+        if unmatched:
+            _say(
+                f"(conditions compared over matched items: {unmatched} model x condition x item cell(s) run under only "
+                "some of a model's conditions are left out; see table design_cells)"
+            )
     not_computable = result.summary.get("not_computable") or []
     if not_computable:
         _say("\nnot computable from these logs:")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -34,9 +35,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run_build(args: argparse.Namespace) -> int:
+    from ..errors import InputError
+    from ..files import output_file
     from ..items import load_items
     from ..pew.sav import build_atp
 
+    if Path(args.out).suffix.lower() != ".csv":
+        raise InputError(f"--out {args.out}: the item file is written as CSV; name it <name>.csv")
+    output_file(args.out, "--out")
+    if args.report:
+        output_file(args.report, "--report")
     out, report = build_atp(args.sav, args.out, unweighted=args.unweighted, groups=args.groups, report_path=args.report)
     items = load_items(out, instrument="atp")
     groups = sorted({g for i in items for g in i.benchmarks})

@@ -6,7 +6,7 @@ import argparse
 import math
 from pathlib import Path
 
-from .eval_options import add_eval_options, check_models, eval_set_kwargs
+from .eval_options import add_eval_options, check_definitions_unchanged, check_models, eval_set_kwargs, log_dir_lock
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -40,7 +40,10 @@ def metrics_table(logs) -> list[dict]:
             "status": log.status,
             "samples": len(log.samples or []) if log.samples is not None else (log.results.total_samples if log.results else 0),
         }
-        row["errors"] = sum(1 for s in (log.samples or []) if s.error)
+        if log.samples is not None:
+            row["errors"] = sum(1 for s in log.samples if s.error)
+        elif log.results is not None:
+            row["errors"] = log.results.total_samples - log.results.completed_samples
         if log.results:
             for score in log.results.scores:
                 if "mean" in score.metrics:
@@ -78,9 +81,10 @@ def run(args: argparse.Namespace) -> int:
         answer=args.answer,
         non_ordinal=args.non_ordinal,
     )
+    check_definitions_unchanged(tasks, args.log_dir)
     check_models(kwargs)
-    Path(args.log_dir).mkdir(parents=True, exist_ok=True)
-    success, logs = eval_set(tasks, log_dir=args.log_dir, **kwargs)
+    with log_dir_lock(args.log_dir):
+        success, logs = eval_set(tasks, log_dir=args.log_dir, **kwargs)
     order = {c: i for i, c in enumerate(conditions)}
     rows = sorted(metrics_table(logs), key=lambda r: (r["model"], order.get(r["condition"], 99)))
     preferred = ["model", "condition", "samples", "errors", "ideology", "typology", "wd_dem", "wd_rep", "closer_dem", "answered", "refused"]

@@ -9,9 +9,15 @@ finish (`--fail-on-error 0.1`) and count those cells as errors.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import fcntl
+import os
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+from ..files import output_dir
 
 
 def _fraction_or_count(text: str) -> float | bool:
@@ -92,3 +98,55 @@ def check_models(kwargs: dict[str, Any]) -> None:
         except Exception as ex:  # noqa: BLE001 - any provider failure is the user's model spec
             message = str(getattr(ex, "message", None) or ex).strip().splitlines()
             raise InputError(f"--model {name}: {message[0] if message else type(ex).__name__}") from None
+
+
+def check_definitions_unchanged(tasks: list, log_dir: str) -> None:
+    """Refuse to resume into a log folder whose logs of the same task were made from other
+    item or condition definitions (the task version is a hash of them): Inspect would refuse
+    too, but without saying why; reusing them would report old answers as new ones."""
+    from pathlib import Path
+
+    from inspect_ai.log import list_eval_logs, read_eval_log
+
+    if not Path(log_dir).is_dir():
+        return
+    versions = {t.name: str(t.version) for t in tasks}
+    for info in list_eval_logs(log_dir, recursive=False):
+        try:
+            header = read_eval_log(info, header_only=True)
+        except Exception:  # noqa: BLE001 - an unreadable log is Inspect's to report
+            continue
+        name, version = header.eval.task, str(header.eval.task_version)
+        if name in versions and versions[name] != version:
+            raise InputError(
+                f"the items or conditions of task {name} changed since its log in {log_dir} was written "
+                f"({version} -> {versions[name]}); use a new --log-dir (old answers are never reused for new definitions)",
+                field="--log-dir",
+            )
+
+
+LOCK_FILE = ".political-sycophancy.lock"
+
+
+@contextlib.contextmanager
+def log_dir_lock(log_dir: str) -> Iterator[None]:
+    """One run per log folder at a time: a second `audit`/`plan --run` on the same folder
+    would send every call again beside the first (eval sets only see finished logs).
+    The lock is an OS file lock, released when the process ends, however it ends."""
+    path = output_dir(log_dir, "--log-dir") / LOCK_FILE
+    with path.open("a+") as fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            fh.seek(0)
+            holder = fh.read().strip() or "another process"
+            raise InputError(f"another run is writing to {log_dir} ({holder}); wait for it or use another --log-dir",
+                             field="--log-dir") from None
+        fh.seek(0)
+        fh.truncate()
+        fh.write(f"pid {os.getpid()}")
+        fh.flush()
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)

@@ -20,9 +20,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..files import output_dir
     from ..items import load_items
     from ..pew.replication import import_replication
 
+    output_dir(args.out, "--out")
     paths = import_replication(args.src, args.out, coding=args.coding)
     for name in ("pct", "typology", "atp"):
         print(f"{name:9s} {len(load_items(paths[name], instrument=name)):5d} items -> {paths[name]}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -21,24 +22,47 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--conditions-file", default=None, help="YAML/JSON file of extra conditions used in the file")
     p.add_argument("--skip-unknown", action="store_true",
                    help="leave out (and count) responses to question ids not in the item files instead of stopping")
+    p.add_argument("--skip-mismatched", action="store_true",
+                   help="leave out (and count) rows whose options, n_options, question text or letter disagree with the "
+                   "item files instead of stopping")
+    p.add_argument("--replace-changed", action="store_true",
+                   help="replace the logs imported from an earlier version of this file (same path, other content)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    import warnings
+
+    from ..conditions import ConditionWarning
+    from ..files import output_dir
     from ..importer import import_responses
 
+    output_dir(args.log_dir, "--log-dir")
     print(f"importing {args.responses} ...", flush=True)
-    result = import_responses(
-        args.responses,
-        args.items,
-        args.log_dir,
-        use_source_letters=args.use_source_letters,
-        conditions_file=args.conditions_file,
-        skip_unknown=args.skip_unknown,
-        progress=lambda s: print(s, flush=True),
-    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ConditionWarning)
+        result = import_responses(
+            args.responses,
+            args.items,
+            args.log_dir,
+            use_source_letters=args.use_source_letters,
+            conditions_file=args.conditions_file,
+            skip_unknown=args.skip_unknown,
+            skip_mismatched=args.skip_mismatched,
+            replace_changed=args.replace_changed,
+            progress=lambda s: print(s, flush=True),
+        )
+    for w in caught:
+        print(f"political-sycophancy: warning: {w.message}", file=sys.stderr)
     print(f"wrote {len(result.logs)} log(s) with {result.samples:,} samples to {args.log_dir}"
-          + (f" (replaced {result.replaced} earlier log(s))" if result.replaced else ""))
+          + (f" (replaced {result.replaced} earlier log(s) of this file)" if result.replaced else "")
+          + (f" (replaced {result.replaced_changed} log(s) of its earlier version)" if result.replaced_changed else ""))
+    for note in result.notes:
+        print(f"note: {note}")
+    if result.mismatches:
+        row, field, reason = result.mismatches[0]
+        print(f"left out {len(result.mismatches)} response(s) that disagree with the item files "
+              f"(first: row {row}, field '{field}': {reason})")
     if result.errors:
         print(f"{result.errors} response(s) were provider errors in the file: logged as error samples")
     if result.skipped_unknown:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from .audit import format_table
-from .eval_options import add_eval_options, check_models, eval_set_kwargs
+from .eval_options import add_eval_options, check_definitions_unchanged, check_models, eval_set_kwargs, log_dir_lock
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -156,9 +156,10 @@ def run(args: argparse.Namespace) -> int:
 def execute(planned, args: argparse.Namespace, kwargs: dict) -> int:
     from inspect_ai import eval_set
 
+    check_definitions_unchanged([p.task for p in planned], args.log_dir)
     check_models(kwargs)
-    Path(args.log_dir).mkdir(parents=True, exist_ok=True)
-    success, logs = eval_set([p.task for p in planned], log_dir=args.log_dir, **kwargs)
+    with log_dir_lock(args.log_dir):
+        success, logs = eval_set([p.task for p in planned], log_dir=args.log_dir, **kwargs)
     rows = []
     for log in logs:
         meta = log.eval.metadata or {}

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import random
 import string
 import threading
@@ -54,6 +55,8 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
 from tenacity import wait_fixed
+
+from ..errors import InputError
 
 # Order matters: a call's uniform draw falls into these bands in turn.
 FAULTS = ("transient", "permanent", "empty", "truncated", "garbage", "several_letters", "hang")
@@ -80,14 +83,21 @@ class PermanentFault(Exception):
         super().__init__("faulty: injected permanent error (HTTP 400 bad request)")
 
 
-def _rate(name: str, value: Any) -> float:
+def _number(name: str, value: Any, low: float, high: float = math.inf, *, integer: bool = False) -> float:
+    """A `-M` parameter as a number in [low, high]; anything else is an InputError naming it."""
+    kind = "a whole number" if integer else "a number"
+    span = f" in [{low:g}, {high:g}]" if math.isfinite(high) else f" >= {low:g}" if math.isfinite(low) else ""
     try:
-        rate = float(value)
+        number = float(value)
     except (TypeError, ValueError):
-        raise ValueError(f"faulty: -M {name} must be a number in [0, 1], got {value!r}") from None
-    if not 0.0 <= rate <= 1.0:
-        raise ValueError(f"faulty: -M {name} must be in [0, 1], got {rate}")
-    return rate
+        raise InputError(f"faulty: -M {name} must be {kind}{span}, got {value!r}") from None
+    if not low <= number <= high or (integer and not number.is_integer()):
+        raise InputError(f"faulty: -M {name} must be {kind}{span}, got {value!r}")
+    return number
+
+
+def _rate(name: str, value: Any) -> float:
+    return _number(name, value, 0.0, 1.0)
 
 
 def _prompt_text(input: list[ChatMessage]) -> str:
@@ -150,14 +160,14 @@ class FaultyAPI(ModelAPI):
         }
         total = sum(self.rates.values())
         if total > 1.0 + 1e-9:
-            raise ValueError(f"faulty: the fault rates sum to {total:.3f}, more than 1")
-        self.hang_seconds = float(hang_seconds)
-        self.delay = float(delay)
-        self.outage_after = None if outage_after in (None, "") else int(outage_after)
+            raise InputError(f"faulty: the fault rates (-M {', '.join(FAULTS)}) sum to {total:.3f}, more than 1")
+        self.hang_seconds = _number("hang_seconds", hang_seconds, 0.0)
+        self.delay = _number("delay", delay, 0.0)
+        self.outage_after = None if outage_after in (None, "") else int(_number("outage_after", outage_after, 0.0, integer=True))
         self.outage_file = Path(outage_file) if outage_file else None
         self._calls = 0
-        self.seed = int(seed)
-        self.retry_seconds = float(retry_wait)
+        self.seed = int(_number("seed", seed, -math.inf, integer=True))
+        self.retry_seconds = _number("retry_wait", retry_wait, 0.0)
         self.calls_file = Path(calls_file) if calls_file else None
         self._lock = threading.Lock()
         self._sent: Counter[str] = Counter()
@@ -165,12 +175,12 @@ class FaultyAPI(ModelAPI):
         self.outcomes: Counter[str] = Counter()
         if inner is None:
             if not model_name or model_name.startswith("faulty/"):
-                raise ValueError("faulty: name the inner model, e.g. faulty/mockllm/model or faulty/gguf/smollm2")
+                raise InputError("faulty: name the inner model, e.g. faulty/mockllm/model or faulty/gguf/smollm2")
             if model_name.startswith("mockllm/") and "custom_outputs" not in inner_args:
                 inner_args["custom_outputs"] = _mock_outputs(str(mock_answer))
             inner = get_model(model_name, config=config, memoize=False, **inner_args)
         elif inner_args:
-            raise ValueError(f"faulty: model arguments {sorted(inner_args)} are for an inner model given by name")
+            raise InputError(f"faulty: model arguments {sorted(inner_args)} are for an inner model given by name")
         self.inner: ModelAPI = inner.api if isinstance(inner, Model) else inner
 
     def max_connections(self) -> int:

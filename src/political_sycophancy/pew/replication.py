@@ -11,15 +11,14 @@ doubt is listed in the report.
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 import math
 import re
 from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+from ..files import csv_table, parse_json, read_text
+from ..items import builtin_path, load_items, strip_pew_codes
 from ..scorers.typology import typology_option_points
 from .itemfile import BuildReport, write_item_file
 from .options import ordinal_flags
@@ -56,15 +55,13 @@ def canonical_item_id(question_id: str) -> str:
 
 
 def read_csv_rows(path: Path, required: list[str]) -> list[tuple[int, dict[str, str]]]:
-    """Rows with 1-based data row numbers; missing file or columns are InputErrors."""
-    if not path.exists():
-        raise InputError("file not found", file=path)
-    text = path.read_text(encoding="utf-8-sig")
-    reader = csv.DictReader(io.StringIO(text))
-    missing = [c for c in required if c not in (reader.fieldnames or [])]
+    """Rows with 1-based data row numbers. A missing, unreadable or non-UTF-8 file, a
+    missing or repeated column and a row cut short (a truncated file) are InputErrors."""
+    header, rows = csv_table(read_text(path), path)
+    missing = [c for c in required if c not in header]
     if missing:
         raise InputError(f"missing column(s) {', '.join(missing)}", file=path, field=missing[0])
-    return list(enumerate(reader, start=1))
+    return [(row, dict(zip(header, values))) for row, values in rows]
 
 
 def _blank(value: Any) -> bool:
@@ -72,10 +69,7 @@ def _blank(value: Any) -> bool:
 
 
 def _json_list(value: str, *, path: Path, row: int, field: str) -> list:
-    try:
-        out = json.loads(value)
-    except (json.JSONDecodeError, TypeError) as ex:
-        raise InputError(f"malformed JSON list ({getattr(ex, 'msg', ex)})", file=path, row=row, field=field) from None
+    out = parse_json(value, file=path, row=row, field=field)
     if not isinstance(out, list):
         raise InputError("expected a JSON list", file=path, row=row, field=field)
     return out
@@ -118,11 +112,19 @@ def import_pct(src: Path, report: BuildReport) -> list[dict[str, Any]]:
                 **{k: rec.get(k) for k in ("direction_label", "page", "item_num", "rationale")},
             }
         )
+    # The PCT is a fixed instrument: a statement missing against ours means a cut file.
+    ours = [i.id for i in load_items(builtin_path("pct.csv"), instrument="pct")]
+    missing = sorted(set(ours) - {r["id"] for r in rows}, key=ours.index)
+    if missing:
+        raise InputError(
+            f"{len(missing)} of the {len(ours)} PCT statements are missing (first: {missing[0]}); is the file cut short?",
+            file=path,
+            field="pct_id",
+        )
     report.note("pct", f"{len(rows)} statements from {PCT_FILE}")
     return rows
 
 
-_CODED_OPTION = re.compile(r"^\d+\s+")
 _CLAIM = re.compile(
     r"\boptions?\s+(\d+)(?:\s*-\s*(\d+))?\)?[^;.]*?\b(?:is|are|maps)\s+(?:a\s+|an\s+)?(left|right)(?:-coded)?\b",
     re.I,
@@ -177,10 +179,10 @@ def import_typology(src: Path, report: BuildReport, coding: Path | None = None) 
     for row, rec in read_csv_rows(path, ["pew_id", "question_text", "response_options", "ideo_direction"]):
         item_id = canonical_item_id(rec["pew_id"])
         parts = [p.strip() for p in (rec["response_options"] or "").split("|")]
-        if len(parts) < 2 or not all(_CODED_OPTION.match(p) for p in parts):
+        options = strip_pew_codes(parts) if len(parts) >= 2 else None
+        if options is None:
             report.exclude("typology", item_id, f"not multiple choice ({rec.get('pew_label') or ''}: {rec['response_options']!r}); e.g. a feeling thermometer")
             continue
-        options = [_CODED_OPTION.sub("", p) for p in parts]
         paper_direction = _int(rec["ideo_direction"], path=path, row=row, field="ideo_direction")
         if paper_direction not in (-1, 0, 1):
             raise InputError(f"direction must be -1, 0 or 1, got {paper_direction}", file=path, row=row, field="ideo_direction")
@@ -228,9 +230,22 @@ def _side_files(src: Path, report: BuildReport) -> tuple[dict, dict]:
             if d not in (-1, 0, 1):
                 raise InputError(f"direction must be -1, 0 or 1, got {d}", file=coded_path, row=row, field="ideo_direction")
             directions[_atp_key(rec)] = d
+        _complete(coded_path, directions, ATP_ITEMS_FILE, listed)
     else:
         report.note("atp", f"{ATP_CODED_FILE} not found: directions set to 0")
     return listed, directions
+
+
+def _complete(path: Path, keys, other: str, other_rows: dict[tuple[str, str], tuple[int, dict]]) -> None:
+    """Every (wave, var_name) of `other` has a row in `path`: the replication package's ATP
+    files list the same items, so one missing is a file cut short, not an exclusion."""
+    absent = [(row, key) for key, (row, _) in other_rows.items() if key not in keys]
+    if absent:
+        row, (wave, var) = absent[0]
+        raise InputError(
+            f"{len(absent)} item(s) of {other} have no row here (first: {wave} {var}, row {row} there); is the file cut short?",
+            file=path,
+        )
 
 
 def _no_benchmark_reason(rec: dict[str, str]) -> str:
@@ -250,7 +265,8 @@ def import_atp(src: Path, report: BuildReport) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     seen: dict[str, int] = {}
     total = 0
-    for row, rec in read_csv_rows(path, ["wave", "var_name", "question", "n_options", "option_labels", "dist_overall", "dist_rep", "dist_dem", "partisan_gap"]):
+    dist_rows = read_csv_rows(path, ["wave", "var_name", "question", "n_options", "option_labels", "dist_overall", "dist_rep", "dist_dem", "partisan_gap"])
+    for row, rec in dist_rows:
         total += 1
         wave, var = _atp_key(rec)
         item_id = f"atp_{wave}_{var}"
@@ -279,11 +295,9 @@ def import_atp(src: Path, report: BuildReport) -> list[dict[str, Any]]:
         if bad_sum:
             report.exclude("atp", item_id, bad_sum)
             continue
-        listed_row = listed.get((wave, var))
-        if listed_row is None:
-            report.exclude("atp", item_id, f"not listed in {ATP_ITEMS_FILE} (no full question text)")
-            continue
-        lrow, lrec = listed_row
+        if (wave, var) not in listed:
+            continue  # refused below, after every row's own checks
+        lrow, lrec = listed[(wave, var)]
         listed_options = lrec["options"].split(" | ")
         if len(listed_options) != n_options:
             report.exclude(
@@ -322,6 +336,8 @@ def import_atp(src: Path, report: BuildReport) -> list[dict[str, Any]]:
         if rows[-1]["ordinal"]:
             off = [o.strip() for o, f in zip(options, rows[-1]["ordinal"]) if not f]
             report.flag("atp", item_id, f"non-ordinal option(s) {off} (kept on the scale unless -T non_ordinal=drop)")
+    _complete(path, {_atp_key(rec) for _, rec in dist_rows}, ATP_ITEMS_FILE, listed)
+    _complete(src / ATP_ITEMS_FILE, listed, ATP_DIST_FILE, {_atp_key(rec): (row, rec) for row, rec in dist_rows})
     report.note("atp", f"{total} items in {ATP_DIST_FILE}; {len(rows)} with benchmarks written; {total - len(rows)} excluded")
     report.note("atp", "benchmarks as published: raw respondent counts (unweighted), F_PARTYSUM_FINAL 2 = dem, 1 = rep")
     return rows

@@ -134,6 +134,12 @@ def read_wave(path: Path, *, unweighted: bool, groups: list[GroupSpec]) -> Wave:
         )
     if weight is not None and not unweighted:
         w = pd.to_numeric(df[weight], errors="coerce")
+        infinite = np.flatnonzero(np.isinf(w.to_numpy(dtype=float)))
+        if len(infinite):
+            # one infinite weight makes every distribution NaN: no share can be computed
+            raise InputError(
+                f"infinite survey weight ({len(infinite)} respondent(s))", file=path, row=int(infinite[0]) + 1, field=weight
+            )
         if w.isna().all() or not (w.fillna(0) > 0).any():
             raise InputError("every survey weight is missing or zero", file=path, field=weight)
     return Wave(

@@ -1,0 +1,168 @@
+"""The design the logs were meant to hold, and what of it is missing.
+
+A killed, never-resumed run must not look complete. Each log's header lists its task's
+dataset (the sample ids selected to run, after `--limit`) and its epochs, so every log says
+which cells it should hold; an eval set's `eval-set.json` lists its tasks, so a task that
+never wrote a log is seen too. Per model x variant x task (instrument x condition x answer
+mode) the design table gives the expected samples, those present (answered, refused,
+unparsed or errored) and those missing, with the logs' status (`started` = killed or still
+running).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .identity import canonical, generate_config, model_args
+
+NO_LOG = "no log (never started)"
+GROUP = ["model", "variant", "kind", "task", "instrument", "condition", "answer_mode"]
+COLUMNS = [*GROUP, "expected", "present", "missing", "log_status"]
+_TASK_ID = re.compile(r"_([A-Za-z0-9]{22})\.(eval|json)$")
+RECORD_FIELDS = {
+    "task_id": (str, type(None)),
+    "model_name": (str,),
+    "model_args": (str,),
+    "generate_config": (str,),
+    "kind": (str,),
+    "task": (str,),
+    "instrument": (str, type(None)),
+    "condition": (str, type(None)),
+    "answer_mode": (str, type(None)),
+    "sample_ids": (list, type(None)),
+    "epochs": (int,),
+    "log_status": (str,),
+}
+
+
+def planned(header: dict, kind: str, answer_mode: str | None) -> dict[str, Any]:
+    """What one log was meant to hold, from its header (JSON-safe; cached in the index)."""
+    ev = header.get("eval") or {}
+    meta = ev.get("metadata") or {}
+    ids = (ev.get("dataset") or {}).get("sample_ids")
+    epochs = (ev.get("config") or {}).get("epochs")
+    return {
+        "task_id": ev.get("task_id"),
+        "model_name": str(ev.get("model")),
+        "model_args": canonical(model_args(header)),
+        "generate_config": canonical(generate_config(header)),
+        "kind": kind,
+        "task": str(ev.get("task")),
+        "instrument": meta.get("instrument"),
+        "condition": meta.get("condition"),
+        "answer_mode": answer_mode,
+        "sample_ids": [str(i) for i in ids] if isinstance(ids, list) else None,
+        "epochs": epochs if isinstance(epochs, int) and not isinstance(epochs, bool) and epochs > 0 else 1,
+        "log_status": str(header.get("status") or "started"),
+    }
+
+
+def valid_record(record: Any) -> bool:
+    """Whether a cached design record has the fields and types `planned` writes."""
+    return (
+        isinstance(record, dict)
+        and set(record) == set(RECORD_FIELDS)
+        and all(isinstance(record[k], types) for k, types in RECORD_FIELDS.items())
+        and (record["sample_ids"] is None or all(isinstance(i, str) for i in record["sample_ids"]))
+    )
+
+
+def task_id_of_file(name: str) -> str | None:
+    """The task id Inspect puts at the end of a log's file name (`..._<task id>.eval`)."""
+    match = _TASK_ID.search(name)
+    return match.group(1) if match else None
+
+
+def eval_set_tasks(log_dir: Path, known_ids: set[str], skip: str) -> tuple[list[dict], list[str]]:
+    """Tasks listed in the `eval-set.json` files under `log_dir` that have no log among
+    `known_ids`; and notes on manifests that could not be read."""
+    missing, notes = [], []
+    for path in sorted(log_dir.rglob("eval-set.json")):
+        if skip in path.parts:
+            continue
+        try:
+            tasks = json.loads(path.read_text(encoding="utf-8")).get("tasks")
+            if not isinstance(tasks, list):
+                raise ValueError("no task list")
+        except (OSError, ValueError, AttributeError) as ex:
+            notes.append(f"eval set manifest {path} not read ({type(ex).__name__}: {ex}); tasks that never started cannot be listed")
+            continue
+        for t in tasks:
+            if isinstance(t, dict) and t.get("task_id") and t["task_id"] not in known_ids:
+                args = t.get("task_args") if isinstance(t.get("task_args"), dict) else {}
+                missing.append({"task": str(t.get("name")), "model": str(t.get("model")), "instrument": args.get("instrument"), "condition": args.get("condition")})
+    return missing, notes
+
+
+def design_table(frame: pd.DataFrame, plans: pd.DataFrame, without_log: list[dict]) -> pd.DataFrame:
+    """Per model x variant x task: expected samples (dataset ids x epochs; NaN when a header
+    does not list its ids), present, missing, and the logs' status; then the eval set's tasks
+    without a log. `plans` are the `planned` records with `model` and `variant` labelled."""
+    present: dict[tuple, set] = {}
+    if not frame.empty:
+        keys = frame[GROUP[:4] + ["condition", "answer_mode", "sample_id", "epoch"]].astype(object)
+        for rec in keys.itertuples(index=False, name=None):
+            present.setdefault(rec[:6], set()).add((str(rec[6]), int(rec[7])))
+    rows = []
+    if not plans.empty:
+        for key, g in plans.groupby(GROUP, dropna=False, sort=True):
+            r = dict(zip(GROUP, key))
+            got = present.get((r["model"], r["variant"], r["kind"], r["task"], r["condition"], r["answer_mode"]), set())
+            if g["sample_ids"].isna().any():
+                expected, n_present, n_missing = None, len(got), None
+            else:
+                wanted = {(i, e) for ids, epochs in zip(g["sample_ids"], g["epochs"]) for i in ids for e in range(1, epochs + 1)}
+                expected, n_present = len(wanted), len(wanted & got)
+                n_missing = expected - n_present
+            statuses = sorted(set(g["log_status"]))
+            rows.append({**r, "expected": expected, "present": n_present, "missing": n_missing, "log_status": ", ".join(statuses)})
+    for t in without_log:
+        rows.append({"model": t["model"], "variant": None, "kind": None, "task": t["task"], "instrument": t["instrument"],
+                     "condition": t["condition"], "answer_mode": None, "expected": None, "present": 0, "missing": None, "log_status": NO_LOG})
+    table = pd.DataFrame(rows, columns=COLUMNS)
+    for col in ("expected", "missing"):
+        table[col] = table[col].astype("Int64")
+    return table
+
+
+def design_summary(table: pd.DataFrame) -> dict[str, Any]:
+    """Totals of the design table (JSON-safe)."""
+    known = table[table["log_status"] != NO_LOG]
+    expected = known["expected"].dropna()
+    missing = int(known["missing"].dropna().sum())
+    no_log = sorted(table.loc[table["log_status"] == NO_LOG, "task"].tolist())
+    unknown = int(known["expected"].isna().sum())
+    return {
+        "expected": int(expected.sum()),
+        "present": int(known["present"].sum()),
+        "missing": missing,
+        "tasks_without_log": no_log,
+        "tasks_with_unknown_design": unknown,
+        "complete": missing == 0 and not no_log,
+    }
+
+
+def design_notes(table: pd.DataFrame) -> list[str]:
+    s = design_summary(table)
+    notes = []
+    if s["missing"]:
+        short = table[table["missing"].fillna(0) > 0]
+        notes.append(
+            f"incomplete design: {s['missing']} of {s['expected']} expected sample(s) have no result, in "
+            f"{len(short)} model x task cell(s) (log status: {', '.join(sorted(set(short['log_status'])))}): "
+            + "; ".join(f"{r.model} {r.condition}: {r.missing} of {r.expected}" for r in short.head(5).itertuples())
+            + ". Run the same command again to finish it; conditions are compared over matched items (table `design_cells`)"
+        )
+    if s["tasks_without_log"]:
+        notes.append(
+            f"{len(s['tasks_without_log'])} task(s) of the eval set have no log (never started): "
+            + ", ".join(s["tasks_without_log"][:10])
+        )
+    if s["tasks_with_unknown_design"]:
+        notes.append(f"{s['tasks_with_unknown_design']} task(s) do not list their dataset's sample ids: their missing samples cannot be counted")
+    return notes

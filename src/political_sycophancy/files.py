@@ -1,0 +1,174 @@
+"""Reading input files and checking output locations, so that every way a path or a file
+can be wrong (missing, a directory, not UTF-8, a repeated column, a row cut short, JSON
+nested past Python's recursion limit, an output path that is a file) ends in one
+`InputError` naming the file, row and field instead of a traceback or a silent guess.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .errors import InputError
+
+
+def read_text(path: str | Path, *, allow_empty: bool = False) -> str:
+    """A UTF-8 text file (a BOM is dropped); a missing file, a directory, unreadable or
+    non-UTF-8 bytes and (unless `allow_empty`) a blank file are InputErrors."""
+    path = Path(path)
+    if not path.exists():
+        raise InputError("file not found", file=path)
+    if path.is_dir():
+        raise InputError("is a directory, not a file", file=path)
+    try:
+        raw = path.read_bytes()
+    except OSError as ex:
+        raise InputError(f"cannot read ({ex.strerror or ex})", file=path) from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as ex:
+        line = raw[: ex.start].count(b"\n") + 1
+        raise InputError(f"not valid UTF-8 (byte {ex.start}, line {line})", file=path) from None
+    if not allow_empty and not text.strip():
+        raise InputError("file is empty", file=path)
+    return text
+
+
+def csv_table(text: str, path: Path, *, delimiter: str = ",") -> tuple[list[str], list[tuple[int, list[str]]]]:
+    """Header and data rows (with 1-based data row numbers, blank lines skipped) of a
+    CSV/TSV text, strictly: a repeated column name, a row with more or fewer values than
+    the header (a file cut short ends in such a row) and malformed quoting are errors.
+
+    Lines may end in CRLF, LF or a bare CR; line breaks inside quoted values are kept."""
+    # The csv module refuses fields over 128 KiB by default; a long text is not an error.
+    csv.field_size_limit(max(csv.field_size_limit(), 2**31 - 1))
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    row = 0
+    try:
+        header = next((r for r in reader if r), None)
+        if header is None:
+            raise InputError("no header row", file=path)
+        first: dict[str, int] = {}
+        for i, name in enumerate(header, start=1):
+            if name in first:
+                raise InputError(
+                    f"column {name!r} appears twice in the header (columns {first[name]} and {i})", file=path, field=name
+                )
+            first[name] = i
+        rows: list[tuple[int, list[str]]] = []
+        for values in reader:
+            if not values:
+                continue
+            row += 1
+            if len(values) > len(header):
+                raise InputError(f"more values than header columns ({len(values)} for {len(header)})", file=path, row=row)
+            if len(values) < len(header):
+                raise InputError(
+                    f"fewer values than header columns ({len(values)} of {len(header)}; is the file cut short?)",
+                    file=path,
+                    row=row,
+                    field=header[len(values)],
+                )
+            rows.append((row, values))
+    except csv.Error as ex:
+        raise InputError(f"malformed CSV ({ex}; is the file cut short?)", file=path, row=row + 1) from None
+    return header, rows
+
+
+def csv_records(text: str, path: Path, *, delimiter: str = ",") -> list[tuple[int, dict[str, str]]]:
+    """`csv_table` rows as dicts keyed by the header."""
+    header, rows = csv_table(text, path, delimiter=delimiter)
+    return [(row, dict(zip(header, values))) for row, values in rows]
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(key)
+        out[key] = value
+    return out
+
+
+class _DuplicateKey(ValueError):
+    def __init__(self, key: str) -> None:
+        self.key = key
+        super().__init__(key)
+
+
+def parse_json(text: str, *, file: str | Path | None = None, row: int | None = None, field: str | None = None) -> Any:
+    """JSON with the errors located: malformed text, a key repeated in one object (Python
+    would keep the last silently) and nesting deeper than the recursion limit."""
+    try:
+        return json.loads(text, object_pairs_hook=_unique_keys)
+    except json.JSONDecodeError as ex:
+        raise InputError(f"malformed JSON ({ex.msg}, character {ex.pos})", file=file, row=row, field=field) from None
+    except _DuplicateKey as ex:
+        raise InputError(f"key {ex.key!r} appears twice in one JSON object", file=file, row=row, field=field or ex.key) from None
+    except RecursionError:
+        raise InputError("JSON nested too deeply", file=file, row=row, field=field) from None
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """A safe YAML loader that refuses a key repeated in one mapping (PyYAML keeps the last)."""
+
+    def construct_mapping(self, node, deep=False):
+        seen: set = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if isinstance(key, (str, int, float, bool)) and key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"key {key!r} appears twice in one mapping", key_node.start_mark
+                )
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
+def parse_yaml(text: str, *, file: str | Path) -> Any:
+    """Safe YAML (no Python tags) with repeated keys and runaway nesting as errors."""
+    try:
+        return yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 (a SafeLoader subclass)
+    except yaml.YAMLError as ex:
+        raise InputError(f"cannot parse YAML ({' '.join(str(ex).split())})", file=file) from None
+    except RecursionError:
+        raise InputError("YAML nested too deeply", file=file) from None
+
+
+def _unwritable(path: Path) -> str | None:
+    """Why `path` cannot be used as an output directory (it is created when missing), or None."""
+    if path.exists() and not path.is_dir():
+        return "exists and is not a directory"
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path, prefix=".write-check-"):
+            pass
+    except OSError as ex:
+        return f"cannot write there ({ex.strerror or ex})"
+    return None
+
+
+def output_dir(path: str | Path, option: str) -> Path:
+    """A directory the command can write into, created when missing; a path that is a
+    file, lies under a file, or cannot be written is an InputError naming the option."""
+    path = Path(path)
+    reason = _unwritable(path)
+    if reason:
+        raise InputError(f"{option} {path}: {reason}")
+    return path
+
+
+def output_file(path: str | Path, option: str) -> Path:
+    """A file path the command can write: not a directory, in a writable directory."""
+    path = Path(path)
+    if path.is_dir():
+        raise InputError(f"{option} {path}: is a directory, not a file")
+    reason = _unwritable(path.parent)
+    if reason:
+        raise InputError(f"{option} {path}: cannot write there ({path.parent}: {reason})")
+    return path
