@@ -159,19 +159,11 @@ def public_eval_results(
     return log.results, log.reductions
 
 
-def eval_results(
-    samples: int,
-    scores: list[dict[str, Any]],
-    reducers: Any,
-    scorers: list[Any] | None,
-    metrics: Any = None,
-    scorer_names: list[str] | None = None,
-) -> tuple[EvalResults | None, Any]:
-    """Task results (metrics over reduced epochs) from per-sample scores, as a run computes them."""
-    fn = private("inspect_ai._eval.task.results", "eval_results")
-    if fn is None:
-        return public_eval_results(samples, scores, reducers, scorers, metrics, scorer_names)
-    return fn(samples, scores, reducers, scorers, metrics, scorer_names=scorer_names)
+def eval_results(*args: Any, **kwargs: Any) -> tuple[EvalResults | None, Any]:
+    """Task results (metrics over reduced epochs) from per-sample scores, as a run computes
+    them; the arguments are `public_eval_results`'s."""
+    fn = private("inspect_ai._eval.task.results", "eval_results") or public_eval_results
+    return fn(*args, **kwargs)
 
 
 # --- writing logs ------------------------------------------------------------------------
