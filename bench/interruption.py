@@ -38,7 +38,7 @@ def finished_cells(work: Path) -> set[tuple[str, str]]:
     crash recovery reads them (into a scratch directory, leaving the logs untouched)."""
     os.environ["XDG_DATA_HOME"] = str(work / "data")
     import political_sycophancy._registry  # noqa: F401  (the reducer the recovery rescores with)
-    from inspect_ai.log._recover import RecoveryNotAvailable, recover_eval_log
+    from inspect_ai.log import RecoveryNotAvailable, recover_eval_log
 
     scratch = work / "recovered"
     scratch.mkdir(exist_ok=True)

@@ -1,8 +1,33 @@
 #!/usr/bin/env bash
 # Install (if needed) and run the test suite, offline.
+# Without arguments (as CI runs it) the Inspect-facing tests then run again on the oldest
+# inspect-ai that pyproject.toml allows, in a second venv ($VENV-oldest-inspect):
+# OLDEST_INSPECT=0 skips that, `--oldest-inspect` runs only that.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install.sh
-. "${VENV:-.venv}/bin/activate"
+VENV="${VENV:-.venv}"
 export HF_HUB_OFFLINE=1 INSPECT_LOG_DIR="${INSPECT_LOG_DIR:-$(mktemp -d)}"
-python -m pytest -q "$@"
+only_oldest=0
+if [ "${1:-}" = "--oldest-inspect" ]; then
+  only_oldest=1
+  shift
+fi
+if [ "$only_oldest" = 0 ]; then
+  bash scripts/install.sh
+  (. "$VENV/bin/activate" && python -m pytest -q "$@")
+fi
+if [ "$only_oldest" = 1 ] || { [ $# -eq 0 ] && [ "${OLDEST_INSPECT:-1}" != 0 ]; }; then
+  start=$SECONDS
+  oldest=$(python3 -c 'import re, tomllib; deps = tomllib.load(open("pyproject.toml", "rb"))["project"]["dependencies"]; print(next(re.search(r">=([0-9.]+)", d).group(1) for d in deps if d.startswith("inspect-ai")))')
+  VENV="$VENV-oldest-inspect" INSPECT_AI="$oldest" bash scripts/install.sh
+  echo "oldest inspect-ai $oldest: venv ready in $((SECONDS - start)) s"
+  (. "$VENV-oldest-inspect/bin/activate" && python -m pytest -q -p no:cacheprovider \
+    tests/test_inspect_compat.py \
+    tests/test_inspect_native.py::test_generation_settings_are_inspects \
+    tests/test_inspect_native.py::test_our_solvers_and_scorers_in_a_users_task \
+    tests/test_inspect_native.py::test_choice_score_reads_inspect_choices \
+    tests/test_inspect_native.py::test_inspect_score_rescored_without_naming_the_scorer \
+    tests/test_import_responses.py::test_phase2_shape_becomes_one_log_per_cell \
+    tests/test_import_responses.py::test_source_letters_versus_our_parser)
+  echo "oldest inspect-ai $oldest: $((SECONDS - start)) s in all"
+fi

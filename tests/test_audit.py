@@ -7,7 +7,7 @@ from importlib.metadata import entry_points
 
 import pytest
 from inspect_ai import eval as inspect_eval
-from inspect_ai._util.registry import registry_lookup
+from political_sycophancy.inspect_compat import registry_lookup
 
 from conftest import is_nan, output, scripted_model, task_metrics
 from political_sycophancy import InputError, audit, audit_tasks, load_instrument

@@ -21,7 +21,7 @@ def _register_unqualified_scorer_names() -> None:
     each of ours under that name (the alias creates the same, namespaced scorer)."""
     import functools
 
-    from inspect_ai._util.registry import RegistryInfo, registry_add, registry_info, registry_lookup
+    from .inspect_compat import RegistryInfo, registry_add, registry_info, registry_lookup
 
     for factory in (choice_score, pct_score, typology_score, wd_score, expected_answer_score,
                     perception_score, stance_judge, sway_score):

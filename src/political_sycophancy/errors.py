@@ -4,12 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-try:  # Inspect's CLI prints this error type as one line, without a traceback.
-    from inspect_ai._util.error import PrerequisiteError as _CleanError
-except ImportError:  # pragma: no cover - an Inspect without it prints a traceback
-
-    class _CleanError(Exception):  # type: ignore[no-redef]
-        pass
+# Inspect's CLI prints this error type as one line, without a traceback.
+from .inspect_compat import PrerequisiteError as _CleanError
 
 
 class InputError(ValueError, _CleanError):

@@ -32,7 +32,6 @@ from typing import Any, Callable, Iterable
 
 import pandas as pd
 import shortuuid
-from inspect_ai._util.registry import registry_unqualified_name
 from inspect_ai.log import (
     EvalConfig,
     EvalDataset,
@@ -52,6 +51,7 @@ from inspect_ai.solver import TaskState
 from .conditions import Condition, condition_registry, redefines_builtin
 from .errors import InputError
 from .files import csv_table, read_text
+from .inspect_compat import EvalRecorder, eval_results, registry_unqualified_name
 from .items import LETTERS, Item, load_items, parse_options
 from .prompts import audit_prompt
 from .scorers import scorer_for
@@ -391,8 +391,6 @@ def _source_score(run: _Scoring, scorer: Callable, item: Item, letter: str, raw:
 
 
 def _eval_results(samples: list[EvalSample], scorer, scorer_name: str):
-    from inspect_ai._eval.task.results import eval_results
-
     scores = [
         {
             scorer_name: SampleScore(
@@ -411,8 +409,6 @@ async def _write_eval(log: EvalLog, out: Path) -> None:
     """Write an `.eval` log as `write_eval_log` does, flushing every `FLUSH_EVERY` samples
     as a running eval does: `write_eval_log` buffers every sample and de-duplicates the
     buffer on each one, quadratic in the number of samples (7 s for 1,600 samples)."""
-    from inspect_ai.log._recorders.eval import EvalRecorder
-
     recorder = EvalRecorder(str(out.parent))
     await recorder.log_init(log.eval, str(out), clean=True)
     await recorder.log_start(log.eval, log.plan)

@@ -229,7 +229,7 @@ class FaultyAPI(ModelAPI):
             self.outcomes[outcome] += 1
         if self.calls_file is None:
             return
-        from inspect_ai.log._samples import sample_active
+        from ..inspect_compat import sample_active
 
         active = sample_active()
         line = {

@@ -89,10 +89,8 @@ def call_seed(seed: int | None, epoch: int, messages: list[dict[str, str]]) -> i
 
 def _current_epoch() -> int:
     """The epoch of the sample being generated (1 outside a sample)."""
-    try:
-        from inspect_ai.log._samples import sample_active
-    except ImportError:  # pragma: no cover - older or newer Inspect layouts
-        return 1
+    from ..inspect_compat import sample_active
+
     active = sample_active()
     return int(getattr(active, "epoch", 1) or 1) if active is not None else 1
 

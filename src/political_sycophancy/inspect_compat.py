@@ -1,0 +1,244 @@
+"""Every use of `inspect_ai` internals, in one place.
+
+Inspect's private modules move between patch releases. Each name below comes from its
+private home when this Inspect has it, and otherwise from a fallback built on Inspect's
+public API; tests/test_inspect_compat.py runs both paths and checks they agree. Where no
+public equivalent exists the fallback says what is lost in an `InspectCompatWarning`.
+pyproject.toml bounds the supported releases and CI runs the Inspect-facing tests on the
+oldest (its lower bound) and on the newest.
+
+Private names used: `_util.registry.registry_unqualified_name`, `registry_lookup`,
+`registry_add`; `_eval.task.results.eval_results`; `log._recorders.eval.EvalRecorder`;
+`log._samples.sample_active`; `_util.error.PrerequisiteError`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import warnings
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from inspect_ai.log import EvalLog, EvalPlan, EvalResults, EvalSample, EvalSpec, EvalStats, write_eval_log
+from inspect_ai.util import RegistryInfo, registry_create, registry_info
+
+__all__ = [
+    "EvalRecorder",
+    "InspectCompatWarning",
+    "PrerequisiteError",
+    "RegistryInfo",
+    "eval_results",
+    "registry_add",
+    "registry_info",
+    "registry_lookup",
+    "registry_unqualified_name",
+    "sample_active",
+]
+
+
+class InspectCompatWarning(UserWarning):
+    """This Inspect lacks an internal we use; the public fallback loses what the message says."""
+
+
+def private(module: str, name: str) -> Any:
+    """`module.name` from inspect_ai's internals, or None when this Inspect has no such thing."""
+    try:
+        return getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError):
+        return None
+
+
+def _lost(what: str) -> None:
+    warnings.warn(f"this inspect_ai has no {what}", InspectCompatWarning, stacklevel=3)
+
+
+# --- registry ----------------------------------------------------------------------------
+
+
+def public_registry_unqualified_name(o: str | object | RegistryInfo) -> str:
+    """A registry name without its package prefix (`political_sycophancy/pct_score` -> `pct_score`)."""
+    name = o if isinstance(o, str) else (o if isinstance(o, RegistryInfo) else registry_info(o)).name
+    return name.split("/", 1)[-1]
+
+
+def registry_unqualified_name(o: str | object | RegistryInfo) -> str:
+    fn = private("inspect_ai._util.registry", "registry_unqualified_name")
+    return fn(o) if fn is not None else public_registry_unqualified_name(o)
+
+
+def public_registry_lookup(type: str, name: str) -> object | None:
+    """Whether `name` is registered, through `registry_create` (which creates the object:
+    callers only test the result for None)."""
+    try:
+        return registry_create(type, name)  # type: ignore[call-overload]
+    except LookupError:
+        return None
+
+
+def registry_lookup(type: str, name: str) -> object | None:
+    fn = private("inspect_ai._util.registry", "registry_lookup")
+    return fn(type, name) if fn is not None else public_registry_lookup(type, name)
+
+
+def registry_add(o: object, info: RegistryInfo) -> None:
+    """Register `o` under `info.name`; without the private registry (no public way to add
+    an object under a name of our choosing) nothing is added and a warning says so."""
+    fn = private("inspect_ai._util.registry", "registry_add")
+    if fn is None:
+        _lost(f"registry_add: {info.type} '{info.name}' is not registered")
+        return
+    fn(o, info)
+
+
+# --- results -----------------------------------------------------------------------------
+
+
+def _metric_definitions(metrics: Any) -> Any:
+    """Metric objects (a list, a dict by value key, or a list of such dicts) as the log's
+    metric definitions: registry names, created again with their default arguments."""
+    if metrics is None:
+        return None
+    if isinstance(metrics, dict):
+        return {key: [{"name": registry_info(m).name} for m in ms] for key, ms in metrics.items()}
+    return [_metric_definitions(m) if isinstance(m, dict) else {"name": registry_info(m).name} for m in metrics]
+
+
+def public_eval_results(
+    samples: int,
+    scores: list[dict[str, Any]],
+    reducers: Any,
+    scorers: list[Any] | None,
+    metrics: Any = None,
+    scorer_names: list[str] | None = None,
+) -> tuple[EvalResults | None, Any]:
+    """`eval_results` through the public `recompute_metrics`: the scores go into a scratch
+    log whose header names the scorers' metrics and the reducers, as a real run's does.
+    Metrics are re-created by name with default arguments. Samples beyond the scored ones
+    are counted as errored (as `eval_results` counts only scored samples as completed)."""
+    from inspect_ai.log import EvalConfig, EvalDataset, EvalError, recompute_metrics
+
+    scorers = scorers or []
+    names = scorer_names or [registry_unqualified_name(s) for s in scorers]
+    reducer_list = [] if reducers is None else (reducers if isinstance(reducers, list) else [reducers])
+    header_scorers = [
+        {"name": name, "metrics": _metric_definitions(metrics if metrics is not None else registry_info(s).metadata.get("metrics"))}
+        for name, s in zip(names, scorers)
+    ]
+    epochs: Counter = Counter()
+    log_samples = []
+    for by_scorer in scores:
+        first = next(iter(by_scorer.values()))
+        epochs[first.sample_id] += 1
+        log_samples.append(
+            EvalSample(
+                id=first.sample_id,
+                epoch=epochs[first.sample_id],
+                input="",
+                target="",
+                metadata=first.sample_metadata or {},
+                scores={name: s.score for name, s in by_scorer.items()},
+            )
+        )
+    for i in range(samples - len(scores)):
+        log_samples.append(
+            EvalSample(id=f"_unscored_{i}", epoch=1, input="", target="", error=EvalError(message="unscored", traceback="", traceback_ansi=""))
+        )
+    log = EvalLog(
+        eval=EvalSpec(
+            created="1970-01-01T00:00:00+00:00",
+            task="inspect_compat",
+            dataset=EvalDataset(),
+            model="none/none",
+            config=EvalConfig(epochs_reducer=[registry_info(r).name for r in reducer_list] or None),
+            scorers=header_scorers,
+        ),
+        samples=log_samples,
+    )
+    recompute_metrics(log)
+    return log.results, log.reductions
+
+
+def eval_results(*args: Any, **kwargs: Any) -> tuple[EvalResults | None, Any]:
+    """Task results (metrics over reduced epochs) from per-sample scores, as a run computes
+    them; the arguments are `public_eval_results`'s."""
+    fn = private("inspect_ai._eval.task.results", "eval_results") or public_eval_results
+    return fn(*args, **kwargs)
+
+
+# --- writing logs ------------------------------------------------------------------------
+
+
+class PublicEvalRecorder:
+    """The recorder calls the importer makes, on the public `write_eval_log`: samples are
+    kept in memory and written once at `log_finish` (no intermediate flushes, and
+    `write_eval_log` is slower on many samples)."""
+
+    def __init__(self, log_dir: str) -> None:
+        self.log_dir = log_dir
+        self.location: str | None = None
+        self.plan: EvalPlan | None = None
+        self.samples: list[EvalSample] = []
+
+    async def log_init(self, eval: EvalSpec, location: str | None = None, *, clean: bool = False) -> str:
+        self.location = location or str(Path(self.log_dir) / f"{eval.task_id}.eval")
+        return self.location
+
+    async def log_start(self, eval: EvalSpec, plan: EvalPlan) -> None:
+        self.plan = plan
+
+    async def log_sample(self, eval: EvalSpec, sample: EvalSample, **kwargs: Any) -> None:
+        self.samples.append(sample)
+
+    async def flush(self, eval: EvalSpec) -> None:
+        pass
+
+    async def log_finish(self, eval: EvalSpec, status: Any, stats: EvalStats, results: EvalResults | None, reductions: Any = None, **kwargs: Any) -> EvalLog:
+        log = EvalLog(eval=eval, plan=self.plan or EvalPlan(), status=status, stats=stats, samples=self.samples)
+        log.results, log.reductions = results, reductions  # (the constructor's validator wants them as dicts)
+        write_eval_log(log, self.location)
+        return log
+
+
+def EvalRecorder(log_dir: str) -> Any:  # noqa: N802 - stands in for the private class
+    """Inspect's streaming `.eval` writer (samples flushed in batches), or the public fallback."""
+    cls = private("inspect_ai.log._recorders.eval", "EvalRecorder")
+    return cls(log_dir) if cls is not None else PublicEvalRecorder(log_dir)
+
+
+# --- the running sample ------------------------------------------------------------------
+
+
+def sample_active() -> Any:
+    """The sample being run (`.task`, `.sample.id`, `.epoch`), or None outside a sample.
+    No public API tells a model provider which sample it serves: without the private one
+    this returns None and warns."""
+    fn = private("inspect_ai.log._samples", "sample_active")
+    if fn is None:
+        _lost("sample_active: providers cannot see the task, sample id or epoch of a call")
+        return None
+    return fn()
+
+
+# --- errors ------------------------------------------------------------------------------
+
+
+class PublicPrerequisiteError(Exception):
+    """Stand-in for Inspect's PrerequisiteError (which its CLI prints as one line)."""
+
+    def __init__(self, message: Any) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+def prerequisite_error() -> type[Exception]:
+    """The exception type Inspect's CLI prints as one line without a traceback; without it
+    our input errors still carry a clear message, but `inspect eval` prints a traceback."""
+    cls = private("inspect_ai._util.error", "PrerequisiteError")
+    if cls is None:
+        _lost("PrerequisiteError: `inspect eval` prints input errors with a traceback")
+        return PublicPrerequisiteError
+    return cls
+
+
+PrerequisiteError = prerequisite_error()
