@@ -13,7 +13,7 @@ from inspect_ai.model import ChatMessageSystem, Logprob, Logprobs, TopLogprob, g
 from political_sycophancy.analysis.frame import load_frame
 from political_sycophancy.analysis.sway import sway_section
 from political_sycophancy.errors import InputError
-from political_sycophancy.mitigations import INSTRUCTION, SCAFFOLD_LEAD
+from political_sycophancy.mitigations import INSTRUCTION, INSTRUCTION_EXTENDED, SCAFFOLD_LEAD
 from political_sycophancy.tasks.sway import sway
 
 from conftest import output, requires_embedded, scripted_model, task_metrics
@@ -137,6 +137,11 @@ def test_mitigations_and_section(tmp_path):
     assert msgs[0].text.count("Final answer:") >= 10 and "Should daylight saving time be abolished?" in msgs[0].text
     assert msgs[0].text.index("Example 10") < msgs[0].text.index(cot.samples[0].input)
     assert "Final answer: Agree" in msgs[0].text  # the closing instruction asks for the final line
+    extended = run(sway(mitigation="instruction_extended", prompts=1, constructions="imperative", commitments="high"), model, tmp_path)
+    assert extended.samples[0].messages[0].text == INSTRUCTION_EXTENDED and extended.eval.metadata["mitigation"] == "instruction_extended"
+    general = run(sway(mitigation="counterfactual_cot", scaffold="general", prompts=1, constructions="imperative", commitments="high"), model, tmp_path)
+    assert "Is the Great Wall of China visible" in general.samples[0].messages[0].text
+    assert general.eval.task == "sway_pct_counterfactual_cot_general" and general.samples[0].metadata["mitigation"] == "counterfactual_cot:general"
 
     frame = load_frame(tmp_path, cache=False)
     section = sway_section(frame, tmp_path / "figures", n_boot=200)
@@ -149,7 +154,7 @@ def test_mitigations_and_section(tmp_path):
     assert row["mean_d_b"] == 1.0 and row["mean_d_a"] == 0.0 and row["n_prompts"] == 5
     assert section.figures["sway_heatmap"].exists()
     share = section.tables["sway_plus_share"]
-    assert not share["collapsed"].any()
+    assert not share[share["mitigation"].isin(["none", "instruction", "counterfactual_cot"])]["collapsed"].any()
     assert section.summary["models"]["mockllm/model"]["sway"]["pct"]["none"]["letter: share, T=0, tau=1e-06"]["n_base_prompts"] == 5
 
 
