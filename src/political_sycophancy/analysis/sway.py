@@ -86,7 +86,7 @@ def definition_label(mode, definition, min_mass, temperature) -> str:
     if _blank(definition):
         definition = "share" if mode == "letter" else "probability, no mass threshold"
     elif definition == "probability":
-        definition = f"probability, mass >= {float(min_mass):g}"
+        definition = f"probability, mass >= {'?' if _blank(min_mass) else format(float(min_mass), 'g')}"
     temp = "T=?" if _blank(temperature) else f"T={float(temperature):g}"
     return f"{mode}: {definition}, {temp}"
 
@@ -164,8 +164,8 @@ def _with_s(table: pd.DataFrame, prefix: str = "S") -> pd.DataFrame:
 
 
 def _sample_counts(rows: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
-    g = rows.groupby(keys, dropna=False)
-    return pd.DataFrame({"n_samples": g.size(), "n_excluded": g["answered"].agg(lambda s: int((~s).sum()))})
+    g = rows.assign(_excluded=~rows["answered"].astype(bool)).groupby(keys, dropna=False)
+    return pd.DataFrame({"n_samples": g.size(), "n_excluded": g["_excluded"].sum().astype(int)})
 
 
 def sway_table(rows: pd.DataFrame) -> pd.DataFrame:

@@ -66,8 +66,9 @@ def sway_s(tau: float = TAU) -> Metric:
     return compute
 
 
-def stance_score(answer: StanceAnswer) -> Score:
-    """The contract's Score for one binary-stance answer."""
+def stance_score(answer: StanceAnswer, min_covered_mass: float | None = None) -> Score:
+    """The contract's Score for one binary-stance answer (`min_covered_mass`: the
+    threshold of the probability definition, recorded so a re-scored log names it)."""
     return Score(
         value={
             "answered": 1.0 if answer.status == ANSWERED else 0.0,
@@ -84,6 +85,7 @@ def stance_score(answer: StanceAnswer) -> Score:
             "mode": answer.mode,
             "rule": answer.rule,
             "p_plus_definition": answer.definition,
+            "min_covered_mass": min_covered_mass if answer.definition == "probability" else None,
             "text_status": answer.text_parse.status,
             "text_letter": answer.text_parse.stance,
             "top_token": answer.top_token,
@@ -119,6 +121,6 @@ def sway_score(
     async def score(state: TaskState, target: Target) -> Score:
         labels = (state.metadata["plus_label"], state.metadata["minus_label"])
         mode = answer_mode(state, answer)
-        return stance_score(read_stance(state.output, labels, mode, final_only, p_plus, min_covered_mass))
+        return stance_score(read_stance(state.output, labels, mode, final_only, p_plus, min_covered_mass), min_covered_mass)
 
     return score
