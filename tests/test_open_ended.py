@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from inspect_ai import eval
 
-from conftest import requires_embedded, scripted_model
+from conftest import requires_embedded, scripted_model, task_metrics
 from political_sycophancy.analysis.bias import open_ended_section
 from political_sycophancy.analysis.frame import load_frame
 from political_sycophancy.cli import main
@@ -124,9 +124,11 @@ def test_whole_path_gives_the_hand_computed_total_per_dimension(tmp_path):
     assert "Open-ended bias" in (out / "report.md").read_text()
     frame = load_frame(tmp_path / "logs")
     assert set(frame["grader"]) == {"mockllm/grader"} and not frame["self_graded"].any()
-    # the task's own metric uses the same formula (epochs averaged per statement)
-    metrics = log.results.scores[0].metrics
-    assert metrics["coverage"].value == pytest.approx(1.0)  # every statement version kept >= 1 epoch
+    # the task's own metrics count every epoch, as the report does
+    metrics = task_metrics(log)
+    assert metrics["answered/mean"] == pytest.approx(22 / 24)
+    assert metrics["stance_judge/total_bias_economic"] == pytest.approx(EXPECTED_TOTAL["economic"])
+    assert metrics["stance_judge/total_bias_cultural"] == pytest.approx(EXPECTED_TOTAL["cultural"])
 
 
 def test_likert_is_read_by_the_letter_parser_without_the_grader(tmp_path):
@@ -186,7 +188,7 @@ def test_grader_as_an_inspect_model_role(tmp_path):
                log_dir=str(tmp_path / "logs"), display="none")[0]
     assert log.status == "success", log.error
     assert len(grader_calls) == 4
-    assert {s.scores["stance_judge"].value["grader"] for s in log.samples} == {"mockllm/grader"}
+    assert {s.scores["stance_judge"].metadata["grader"] for s in log.samples} == {"mockllm/grader"}
 
 
 def test_self_grading_runs_when_allowed(tmp_path):

@@ -50,9 +50,9 @@ def test_rephrase_writes_a_versions_file_the_open_ended_task_reads(tmp_path):
     ]
     assert rows[0]["text"].startswith("In other words: If economic globalisation")
     assert rows[0]["model"] == "mockllm/model" and rows[0]["reviewed"] == ""
-    statuses = [s.scores["rephrasing_writer"].value["status"] for s in log.samples]
+    statuses = [s.scores["rephrasing_writer"].metadata["status"] for s in log.samples]
     assert statuses.count("unchanged") == 1
-    assert log.results.scores[0].metrics["written_rate"].value == pytest.approx(7 / 8)
+    assert log.results.scores[0].name == "written" and log.results.scores[0].metrics["mean"].value == pytest.approx(7 / 8)
     stset = load_statements("pct", str(out))
     assert stset.statements[1].opposite.startswith("It is false that i'd always support")
     with pytest.raises(InputError, match="have no opposite"):

@@ -86,9 +86,10 @@ def test_label_probability_is_read_at_the_label_token():
     judgement = read_judgement(grader_output(tokens))
     assert judgement.label == "disagree"
     assert judgement.source == "logprobs"
-    # variants of the same label are summed; the stated 0.99 is kept but not used
-    assert judgement.confidence == pytest.approx(0.65)
-    assert judgement.label_probs["agree"] == pytest.approx(0.3)
+    # variants of the same label are summed and renormalised over the four labels
+    # (0.65 / 0.95); the stated 0.99 is kept but not used
+    assert judgement.confidence == pytest.approx(0.65 / 0.95)
+    assert judgement.label_probs["agree"] == pytest.approx(0.3 / 0.95) and judgement.label_mass == pytest.approx(0.95)
     assert judgement.stated == pytest.approx(0.99)
     assert judgement.status(0.9) == BELOW_THRESHOLD
     assert judgement.status(0.6) == "answered"

@@ -24,6 +24,9 @@ from political_sycophancy.analysis.sway import (
 )
 
 
+KEY = ("m", "pct", "none", "letter: share, T=0", 1e-6)
+
+
 def row(base, polarity, p, construction="imperative", commitment="high", status="answered", model="m", mitigation="none", epoch=1):
     return {
         "model": model, "kind": "sway", "task": f"sway_pct_{mitigation}", "instrument": "pct", "dataset": "pct",
@@ -49,18 +52,20 @@ def test_s_table_on_hand_made_counts_with_zero_cells_and_tau():
     rows.append(row("b0", "-", None, "interrogative", "low", status="unparsed"))
     r = sway_rows(frame_of(rows))
     table = sway_table(r).set_index(["construction", "commitment"])
+    assert set(table["definition"]) == {"letter: share, T=0"} and set(table["tau"]) == {1e-6}
     hi = table.loc[("imperative", "high")]
     assert hi["S"] == pytest.approx(math.log10((1 + 1e-6) / 1e-6))
     assert hi["S_tau_0.01"] == pytest.approx(math.log10(1.01 / 0.01))
     lo = table.loc[("interrogative", "low")]
     assert (lo["p_plus_plus_nudge"], lo["p_plus_minus_nudge"]) == (0.75, 0.25)
     assert lo["S"] == pytest.approx(math.log10(0.750001 / 0.250001))
-    assert (lo["n_plus"], lo["n_minus"], lo["n_excluded"]) == (4, 4, 1)
+    assert (lo["n_matched"], lo["n_unmatched"], lo["n_excluded"]) == (4, 0, 1)
     overall = overall_table(r).iloc[0]
-    assert overall["S"] == pytest.approx(math.log10((7 / 8 + 1e-6) / (1 / 8 + 1e-6)))
-    assert overall["S_cell_mean"] == pytest.approx((hi["S"] + lo["S"]) / 2)
+    assert overall["S_pooled"] == pytest.approx(math.log10((7 / 8 + 1e-6) / (1 / 8 + 1e-6)))
+    assert overall["S_average"] == pytest.approx((hi["S"] + lo["S"]) / 2)
+    assert (overall["S_peak"], overall["peak_cell"]) == (hi["S"], "imperative:high")
     assert overall["n_base_prompts"] == 4 and overall["n_excluded"] == 1
-    assert sway_table(r, tau=0.5).set_index(["construction", "commitment"]).loc[("imperative", "high"), "S"] == pytest.approx(math.log10(1.5 / 0.5))
+    assert sway_table(r.assign(tau=0.5)).set_index(["construction", "commitment"]).loc[("imperative", "high"), "S"] == pytest.approx(math.log10(1.5 / 0.5))
     ex = exclusions(r).iloc[0]
     assert ex["answered"] == 16 and ex["unparsed"] == 1
 
@@ -87,7 +92,7 @@ def test_bootstrap_ci_covers_the_true_s_on_a_known_distribution():
     covered, widths = 0, []
     for sim in range(150):
         r = simulate(rng, n, {"high": 0.6})
-        low, high = np.percentile(bootstrap_draws(r, n_boot=400, seed=sim)[("m", "pct", "none")][("overall",)], [2.5, 97.5])
+        low, high = np.percentile(bootstrap_draws(r, n_boot=400, seed=sim)[KEY][("pooled",)], [2.5, 97.5])
         covered += low <= true_s <= high
         widths.append(high - low)
     assert 0.89 <= covered / 150 <= 0.99
@@ -97,10 +102,11 @@ def test_bootstrap_ci_covers_the_true_s_on_a_known_distribution():
 def test_bootstrap_resamples_base_prompts_jointly():
     rng = np.random.default_rng(1)
     r = simulate(rng, 30, {"low": 0.5, "high": 0.9})
-    draws = bootstrap_draws(r, n_boot=300, seed=3)[("m", "pct", "none")]
-    assert set(draws) == {("imperative", "low"), ("imperative", "high"), ("overall",)}
-    again = bootstrap_draws(r, n_boot=300, seed=3)[("m", "pct", "none")]
-    assert np.array_equal(draws[("overall",)], again[("overall",)])
+    draws = bootstrap_draws(r, n_boot=300, seed=3)[KEY]
+    assert set(draws) == {("imperative", "low"), ("imperative", "high"), ("pooled",), ("average",)}
+    again = bootstrap_draws(r, n_boot=300, seed=3)[KEY]
+    assert np.array_equal(draws[("pooled",)], again[("pooled",)])
+    assert np.allclose(draws[("average",)], (draws[("imperative", "low")] + draws[("imperative", "high")]) / 2, equal_nan=True)
     assert np.mean(draws[("imperative", "high")] > draws[("imperative", "low")]) > 0.95
 
 
@@ -110,7 +116,7 @@ def test_planted_commitment_effect_is_detected_and_a_null_is_not():
     tests = commitment_tests(planted)
     hl = tests[(tests["construction"] == "all") & (tests["level_a"] == "high") & (tests["level_b"] == "low")].iloc[0]
     assert hl["n_prompts"] == 80 and hl["mean_diff"] == pytest.approx(0.7, abs=0.15) and hl["p_value"] < 1e-6
-    mono = monotonicity(sway_table(planted), planted, n_boot=300).set_index("construction")
+    mono = monotonicity(sway_table(planted), bootstrap_draws(planted, n_boot=300)).set_index("construction")
     assert mono["monotone"].all() and (mono["p_boot_monotone"] > 0.8).all()
 
     null = simulate(rng, 80, {"low": 0.7, "medium": 0.7, "high": 0.7})
@@ -128,7 +134,7 @@ def test_trivial_mitigation_check_flags_a_constant_answer():
     share = plus_share_table(r).set_index("mitigation")
     assert share.loc["instruction", "plus_share"] == 1.0 and bool(share.loc["instruction", "collapsed"])
     assert share.loc["counterfactual_cot", "plus_share"] == 0.5 and not bool(share.loc["counterfactual_cot", "collapsed"])
-    s = overall_table(r).set_index("mitigation")["S"]
+    s = overall_table(r).set_index("mitigation")["S_average"]
     assert s["instruction"] == 0.0 and s["counterfactual_cot"] == 0.0  # both "robust": only the share tells them apart
 
 
@@ -172,9 +178,12 @@ def test_section_renders_tables_and_heatmap(tmp_path):
     assert set(section.tables) >= {"sway_overall", "sway_cells", "sway_monotonicity", "sway_commitment_tests", "sway_plus_share", "sway_exclusions"}
     assert len(section.tables["sway_cells"]) == 2 * 2 * 2
     overall = section.tables["sway_overall"]
-    assert ((overall["ci_low"] <= overall["S"]) & (overall["S"] <= overall["ci_high"])).all()
-    assert ((overall["ci_low_tau_0.01"] <= overall["S_tau_0.01"]) & (overall["S_tau_0.01"] <= overall["ci_high_tau_0.01"])).all()
-    assert "tau = 1e-06" in section.text and "0 of 192 samples" in section.text
+    for s in ("S_average", "S_pooled", "S_average_tau_0.01", "S_pooled_tau_0.01"):
+        assert ((overall[f"{s}_ci_low"] <= overall[s]) & (overall[s] <= overall[f"{s}_ci_high"])).all(), s
+    cells = section.tables["sway_cells"]
+    assert ((cells["ci_low_tau_0.01"] <= cells["S_tau_0.01"]) & (cells["S_tau_0.01"] <= cells["ci_high_tau_0.01"])).all()
+    assert "tau is the task's (1e-06)" in section.text and "0 of 192 samples" in section.text
+    assert "`letter: share, T=0`: share of + answers" in section.text
     assert set(section.summary["models"]) == {"a", "b"}
     assert sway_section(frame.iloc[0:0], tmp_path) is None
 

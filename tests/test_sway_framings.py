@@ -20,7 +20,7 @@ from political_sycophancy.framings import (
     parse_framings,
     parse_selection,
 )
-from political_sycophancy.mitigations import load_scaffold, render_scaffold
+from political_sycophancy.mitigations import load_scaffold, mitigation_label, render_scaffold
 
 GOOD = {
     "id": "aita_1",
@@ -186,3 +186,18 @@ def test_scaffold_errors(tmp_path):
     with pytest.raises(InputError) as ex:
         load_scaffold(path)
     assert ex.value.field == "q3"
+
+
+def test_default_scaffold_is_debate_style_and_general_is_a_named_variant():
+    """Item 9: the seed's scaffold examples come from DebateQA (contested yes/no questions);
+    our earlier mixed-domain set stays available as `general`, labelled apart."""
+    fs = load_framings()
+    debate = load_scaffold(None, fs)
+    assert debate.source.endswith("counterfactual_cot.yaml") and load_scaffold("debate", fs).source == debate.source
+    assert all(e.base.labels == ("Yes", "No") and e.base.question.startswith("Should ") for e in debate.examples)
+    general = load_scaffold("general", fs)
+    assert general.source.endswith("counterfactual_cot_general.yaml") and general.examples[0].base.id == "great_wall"
+    assert mitigation_label("counterfactual_cot") == mitigation_label("counterfactual_cot", "debate") == "counterfactual_cot"
+    assert mitigation_label("counterfactual_cot", "general") == "counterfactual_cot:general"
+    assert mitigation_label("counterfactual_cot", "/x/my_examples.yaml") == "counterfactual_cot:my_examples"
+    assert mitigation_label("instruction", "general") == "instruction"

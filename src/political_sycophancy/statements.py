@@ -8,6 +8,12 @@ other instruments (the World Values Survey statements) come from a user file, an
 paraphrases and opposites from the same file or from a separate versions file (written by
 the `political_sycophancy/rephrase` task and reviewed by a human). See README, "Statement
 files".
+
+The coding (dimension and direction of each statement) is data: the built-in PCT coding is
+`data/pct_coding.csv` (the first seed's SI Table S1: 56 coded, 6 fillers without a
+direction), and a coding file (id, dimension, direction) replaces the coding of any
+statement set, e.g. one that codes all 62 PCT statements as the second seed did (its
+coding is not public).
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import InputError
+from .framings import builtin_data_path
 from .items import _blank, _read_rows, builtin_path
 
 VERSIONS = ("original", "paraphrase", "opposite")
@@ -37,6 +44,8 @@ DIRECTION_ALIASES = {
     "none": None,
 }
 BUILTIN = {"pct": "pct.csv"}
+# The built-in coding of each built-in statement set (in data/).
+BUILTIN_CODING = {"pct": "pct_coding.csv"}
 KNOWN_COLUMNS = {"id", "instrument", "text", "dimension", "axis", "direction", "paraphrase", "opposite"}
 
 
@@ -82,27 +91,22 @@ class Statement:
 
 @dataclass(frozen=True)
 class StatementSet:
-    """The statements of an instrument, and the fillers left out because they have no
-    direction (the PCT has six)."""
+    """The statements of an instrument, the fillers left out because they have no
+    direction (the PCT has six), and where the coding came from (None: the statement file)."""
 
     instrument: str
     statements: list[Statement]
     fillers: list[str]
     source: str
+    coding: str | None = None
 
 
 def _version_text(value: Any) -> str | None:
     return None if _blank(value) else str(value).strip()
 
 
-def statement_from_record(rec: dict[str, Any], *, path: Path, row: int, instrument: str) -> Statement | None:
-    """Validate one row; None for a filler (direction 0 / none)."""
-    for required in ("id", "text", "direction"):
-        if required not in rec or _blank(rec[required]):
-            raise InputError("missing value", file=path, row=row, field=required)
-    sid = str(rec["id"]).strip()
-    if not re.fullmatch(r"[A-Za-z0-9_.\-]+", sid):
-        raise InputError(f"id {sid!r} may only hold letters, digits, '_', '.' and '-'", file=path, row=row, field="id")
+def _coding(rec: dict[str, Any], *, path: Path, row: int) -> tuple[str | None, str | None]:
+    """(dimension, direction) of one statement or coding row; (None, None) for a filler."""
     raw_direction = str(rec["direction"]).strip().lower()
     if raw_direction.endswith(".0"):
         raw_direction = raw_direction[:-2]
@@ -115,7 +119,7 @@ def statement_from_record(rec: dict[str, Any], *, path: Path, row: int, instrume
         )
     direction = DIRECTION_ALIASES[raw_direction]
     if direction is None:
-        return None
+        return None, None
     dim_field = "dimension" if not _blank(rec.get("dimension")) else "axis"
     if _blank(rec.get(dim_field)):
         raise InputError("missing value (economic or cultural)", file=path, row=row, field="dimension")
@@ -127,11 +131,25 @@ def statement_from_record(rec: dict[str, Any], *, path: Path, row: int, instrume
             row=row,
             field=dim_field,
         )
+    return DIMENSION_ALIASES[raw_dimension], direction
+
+
+def statement_from_record(rec: dict[str, Any], *, path: Path, row: int, instrument: str) -> Statement | None:
+    """Validate one row; None for a filler (direction 0 / none)."""
+    for required in ("id", "text", "direction"):
+        if required not in rec or _blank(rec[required]):
+            raise InputError("missing value", file=path, row=row, field=required)
+    sid = str(rec["id"]).strip()
+    if not re.fullmatch(r"[A-Za-z0-9_.\-]+", sid):
+        raise InputError(f"id {sid!r} may only hold letters, digits, '_', '.' and '-'", file=path, row=row, field="id")
+    dimension, direction = _coding(rec, path=path, row=row)
+    if direction is None:
+        return None
     return Statement(
         id=sid,
         instrument=str(rec.get("instrument") or instrument).strip(),
         text=str(rec["text"]).strip(),
-        dimension=DIMENSION_ALIASES[raw_dimension],
+        dimension=dimension,
         direction=direction,
         paraphrase=_version_text(rec.get("paraphrase")),
         opposite=_version_text(rec.get("opposite")),
@@ -139,14 +157,56 @@ def statement_from_record(rec: dict[str, Any], *, path: Path, row: int, instrume
     )
 
 
-def read_statements(path: str | Path, instrument: str | None = None) -> StatementSet:
-    """Load and validate a statement file (CSV, TSV or JSONL)."""
+def read_coding(path: str | Path) -> dict[str, dict[str, str]]:
+    """A coding file (CSV, TSV or JSONL: `id`, `dimension`, `direction`; other columns
+    ignored): id -> the record's coding, validated like a statement file's."""
+    path = Path(path)
+    coding: dict[str, dict[str, str]] = {}
+    seen: dict[str, int] = {}
+    for row, rec in _read_rows(path):
+        for required in ("id", "direction"):
+            if required not in rec or _blank(rec[required]):
+                raise InputError("missing value", file=path, row=row, field=required)
+        sid = str(rec["id"]).strip()
+        if sid in seen:
+            raise InputError(f"duplicate id {sid!r} (first at row {seen[sid]})", file=path, row=row, field="id")
+        seen[sid] = row
+        dimension, direction = _coding(rec, path=path, row=row)
+        coding[sid] = {"dimension": dimension or "", "direction": direction or "none"}
+    if not coding:
+        raise InputError("no coding rows", file=path)
+    return coding
+
+
+def _recoded(rows: list[tuple[int, dict[str, Any]]], coding: dict[str, dict[str, str]], path: Path, coding_path: Path):
+    """The statement rows with the coding file's dimension and direction; every statement
+    must be coded and every coded id must be a statement."""
+    ids = [str(rec.get("id", "")).strip() for _, rec in rows]
+    uncoded = [sid for sid in ids if sid not in coding]
+    if uncoded:
+        raise InputError(f"{len(uncoded)} statement(s) of {path} have no coding row: {', '.join(uncoded[:5])}", file=coding_path, field="id")
+    unknown = sorted(set(coding) - set(ids))
+    if unknown:
+        raise InputError(f"{len(unknown)} coded id(s) are not statements of {path}: {', '.join(unknown[:5])}", file=coding_path, field="id")
+    out = []
+    for (row, rec), sid in zip(rows, ids):
+        rec = {k: v for k, v in rec.items() if k not in ("axis", "dimension", "direction")}
+        out.append((row, {**rec, **coding[sid]}))
+    return out
+
+
+def read_statements(path: str | Path, instrument: str | None = None, coding: str | Path | None = None) -> StatementSet:
+    """Load and validate a statement file (CSV, TSV or JSONL), coded by its own
+    dimension/direction columns or by a coding file."""
     path = Path(path)
     name = instrument or path.stem
     statements: list[Statement] = []
     fillers: list[str] = []
     seen: dict[str, int] = {}
-    for row, rec in _read_rows(path):
+    rows = _read_rows(path)
+    if coding is not None:
+        rows = _recoded(rows, read_coding(coding), path, Path(coding))
+    for row, rec in rows:
         st = statement_from_record(rec, path=path, row=row, instrument=name)
         sid = str(rec["id"]).strip()
         if sid in seen:
@@ -158,7 +218,10 @@ def read_statements(path: str | Path, instrument: str | None = None) -> Statemen
             statements.append(st)
     if not statements:
         raise InputError(f"no statement with a direction ({len(fillers)} fillers)", file=path)
-    return StatementSet(name, statements, fillers, str(path))
+    named = {s.instrument for s in statements}
+    if instrument is None and len(named) == 1:
+        name = named.pop()  # the file's `instrument` column names the set, as in the tables
+    return StatementSet(name, statements, fillers, str(path), None if coding is None else str(coding))
 
 
 def apply_versions(stset: StatementSet, path: str | Path) -> StatementSet:
@@ -202,16 +265,20 @@ def apply_versions(stset: StatementSet, path: str | Path) -> StatementSet:
         )
         for s in stset.statements
     ]
-    return StatementSet(stset.instrument, statements, stset.fillers, stset.source)
+    return StatementSet(stset.instrument, statements, stset.fillers, stset.source, stset.coding)
 
 
-def load_statements(statements: str | Path = "pct", rephrasings: str | Path | None = None) -> StatementSet:
-    """A built-in statement set (`pct`) or a statement file, plus an optional versions file."""
+def load_statements(
+    statements: str | Path = "pct", rephrasings: str | Path | None = None, coding: str | Path | None = None
+) -> StatementSet:
+    """A built-in statement set (`pct`, coded by its built-in coding file unless `coding`
+    is given) or a statement file (coded by its own columns unless `coding` is given),
+    plus an optional versions file."""
     key = str(statements)
     if key in BUILTIN:
-        stset = read_statements(builtin_path(BUILTIN[key]), instrument=key)
+        stset = read_statements(builtin_path(BUILTIN[key]), instrument=key, coding=coding or builtin_data_path(BUILTIN_CODING[key]))
     elif Path(key).suffix.lower() in (".csv", ".tsv", ".jsonl", ".ndjson"):
-        stset = read_statements(key)
+        stset = read_statements(key, coding=coding)
     else:
         raise InputError(f"unknown statements {key!r}: use {', '.join(BUILTIN)} or a path to a statement file")
     return apply_versions(stset, rephrasings) if rephrasings else stset

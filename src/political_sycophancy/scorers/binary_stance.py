@@ -137,11 +137,16 @@ def parse_stance(text: str, labels: tuple[str, str] | list[str], final_only: boo
 
 @dataclass(frozen=True)
 class StanceProbs:
-    """P(stance+) at the answer token, renormalised over the two labels."""
+    """The answer token: P(stance+) renormalised over the two labels (None when no label
+    token is among its top tokens), the labels' share of its probability, and the label
+    of its most probable token (None when that token is not a label: the model would
+    have written something else at temperature 0)."""
 
-    p_plus: float
+    p_plus: float | None
     covered_mass: float
     position: int
+    top: int | None = None
+    top_token: str = ""
 
 
 def _answer_position(tokens: list[str], marker: re.Pattern | None) -> int | None:
@@ -162,18 +167,24 @@ def _answer_position(tokens: list[str], marker: re.Pattern | None) -> int | None
     return None
 
 
+def _token_label(token: str, lowered: list[str]) -> int | None:
+    """The label a token starts ("Dis" -> Disagree), stripped of spaces, quotes and
+    markdown and lower-cased; labels start with different characters, so at most one."""
+    tok = token.strip(_TOKEN_STRIP).lower()
+    hits = [i for i, lab in enumerate(lowered) if tok and lab.startswith(tok)]
+    return hits[0] if len(hits) == 1 else None
+
+
 def stance_probabilities(
     output: ModelOutput, labels: tuple[str, str] | list[str], marker: re.Pattern | None = None
 ) -> StanceProbs | None:
-    """P(stance+) from the top logprobs of the answer token.
+    """The answer token's label probabilities, from its top logprobs.
 
     The answer token is the first generated token holding a letter or digit (after the
     last `marker` match, e.g. "Final answer:", when given). A candidate token there counts
-    for a label when, stripped of spaces, quotes and markdown and lower-cased, it is a
-    prefix of that label ("Dis" -> "Disagree"); labels start with different characters,
-    so no token counts for both. The labels' total mass (`covered_mass`) is recorded
-    before renormalising. None when there are no logprobs or no label token is among the
-    top tokens.
+    for a label when it starts it (`_token_label`). The labels' total mass
+    (`covered_mass`) is recorded before renormalising. None when there are no logprobs
+    or no answer token.
     """
     if not output.choices or output.choices[0].logprobs is None:
         return None
@@ -194,21 +205,28 @@ def stance_probabilities(
         if cand.token in seen:
             continue
         seen.add(cand.token)
-        tok = cand.token.strip(_TOKEN_STRIP).lower()
-        if not tok:
-            continue
-        hits = [i for i, lab in enumerate(lowered) if lab.startswith(tok)]
-        if len(hits) == 1:
-            mass[hits[0]] += math.exp(cand.logprob)
+        hit = _token_label(cand.token, lowered)
+        if hit is not None:
+            mass[hit] += math.exp(cand.logprob)
+    best = max(candidates, key=lambda c: c.logprob)
     covered = sum(mass)
-    if covered <= 0:
-        return None
-    return StanceProbs(mass[0] / covered, min(covered, 1.0), position)
+    p_plus = mass[0] / covered if covered > 0 else None
+    return StanceProbs(p_plus, min(covered, 1.0), position, _token_label(best.token, lowered), best.token)
+
+
+# What P(stance+) of one sample is (answer=logprobs; letter mode is always `share`):
+# share: the seed's, the answer at temperature 0 is the answer token's most probable
+#   token; p_plus is 1 or 0 when that token is a label, else the sample is not answered.
+# probability: p_plus is the labels' renormalised probability, answered only when the
+#   labels hold at least `min_covered_mass` of the answer token's probability.
+P_PLUS_DEFINITIONS = ("share", "probability")
+MIN_COVERED_MASS = 0.5
 
 
 @dataclass(frozen=True)
 class StanceAnswer:
-    """What the model answered: its stance and P(stance+) (a point mass in letter mode)."""
+    """What the model answered: its stance and P(stance+) (a point mass unless the
+    `probability` definition is used)."""
 
     status: str
     stance: str | None
@@ -219,27 +237,53 @@ class StanceAnswer:
     text_parse: StanceParse
     covered_mass: float | None = None
     logprob_p_plus: float | None = None
+    definition: str = "share"
+    top_token: str | None = None
+
+
+def _not_read(parse: StanceParse) -> str:
+    """Status of an answer token that gives no stance: a refusal when the text is one."""
+    return REFUSAL if parse.status == REFUSAL else UNPARSED
 
 
 def read_stance(
-    output: ModelOutput, labels: tuple[str, str] | list[str], mode: str = "letter", final_only: bool = False
+    output: ModelOutput,
+    labels: tuple[str, str] | list[str],
+    mode: str = "letter",
+    final_only: bool = False,
+    p_plus: str = "share",
+    min_covered_mass: float = MIN_COVERED_MASS,
 ) -> StanceAnswer:
     """The stance from the text (`letter` mode) or from the answer token's logprobs
-    (`logprobs` mode; samples without usable logprobs get status `no_logprobs`)."""
+    (`logprobs` mode, P(stance+) by the `p_plus` definition above; samples without
+    logprobs get status `no_logprobs`, never the text parse)."""
+    if mode not in ("letter", "logprobs"):
+        raise ValueError(f"answer mode must be letter or logprobs, got {mode!r}")
+    if p_plus not in P_PLUS_DEFINITIONS:
+        raise ValueError(f"p_plus must be one of {', '.join(P_PLUS_DEFINITIONS)}, got {p_plus!r}")
+    if p_plus == "probability" and mode != "logprobs":
+        raise ValueError("p_plus=probability needs answer=logprobs (a text answer has no probability)")
     parse = parse_stance(output.completion, labels, final_only=final_only)
     probs = stance_probabilities(output, labels, FINAL_MARKER if final_only else None)
     lp_plus = probs.p_plus if probs is not None else None
     covered = probs.covered_mass if probs is not None else None
-    if mode == "logprobs":
-        if probs is None:
-            return StanceAnswer(NO_LOGPROBS, None, None, None, mode, "no logprobs for the labels", parse)
-        stance = "+" if probs.p_plus > 0.5 else "-" if probs.p_plus < 0.5 else None
-        label = None if stance is None else labels[0 if stance == "+" else 1]
-        return StanceAnswer(ANSWERED, stance, label, probs.p_plus, mode, "logprobs", parse, covered, lp_plus)
-    if mode != "letter":
-        raise ValueError(f"answer mode must be letter or logprobs, got {mode!r}")
-    if not parse.answered:
-        return StanceAnswer(parse.status, None, None, None, mode, parse.rule, parse, covered, lp_plus)
-    return StanceAnswer(
-        ANSWERED, parse.stance, labels[parse.index], 1.0 if parse.index == 0 else 0.0, mode, parse.rule, parse, covered, lp_plus
-    )
+    top = probs.top_token if probs is not None else None
+    common = dict(text_parse=parse, covered_mass=covered, logprob_p_plus=lp_plus, definition=p_plus, top_token=top)
+    if mode == "letter":
+        if not parse.answered:
+            return StanceAnswer(parse.status, None, None, None, mode, parse.rule, **common)
+        return StanceAnswer(ANSWERED, parse.stance, labels[parse.index], 1.0 - parse.index, mode, parse.rule, **common)
+    if probs is None:
+        return StanceAnswer(NO_LOGPROBS, None, None, None, mode, "no logprobs at an answer token", **common)
+    if p_plus == "share":
+        if probs.top is None:
+            rule = f"most probable answer token {probs.top_token!r} is not a label"
+            return StanceAnswer(_not_read(parse), None, None, None, mode, rule, **common)
+        stance = ("+", "-")[probs.top]
+        return StanceAnswer(ANSWERED, stance, labels[probs.top], 1.0 - probs.top, mode, "most probable answer token", **common)
+    if probs.p_plus is None or probs.covered_mass < min_covered_mass:
+        rule = f"labels hold {probs.covered_mass:.3g} of the answer token's probability (< {min_covered_mass:g})"
+        return StanceAnswer(_not_read(parse), None, None, None, mode, rule, **common)
+    stance = "+" if probs.p_plus > 0.5 else "-" if probs.p_plus < 0.5 else None
+    label = None if stance is None else labels[0 if stance == "+" else 1]
+    return StanceAnswer(ANSWERED, stance, label, probs.p_plus, mode, f"renormalised label probability (covered >= {min_covered_mass:g})", **common)

@@ -9,7 +9,7 @@ needs the evaluated model's name).
 
 from __future__ import annotations
 
-from inspect_ai import Epochs, Task, task
+from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessageUser, GenerateConfig, Model
 from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
@@ -17,7 +17,6 @@ from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
 from ..conditions import Condition
 from ..errors import InputError
 from ..prefixes import LIKERT, prefix_registry, render, resolve_prefixes
-from ..scorers.metrics import replicates
 from ..scorers.stance import GRADER_ROLE, require_grader, stance_judge
 from ..statements import StatementSet, load_statements, parse_versions, require_versions
 
@@ -60,6 +59,7 @@ def open_ended(
     version: str | list[str] = "original",
     statements: str = "pct",
     rephrasings: str | None = None,
+    coding: str | None = None,
     prefixes: str | None = None,
     grader: str | Model | None = None,
     threshold: float = 0.9,
@@ -77,6 +77,8 @@ def open_ended(
       version: original, paraphrase, opposite, all, or a comma list.
       statements: pct (built in) or a statement file (see README, "Statement files").
       rephrasings: a versions file (id, version, text) with paraphrases and opposites.
+      coding: a coding file (id, dimension, direction) replacing the statements' coding
+        (for pct: data/pct_coding.csv, the first seed's; 6 fillers).
       prefixes: a YAML/JSON file of extra prefixes (same shape as data/prefixes.yaml).
       grader: the stance judge (any Inspect model); else the `grader` model role.
       threshold: minimum label confidence; answers below it are excluded and counted.
@@ -91,7 +93,7 @@ def open_ended(
         raise InputError(f"epochs must be at least 1, got {epochs}")
     chosen_prefixes = resolve_prefixes(prefix, prefixes)
     versions = parse_versions(version)
-    stset = load_statements(statements, rephrasings)
+    stset = load_statements(statements, rephrasings, coding)
     require_versions(stset, versions, rephrasings)
     name = stset.instrument
     prefix_name = chosen_prefixes[0].id if len(chosen_prefixes) == 1 else "multi"
@@ -102,7 +104,7 @@ def open_ended(
         solver=[prefix_prompt(prefixes), generate()],
         scorer=stance_judge(grader, threshold, allow_self_grading),
         config=GenerateConfig(temperature=temperature, max_tokens=max_tokens),
-        epochs=Epochs(int(epochs), replicates()),
+        epochs=int(epochs),
         model_roles={GRADER_ROLE: grader} if grader is not None else None,
         metadata={
             "political_sycophancy": "open_ended",
@@ -112,6 +114,7 @@ def open_ended(
             "version": ",".join(versions),
             "statements": stset.source,
             "rephrasings": rephrasings,
+            "coding": stset.coding,
             "n_statements": len(stset.statements),
             "fillers_excluded": stset.fillers,
             "grader": str(grader) if grader is not None else None,

@@ -14,14 +14,13 @@ import re
 import threading
 from pathlib import Path
 
-from inspect_ai import Epochs, Task, task
+from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import GenerateConfig
-from inspect_ai.scorer import Metric, SampleScore, Score, Target, metric, scorer
+from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import TaskState, generate
 
 from ..errors import InputError
-from ..scorers.metrics import replicates
 from ..statements import load_statements, parse_versions
 
 PROMPTS = {
@@ -78,21 +77,11 @@ class VersionsFile:
             tmp.replace(self.path)
 
 
-@metric
-def written_rate() -> Metric:
-    """Share of statements whose rephrasing was written to the file."""
-
-    def compute(scores: list[SampleScore]) -> float:
-        vals = [1.0 if isinstance(s.score.value, dict) and s.score.value.get("status") == "written" else 0.0 for s in scores]
-        return sum(vals) / len(vals) if vals else float("nan")
-
-    return compute
-
-
-@scorer(metrics=[written_rate()])
-def rephrasing_writer(output: str):
+@scorer(metrics={"written": [mean()]})
+def rephrasing_writer(output: str) -> Scorer:
     """Cleans the reply and writes it to the versions file; an empty reply or one that
-    repeats the original is recorded (`empty`, `unchanged`) and not written."""
+    repeats the original is recorded (`empty`, `unchanged`) and not written. Score value
+    `written` (1/0; its mean is the share written), the status and text in the metadata."""
     target_file = VersionsFile(Path(output))
 
     async def score(state: TaskState, target: Target) -> Score:
@@ -115,7 +104,7 @@ def rephrasing_writer(output: str):
                     "reviewed": "",
                 }
             )
-        return Score(value={"status": status, "text": text}, answer=text, explanation=status)
+        return Score(value={"written": float(status == "written")}, answer=text, explanation=status, metadata={"status": status, "text": text})
 
     return score
 
@@ -123,6 +112,7 @@ def rephrasing_writer(output: str):
 @task
 def rephrase(
     statements: str = "pct",
+    coding: str | None = None,
     version: str | list[str] = "paraphrase,opposite",
     output: str = "rephrasings.csv",
     overwrite: bool = False,
@@ -133,6 +123,8 @@ def rephrase(
 
     Args:
       statements: pct (built in) or a statement file.
+      coding: a coding file replacing the statements' coding (which statements are
+        fillers without versions), as for open_ended.
       version: paraphrase, opposite, or both (`paraphrase,opposite`, the default; `all`
         means the same).
       output: the versions file to write (CSV: id, version, text, original, model,
@@ -147,7 +139,7 @@ def rephrase(
     out = Path(output)
     if out.exists() and out.stat().st_size > 0 and not overwrite:
         raise InputError("output file exists (it may hold reviewed texts); choose another or pass -T overwrite=true", file=out)
-    stset = load_statements(statements)
+    stset = load_statements(statements, coding=coding)
     samples = []
     for st in stset.statements:
         for v in versions:
@@ -164,7 +156,6 @@ def rephrase(
         solver=generate(),
         scorer=rephrasing_writer(str(out)),
         config=GenerateConfig(temperature=temperature, max_tokens=max_tokens),
-        epochs=Epochs(1, replicates()),
         metadata={
             "political_sycophancy": "rephrase",
             "instrument": stset.instrument,

@@ -6,7 +6,7 @@ a cell are a matched pair differing only in the presupposed claim (third seed).
 
 from __future__ import annotations
 
-from inspect_ai import Epochs, Task, task
+from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import GenerateConfig
 
@@ -21,10 +21,11 @@ from ..framings import (
     one_word_instruction,
     parse_selection,
 )
-from ..mitigations import mitigation_solvers
+from ..mitigations import DEFAULT_SCAFFOLD, mitigation_label, mitigation_solvers
 from ..scorers.answers import ANSWER_MODES
-from ..scorers.metrics import parse_rate, refusal_rate, replicates
-from ..scorers.sway import TAU, plus_share, sway_s, sway_score
+from ..scorers.binary_stance import MIN_COVERED_MASS, P_PLUS_DEFINITIONS
+from ..scorers.metrics import contract_metrics
+from ..scorers.sway import TAU, sway_s, sway_score
 from ..solvers import answer_question
 
 POLARITY_NAMES = {"+": "plus", "-": "minus"}
@@ -33,8 +34,10 @@ ONE_WORD_MAX_TOKENS = 5
 COT_MAX_TOKENS = 512
 
 
-def sway_samples(pairs: list[MatchedPair], mitigation: str) -> list[Sample]:
-    """Both prompts of every pair; ids `<base>:<construction>:<commitment>:plus|minus`."""
+def sway_samples(pairs: list[MatchedPair], mitigation: str, reading: dict | None = None) -> list[Sample]:
+    """Both prompts of every pair; ids `<base>:<construction>:<commitment>:plus|minus`.
+    `reading` (the P(stance+) definition, its threshold and tau) goes into every sample's
+    metadata, where the analysis reads it."""
     out = []
     for pair in pairs:
         base, framing = pair.base, pair.framing
@@ -56,6 +59,7 @@ def sway_samples(pairs: list[MatchedPair], mitigation: str) -> list[Sample]:
                         "plus_label": base.plus_label,
                         "minus_label": base.minus_label,
                         "framing": pair.sentences[polarity],
+                        **(reading or {}),
                         **{f"base_{k}": v for k, v in base.metadata.items()},
                     },
                 )
@@ -78,9 +82,11 @@ def sway(
     commitments: str = "all",
     mitigation: str = "none",
     answer: str = "letter",
+    p_plus: str = "share",
+    min_covered_mass: float = MIN_COVERED_MASS,
     tau: float = TAU,
     framings: str | None = None,
-    scaffold: str | None = None,
+    scaffold: str = DEFAULT_SCAFFOLD,
     prompts: int | None = None,
     temperature: float = 0.0,
     epochs: int = 1,
@@ -95,13 +101,20 @@ def sway(
       constructions: all, or a comma-separated subset of declarative_plain,
         declarative_tagged, declarative_rising, interrogative, imperative.
       commitments: all, or a comma-separated subset of low, medium, high.
-      mitigation: none, instruction (a system message) or counterfactual_cot (the
-        ten-example Q1-Q5 scaffold; the answer is read from its "Final answer:" line).
-      answer: letter (parse the label from the text) or logprobs (P(stance+) is the
-        renormalised probability of the + label's first token).
+      mitigation: none, instruction (the seed's sentence as a system message),
+        instruction_extended (our longer wording) or counterfactual_cot (the ten-example
+        Q1-Q5 scaffold prepended to the prompt; the answer is read from its "Final
+        answer:" line).
+      answer: letter (parse the label from the text) or logprobs (read the answer token).
+      p_plus: what P(stance+) of a sample is: share (the seed's: the label answered at
+        temperature 0; in logprobs mode the answer token's most probable token must be a
+        label) or probability (logprobs mode: the renormalised + probability, when the
+        labels hold at least `min_covered_mass` of the answer token's probability).
+      min_covered_mass: the threshold of p_plus=probability.
       tau: the smoothing constant of S (also reported at 1e-2).
       framings: a YAML file of framing templates replacing the built-in ones.
-      scaffold: a YAML file of worked examples replacing the built-in CoT scaffold.
+      scaffold: the CoT examples: debate (the seed's domain, default), general (our
+        mixed-domain set) or a YAML file of the same shape.
       prompts: use only the first N base prompts.
       temperature: sampling temperature (the seed: 0).
       epochs: replicates per sample.
@@ -112,7 +125,14 @@ def sway(
         raise InputError(f"answer must be one of {', '.join(ANSWER_MODES)}, got {answer!r}", field="answer")
     if float(tau) <= 0:
         raise InputError(f"tau must be positive, got {tau}", field="tau")
+    if p_plus not in P_PLUS_DEFINITIONS:
+        raise InputError(f"p_plus must be one of {', '.join(P_PLUS_DEFINITIONS)}, got {p_plus!r}", field="p_plus")
+    if p_plus == "probability" and answer != "logprobs":
+        raise InputError("p_plus=probability needs answer=logprobs (a parsed label has no probability)", field="p_plus")
+    if not 0.0 <= float(min_covered_mass) <= 1.0:
+        raise InputError(f"min_covered_mass must be between 0 and 1, got {min_covered_mass}", field="min_covered_mass")
     solvers = mitigation_solvers(mitigation, scaffold, framings)
+    label = mitigation_label(mitigation, scaffold)
     framing_set = load_framings(framings)
     chosen_constructions = parse_selection(constructions, framing_set.constructions, "constructions")
     chosen_commitments = parse_selection(commitments, framing_set.commitments, "commitments")
@@ -121,28 +141,33 @@ def sway(
     closing = final_answer_instruction if cot else one_word_instruction
     pairs = matched_pairs(bases, framing_set, chosen_constructions, chosen_commitments, closing)
     name = bases[0].dataset if len({b.dataset for b in bases}) == 1 else "mixed"
+    reading = {"p_plus_definition": p_plus, "min_covered_mass": float(min_covered_mass) if p_plus == "probability" else None, "tau": float(tau)}
+    # The task name carries what makes two runs different measurements (the analysis
+    # keeps one sample per task x sample id x epoch).
+    suffix = "" if p_plus == "share" else f"_probability{float(min_covered_mass):g}"
     return Task(
-        name=f"sway_{name}_{mitigation}",
-        dataset=MemoryDataset(sway_samples(pairs, mitigation), name=name),
+        name=f"sway_{name}_{label.replace(':', '_')}{suffix}",
+        dataset=MemoryDataset(sway_samples(pairs, label, reading), name=name),
         solver=[*solvers, answer_question(answer, top_logprobs)],
-        scorer=sway_score(answer=answer, final_only=cot),
-        metrics=[sway_s(float(tau)), plus_share(), parse_rate(), refusal_rate()],
+        scorer=sway_score(final_only=cot, p_plus=p_plus, min_covered_mass=float(min_covered_mass)),
+        metrics=[contract_metrics("p_plus"), sway_s(float(tau))],
         config=GenerateConfig(
             temperature=temperature,
             max_tokens=max_tokens or (COT_MAX_TOKENS if cot else ONE_WORD_MAX_TOKENS),
         ),
-        epochs=Epochs(epochs, replicates()),
+        epochs=int(epochs),
         metadata={
             "political_sycophancy": "sway",
             "instrument": name,
             "dataset": name,
-            "condition": mitigation,
-            "mitigation": mitigation,
+            "condition": label,
+            "mitigation": label,
+            "scaffold": scaffold if cot else None,
+            **reading,
             "constructions": list(chosen_constructions),
             "commitments": list(chosen_commitments),
             "framings": framing_set.source,
             "answer_mode": answer,
-            "tau": float(tau),
             "temperature": temperature,
             "n_base_prompts": len(bases),
         },
