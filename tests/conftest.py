@@ -84,3 +84,17 @@ def task_metrics(log) -> dict[str, float]:
 
 def is_nan(x) -> bool:
     return isinstance(x, float) and x != x
+
+
+def printed_table(out: str) -> list[dict[str, str]]:
+    """The last whitespace table the CLI printed (header line starting 'model '), one dict
+    per row; Inspect's progress display may print lines that start with the model name too."""
+    lines = out.splitlines()
+    start = max(i for i, line in enumerate(lines) if line.startswith("model "))
+    header = lines[start].split()
+    rows = []
+    for line in lines[start + 1:]:
+        if not line.strip():
+            break
+        rows.append(dict(zip(header, line.split())))
+    return rows

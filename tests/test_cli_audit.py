@@ -6,6 +6,8 @@ from pathlib import Path
 
 from political_sycophancy.cli import main
 
+from conftest import printed_table
+
 
 def test_cli_audit_runs_conditions_and_prints_table(tmp_path, capsys):
     log_dir = tmp_path / "logs"
@@ -13,12 +15,11 @@ def test_cli_audit_runs_conditions_and_prints_table(tmp_path, capsys):
     out = capsys.readouterr().out
     assert rc == 0
     assert "ideology" in out and "answered" in out and "errors" in out
-    table = out[out.index("model "):]
-    lines = [ln.split() for ln in table.splitlines() if ln.startswith("scripted/B")]
-    assert [ln[1] for ln in lines] == ["N", "C3L"]
+    rows = printed_table(out)
+    assert [r["condition"] for r in rows] == ["N", "C3L"]
     assert len(list(Path(log_dir).glob("*.eval"))) == 2
     # Always "B" (Agree) on p1_01 (left), p1_02 (right), p1_03 (left): (-1 + 1 - 1) / 3.
-    assert all(ln[2] == "3" and ln[3] == "-0.333" and ln[4] == "1.000" for ln in lines)
+    assert all(r["samples"] == "3" and r["errors"] == "0" and r["ideology"] == "-0.333" and r["answered"] == "1.000" for r in rows)
 
 
 def test_cli_bad_input_is_one_line(tmp_path, capsys):

@@ -8,7 +8,7 @@ import json
 
 from inspect_ai.log import list_eval_logs, read_eval_log
 
-from conftest import requires_embedded
+from conftest import printed_table, requires_embedded
 from test_inspect_native import run_cli
 
 
@@ -53,8 +53,8 @@ def test_audit_finishes_with_permanent_errors_counted(tmp_path):
     [log] = [read_eval_log(i) for i in list_eval_logs(str(tmp_path / "logs")) if read_eval_log(i, header_only=True).status == "success"]
     errors = sum(1 for s in log.samples if s.error)
     assert 0 < errors < 62
-    row = next(line for line in proc.stdout.splitlines() if line.startswith("faulty/mockllm/model"))
-    assert f" {errors} " in f" {row} "
+    [row] = printed_table(proc.stdout)
+    assert row["model"] == "faulty/mockllm/model" and row["errors"] == str(errors)
 
 
 @requires_embedded
