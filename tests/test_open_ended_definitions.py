@@ -26,6 +26,7 @@ from political_sycophancy.items import builtin_path
 from political_sycophancy.scorers.stance import BELOW_THRESHOLD, read_judgement
 from political_sycophancy.statements import load_statements
 from political_sycophancy.tasks.open_ended import open_ended
+from political_sycophancy.tasks.generation import with_generation
 
 
 def write_csv(path: Path, rows: list[dict]) -> Path:
@@ -196,7 +197,7 @@ WVS_ANSWERS = {
 
 def test_item8_a_wvs_statement_file_runs_through_the_measure(tmp_path):
     path = write_csv(tmp_path / "wvs_statements.csv", WVS)
-    [log] = inspect_eval(open_ended(statements=str(path), version="original,opposite", grader=tag_grader(), epochs=1),
+    [log] = inspect_eval(with_generation(open_ended(statements=str(path), version="original,opposite", grader=tag_grader()), epochs=1),
                          model=tagged_model(WVS_ANSWERS), log_dir=str(tmp_path / "logs"), display="none")
     assert log.status == "success", log.error
     assert log.eval.metadata["instrument"] == "wvs" and log.eval.metadata["coding"] is None

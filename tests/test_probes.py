@@ -24,6 +24,7 @@ from political_sycophancy.scorers.probes import (
     score_expected_answer,
     score_perception,
 )
+from political_sycophancy.tasks.generation import with_generation
 from political_sycophancy.tasks.probes import (
     EXPECTED_ANSWER_REQUEST,
     expected_answer,
@@ -291,7 +292,7 @@ def test_perception_task_with_grader(tmp_path):
 
     grader = scripted_model(grade, calls=grader_calls, name="mockllm/grader")
     [log] = inspect_eval(
-        perception(items=str(items), pool="top3", epochs=1),
+        with_generation(perception(items=str(items), pool="top3"), epochs=1),
         model=scripted_model(respond),
         log_dir=str(tmp_path / "logs"),
         display="none",
@@ -311,7 +312,7 @@ def test_perception_task_with_grader(tmp_path):
     from political_sycophancy.scorers.probes import perception_score
 
     [log2] = inspect_eval(
-        task_with(perception(items=str(items), pool="top3", epochs=1), scorer=perception_score(grader=grader)),
+        task_with(with_generation(perception(items=str(items), pool="top3"), epochs=1), scorer=perception_score(grader=grader)),
         model=scripted_model(respond),
         log_dir=str(tmp_path / "logs2"),
         display="none",

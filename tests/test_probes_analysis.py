@@ -67,13 +67,13 @@ def frame(tmp_path_factory):
     d = tmp_path_factory.mktemp("probe_logs")
     items = str(write_atp(d / "atp.csv", 6))
     tasks = [expected_answer(items=items, pool="top4", condition=c) for c in ("N", "C3R")]
-    tasks.append(perception(items=items, pool="top4", epochs=1))
+    tasks.append(with_generation(perception(items=items, pool="top4"), epochs=1))
     tasks += [audit(instrument="atp", items=items, condition=c, pool="top4") for c in ("N", "C3L", "C3R")]
     tasks += [with_generation(audit(instrument="atp", items=items, condition=c, pool="top2"), epochs=2) for c in ("P_ORD", "P_STU", "P_RET")]
     inspect_eval(tasks, model=[scripted_model(respond, name="mockllm/m1")], log_dir=str(d / "logs"), display="none")
     # A second model for the expected-answer probe only.
     inspect_eval(
-        [expected_answer(items=items, pool="top4", condition="N", epochs=1)],
+        [with_generation(expected_answer(items=items, pool="top4", condition="N"), epochs=1)],
         model=scripted_model(lambda p: "EXPECTED BY ASKER: Z\nREASONING: x\nYOUR ANSWER: A", name="mockllm/m2"),
         log_dir=str(d / "logs"),
         display="none",
@@ -227,7 +227,7 @@ def test_probes_on_the_embedded_model(tmp_path):
     whatever the model managed to put in the format."""
     items = str(write_atp(tmp_path / "atp.csv", 2))
     inspect_eval(
-        [expected_answer(items=items, pool="top2", epochs=1, max_tokens=40), perception(items=items, pool="top2", epochs=1, max_tokens=40)],
+        [with_generation(expected_answer(items=items, pool="top2"), epochs=1, max_tokens=40), with_generation(perception(items=items, pool="top2"), epochs=1, max_tokens=40)],
         model="gguf/smollm2",
         log_dir=str(tmp_path / "logs"),
         display="none",

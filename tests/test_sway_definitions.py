@@ -19,6 +19,7 @@ from political_sycophancy.analysis.frame import load_frame
 from political_sycophancy.analysis.sway import mitigation_tests, sway_rows, sway_section
 from political_sycophancy.cli import main
 from political_sycophancy.tasks.sway import sway
+from political_sycophancy.tasks.generation import with_generation
 
 BASES = [
     {"id": "own_plus", "question": "Is the first thing true?", "plus_label": "Yes", "minus_label": "No",
@@ -223,7 +224,7 @@ def test_item6_epochs_are_reduced_per_key_in_the_log(tmp_path):
         seen[text] = seen.get(text, 0) + 1
         return "I cannot answer that." if seen[text] == 1 else yes_no(nudge(text))
 
-    log = run(sway(dataset=bases_file(tmp_path), constructions="imperative", commitments="high", epochs=3),
+    log = run(with_generation(sway(dataset=bases_file(tmp_path), constructions="imperative", commitments="high"), epochs=3),
               scripted_model(respond), tmp_path / "logs")
     m = metrics(log)
     assert m["answered/mean"] == pytest.approx(2 / 3) and m["refused/mean"] == pytest.approx(1 / 3)

@@ -194,14 +194,18 @@ def paper_design(
         for cond in PHASE2:
             add(
                 "probes",
-                expected_answer(items=str(files["atp"]), pool=probe_pool, condition=cond, epochs=probe_epochs,
-                                temperature=temperature, max_tokens=max_tokens, conditions=conditions),
+                with_generation(
+                    expected_answer(items=str(files["atp"]), pool=probe_pool, condition=cond, conditions=conditions),
+                    temperature=temperature, max_tokens=max_tokens, epochs=probe_epochs,
+                ),
             )
         for cond in perception_conditions:
             add(
                 "probes",
-                perception(items=str(files["atp"]), pool=probe_pool, condition=cond, epochs=probe_epochs, grader=grader,
-                           temperature=temperature, max_tokens=max_tokens, conditions=conditions),
+                with_generation(
+                    perception(items=str(files["atp"]), pool=probe_pool, condition=cond, grader=grader, conditions=conditions),
+                    temperature=temperature, max_tokens=max_tokens, epochs=probe_epochs,
+                ),
             )
     if "personas" in phases:
         for cond in PERSONAS:

@@ -5,7 +5,7 @@ generate config it actually ran under, read from the log header: Inspect records
 config merged with `--temperature`, `--max-tokens`, `--seed` ... in `plan.config` and the
 eval-level overrides in `eval.model_generate_config`; like `inspect score`, the overrides
 win. The task's metadata and `-T` arguments are never read for it (a `--temperature 0` run
-of a task whose `-T temperature` default is 1 ran at 0).
+of a task whose default temperature is 1 ran at 0).
 
 - Different model arguments make different models: the `model` column is the name, followed
   by `[k=v, ...]` of the arguments that tell its runs apart when one name was run with

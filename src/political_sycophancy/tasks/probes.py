@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from inspect_ai import Epochs, Task, task
+from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import GenerateConfig
 
@@ -22,7 +22,11 @@ from ..items import Item, load_instrument, select_pool
 from ..prompts import question_block
 from ..scorers.probes import expected_answer_score, perception_score, preferred_letters
 from ..solvers import answer_question
-from .audit import instrument_name
+from .audit import content_version, instrument_name
+
+# The paper's probe settings (first seed §2.4): Task defaults that Inspect's flags override.
+PAPER_TEMPERATURE = 1.0
+PAPER_EPOCHS = 2
 
 # The paper's exact request (../shared/reference/README.md, "Prompts").
 EXPECTED_ANSWER_REQUEST = (
@@ -124,11 +128,8 @@ def expected_answer(
     items: str | None = None,
     pool: str = "top30",
     condition: str = "N",
-    epochs: int = 2,
     instrument: str = "atp",
     conditions: str | None = None,
-    temperature: float = 1.0,
-    max_tokens: int | None = None,
 ) -> Task:
     """What letter does the asker want to hear, and what is the model's own answer?
 
@@ -136,15 +137,15 @@ def expected_answer(
       items: ATP item file with dem/rep benchmarks (from `political-sycophancy import-items`).
       pool: top<N> (largest partisan gap), gap><x>, all, benchmarked or a file of item ids.
       condition: the asker condition (the paper ran N, CA, C1L, C1R, C3L, C3R).
-      epochs: replicates per item (the paper: 2).
       instrument: instrument name or item file when `items` is not given.
       conditions: a YAML/JSON file of extra conditions.
-      temperature: sampling temperature (the paper: 1.0).
-      max_tokens: generation limit (provider default when unset).
+
+    Generation is Inspect's: the paper's temperature 1.0 and 2 epochs are the task's
+    defaults, overridden by `--temperature`, `--max-tokens`, `--seed`, `--epochs`.
     """
     return _probe_task(
         "expected_answer", expected_answer_prompt, expected_answer_score(),
-        instrument, items, pool, condition, conditions, epochs, temperature, max_tokens,
+        instrument, items, pool, condition, conditions,
     )
 
 
@@ -153,12 +154,9 @@ def perception(
     items: str | None = None,
     pool: str = "top30",
     condition: str = "N",
-    epochs: int = 2,
     grader: str | None = None,
     instrument: str = "atp",
     conditions: str | None = None,
-    temperature: float = 1.0,
-    max_tokens: int | None = None,
 ) -> Task:
     """Who does the model think is asking? A one- or two-sentence description and a 1-7
     ideology rating of the likely asker, then the model's own answer.
@@ -167,17 +165,16 @@ def perception(
       items: ATP item file (from `political-sycophancy import-items`).
       pool: top<N> (largest partisan gap), gap><x>, all, benchmarked or a file of item ids.
       condition: the asker condition (the paper asked about the default, N).
-      epochs: replicates per item (the paper: 2).
       grader: optional model that codes each description as well (e.g. openai/gpt-4o);
         the agreement of its coding with the keyword coder is reported.
       instrument: instrument name or item file when `items` is not given.
       conditions: a YAML/JSON file of extra conditions.
-      temperature: sampling temperature (the paper: 1.0).
-      max_tokens: generation limit (provider default when unset).
+
+    Generation is Inspect's, as for expected_answer (defaults: temperature 1.0, 2 epochs).
     """
     return _probe_task(
         "perception", perception_prompt, perception_score(grader=grader),
-        instrument, items, pool, condition, conditions, epochs, temperature, max_tokens,
+        instrument, items, pool, condition, conditions,
         grader=grader,
     )
 
@@ -191,21 +188,20 @@ def _probe_task(
     pool: str,
     condition: str,
     conditions: str | None,
-    epochs: int,
-    temperature: float,
-    max_tokens: int | None,
     **extra_metadata,
 ) -> Task:
     """A probe task: the probe prompt under one condition, scored by the probe's scorer."""
     cond = _one_condition(condition, conditions)
     name, chosen, counts = probe_items(instrument, items, pool, probe=kind.replace("_", "-"))
+    samples = probe_samples(chosen, cond, prompt)
     return Task(
         name=f"{kind}_{cond.id}",
-        dataset=MemoryDataset(probe_samples(chosen, cond, prompt), name=name),
+        dataset=MemoryDataset(samples, name=name),
         solver=[answer_question("letter")],
         scorer=scorer,
-        config=GenerateConfig(temperature=temperature, max_tokens=max_tokens),
-        epochs=Epochs(epochs),
+        config=GenerateConfig(temperature=PAPER_TEMPERATURE),
+        epochs=PAPER_EPOCHS,
+        version=content_version(samples, cond),
         metadata={
             "political_sycophancy": kind,
             "instrument": name,
@@ -214,7 +210,6 @@ def _probe_task(
             "preamble": cond.preamble,
             "answer_mode": "letter",
             "pool": pool,
-            "temperature": temperature,
             **extra_metadata,
             **counts,
         },

@@ -116,8 +116,6 @@ def rephrase(
     version: str | list[str] = "paraphrase,opposite",
     output: str = "rephrasings.csv",
     overwrite: bool = False,
-    temperature: float = 0.0,
-    max_tokens: int | None = 200,
 ) -> Task:
     """Generate paraphrases and political opposites of statements for human review.
 
@@ -130,8 +128,9 @@ def rephrase(
       output: the versions file to write (CSV: id, version, text, original, model,
         reviewed). Review it, then pass it to open_ended with -T rephrasings=<file>.
       overwrite: replace an existing output file (off: a reviewed file is never lost).
-      temperature: sampling temperature (0: the model's most likely wording).
-      max_tokens: generation limit.
+
+    Generation is Inspect's: temperature 0 (the model's most likely wording) and 200 tokens
+    are the task's defaults, overridden by `--temperature` and `--max-tokens`.
     """
     versions = [v for v in parse_versions(version) if v != "original"]
     if not versions:
@@ -155,7 +154,7 @@ def rephrase(
         dataset=MemoryDataset(samples, name=stset.instrument),
         solver=generate(),
         scorer=rephrasing_writer(str(out)),
-        config=GenerateConfig(temperature=temperature, max_tokens=max_tokens),
+        config=GenerateConfig(temperature=0.0, max_tokens=200),
         metadata={
             "political_sycophancy": "rephrase",
             "instrument": stset.instrument,

@@ -88,9 +88,6 @@ def sway(
     framings: str | None = None,
     scaffold: str = DEFAULT_SCAFFOLD,
     prompts: int | None = None,
-    temperature: float = 0.0,
-    epochs: int = 1,
-    max_tokens: int | None = None,
     top_logprobs: int = 20,
 ) -> Task:
     """Presupposition-pair sycophancy (SWAY) over a set of base prompts.
@@ -116,10 +113,11 @@ def sway(
       scaffold: the CoT examples: debate (the seed's domain, default), general (our
         mixed-domain set) or a YAML file of the same shape.
       prompts: use only the first N base prompts.
-      temperature: sampling temperature (the seed: 0).
-      epochs: replicates per sample.
-      max_tokens: generation limit (default 5, or 512 with counterfactual_cot).
       top_logprobs: top tokens requested in logprobs mode.
+
+    Generation is Inspect's: the seed's temperature 0 and a limit of 5 tokens (512 with
+    counterfactual_cot) are the task's defaults, overridden by `--temperature`,
+    `--max-tokens`, `--seed`, `--epochs`.
     """
     if answer not in ANSWER_MODES:
         raise InputError(f"answer must be one of {', '.join(ANSWER_MODES)}, got {answer!r}", field="answer")
@@ -151,11 +149,7 @@ def sway(
         solver=[*solvers, answer_question(answer, top_logprobs)],
         scorer=sway_score(final_only=cot, p_plus=p_plus, min_covered_mass=float(min_covered_mass)),
         metrics=[contract_metrics("p_plus"), sway_s(float(tau))],
-        config=GenerateConfig(
-            temperature=temperature,
-            max_tokens=max_tokens or (COT_MAX_TOKENS if cot else ONE_WORD_MAX_TOKENS),
-        ),
-        epochs=int(epochs),
+        config=GenerateConfig(temperature=0.0, max_tokens=COT_MAX_TOKENS if cot else ONE_WORD_MAX_TOKENS),
         metadata={
             "political_sycophancy": "sway",
             "instrument": name,
@@ -168,7 +162,6 @@ def sway(
             "commitments": list(chosen_commitments),
             "framings": framing_set.source,
             "answer_mode": answer,
-            "temperature": temperature,
             "n_base_prompts": len(bases),
         },
     )
