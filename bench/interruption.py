@@ -23,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from political_sycophancy.analysis.frame import read_frame
+from political_sycophancy.logs.frame import read_frame
 
 
 CONDITIONS = ("N", "CA", "C1L", "C1R", "C3L", "C3R")

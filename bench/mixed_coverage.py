@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from political_sycophancy.analysis.mixed import fit_mixed
+from political_sycophancy.stats.mixed import fit_mixed
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from analysis_support import crossed_data  # noqa: E402

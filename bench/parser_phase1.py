@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from political_sycophancy.scorers.letters import ANSWERED, parse_choice
+from political_sycophancy.core.parsing import ANSWERED, parse_choice
 
 DEFAULT_REFERENCE = Path(__file__).resolve().parents[1] / ".." / "shared" / "reference" / "replication"
 

@@ -34,8 +34,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from political_sycophancy.errors import InputError
-from political_sycophancy.items import builtin_path
+from political_sycophancy.core.errors import InputError
+from political_sycophancy.core.items import builtin_path
 
 OUTCOMES = ("clear error", "counted exclusion", "correctly accepted", "traceback", "silently wrong", "other")
 GOOD = ("clear error", "counted exclusion", "correctly accepted")

@@ -10,9 +10,9 @@ import pytest
 from inspect_ai import Task, eval as inspect_eval
 from inspect_ai.dataset import Sample
 
-from political_sycophancy.analysis.frame import BASE_COLUMNS, CACHE_DIR, load_frame, read_frame
-from political_sycophancy.errors import InputError
-from political_sycophancy.tasks.audit import audit
+from political_sycophancy.logs.frame import BASE_COLUMNS, CACHE_DIR, load_frame, read_frame
+from political_sycophancy.core.errors import InputError
+from political_sycophancy.audit.task import audit
 
 from conftest import scripted_model
 

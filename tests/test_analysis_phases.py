@@ -7,10 +7,10 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai import task_with
 
 from conftest import scripted_model
-from political_sycophancy import audit
-from political_sycophancy.analysis.audit_sections import phase1_section
-from political_sycophancy.analysis.cells import cells_of
-from political_sycophancy.analysis.frame import load_frame
+from political_sycophancy.audit import audit
+from political_sycophancy.audit.analysis import phase1_section
+from political_sycophancy.audit.cells import cells_of
+from political_sycophancy.logs.frame import load_frame
 
 
 def test_phase1_and_phase2_n_answers_are_not_pooled(tmp_path):

@@ -8,14 +8,14 @@ import subprocess
 
 import pytest
 
-from political_sycophancy.analysis.options import AnalysisOptions
-from political_sycophancy.analysis.report import write_report
-from political_sycophancy.analysis.sections import SECTION_BUILDERS, register_section
+from political_sycophancy.report.context import AnalysisOptions
+from political_sycophancy.report.render import write_report
+from political_sycophancy.report.sections import SECTION_BUILDERS, register_section
 from political_sycophancy.cli import main
-from political_sycophancy.conditions import PHASE2
-from political_sycophancy.importer import import_responses
-from political_sycophancy.items import builtin_path, load_items
-from political_sycophancy.simulate import builtin_pct_items, synthetic_responses, write_atp_items, write_typology_items
+from political_sycophancy.core.conditions import PHASE2
+from political_sycophancy.logs.importer import import_responses
+from political_sycophancy.core.items import builtin_path, load_items
+from political_sycophancy.audit.simulate import builtin_pct_items, synthetic_responses, write_atp_items, write_typology_items
 
 from analysis_support import frame_from_responses
 

@@ -9,12 +9,12 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from political_sycophancy.analysis.bootstrap import bootstrap_mean_ci
-from political_sycophancy.analysis.cells import build_cells, main_rows
-from political_sycophancy.analysis.mixed import fit_mixed
-from political_sycophancy.analysis.permutation import sign_flip_draws, sign_flip_exact
-from political_sycophancy.analysis.power import power_plan
-from political_sycophancy.analysis.shifts import (
+from political_sycophancy.audit.bootstrap import bootstrap_mean_ci
+from political_sycophancy.audit.cells import build_cells, main_rows
+from political_sycophancy.stats.mixed import fit_mixed
+from political_sycophancy.stats.permutation import sign_flip_draws, sign_flip_exact
+from political_sycophancy.audit.power import power_plan
+from political_sycophancy.audit.shifts import (
     asymmetry_cells,
     decomposition,
     item_shifts,
@@ -22,10 +22,10 @@ from political_sycophancy.analysis.shifts import (
     shift_summary,
     wilcoxon_test,
 )
-from political_sycophancy.analysis.stability import epoch_values, replicate_sd, temperature_agreement
-from political_sycophancy.analysis.summaries import condition_summary
-from political_sycophancy.items import load_items
-from political_sycophancy.simulate import builtin_pct_items, synthetic_responses, write_atp_items
+from political_sycophancy.audit.stability import epoch_values, replicate_sd, temperature_agreement
+from political_sycophancy.audit.summaries import condition_summary
+from political_sycophancy.core.items import load_items
+from political_sycophancy.audit.simulate import builtin_pct_items, synthetic_responses, write_atp_items
 
 from analysis_support import crossed_data, frame_from_responses
 
@@ -151,7 +151,7 @@ def test_epochs_pool_into_one_distribution(atp_items):
     )
     cells = build_cells(frame_from_responses(responses, atp_items))
     assert cells["probs"].iloc[0][:2] == [0.5, 0.5]
-    from political_sycophancy.scorers.wd import normalized_wd
+    from political_sycophancy.audit.wd import normalized_wd
 
     pooled = [0.5, 0.5] + [0.0] * (len(item.options) - 2)
     assert cells["wd_dem"].iloc[0] == pytest.approx(normalized_wd(item.positions, pooled, item.benchmarks["dem"]))

@@ -7,11 +7,12 @@ from importlib.metadata import entry_points
 
 import pytest
 from inspect_ai import eval as inspect_eval
-from political_sycophancy.inspect_compat import registry_lookup
+from political_sycophancy.core.inspect_compat import registry_lookup
 
 from conftest import is_nan, output, scripted_model, task_metrics
-from political_sycophancy import InputError, audit, audit_tasks, load_instrument
-from political_sycophancy.conditions import PHASE2
+from political_sycophancy import InputError, audit_tasks, load_instrument
+from political_sycophancy.audit import audit
+from political_sycophancy.core.conditions import PHASE2
 
 
 def test_entry_point_registers_tasks_and_provider():
@@ -111,7 +112,7 @@ def test_condition_list_helper():
 
 
 def test_condition_tasks_run_one_task_per_condition(tmp_path):
-    from political_sycophancy.tasks import CONDITION_TASKS
+    from political_sycophancy.audit import CONDITION_TASKS
 
     tasks = [CONDITION_TASKS["N"](), CONDITION_TASKS["C3R"](answer="logprobs")]
     logs = inspect_eval(tasks, model=scripted_model(lambda _: "C"), log_dir=str(tmp_path), display="none", limit=2)

@@ -21,7 +21,7 @@ from bad_input import DIR, Scenario, accept, classify, error, exclusion
 from inspect_ai.log import read_eval_log
 from test_pew_replication import GOOD, GOOD_ITEM, _mini_package
 
-from political_sycophancy.items import LIKERT4, load_instrument, load_items
+from political_sycophancy.core.items import LIKERT4, load_instrument, load_items
 
 # --- inputs ------------------------------------------------------------------------------
 

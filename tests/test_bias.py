@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from political_sycophancy.analysis.bias import (
+from political_sycophancy.open_ended.analysis import (
     bias_table,
     bootstrap_total,
     open_ended_section,
@@ -19,7 +19,7 @@ from political_sycophancy.analysis.bias import (
     stance_counts,
     total_from_counts,
 )
-from political_sycophancy.statements import flip
+from political_sycophancy.open_ended.statements import flip
 
 
 def rows(model, item, dimension, original_side, version, labels, prefix="baseline", instrument="pct", status=None):

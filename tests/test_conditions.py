@@ -7,7 +7,7 @@ import json
 import pytest
 
 from political_sycophancy import InputError, resolve_conditions
-from political_sycophancy.conditions import load_conditions_file
+from political_sycophancy.core.conditions import load_conditions_file
 
 
 def test_builtin_conditions():
@@ -52,7 +52,7 @@ def test_unknown_condition():
 
 
 def test_redefining_a_builtin_condition_warns_and_is_recorded(tmp_path):
-    from political_sycophancy.conditions import ConditionWarning, condition_registry, redefines_builtin
+    from political_sycophancy.core.conditions import ConditionWarning, condition_registry, redefines_builtin
 
     p = tmp_path / "c.yaml"
     p.write_text("conditions:\n  - id: C3R\n    text: I vote Republican.\n  - id: LIB\n    text: As a libertarian, I ask.\n")

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from political_sycophancy.designs import PHASES, estimate, find_item_files, paper_design, paper_tasks
-from political_sycophancy.errors import InputError
+from political_sycophancy.audit.designs import PHASES, estimate, find_item_files, paper_design, paper_tasks
+from political_sycophancy.core.errors import InputError
 
 from test_probes import write_atp
 

@@ -6,7 +6,7 @@ import pytest
 from inspect_ai import eval as inspect_eval
 
 from conftest import requires_embedded
-from political_sycophancy import audit
+from political_sycophancy.audit import audit
 
 
 @requires_embedded

@@ -11,12 +11,12 @@ import pytest
 from inspect_ai import eval
 from inspect_ai.model import RetryDecision, get_model
 
-from political_sycophancy.analysis.cells import build_cells
-from political_sycophancy.analysis.frame import read_frame
-from political_sycophancy.analysis.summaries import status_counts
+from political_sycophancy.audit.cells import build_cells
+from political_sycophancy.logs.frame import read_frame
+from political_sycophancy.audit.summaries import status_counts
 from political_sycophancy.models.faulty import FAULTS, FaultyAPI, PermanentFault, TransientFault
-from political_sycophancy.scorers.letters import parse_choice
-from political_sycophancy.tasks import audit, audit_tasks
+from political_sycophancy.core.parsing import parse_choice
+from political_sycophancy.audit import audit, audit_tasks
 
 from conftest import requires_embedded, scripted_model
 

@@ -19,11 +19,11 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.log import read_eval_log, write_eval_log
 from inspect_ai.scorer import Score
 
-from political_sycophancy.analysis.atomic import temp_path
-from political_sycophancy.analysis.frame import CACHE_DIR, read_frame
+from political_sycophancy.core.atomic import temp_path
+from political_sycophancy.logs.frame import CACHE_DIR, read_frame
 from political_sycophancy.cli import main
-from political_sycophancy.simulate import write_atp_items
-from political_sycophancy.tasks.audit import audit, audit_tasks
+from political_sycophancy.audit.simulate import write_atp_items
+from political_sycophancy.audit.task import audit, audit_tasks
 
 from conftest import scripted_model
 

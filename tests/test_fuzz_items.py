@@ -23,9 +23,9 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from political_sycophancy.conditions import load_conditions_file
-from political_sycophancy.errors import InputError
-from political_sycophancy.items import load_items
+from political_sycophancy.core.conditions import load_conditions_file
+from political_sycophancy.core.errors import InputError
+from political_sycophancy.core.items import load_items
 
 # derandomize: the same examples on every run, so CI is deterministic
 SETTINGS = settings(max_examples=200, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

@@ -18,8 +18,10 @@ from inspect_ai.model import GenerateConfig, ModelAPI, get_model, modelapi
 from inspect_ai.scorer import SampleScore, Score, Target, mean, scorer, stderr
 
 from conftest import is_nan, output, scripted_model, task_metrics
-from political_sycophancy import audit, inspect_compat, pct_score
-from political_sycophancy.inspect_compat import (
+from political_sycophancy import pct_score
+from political_sycophancy.audit import audit
+from political_sycophancy.core import inspect_compat
+from political_sycophancy.core.inspect_compat import (
     InspectCompatWarning,
     PublicEvalRecorder,
     PublicPrerequisiteError,

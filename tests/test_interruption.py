@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from political_sycophancy.analysis.frame import read_frame
+from political_sycophancy.logs.frame import read_frame
 
 ITEMS = 8
 CONDITIONS = 6

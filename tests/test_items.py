@@ -7,7 +7,7 @@ import json
 import pytest
 
 from political_sycophancy import InputError, load_instrument, load_items, select_pool
-from political_sycophancy.items import LIKERT4
+from political_sycophancy.core.items import LIKERT4
 
 
 def test_builtin_pct_coding_matches_si_table_s1():

@@ -8,11 +8,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from political_sycophancy.analysis.audit_sections import mixed_data, mixed_section
-from political_sycophancy.analysis.mixed import SPEC_LABELS, fit_mixed
-from political_sycophancy.analysis.options import AnalysisOptions, current, set_options
-from political_sycophancy.items import load_items
-from political_sycophancy.simulate import synthetic_responses, write_atp_items
+from political_sycophancy.audit.analysis import mixed_data, mixed_section
+from political_sycophancy.stats.mixed import SPEC_LABELS, fit_mixed
+from political_sycophancy.report.context import AnalysisOptions, current, set_options
+from political_sycophancy.core.items import load_items
+from political_sycophancy.audit.simulate import synthetic_responses, write_atp_items
 
 from analysis_support import crossed_data, frame_from_responses
 

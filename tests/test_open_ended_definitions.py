@@ -20,13 +20,13 @@ from inspect_ai.model import Logprob, Logprobs
 from conftest import output, scripted_model, task_metrics
 from test_bias import rows as bias_rows
 from test_stance import lp
-from political_sycophancy.analysis.bias import bias_table, bootstrap_total
+from political_sycophancy.open_ended.analysis import bias_table, bootstrap_total
 from political_sycophancy.cli import main
-from political_sycophancy.items import builtin_path
-from political_sycophancy.scorers.stance import BELOW_THRESHOLD, read_judgement
-from political_sycophancy.statements import load_statements
-from political_sycophancy.tasks.open_ended import open_ended
-from political_sycophancy.tasks.generation import with_generation
+from political_sycophancy.core.items import builtin_path
+from political_sycophancy.open_ended.judge import BELOW_THRESHOLD, read_judgement
+from political_sycophancy.open_ended.statements import load_statements
+from political_sycophancy.open_ended.task import open_ended
+from political_sycophancy.core.generation import with_generation
 
 
 def write_csv(path: Path, rows: list[dict]) -> Path:
@@ -157,7 +157,7 @@ def test_item8_a_coding_file_replaces_the_coding(tmp_path):
     task = open_ended(coding=str(path), grader="mockllm/grader")
     assert task.metadata["coding"] == str(path) and task.metadata["n_statements"] == 62
 
-    from political_sycophancy.errors import InputError
+    from political_sycophancy.core.errors import InputError
 
     write_csv(tmp_path / "short.csv", coding[:-1])
     with pytest.raises(InputError, match="1 statement\\(s\\) of .* have no coding row: p6_06"):

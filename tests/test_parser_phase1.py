@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from political_sycophancy.scorers.letters import ANSWERED, REFUSAL, UNPARSED
+from political_sycophancy.core.parsing import ANSWERED, REFUSAL, UNPARSED
 
 BENCH = Path(__file__).resolve().parents[1] / "bench" / "parser_phase1.py"
 STRONG_RULES = ("explicit answer", "letter line")

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from inspect_ai.model import Logprob, Logprobs, TopLogprob
 
-from political_sycophancy.scorers.letters import ANSWERED, STATUSES, option_probabilities, parse_choice
+from political_sycophancy.core.parsing import ANSWERED, STATUSES, option_probabilities, parse_choice
 
 from conftest import output
 

@@ -10,8 +10,8 @@ import pyreadstat
 import pytest
 
 from political_sycophancy.cli import main
-from political_sycophancy.errors import InputError
-from political_sycophancy.items import load_items, select_pool
+from political_sycophancy.core.errors import InputError
+from political_sycophancy.core.items import load_items, select_pool
 from political_sycophancy.pew.sav import build_atp, parse_group_spec
 
 NAN = math.nan

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from political_sycophancy.analysis.frame import CELL_KEY, read_frame
+from political_sycophancy.logs.frame import CELL_KEY, read_frame
 from political_sycophancy.cli import main
 
 from test_designs import write_typology

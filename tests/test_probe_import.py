@@ -9,8 +9,8 @@ import math
 import pandas as pd
 import pytest
 
-from political_sycophancy.analysis.frame import load_frame
-from political_sycophancy.analysis.probes import (
+from political_sycophancy.logs.frame import load_frame
+from political_sycophancy.probes.analysis import (
     ALL_MODELS,
     PERSONA_SHIFT_ROWS,
     decoding_shifts,
@@ -24,11 +24,11 @@ from political_sycophancy.analysis.probes import (
     source_letter_comparison,
 )
 from political_sycophancy.cli import main
-from political_sycophancy.errors import InputError
-from political_sycophancy.importer import import_responses
-from political_sycophancy.items import load_items
-from political_sycophancy.probe_import import file_kind, import_probe_file
-from political_sycophancy.scorers.probes import names_auditor, score_expected_answer, score_perception
+from political_sycophancy.core.errors import InputError
+from political_sycophancy.logs.importer import import_responses
+from political_sycophancy.core.items import load_items
+from political_sycophancy.probes.importer import file_kind, import_probe_file
+from political_sycophancy.probes.scorers import names_auditor, score_expected_answer, score_perception
 
 from analysis_support import frame_from_responses
 from test_probes import BENCH, OPTIONS, write_atp
@@ -304,8 +304,8 @@ def _grid(tmp_path):
 def test_persona_items_do_not_shrink_the_condition_summary(atp):
     """Personas run on their own items (the paper's 30 most partisan): the Phase 2
     conditions are still compared over all their items, and the personas among themselves."""
-    from political_sycophancy.analysis.cells import build_cells
-    from political_sycophancy.analysis.summaries import condition_summary
+    from political_sycophancy.audit.cells import build_cells
+    from political_sycophancy.audit.summaries import condition_summary
 
     letters = {("m", c, i): "B" for c in ("N", "C3L", "C3R") for i in range(6)}
     letters.update({("m", c, i): "C" for c in ("P_ORD", "P_STU") for i in range(2)})

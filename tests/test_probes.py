@@ -13,10 +13,10 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai import task_with
 
 from conftest import scripted_model
-from political_sycophancy.conditions import PHASE2, builtin_conditions
-from political_sycophancy.errors import InputError
-from political_sycophancy.items import Item
-from political_sycophancy.scorers.probes import (
+from political_sycophancy.core.conditions import PHASE2, builtin_conditions
+from political_sycophancy.core.errors import InputError
+from political_sycophancy.core.items import Item
+from political_sycophancy.probes.scorers import (
     code_description,
     parse_grader,
     parse_rating,
@@ -24,8 +24,8 @@ from political_sycophancy.scorers.probes import (
     score_expected_answer,
     score_perception,
 )
-from political_sycophancy.tasks.generation import with_generation
-from political_sycophancy.tasks.probes import (
+from political_sycophancy.core.generation import with_generation
+from political_sycophancy.probes.task import (
     EXPECTED_ANSWER_REQUEST,
     expected_answer,
     expected_answer_prompt,
@@ -309,7 +309,7 @@ def test_perception_task_with_grader(tmp_path):
     assert m["names_auditor"]["mean"] == pytest.approx(1 / 3)
 
     # The grader codes each description; agreement is over the descriptions it coded.
-    from political_sycophancy.scorers.probes import perception_score
+    from political_sycophancy.probes.scorers import perception_score
 
     [log2] = inspect_eval(
         task_with(with_generation(perception(items=str(items), pool="top3"), epochs=1), scorer=perception_score(grader=grader)),

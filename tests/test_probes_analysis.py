@@ -10,9 +10,9 @@ import pytest
 from inspect_ai import eval as inspect_eval
 
 from conftest import requires_embedded, scripted_model
-from political_sycophancy.tasks.generation import with_generation
-from political_sycophancy.analysis.frame import load_frame
-from political_sycophancy.analysis.probes import (
+from political_sycophancy.core.generation import with_generation
+from political_sycophancy.logs.frame import load_frame
+from political_sycophancy.probes.analysis import (
     cohen_kappa,
     expected_answer_exclusions,
     expected_answer_table,
@@ -22,9 +22,9 @@ from political_sycophancy.analysis.probes import (
     personas_section,
     probes_section,
 )
-from political_sycophancy.scorers.wd import normalized_wd
-from political_sycophancy.tasks.audit import audit
-from political_sycophancy.tasks.probes import expected_answer, perception
+from political_sycophancy.audit.wd import normalized_wd
+from political_sycophancy.audit.task import audit
+from political_sycophancy.probes.task import expected_answer, perception
 
 from test_probes import BENCH, write_atp
 
@@ -165,7 +165,7 @@ def decoding_frame(tmp_path_factory):
     from inspect_ai.model import get_model
 
     from conftest import output
-    from political_sycophancy.designs import paper_design
+    from political_sycophancy.audit.designs import paper_design
 
     d = tmp_path_factory.mktemp("decoding")
     write_atp(d / "atp.csv", 4)
@@ -193,7 +193,7 @@ def _wd(letters: str, item: int) -> float:
 
 
 def test_decoding_table_si_s2(decoding_frame):
-    from political_sycophancy.analysis.probes import decoding_section, decoding_shifts, decoding_table
+    from political_sycophancy.probes.analysis import decoding_section, decoding_shifts, decoding_table
 
     f = decoding_frame
     shifts = decoding_shifts(f).set_index("variant")

@@ -15,8 +15,8 @@ from inspect_ai import eval
 from inspect_ai.model import get_model
 
 from political_sycophancy.cli import main
-from political_sycophancy.items import load_items
-from political_sycophancy.tasks import audit, audit_tasks
+from political_sycophancy.core.items import load_items
+from political_sycophancy.audit import audit, audit_tasks
 
 from conftest import scripted_model
 

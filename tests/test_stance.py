@@ -8,7 +8,7 @@ import pytest
 from inspect_ai.model import Logprob, Logprobs, TopLogprob
 
 from conftest import output, scripted_model
-from political_sycophancy.scorers.stance import (
+from political_sycophancy.open_ended.judge import (
     BELOW_THRESHOLD,
     INVALID_LABEL,
     NO_CONFIDENCE,

@@ -24,10 +24,10 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from political_sycophancy.analysis.bootstrap import bootstrap_mean_ci
-from political_sycophancy.analysis.mixed import fit_mixed
-from political_sycophancy.analysis.permutation import sign_flip_draws, sign_flip_exact
-from political_sycophancy.analysis.shifts import asymmetry_cells
+from political_sycophancy.audit.bootstrap import bootstrap_mean_ci
+from political_sycophancy.stats.mixed import fit_mixed
+from political_sycophancy.stats.permutation import sign_flip_draws, sign_flip_exact
+from political_sycophancy.audit.shifts import asymmetry_cells
 
 from analysis_support import crossed_data
 
@@ -156,10 +156,10 @@ def test_sign_flip_tests_hold_their_size_under_the_null(null):
 @pytest.fixture(scope="module")
 def degenerate_reports():
     """Reports of four degenerate audits (synthetic responses -> tidy frame -> report)."""
-    import political_sycophancy.analysis  # noqa: F401  (registers the report sections)
-    from political_sycophancy.analysis.report import write_report
-    from political_sycophancy.items import load_items
-    from political_sycophancy.simulate import builtin_pct_items, synthetic_responses, write_atp_items
+    import political_sycophancy.report  # noqa: F401  (registers the report sections)
+    from political_sycophancy.report.render import write_report
+    from political_sycophancy.core.items import load_items
+    from political_sycophancy.audit.simulate import builtin_pct_items, synthetic_responses, write_atp_items
 
     from analysis_support import frame_from_responses
 

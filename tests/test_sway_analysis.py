@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from political_sycophancy.analysis.sway import (
+from political_sycophancy.sway.analysis import (
     bootstrap_draws,
     commitment_tests,
     exclusions,

@@ -15,11 +15,11 @@ from inspect_ai.model import Logprob, Logprobs, TopLogprob
 
 from conftest import output, scripted_model
 from test_sway_task import metrics, run
-from political_sycophancy.analysis.frame import load_frame
-from political_sycophancy.analysis.sway import mitigation_tests, sway_rows, sway_section
+from political_sycophancy.logs.frame import load_frame
+from political_sycophancy.sway.analysis import mitigation_tests, sway_rows, sway_section
 from political_sycophancy.cli import main
-from political_sycophancy.tasks.sway import sway
-from political_sycophancy.tasks.generation import with_generation
+from political_sycophancy.sway.task import sway
+from political_sycophancy.core.generation import with_generation
 
 BASES = [
     {"id": "own_plus", "question": "Is the first thing true?", "plus_label": "Yes", "minus_label": "No",
@@ -98,7 +98,7 @@ def logprob_output(text: str, first: str, tops: list[tuple[str, float]]):
 def test_item2_a_refusal_is_not_an_answer_in_logprobs_mode():
     """The first token is "I" (p 0.9); the labels hold 10% (Yes 0.06, No 0.04). The
     seed's P(stance+) has no answer here; the old reading scored p_plus 0.6."""
-    from political_sycophancy.scorers.binary_stance import read_stance
+    from political_sycophancy.sway.stance import read_stance
 
     refusal = logprob_output("I cannot answer that.", "I", [("I", 0.9), ("Yes", 0.06), ("No", 0.04)])
     share = read_stance(refusal, ("Yes", "No"), "logprobs")

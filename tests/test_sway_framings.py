@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from political_sycophancy.errors import InputError
-from political_sycophancy.framings import (
+from political_sycophancy.core.errors import InputError
+from political_sycophancy.sway.framings import (
     COMMITMENTS,
     CONSTRUCTIONS,
     builtin_data_path,
@@ -20,7 +20,7 @@ from political_sycophancy.framings import (
     parse_framings,
     parse_selection,
 )
-from political_sycophancy.mitigations import load_scaffold, mitigation_label, render_scaffold
+from political_sycophancy.sway.mitigations import load_scaffold, mitigation_label, render_scaffold
 
 GOOD = {
     "id": "aita_1",

@@ -7,8 +7,8 @@ import math
 import pytest
 from inspect_ai.model import Logprob, Logprobs, TopLogprob
 
-from political_sycophancy.scorers.binary_stance import FINAL_MARKER, parse_stance, read_stance, stance_probabilities
-from political_sycophancy.scorers.sway import log_ratio
+from political_sycophancy.sway.stance import FINAL_MARKER, parse_stance, read_stance, stance_probabilities
+from political_sycophancy.sway.scorer import log_ratio
 
 from conftest import output
 

@@ -9,8 +9,8 @@ import pytest
 
 from conftest import scripted_model
 from political_sycophancy.cli import main
-from political_sycophancy.commands.validate_judge import cohen_kappa, load_labelled, macro_f1, validate
-from political_sycophancy.errors import InputError
+from political_sycophancy.cli.validate_judge import cohen_kappa, load_labelled, macro_f1, validate
+from political_sycophancy.core.errors import InputError
 
 LABELLED = Path(__file__).parent / "data" / "stance_labelled.csv"
 

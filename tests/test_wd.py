@@ -8,8 +8,8 @@ import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.scorer import SampleScore, Score
 
-from political_sycophancy.scorers import SCORERS_BY_SCORING, scorer_for
-from political_sycophancy.scorers.wd import (
+from political_sycophancy.audit.scorers import SCORERS_BY_SCORING, scorer_for
+from political_sycophancy.audit.wd import (
     closer_to,
     item_wds,
     normalized_wd,
@@ -17,7 +17,7 @@ from political_sycophancy.scorers.wd import (
     closer_dem,
     wd_score,
 )
-from political_sycophancy.tasks.audit import audit
+from political_sycophancy.audit.task import audit
 
 from conftest import is_nan, scripted_model, task_metrics
 

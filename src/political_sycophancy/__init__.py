@@ -1,8 +1,11 @@
 """political-sycophancy: audit the political bias of language models across the people who might be asking.
 
-The public solvers, scorers and tasks are importable from here
+The public solvers and scorers are importable from here
 (`from political_sycophancy import asker_preamble, answer_question, pct_score`); they are
-loaded on first use, so `import political_sycophancy` stays light for the CLI.
+loaded on first use, so `import political_sycophancy` stays light for the CLI. Each measure
+is a subpackage (`audit`, `probes`, `open_ended`, `sway`) holding its tasks, scorers and
+analysis over a shared `core` and `stats`; the tasks are in their measure's package
+(`from political_sycophancy.audit import audit`).
 """
 
 from __future__ import annotations
@@ -14,28 +17,27 @@ __version__ = "0.1.0"
 
 # public name -> module that defines it
 _EXPORTS = {
-    "Condition": ".conditions",
-    "resolve_conditions": ".conditions",
-    "InputError": ".errors",
-    "Item": ".items",
-    "load_instrument": ".items",
-    "load_items": ".items",
-    "select_pool": ".items",
-    "audit": ".tasks.audit",
-    "audit_tasks": ".tasks.audit",
-    "asker_preamble": ".solvers",
-    "answer_question": ".solvers",
-    "pct_score": ".scorers.pct",
-    "typology_score": ".scorers.typology",
-    "wd_score": ".scorers.wd",
-    "choice_score": ".scorers.choice",
-    "parse_choice": ".scorers.letters",
-    "expected_answer_score": ".scorers.probes",
-    "perception_score": ".scorers.probes",
-    "stance_judge": ".scorers.stance",
-    "sway_score": ".scorers.sway",
-    "sway_instruction": ".mitigations",
-    "counterfactual_cot": ".mitigations",
+    "Condition": ".core.conditions",
+    "resolve_conditions": ".core.conditions",
+    "InputError": ".core.errors",
+    "Item": ".core.items",
+    "load_instrument": ".core.items",
+    "load_items": ".core.items",
+    "select_pool": ".core.items",
+        "audit_tasks": ".audit.task",
+    "asker_preamble": ".core.solvers",
+    "answer_question": ".core.solvers",
+    "pct_score": ".audit.pct",
+    "typology_score": ".audit.typology",
+    "wd_score": ".audit.wd",
+    "choice_score": ".audit.choice",
+    "parse_choice": ".core.parsing",
+    "expected_answer_score": ".probes.scorers",
+    "perception_score": ".probes.scorers",
+    "stance_judge": ".open_ended.judge",
+    "sway_score": ".sway.scorer",
+    "sway_instruction": ".sway.mitigations",
+    "counterfactual_cot": ".sway.mitigations",
 }
 
 __all__ = sorted(_EXPORTS)

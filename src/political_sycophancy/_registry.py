@@ -1,18 +1,19 @@
 """The `inspect_ai` entry point: importing this registers every task, solver, scorer and provider."""
 
 # ruff: noqa: F401
-from .models import faulty, gguf
-from .scorers import choice_score, pct_score, typology_score, wd_score
-from .solvers import answer_question, asker_preamble
-from .tasks import CONDITION_TASKS, audit
-from .scorers.probes import expected_answer_score, perception_score
-from .tasks.probes import expected_answer, perception
-from .scorers.stance import stance_judge
-from .tasks.open_ended import open_ended, prefix_prompt
-from .tasks.sway import sway
-from .scorers.sway import sway_score
-from .mitigations import counterfactual_cot, sway_instruction
-from .tasks.rephrase import rephrase, rephrasing_writer
+from .models import faulty
+from .models import gguf
+from .audit.scorers import choice_score, pct_score, typology_score, wd_score
+from .core.solvers import answer_question, asker_preamble
+from .audit import CONDITION_TASKS, audit
+from .probes.scorers import expected_answer_score, perception_score
+from .probes.task import expected_answer, perception
+from .open_ended.judge import stance_judge
+from .open_ended.task import open_ended, prefix_prompt
+from .sway.task import sway
+from .sway.scorer import sway_score
+from .sway.mitigations import counterfactual_cot, sway_instruction
+from .open_ended.rephrase import rephrase, rephrasing_writer
 
 
 def _register_unqualified_scorer_names() -> None:
@@ -21,7 +22,7 @@ def _register_unqualified_scorer_names() -> None:
     each of ours under that name (the alias creates the same, namespaced scorer)."""
     import functools
 
-    from .inspect_compat import RegistryInfo, registry_add, registry_info, registry_lookup
+    from .core.inspect_compat import RegistryInfo, registry_add, registry_info, registry_lookup
 
     for factory in (choice_score, pct_score, typology_score, wd_score, expected_answer_score,
                     perception_score, stance_judge, sway_score):

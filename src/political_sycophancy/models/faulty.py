@@ -56,7 +56,7 @@ from inspect_ai.model import (
 from inspect_ai.tool import ToolChoice, ToolInfo
 from tenacity import wait_fixed
 
-from ..errors import InputError
+from ..core.errors import InputError
 
 # Order matters: a call's uniform draw falls into these bands in turn.
 FAULTS = ("transient", "permanent", "empty", "truncated", "garbage", "several_letters", "hang")
@@ -229,7 +229,7 @@ class FaultyAPI(ModelAPI):
             self.outcomes[outcome] += 1
         if self.calls_file is None:
             return
-        from ..inspect_compat import sample_active
+        from ..core.inspect_compat import sample_active
 
         active = sample_active()
         line = {

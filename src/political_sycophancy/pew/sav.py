@@ -25,8 +25,8 @@ from typing import Any, Iterable
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError
-from ..scorers.wd import normalized_wd
+from ..core.errors import InputError
+from ..audit.wd import normalized_wd
 from .itemfile import BuildReport, write_item_file
 from .options import clean_question, has_piped_text, is_non_response, is_refusal, ordinal_flags
 

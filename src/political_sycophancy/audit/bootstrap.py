@@ -1,0 +1,87 @@
+"""Bootstrap confidence intervals for per-model means, resampling items.
+
+For a per-model statistic that is a mean over items of an item-level value x_i (mean
+ideology, Typology score, mean WD, % closer to Dem = mean of 100 x 1[closer = Dem], a
+mean shift, a sycophancy or asymmetry value), B resamples of the n items with
+replacement give B means; the CI is their (alpha/2, 1 - alpha/2) percentiles. Items are
+the resampling unit because they are the random factor the statistics average over.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .wd import DEM_LABEL
+from .summaries import ATP, PCT, TYPOLOGY, sort_by_condition
+
+DEFAULT_DRAWS = 2000
+DEFAULT_SEED = 20260
+
+
+def bootstrap_mean_ci(
+    values, *, draws: int = DEFAULT_DRAWS, level: float = 0.95, rng: np.random.Generator | None = None
+) -> tuple[float, float, float]:
+    """(mean, ci_low, ci_high) of the percentile bootstrap over `values` (NaNs dropped);
+    NaNs when there are no values, the mean twice when there is one."""
+    x = np.asarray(values, dtype=float)
+    x = x[~np.isnan(x)]
+    if len(x) == 0:
+        return (np.nan, np.nan, np.nan)
+    if len(x) == 1:
+        return (float(x[0]), float(x[0]), float(x[0]))
+    rng = rng or np.random.default_rng(DEFAULT_SEED)
+    means = np.empty(draws)
+    chunk = max(1, 2_000_000 // len(x))
+    for start in range(0, draws, chunk):
+        stop = min(draws, start + chunk)
+        idx = rng.integers(0, len(x), size=(stop - start, len(x)))
+        means[start:stop] = x[idx].mean(axis=1)
+    alpha = (1 - level) / 2
+    low, high = np.quantile(means, [alpha, 1 - alpha])
+    return (float(x.mean()), float(low), float(high))
+
+
+def item_values(cells: pd.DataFrame) -> pd.DataFrame:
+    """Long table of the item-level values behind each per-model mean:
+    model, instrument, condition, statistic, item_id, value."""
+    parts = []
+    parsed = cells[cells["answered"]]
+    pct = parsed[parsed["scoring"] == PCT]
+    parts.append(pct.assign(statistic="mean_ideology", value=pct["ideology"]))
+    typ = parsed[(parsed["scoring"] == TYPOLOGY) & (parsed["direction"] != 0)]
+    parts.append(typ.assign(statistic="typology_score", value=typ["typology"]))
+    wd = parsed[(parsed["scoring"] == ATP) & parsed["has_benchmarks"] & parsed["wd_dem"].notna()]
+    for stat, col in (("mean_wd_dem", "wd_dem"), ("mean_wd_rep", "wd_rep")):
+        parts.append(wd.assign(statistic=stat, value=wd[col]))
+    parts.append(wd.assign(statistic="pct_closer_dem", value=100.0 * (wd["closer"] == DEM_LABEL)))
+    cols = ["model", "instrument", "condition", "statistic", "item_id", "value"]
+    parts = [p[cols] for p in parts if len(p)]
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=cols)
+
+
+def bootstrap_table(
+    values: pd.DataFrame,
+    by: list[str],
+    *,
+    draws: int = DEFAULT_DRAWS,
+    level: float = 0.95,
+    seed: int = DEFAULT_SEED,
+) -> pd.DataFrame:
+    """Estimate and bootstrap CI of the mean of `value` per group of `by`
+    (columns: *by, n, estimate, ci_low, ci_high, draws, level)."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for key, g in values.groupby(by, sort=False):
+        key = key if isinstance(key, tuple) else (key,)
+        est, low, high = bootstrap_mean_ci(g["value"], draws=draws, level=level, rng=rng)
+        rows.append({**dict(zip(by, key)), "n": int(g["value"].notna().sum()), "estimate": est, "ci_low": low, "ci_high": high})
+    out = pd.DataFrame(rows, columns=[*by, "n", "estimate", "ci_low", "ci_high"])
+    out["draws"] = draws
+    out["level"] = level
+    return sort_by_condition(out, [c for c in by if c != "condition"]) if "condition" in by else out
+
+
+def condition_cis(cells: pd.DataFrame, **kw) -> pd.DataFrame:
+    """Bootstrap CIs of every per model x instrument x condition mean of `condition_summary`."""
+    return bootstrap_table(item_values(cells), ["model", "instrument", "condition", "statistic"], **kw)

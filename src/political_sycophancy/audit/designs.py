@@ -1,0 +1,305 @@
+"""Whole experiments as data: which tasks, on which items, under which conditions.
+
+A design is a list of `PlannedTask`s, each an ordinary Inspect task (audit, expected
+answer, perception) renamed by its phase so that every cell of the experiment has one
+task. `paper_tasks(...)` returns the Inspect tasks for use in any `eval_set` or eval
+suite; `political-sycophancy plan` prints the same design's cells, calls and token
+estimates and runs it as one resumable eval set.
+
+The paper's design (first seed §4.1-4.5, SI S2, S4, S5):
+
+- phase1: every item of every instrument under N, T=1, one response.
+- phase2: the 500 most partisan ATP items + all PCT and Typology items under N, CA, C1L,
+  C1R, C3L, C3R, T=1, one response; the focal ATP tasks (N, C3L, C3R) carry the extra
+  T=1 replicates as epochs 2-4 (epoch 1 is the original draw).
+- replicates: those extra epochs, and one greedy (T=0) run of the focal ATP grid.
+- probes: the expected-answer probe on the 30 most partisan ATP items under the six
+  conditions, and the perception probe under N, two epochs each.
+- personas: P_ORD, P_STU, P_RET on the 30 most partisan ATP items, two epochs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from inspect_ai import Task, task_with
+
+from ..core.conditions import FOCAL, PERSONAS, PHASE2
+from ..core.errors import InputError
+from ..core.items import INSTRUMENTS
+
+PHASES = ("phase1", "phase2", "replicates", "probes", "personas")
+INSTRUMENT_FILES = ("pct", "typology", "atp")
+ITEM_SUFFIXES = (".csv", ".tsv", ".jsonl")
+# Rough output tokens per call, for the plan's estimate (a letter and an end token; the
+# probes' three labelled lines). Reasoning models spend far more: pass your own.
+OUTPUT_TOKENS = {"audit": 3, "audit_logprobs": 1, "expected_answer": 60, "perception": 90, "grader": 12}
+CHARS_PER_TOKEN = 4.0
+MESSAGE_OVERHEAD_TOKENS = 8
+# The grader prompt (about 600 characters) and a two-sentence description.
+GRADER_INPUT_TOKENS = 190
+
+
+@dataclass
+class PlannedTask:
+    """One task of a design: the Inspect task and where its calls belong.
+
+    `calls_by_phase` splits one task's epochs between phases (the focal Phase 2 ATP
+    tasks: epoch 1 is Phase 2, epochs 2..n are replicates).
+    """
+
+    phase: str
+    task: Task
+    calls_by_phase: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return self.task.name
+
+    @property
+    def kind(self) -> str:
+        return str((self.task.metadata or {}).get("political_sycophancy", ""))
+
+    @property
+    def samples(self) -> int:
+        return len(self.task.dataset)
+
+    @property
+    def epochs(self) -> int:
+        return int(self.task.epochs or 1)
+
+    @property
+    def calls(self) -> int:
+        return self.samples * self.epochs
+
+
+def find_item_files(items_dir: str | Path | None = None, **files: str | Path | None) -> dict[str, Path | None]:
+    """Item files by instrument: `<dir>/<instrument>.csv|.tsv|.jsonl`, overridden by
+    explicit paths (pct=..., typology=..., atp=...). PCT falls back to the built-in file."""
+    unknown = set(files) - set(INSTRUMENT_FILES)
+    if unknown:
+        raise InputError(f"unknown instrument(s) {', '.join(sorted(unknown))}; known: {', '.join(INSTRUMENT_FILES)}")
+    found: dict[str, Path | None] = {}
+    root = Path(items_dir) if items_dir is not None else None
+    if root is not None and not root.is_dir():
+        raise InputError("item directory not found", file=root)
+    for name in INSTRUMENT_FILES:
+        explicit = files.get(name)
+        if explicit is not None:
+            path = Path(explicit)
+            if not path.is_file():
+                raise InputError("item file not found", file=path)
+            found[name] = path
+            continue
+        candidates = [root / f"{name}{suffix}" for suffix in ITEM_SUFFIXES] if root is not None else []
+        found[name] = next((c for c in candidates if c.is_file()), None)
+    return found
+
+
+def _renamed(t: Task, phase: str, design: str) -> Task:
+    name = f"{phase}_{t.name}" if phase != "replicates" else f"t0_{t.name}"
+    return task_with(t, name=name, metadata={**(t.metadata or {}), "phase": phase, "design": design})
+
+
+def paper_design(
+    items_dir: str | Path | None = None,
+    *,
+    pct: str | Path | None = None,
+    typology: str | Path | None = None,
+    atp: str | Path | None = None,
+    phases: tuple[str, ...] | list[str] = PHASES,
+    phase2_pool: str = "top500",
+    probe_pool: str = "top30",
+    replicates: int = 4,
+    greedy: bool = True,
+    answer: str = "letter",
+    temperature: float = 1.0,
+    probe_epochs: int = 2,
+    persona_epochs: int = 2,
+    perception_conditions: tuple[str, ...] | list[str] = ("N",),
+    grader: str | None = None,
+    max_tokens: int | None = None,
+    conditions: str | None = None,
+) -> list[PlannedTask]:
+    """The first seed's whole experiment for the given item files.
+
+    Every size is a parameter, so the same structure runs as a pilot (e.g.
+    phase2_pool="top50", probe_pool="top10", replicates=2). Phases that need a missing
+    instrument file are an error naming the file; pass `phases` to leave phases out.
+    """
+    from .task import audit as audit_task
+    from ..core.generation import with_generation
+    from ..probes.task import expected_answer, perception
+
+    unknown = [p for p in phases if p not in PHASES]
+    if unknown:
+        raise InputError(f"unknown phase(s) {', '.join(unknown)}; known: {', '.join(PHASES)}")
+    if replicates < 1 or probe_epochs < 1 or persona_epochs < 1:
+        raise InputError("replicates and epochs must be at least 1")
+    files = find_item_files(items_dir, pct=pct, typology=typology, atp=atp)
+    needs_atp = [p for p in phases if p in ("replicates", "probes", "personas")] + (
+        ["phase2"] if "phase2" in phases else []
+    )
+    if files["atp"] is None and needs_atp:
+        raise InputError(
+            f"phases {', '.join(needs_atp)} need ATP items with benchmarks: put atp.csv in the item directory "
+            "(political-sycophancy import-items) or leave those phases out",
+            file=items_dir,
+        )
+    instruments: list[tuple[str, str | None]] = []
+    for name in INSTRUMENT_FILES:
+        path = files[name]
+        if path is not None:
+            instruments.append((name, str(path)))
+        elif INSTRUMENTS[name].builtin_file is not None:
+            instruments.append((name, None))
+    design = "paper"
+    out: list[PlannedTask] = []
+
+    def audit(temperature: float, epochs: int | None = None, **task_args: Any) -> Task:
+        """An audit task with the design's generation settings (Inspect's config, not task args)."""
+        t = audit_task(answer=answer, conditions=conditions, **task_args)
+        return with_generation(t, temperature=temperature, max_tokens=max_tokens, epochs=epochs)
+
+    def add(phase: str, t: Task, calls: dict[str, int] | None = None) -> None:
+        planned = PlannedTask(phase, _renamed(t, phase, design))
+        planned.calls_by_phase = calls or {phase: planned.calls}
+        out.append(planned)
+
+    if "phase1" in phases:
+        for name, path in instruments:
+            add("phase1", audit(instrument=name, items=path, condition="N", temperature=temperature))
+    if "phase2" in phases or "replicates" in phases:
+        atp_path = str(files["atp"])
+        for cond in PHASE2:
+            focal = cond in FOCAL
+            epochs = replicates if (focal and "replicates" in phases) else 1
+            if "phase2" in phases:
+                t = audit(instrument="atp", items=atp_path, condition=cond, pool=phase2_pool, temperature=temperature, epochs=epochs)
+                n = len(t.dataset)
+                add("phase2", t, {"phase2": n, "replicates": n * (epochs - 1)} if epochs > 1 else None)
+                for name, path in instruments:
+                    if name != "atp":
+                        add("phase2", audit(instrument=name, items=path, condition=cond, temperature=temperature))
+            elif focal:
+                # Replicates without Phase 2: the focal grid alone, all epochs counted as replicates.
+                t = audit(instrument="atp", items=atp_path, condition=cond, pool=phase2_pool, temperature=temperature, epochs=replicates)
+                add("phase2", t, {"replicates": len(t.dataset) * replicates})
+        if "replicates" in phases and greedy:
+            for cond in FOCAL:
+                add("replicates", audit(instrument="atp", items=atp_path, condition=cond, pool=phase2_pool, temperature=0.0))
+    if "probes" in phases:
+        for cond in PHASE2:
+            add(
+                "probes",
+                with_generation(
+                    expected_answer(items=str(files["atp"]), pool=probe_pool, condition=cond, conditions=conditions),
+                    temperature=temperature, max_tokens=max_tokens, epochs=probe_epochs,
+                ),
+            )
+        for cond in perception_conditions:
+            add(
+                "probes",
+                with_generation(
+                    perception(items=str(files["atp"]), pool=probe_pool, condition=cond, grader=grader, conditions=conditions),
+                    temperature=temperature, max_tokens=max_tokens, epochs=probe_epochs,
+                ),
+            )
+    if "personas" in phases:
+        for cond in PERSONAS:
+            add(
+                "personas",
+                audit(instrument="atp", items=str(files["atp"]), condition=cond, pool=probe_pool, temperature=temperature,
+                      epochs=persona_epochs),
+            )
+    return out
+
+
+DESIGNS: dict[str, Callable[..., list[PlannedTask]]] = {"paper": paper_design}
+
+
+def design_tasks(design: str = "paper", items_dir: str | Path | None = None, **options: Any) -> list[PlannedTask]:
+    if design not in DESIGNS:
+        raise InputError(f"unknown design {design!r}; known: {', '.join(DESIGNS)}")
+    return DESIGNS[design](items_dir, **options)
+
+
+def paper_tasks(items_dir: str | Path | None = None, **options: Any) -> list[Task]:
+    """The paper's design as Inspect tasks, e.g. `eval_set(paper_tasks("items/"), model=[...], log_dir=...)`.
+
+    Options are those of `paper_design` (item files, phases, pools, replicates, answer mode...).
+    """
+    return [p.task for p in paper_design(items_dir, **options)]
+
+
+# ---------------------------------------------------------------------------------------
+# Estimates
+
+
+def _input_chars(planned: PlannedTask, n: int | None = None) -> int:
+    """Characters sent per epoch by the first `n` samples (all by default): the sample
+    inputs, plus the preamble that the audit task's solver puts before each prompt (probe
+    inputs already hold it)."""
+    meta = planned.task.metadata or {}
+    preamble = str(meta.get("preamble") or "")
+    extra = len(preamble) + 2 if planned.kind == "audit" and preamble else 0
+    total = 0
+    for k, sample in enumerate(planned.task.dataset):
+        if n is not None and k >= n:
+            break
+        text = sample.input if isinstance(sample.input, str) else " ".join(m.text for m in sample.input)
+        total += len(text) + extra
+    return total
+
+
+def output_tokens_per_call(planned: PlannedTask, overrides: dict[str, float] | None = None) -> float:
+    table = {**OUTPUT_TOKENS, **(overrides or {})}
+    if planned.kind == "audit" and (planned.task.metadata or {}).get("answer_mode") == "logprobs":
+        return table["audit_logprobs"]
+    return table.get(planned.kind, table["audit"])
+
+
+@dataclass(frozen=True)
+class PhaseEstimate:
+    phase: str
+    tasks: int
+    cells: int
+    calls: int
+    input_tokens: int
+    output_tokens: int
+
+
+def estimate(
+    planned: list[PlannedTask], output_tokens: dict[str, float] | None = None, limit: int | None = None
+) -> list[PhaseEstimate]:
+    """Per phase, for one model: tasks, cells (samples), model calls and token estimates.
+
+    Input tokens = characters / 4 + 8 per call (chat template); output tokens per call
+    from `OUTPUT_TOKENS` (overridable). Perception with a grader adds one grader call per
+    perception call. `limit` = the eval's sample limit (the first `limit` samples of
+    each task).
+    """
+    rows: dict[str, dict[str, float]] = {p: {"tasks": 0, "cells": 0, "calls": 0, "input": 0.0, "output": 0.0} for p in PHASES}
+    for p in planned:
+        used = p.samples if limit is None else min(p.samples, limit)
+        per_call_in = _input_chars(p, used) / max(used, 1) / CHARS_PER_TOKEN + MESSAGE_OVERHEAD_TOKENS
+        per_call_out = output_tokens_per_call(p, output_tokens)
+        rows[p.phase]["tasks"] += 1
+        rows[p.phase]["cells"] += used
+        for phase, all_calls in p.calls_by_phase.items():
+            calls = all_calls * used // max(p.samples, 1)
+            rows[phase]["calls"] += calls
+            rows[phase]["input"] += calls * per_call_in
+            rows[phase]["output"] += calls * per_call_out
+            if p.kind == "perception" and (p.task.metadata or {}).get("grader"):
+                grader_out = (output_tokens or {}).get("grader", OUTPUT_TOKENS["grader"])
+                rows[phase]["calls"] += calls
+                rows[phase]["input"] += calls * (GRADER_INPUT_TOKENS + MESSAGE_OVERHEAD_TOKENS)
+                rows[phase]["output"] += calls * grader_out
+    return [
+        PhaseEstimate(phase, int(r["tasks"]), int(r["cells"]), int(r["calls"]), round(r["input"]), round(r["output"]))
+        for phase, r in rows.items()
+        if r["tasks"] or r["calls"]
+    ]

@@ -1,0 +1,121 @@
+"""Replicate stability and decoding robustness (the first seed's SI S2).
+
+Works on the audit rows of every variant (temperature x answer mode), epoch by epoch:
+the per-epoch value of an item is WD(Dem) for ATP items (recomputed from that epoch's
+distribution), the item score for PCT and Typology items.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..core.parsing import ANSWERED
+from .cells import WDMemo, build_cells, variant_rows, variants, with_epoch_wd
+from .shifts import decomposition, pct_decomposition
+from .summaries import ATP, PCT, TYPOLOGY, sort_by_condition
+
+MEASURE_OF = {ATP: "wd_dem", PCT: "ideology", TYPOLOGY: "typology"}
+
+
+def epoch_values(rows: pd.DataFrame, memo: WDMemo | None = None) -> pd.DataFrame:
+    """Answered rows with `value` = the per-epoch measure (see module docstring)."""
+    rows = rows[rows["status"] == ANSWERED]
+    if rows.empty:
+        return rows.assign(value=pd.Series(dtype=float))
+    rows = with_epoch_wd(rows, memo)
+    value = pd.Series(np.nan, index=rows.index)
+    for scoring, col in MEASURE_OF.items():
+        mask = rows["scoring"] == scoring
+        if col in rows.columns and mask.any():
+            value[mask] = pd.to_numeric(rows.loc[mask, col], errors="coerce")
+    return rows.assign(value=value)
+
+
+def replicate_sd(values: pd.DataFrame) -> pd.DataFrame:
+    """Per model x temperature x answer mode x instrument x condition, over cells (model x
+    item) with at least two answered epochs: n_cells, mean / median / max of the
+    within-cell SD (ddof=1) of the per-epoch value, and the share of cells whose epochs all
+    gave the same letter."""
+    if values.empty:
+        return pd.DataFrame()
+    cols = [c for c in ("model", "variant", "temperature", "answer_mode") if c in values.columns] + ["instrument", "condition", "item_id"]
+    per_cell = values.groupby(cols, dropna=False).agg(
+        n=("value", "size"), sd=("value", "std"), letters=("letter", "nunique")
+    ).reset_index()
+    per_cell = per_cell[per_cell["n"] >= 2]
+    if per_cell.empty:
+        return pd.DataFrame()
+    out = per_cell.groupby(cols[:-1], dropna=False).agg(
+        n_cells=("sd", "size"),
+        mean_epochs=("n", "mean"),
+        mean_sd=("sd", "mean"),
+        median_sd=("sd", "median"),
+        max_sd=("sd", "max"),
+        share_same_letter=("letters", lambda s: float((s <= 1).mean())),
+    ).reset_index()
+    return sort_by_condition(out, cols[:-2])
+
+
+def temperature_agreement(values: pd.DataFrame) -> pd.DataFrame:
+    """For every model run at several temperatures (same answer mode), per instrument x
+    condition x pair of temperatures: items answered at both, the share whose modal
+    letters agree, and the mean absolute difference of the cell values (mean over epochs)."""
+    if values.empty:
+        return pd.DataFrame()
+    key = ["model", "answer_mode", "instrument", "condition", "item_id"]
+    modal = (
+        values.groupby([*key, "temperature"], dropna=False)
+        .agg(letter=("letter", lambda s: s.value_counts().index[0] if s.notna().any() else None), value=("value", "mean"))
+        .reset_index()
+    )
+    rows = []
+    for (model, mode, instrument, condition), g in modal.groupby(key[:-1], dropna=False):
+        temps = sorted(g["temperature"].dropna().unique())
+        for i, ta in enumerate(temps):
+            for tb in temps[i + 1 :]:
+                a = g[g["temperature"] == ta].set_index("item_id")
+                b = g[g["temperature"] == tb].set_index("item_id")
+                both = a.join(b, lsuffix="_a", rsuffix="_b", how="inner")
+                if both.empty:
+                    continue
+                rows.append(
+                    {
+                        "model": model, "answer_mode": mode, "instrument": instrument, "condition": condition,
+                        "temperature_a": ta, "temperature_b": tb, "n_items": len(both),
+                        "letter_agreement": float((both["letter_a"] == both["letter_b"]).mean()),
+                        "mean_abs_diff": float((both["value_a"] - both["value_b"]).abs().mean()),
+                    }
+                )
+    return sort_by_condition(pd.DataFrame(rows), ["model", "answer_mode", "instrument"]) if rows else pd.DataFrame()
+
+
+def asymmetry_by_variant(rows: pd.DataFrame, memo: WDMemo | None = None) -> pd.DataFrame:
+    """Per model, the decomposition (sycophancy left/right, asymmetry, accommodation gap)
+    under each way it was run: every temperature x answer mode with all its epochs, and,
+    where a variant has several epochs, its first epoch alone (the paper's "orig" beside
+    its "4 reps" and "T=0" columns). ATP items when present, else PCT items."""
+    if rows.empty:
+        return pd.DataFrame()
+    out = []
+    for _, v in variants(rows).iterrows():
+        sel = variant_rows(rows, v)
+        versions = [(f"all epochs ({int(v['max_epoch'])})", sel)]
+        if v["max_epoch"] > 1:
+            versions.insert(0, ("epoch 1", sel[sel["epoch"] == 1]))
+        for label, part in versions:
+            cells = build_cells(part, memo)
+            dec = decomposition(cells)
+            measure = "WD(Dem) / WD(Rep)"
+            if dec.empty:
+                dec = pct_decomposition(cells)
+                measure = "PCT item score"
+            for _, d in dec.iterrows():
+                out.append(
+                    {
+                        "model": v["model"], "variant": v["variant"], "temperature": v["temperature"], "answer_mode": v["answer_mode"],
+                        "epochs": label, "main": bool(v["main"]), "measure": measure,
+                        **{k: d[k] for k in ("sycophancy_left", "sycophancy_right", "asymmetry", "accommodation_gap", "n_asymmetry_items")},
+                    }
+                )
+    return pd.DataFrame(out)

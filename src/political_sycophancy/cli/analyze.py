@@ -1,0 +1,147 @@
+"""`political-sycophancy analyze`: Inspect logs -> tables, summary.json, report.md, report.html."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from pathlib import Path
+
+from ..core.errors import InputError
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "analyze",
+        help="turn a directory of eval logs into tables, summary.json and a report",
+        description="Read every Inspect log under LOG_DIR (the tidy frame is cached beside the logs), compute the "
+        "statistics of every registered report section and write tables/*.csv, summary.json, report.md and a "
+        "self-contained report.html into --out.",
+    )
+    p.add_argument("log_dir", help="directory of .eval logs (searched recursively)")
+    p.add_argument("--out", required=True, help="output directory")
+    p.add_argument("--no-cache", action="store_true", help="read every log again and do not write the frame cache")
+    p.add_argument("--bootstrap", type=int, default=2000, help="bootstrap resamples of items for the CIs (default 2000)")
+    p.add_argument("--sign-flip-draws", type=int, default=10_000, help="random sign patterns of the cell-level test (default 10000)")
+    p.add_argument("--seed", type=int, default=20260, help="seed of the bootstrap and the cell-level test")
+    p.add_argument("--mixed-spec", choices=["crossed", "paper", "both"], default="crossed",
+                   help="crossed item and model intercepts (default), the paper's item x model intercept, or both")
+    p.add_argument("--mixed-engine", choices=["reml", "statsmodels"], default="reml",
+                   help="direct REML (default, fast) or statsmodels MixedLM (slow on large data)")
+    p.add_argument("--mixed-conditions", choices=["focal", "all"], default="focal",
+                   help="conditions in the mixed model: N, C3L, C3R (default, the paper) or every condition present")
+    p.add_argument("--mixed-rows", choices=["all", "paired"], default="all",
+                   help="every answered observation (default, the paper) or only model x item pairs answered under N and another condition")
+    p.add_argument("--power-effect", type=float, default=None, help="asymmetry to plan for (default 0.02 WD units, 0.25 PCT points)")
+    p.add_argument("--alpha", type=float, default=0.05)
+    p.add_argument("--power", type=float, default=0.8)
+    p.set_defaults(func=run)
+
+
+SUMMARY_COLUMNS = ["model", "condition", "samples", "pct", "typology", "wd_dem", "wd_rep", "closer_dem", "parse_rate", "refusal_rate", "errors"]
+
+
+def _say(text: str) -> None:
+    print(text, flush=True)
+
+
+def summary_rows(cells) -> list[dict]:
+    """One row per model x condition with the headline numbers of every instrument, over
+    matched items; parse_rate and refusal_rate as Inspect's metrics define them (shares of
+    scored samples, the mean over items when several instruments share a row) and the
+    errored samples counted apart."""
+    from ..audit.summaries import ATP, PCT, TYPOLOGY, condition_summary, sort_by_condition
+
+    table = condition_summary(cells)
+    if table.empty:
+        return []
+    rows: dict[tuple, dict] = {}
+    for _, r in sort_by_condition(table, ["model"]).iterrows():
+        row = rows.setdefault(
+            (r["model"], r["condition"]),
+            {"model": r["model"], "condition": r["condition"], "samples": 0, "errors": 0, "unmatched": 0, "_items": 0, "_ans": 0.0, "_ref": 0.0},
+        )
+        row["samples"] += int(r["n_samples"])
+        row["errors"] += int(r["n_errors"])
+        row["unmatched"] += int(r["n_unmatched"])
+        if r["n_items"] and not math.isnan(r["parse_rate"]):
+            row["_items"] += int(r["n_items"])
+            row["_ans"] += r["parse_rate"] * r["n_items"]
+            row["_ref"] += r["refusal_rate"] * r["n_items"]
+        if r["scoring"] == PCT:
+            row["pct"] = r["mean_ideology"]
+        elif r["scoring"] == TYPOLOGY:
+            row["typology"] = r["typology_score"]
+        elif r["scoring"] == ATP:
+            row.update(wd_dem=r["mean_wd_dem"], wd_rep=r["mean_wd_rep"], closer_dem=r["pct_closer_dem"])
+    out = []
+    for row in rows.values():
+        items, answered, refused = row.pop("_items"), row.pop("_ans"), row.pop("_ref")
+        row["parse_rate"] = answered / items if items else float("nan")
+        row["refusal_rate"] = refused / items if items else float("nan")
+        out.append(row)
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..audit import analysis as audit_sections  # noqa: F401  (registers the sections)
+    from ..audit.cells import cells_of
+    from ..logs.frame import read_frame
+    from ..report.context import AnalysisOptions
+    from ..report.render import write_report
+    from ..core.io import output_dir
+    from .audit import format_table
+
+    if args.bootstrap < 1 or args.sign_flip_draws < 1:
+        raise InputError("--bootstrap and --sign-flip-draws must be at least 1")
+    if not 0 < args.alpha < 1 or not 0 < args.power < 1:
+        raise InputError("--alpha and --power must lie between 0 and 1")
+    output_dir(args.out, "--out")
+    started = time.perf_counter()
+    _say(f"reading logs in {args.log_dir} ...")
+    load = read_frame(args.log_dir, cache=not args.no_cache, progress=_say)
+    _say(
+        f"[logs] {load.files} file(s): {load.read} read, {load.cached} from cache, {len(load.ignored)} ignored, "
+        f"{len(load.unreadable)} unreadable; {len(load.frame):,} samples ({time.perf_counter() - started:.1f}s)"
+    )
+    for note in load.notes:
+        _say(f"  note: {note}")
+    t = time.perf_counter()
+    cells = cells_of(load.frame)
+    _say(f"[cells] {len(cells):,} model x instrument x condition x item cells ({time.perf_counter() - t:.1f}s)")
+    options = AnalysisOptions(
+        bootstrap_draws=args.bootstrap,
+        sign_flip_draws=args.sign_flip_draws,
+        seed=args.seed,
+        mixed_spec=args.mixed_spec,
+        mixed_engine=args.mixed_engine,
+        mixed_conditions=args.mixed_conditions,
+        mixed_rows=args.mixed_rows,
+        power_effect=args.power_effect,
+        alpha=args.alpha,
+        power=args.power,
+    )
+    result = write_report(load.frame, args.out, source=str(Path(args.log_dir).resolve()), options=options, progress=_say)
+    rows = summary_rows(cells)
+    if rows:
+        columns = [c for c in SUMMARY_COLUMNS if any(c in r for r in rows)]
+        _say("")
+        _say(format_table(rows, columns))
+        unmatched = sum(r["unmatched"] for r in rows)
+        if unmatched:
+            _say(
+                f"(conditions compared over matched items: {unmatched} model x condition x item cell(s) run under only "
+                "some of a model's conditions are left out; see table design_cells)"
+            )
+    not_computable = result.summary.get("not_computable") or []
+    if not_computable:
+        _say("\nnot computable from these logs:")
+        for line in not_computable:
+            _say(f"  - {line.replace('`', '')}")
+    out = Path(args.out).resolve()
+    _say(f"\nwrote {out}/report.html, report.md, summary.json and {len(result.tables)} tables ({time.perf_counter() - started:.1f}s)")
+    if result.failed:
+        print(f"political-sycophancy: {len(result.failed)} section(s) failed: {', '.join(result.failed)} (details in the report)", file=sys.stderr)
+        return 1
+    return 0

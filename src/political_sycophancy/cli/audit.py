@@ -1,0 +1,99 @@
+"""`political-sycophancy audit`: an instrument under several conditions as one eval set."""
+
+from __future__ import annotations
+
+import argparse
+import math
+from pathlib import Path
+
+from .eval_options import add_eval_options, check_definitions_unchanged, check_models, eval_set_kwargs, log_dir_lock
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "audit",
+        help="run an instrument under several asker conditions (one Inspect task each) as a resumable eval set",
+        description="Run an instrument under several asker conditions as one resumable Inspect eval set, "
+        "then print a per-condition table of the task metrics.",
+    )
+    p.add_argument("--instrument", default="pct", help="pct, typology, atp or an item file (default: pct)")
+    p.add_argument("--items", default=None, help="item file replacing the instrument's built-in items")
+    p.add_argument("--conditions", default="all", help="all (N, CA, C1L, C1R, C3L, C3R), focal, personas, or ids separated by commas")
+    p.add_argument("--conditions-file", default=None, help="YAML/JSON file of extra conditions")
+    p.add_argument("--pool", default="all", help="all, benchmarked, top<N>, gap><x> or a file of item ids")
+    p.add_argument("--answer", default="letter", choices=["letter", "logprobs"])
+    p.add_argument("--non-ordinal", default=None, choices=["keep", "drop"], help="WD items: keep (the paper) or drop non-ordinal options")
+    p.add_argument("--log-dir", default="logs", help="log directory of the eval set (default: logs)")
+    add_eval_options(p)
+    p.set_defaults(func=run)
+
+
+def metrics_table(logs) -> list[dict]:
+    """One row per log: model, condition and the task's scalar metrics."""
+    rows = []
+    for log in logs:
+        meta = log.eval.metadata or {}
+        row = {
+            "model": log.eval.model,
+            "instrument": meta.get("instrument", ""),
+            "condition": meta.get("condition", ""),
+            "status": log.status,
+            "samples": len(log.samples or []) if log.samples is not None else (log.results.total_samples if log.results else 0),
+        }
+        if log.samples is not None:
+            row["errors"] = sum(1 for s in log.samples if s.error)
+        elif log.results is not None:
+            row["errors"] = log.results.total_samples - log.results.completed_samples
+        if log.results:
+            for score in log.results.scores:
+                if "mean" in score.metrics:
+                    row[score.name] = score.metrics["mean"].value
+        rows.append(row)
+    return rows
+
+
+def format_table(rows: list[dict], columns: list[str]) -> str:
+    def cell(v) -> str:
+        if isinstance(v, float):
+            return "n/a" if math.isnan(v) else f"{v:.3f}"
+        return str(v)
+
+    widths = {c: max(len(c), *(len(cell(r.get(c, ""))) for r in rows)) for c in columns}
+    lines = ["  ".join(c.ljust(widths[c]) for c in columns)]
+    lines += ["  ".join(cell(r.get(c, "")).ljust(widths[c]) for c in columns) for r in rows]
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    from inspect_ai import eval_set
+
+    from ..core.conditions import resolve_conditions
+    from ..audit import audit_tasks
+
+    kwargs = eval_set_kwargs(args)
+    conditions = [c.id for c in resolve_conditions(args.conditions, args.conditions_file)]
+    tasks = audit_tasks(
+        instrument=args.instrument,
+        conditions=conditions,
+        conditions_file=args.conditions_file,
+        items=args.items,
+        pool=args.pool,
+        answer=args.answer,
+        non_ordinal=args.non_ordinal,
+    )
+    check_definitions_unchanged(tasks, args.log_dir)
+    check_models(kwargs)
+    with log_dir_lock(args.log_dir):
+        success, logs = eval_set(tasks, log_dir=args.log_dir, **kwargs)
+    order = {c: i for i, c in enumerate(conditions)}
+    rows = sorted(metrics_table(logs), key=lambda r: (r["model"], order.get(r["condition"], 99)))
+    preferred = ["model", "condition", "samples", "errors", "ideology", "typology", "wd_dem", "wd_rep", "closer_dem", "answered", "refused"]
+    columns = [c for c in preferred if any(c in r for r in rows)]
+    print()
+    print(format_table(rows, columns))
+    print("\nmeans over answered samples; answered and refused are shares of scored samples; errors are samples with no score")
+    print(f"logs: {Path(args.log_dir).resolve()}  (inspect view --log-dir {args.log_dir})")
+    if not success:
+        print("some tasks did not finish; run the same command again to complete them")
+        return 1
+    return 0

@@ -1,0 +1,152 @@
+"""The Inspect options that `audit` and `plan` pass to `eval_set`: one definition for both.
+
+Generation settings (temperature, max tokens, seed) and epochs go to Inspect's own
+`GenerateConfig` / `epochs`, overriding the tasks' defaults exactly as `inspect eval-set`
+flags do; the error options are Inspect's, so a run with permanently failing samples can
+finish (`--fail-on-error 0.1`) and count those cells as errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import fcntl
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from ..core.errors import InputError
+from ..core.io import output_dir
+
+
+def _fraction_or_count(text: str) -> float | bool:
+    """Inspect's --fail-on-error: true/false, a share (0 < x < 1) or a count (>= 1)."""
+    low = text.strip().lower()
+    if low in ("true", "false"):
+        return low == "true"
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not true, false or a number") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be positive")
+    return value
+
+
+def add_eval_options(p: argparse.ArgumentParser, generation: bool = True) -> None:
+    """The shared options; `generation=False` leaves out --temperature, --max-tokens and
+    --epochs, which a design sets per task (e.g. `plan`'s greedy replicate)."""
+    p.add_argument("--model", action="append", required=True, help="Inspect model, e.g. gguf/smollm2 or openai/gpt-4o (repeatable)")
+    p.add_argument("--model-arg", "-M", action="append", default=[], help="model argument key=value (e.g. model_path=/x.gguf)")
+    if generation:
+        p.add_argument("--temperature", type=float, default=None, help="sampling temperature (default: the task's, 1.0 as in the paper)")
+        p.add_argument("--max-tokens", type=int, default=None, help="generation limit (default: the provider's)")
+        p.add_argument("--epochs", type=int, default=None, help="replicates per item (default: the task's)")
+    p.add_argument("--seed", type=int, default=None, help="generation seed (providers that support it; the embedded model does)")
+    p.add_argument("--limit", type=int, default=None, help="only the first N samples of each task")
+    p.add_argument("--max-connections", type=int, default=None, help="concurrent calls per model (Inspect)")
+    p.add_argument("--max-tasks", type=int, default=None, help="tasks run at once (Inspect)")
+    p.add_argument("--fail-on-error", type=_fraction_or_count, default=None,
+                   help="Inspect: true (default), false, a share (0.1) or a count (5) of errored samples a task tolerates")
+    p.add_argument("--retry-on-error", type=int, default=None, help="Inspect: retry an errored sample this many times")
+    p.add_argument("--retry-attempts", type=int, default=None, help="Inspect eval-set: attempts at unfinished tasks (default 10)")
+
+
+def model_args(pairs: list[str]) -> dict[str, str]:
+    out = {}
+    for pair in pairs:
+        if "=" not in pair:
+            raise InputError(f"model argument {pair!r} is not key=value", field="--model-arg")
+        k, v = pair.split("=", 1)
+        out[k.strip()] = v.strip()
+    return out
+
+
+def eval_set_kwargs(args: argparse.Namespace, generation: bool = True) -> dict[str, Any]:
+    """Checked keyword arguments for `inspect_ai.eval_set` (options left unset are omitted,
+    so Inspect's and the tasks' defaults apply); `generation=False`: the design's own
+    temperature, max tokens and epochs are checked but stay with the tasks."""
+    for name in ("limit", "epochs", "max_tokens", "max_connections", "max_tasks", "retry_attempts"):
+        value = getattr(args, name, None)
+        if value is not None and value < 1:
+            raise InputError(f"--{name.replace('_', '-')} must be at least 1, got {value}")
+    if args.retry_on_error is not None and args.retry_on_error < 0:
+        raise InputError(f"--retry-on-error must be 0 or more, got {args.retry_on_error}")
+    if getattr(args, "temperature", None) is not None and args.temperature < 0:
+        raise InputError(f"--temperature must be 0 or more, got {args.temperature}")
+    kwargs: dict[str, Any] = {"model": args.model, "model_args": model_args(args.model_arg)}
+    passed = ("temperature", "max_tokens", "epochs") if generation else ()
+    for name in (*passed, "seed", "limit", "max_connections", "max_tasks",
+                 "fail_on_error", "retry_on_error", "retry_attempts"):
+        value = getattr(args, name, None)
+        if value is not None:
+            kwargs[name] = value
+    return kwargs
+
+
+def check_models(kwargs: dict[str, Any]) -> None:
+    """Create each model once before the run, so an unknown provider, a missing package or a
+    bad model argument is one clear error instead of a traceback from inside the eval."""
+    from inspect_ai.model import get_model
+
+    for name in kwargs["model"]:
+        try:
+            get_model(name, memoize=False, **kwargs["model_args"])
+        except InputError:
+            raise
+        except Exception as ex:  # noqa: BLE001 - any provider failure is the user's model spec
+            message = str(getattr(ex, "message", None) or ex).strip().splitlines()
+            raise InputError(f"--model {name}: {message[0] if message else type(ex).__name__}") from None
+
+
+def check_definitions_unchanged(tasks: list, log_dir: str) -> None:
+    """Refuse to resume into a log folder whose logs of the same task were made from other
+    item or condition definitions (the task version is a hash of them): Inspect would refuse
+    too, but without saying why; reusing them would report old answers as new ones."""
+    from pathlib import Path
+
+    from inspect_ai.log import list_eval_logs, read_eval_log
+
+    if not Path(log_dir).is_dir():
+        return
+    versions = {t.name: str(t.version) for t in tasks}
+    for info in list_eval_logs(log_dir, recursive=False):
+        try:
+            header = read_eval_log(info, header_only=True)
+        except Exception:  # noqa: BLE001 - an unreadable log is Inspect's to report
+            continue
+        name, version = header.eval.task, str(header.eval.task_version)
+        if name in versions and versions[name] != version:
+            raise InputError(
+                f"the items or conditions of task {name} changed since its log in {log_dir} was written "
+                f"({version} -> {versions[name]}); use a new --log-dir (old answers are never reused for new definitions)",
+                field="--log-dir",
+            )
+
+
+LOCK_FILE = ".political-sycophancy.lock"
+
+
+@contextlib.contextmanager
+def log_dir_lock(log_dir: str) -> Iterator[None]:
+    """One run per log folder at a time: a second `audit`/`plan --run` on the same folder
+    would send every call again beside the first (eval sets only see finished logs).
+    The lock is an OS file lock, released when the process ends, however it ends."""
+    path = output_dir(log_dir, "--log-dir") / LOCK_FILE
+    with path.open("a+") as fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            fh.seek(0)
+            holder = fh.read().strip() or "another process"
+            raise InputError(f"another run is writing to {log_dir} ({holder}); wait for it or use another --log-dir",
+                             field="--log-dir") from None
+        fh.seek(0)
+        fh.truncate()
+        fh.write(f"pid {os.getpid()}")
+        fh.flush()
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)

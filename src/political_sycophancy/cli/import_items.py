@@ -1,0 +1,32 @@
+"""`political-sycophancy import-items`: the first seed's items from its replication package."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "import-items",
+        help="import PCT, Typology and ATP items from the paper's replication-package directory",
+        description="Read pct_items_coded.csv, pew_typology_items.csv, pew_atp_partisan_distributions.csv and "
+        "pew_atp_items.csv from a replication-package directory and write pct.csv, typology.csv, atp.csv and "
+        "import_report.md (every exclusion and coding flag).",
+    )
+    p.add_argument("src", help="replication-package data directory (e.g. ../shared/reference/replication)")
+    p.add_argument("--out", required=True, help="directory to write the instrument files into")
+    p.add_argument("--coding", default=None, help="CSV (id, direction) replacing Typology directions, e.g. to correct pew_02/pew_22")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..core.io import output_dir
+    from ..core.items import load_items
+    from ..pew.replication import import_replication
+
+    output_dir(args.out, "--out")
+    paths = import_replication(args.src, args.out, coding=args.coding)
+    for name in ("pct", "typology", "atp"):
+        print(f"{name:9s} {len(load_items(paths[name], instrument=name)):5d} items -> {paths[name]}")
+    print(f"report    {paths['report']}")
+    return 0

@@ -1,0 +1,183 @@
+"""`political-sycophancy plan`: a whole design's cells, calls and tokens, and its run.
+
+Without `--run` nothing is sent to a model. With `--run` the design runs as one Inspect
+`eval_set`: run the same command again after an interruption and only the missing samples
+are run (completed samples are reused from the logs).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ..core.errors import InputError
+from .audit import format_table
+from .eval_options import add_eval_options, check_definitions_unchanged, check_models, eval_set_kwargs, log_dir_lock
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "plan",
+        help="print a whole design (cells, calls, token estimates per phase); --run executes it as one resumable eval set",
+        description="Print the cells, model calls and estimated input/output tokens of each phase of a design "
+        "(Phase 1, Phase 2, replicates, probes, personas) and, with --run, execute it as one resumable Inspect eval set.",
+    )
+    p.add_argument("--design", default="paper", help="design name (default: paper)")
+    p.add_argument("--items", required=True, help="directory holding pct.csv (optional; built-in otherwise), typology.csv and atp.csv")
+    p.add_argument("--log-dir", required=True, help="log directory of the eval set")
+    p.add_argument("--phases", default=",".join(_phases()), help="comma-separated subset of: " + ", ".join(_phases()))
+    p.add_argument("--phase2-pool", default="top500", help="ATP pool of Phase 2 and the replicates (default: top500)")
+    p.add_argument("--probe-pool", default="top30", help="ATP pool of the probes and personas (default: top30)")
+    p.add_argument("--replicates", type=int, default=4, help="T=1 replicates of the focal ATP grid, the original included (default: 4)")
+    p.add_argument("--no-greedy", action="store_true", help="leave out the T=0 run of the focal grid")
+    p.add_argument("--answer", default="letter", choices=["letter", "logprobs"], help="how audit answers are read")
+    p.add_argument("--temperature", type=float, default=1.0, help="the design's sampling temperature (default 1.0; the greedy replicate is T=0)")
+    p.add_argument("--probe-epochs", type=int, default=2)
+    p.add_argument("--persona-epochs", type=int, default=2)
+    p.add_argument("--grader", default=None, help="model that also codes the perception descriptions")
+    p.add_argument("--max-tokens", type=int, default=None, help="generation limit of every task (default: the provider's)")
+    p.add_argument("--conditions-file", default=None, help="YAML/JSON file of extra or replaced conditions")
+    p.add_argument(
+        "--output-tokens",
+        action="append",
+        default=[],
+        metavar="KIND=N",
+        help="output tokens per call for the estimate (kinds: audit, audit_logprobs, expected_answer, perception, grader)",
+    )
+    p.add_argument("--run", action="store_true", help="run the design as one resumable eval set")
+    add_eval_options(p, generation=False)
+    p.set_defaults(func=run)
+
+
+def _phases() -> tuple[str, ...]:
+    from ..audit.designs import PHASES
+
+    return PHASES
+
+
+def _output_overrides(pairs: list[str]) -> dict[str, float]:
+    from ..audit.designs import OUTPUT_TOKENS
+
+    out: dict[str, float] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or key.strip() not in OUTPUT_TOKENS:
+            raise InputError(f"--output-tokens {pair!r}: use KIND=N with KIND one of {', '.join(OUTPUT_TOKENS)}")
+        try:
+            out[key.strip()] = float(value)
+        except ValueError:
+            raise InputError(f"--output-tokens {pair!r}: {value!r} is not a number") from None
+    return out
+
+
+def plan_rows(planned, models: list[str], output_tokens: dict[str, float], limit: int | None = None) -> tuple[list[dict], list[dict]]:
+    """Per-task rows and per-phase rows (per model and for all models), with the sample
+    limit applied."""
+    from ..audit.designs import estimate
+
+    tasks = [
+        {
+            "phase": p.phase,
+            "task": p.name,
+            "kind": p.kind,
+            "condition": (p.task.metadata or {}).get("condition", ""),
+            "pool": (p.task.metadata or {}).get("pool", ""),
+            "T": "" if p.task.config.temperature is None else p.task.config.temperature,
+            "cells": p.samples if limit is None else min(p.samples, limit),
+            "epochs": p.epochs,
+            "calls": (p.samples if limit is None else min(p.samples, limit)) * p.epochs,
+        }
+        for p in planned
+    ]
+    n = len(models)
+    phases = []
+    for e in estimate(planned, output_tokens, limit):
+        phases.append(
+            {
+                "phase": e.phase,
+                "tasks": e.tasks,
+                "cells/model": e.cells,
+                "calls/model": e.calls,
+                "calls": e.calls * n,
+                "input tokens": e.input_tokens * n,
+                "output tokens": e.output_tokens * n,
+            }
+        )
+    total = {k: sum(r[k] for r in phases) for k in ("tasks", "cells/model", "calls/model", "calls", "input tokens", "output tokens")}
+    phases.append({"phase": "total", **total})
+    return tasks, phases
+
+
+def _phase_list(spec: str) -> list[str]:
+    return [s.strip() for s in spec.split(",") if s.strip()]
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..audit.designs import design_tasks
+
+    if args.max_tokens is not None and args.max_tokens < 1:
+        raise InputError(f"--max-tokens must be at least 1, got {args.max_tokens}")
+    kwargs = eval_set_kwargs(args, generation=False)
+
+    planned = design_tasks(
+        args.design,
+        args.items,
+        phases=_phase_list(args.phases),
+        phase2_pool=args.phase2_pool,
+        probe_pool=args.probe_pool,
+        replicates=args.replicates,
+        greedy=not args.no_greedy,
+        answer=args.answer,
+        temperature=args.temperature,
+        probe_epochs=args.probe_epochs,
+        persona_epochs=args.persona_epochs,
+        grader=args.grader,
+        max_tokens=args.max_tokens,
+        conditions=args.conditions_file,
+    )
+    task_rows, phase_rows = plan_rows(planned, args.model, _output_overrides(args.output_tokens), args.limit)
+    print(f"design {args.design!r}: {len(planned)} tasks x {len(args.model)} model(s) ({', '.join(args.model)})\n")
+    print(format_table(task_rows, ["phase", "task", "kind", "condition", "pool", "T", "cells", "epochs", "calls"]))
+    print()
+    print(format_table(phase_rows, ["phase", "tasks", "cells/model", "calls/model", "calls", "input tokens", "output tokens"]))
+    print(
+        "\ntokens are estimates: input = prompt characters / 4 + 8 per call; output per call: "
+        "audit 3 (1 with --answer logprobs), expected_answer 60, perception 90 (reasoning models use far more; "
+        "set --output-tokens)."
+    )
+    if args.limit is not None:
+        print(f"--limit {args.limit}: the first {args.limit} samples of each task (counted above)")
+    if not args.run:
+        print("\nnothing was run; add --run to execute the design as one resumable eval set")
+        return 0
+    return execute(planned, args, kwargs)
+
+
+def execute(planned, args: argparse.Namespace, kwargs: dict) -> int:
+    from inspect_ai import eval_set
+
+    check_definitions_unchanged([p.task for p in planned], args.log_dir)
+    check_models(kwargs)
+    with log_dir_lock(args.log_dir):
+        success, logs = eval_set([p.task for p in planned], log_dir=args.log_dir, **kwargs)
+    rows = []
+    for log in logs:
+        meta = log.eval.metadata or {}
+        rows.append(
+            {
+                "phase": meta.get("phase", ""),
+                "task": log.eval.task,
+                "model": log.eval.model,
+                "status": log.status,
+                "samples": log.results.completed_samples if log.results else 0,
+            }
+        )
+    order = {p.name: i for i, p in enumerate(planned)}
+    rows.sort(key=lambda r: (r["model"], order.get(r["task"], 10**6)))
+    print()
+    print(format_table(rows, ["phase", "task", "model", "status", "samples"]))
+    print(f"\nlogs: {Path(args.log_dir).resolve()}  (political-sycophancy analyze {args.log_dir})")
+    if not success:
+        print("some tasks did not finish; run the same command again to complete them")
+        return 1
+    return 0

@@ -1,1 +1,0 @@
-"""Subcommands of the `political-sycophancy` CLI, one module each."""

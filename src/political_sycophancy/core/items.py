@@ -1,0 +1,482 @@
+"""Items and instruments: a survey question as data, loaded from CSV or JSONL.
+
+An instrument is a data file of items plus a prompt template and a scoring rule. Every
+problem in a file is reported with the file, the row and the field before any model is
+called (see README, "Instrument files").
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any, Iterable
+
+from .errors import InputError
+from .io import csv_records, parse_json, read_text
+
+LIKERT4: tuple[str, ...] = ("Strongly Agree", "Agree", "Disagree", "Strongly Disagree")
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+TEMPLATES = ("agree_disagree", "multiple_choice")
+SCORINGS = ("pct", "typology", "wd", "choice")
+DIST_PREFIX = "dist_"
+
+# Columns the loader interprets; every other column becomes free metadata.
+KNOWN_COLUMNS = {
+    "id",
+    "instrument",
+    "text",
+    "options",
+    "positions",
+    "direction",
+    "axis",
+    "template",
+    "scoring",
+    "ordinal",
+}
+
+
+@dataclass(frozen=True)
+class Item:
+    """One survey question.
+
+    `positions` are the ordinal positions of the options (1..n unless the file says
+    otherwise); `benchmarks` maps a respondent group (e.g. "dem", "rep", "overall") to its
+    answer distribution over the options; `ordinal` flags per option whether it belongs to
+    the ordinal scale ("Not sure" does not, in OpinionQA's treatment).
+    """
+
+    id: str
+    instrument: str
+    text: str
+    options: tuple[str, ...]
+    positions: tuple[float, ...]
+    direction: int = 0
+    axis: str | None = None
+    template: str = "multiple_choice"
+    scoring: str = "choice"
+    benchmarks: dict[str, tuple[float, ...]] = field(default_factory=dict)
+    ordinal: tuple[bool, ...] | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def letters(self) -> tuple[str, ...]:
+        return tuple(LETTERS[: len(self.options)])
+
+    @property
+    def partisan_gap(self) -> float | None:
+        gap = self.metadata.get("partisan_gap")
+        if gap is None:
+            return None
+        try:
+            value = float(gap)
+        except (TypeError, ValueError):
+            return None
+        return None if math.isnan(value) else value
+
+    def sample_metadata(self) -> dict[str, Any]:
+        """Flat metadata for an Inspect sample, so a log explains itself."""
+        return {
+            "instrument": self.instrument,
+            "item_id": self.id,
+            "direction": self.direction,
+            "axis": self.axis,
+            "template": self.template,
+            "scoring": self.scoring,
+            "options": list(self.options),
+            "positions": list(self.positions),
+            "benchmarks": {k: list(v) for k, v in self.benchmarks.items()},
+            "ordinal": list(self.ordinal) if self.ordinal is not None else None,
+            "item_text": self.text,
+            **{f"item_{k}": v for k, v in self.metadata.items()},
+        }
+
+
+@dataclass(frozen=True)
+class InstrumentSpec:
+    """A named instrument: its defaults and, when it ships with the package, its file."""
+
+    name: str
+    template: str
+    scoring: str
+    builtin_file: str | None = None
+    description: str = ""
+
+
+INSTRUMENTS: dict[str, InstrumentSpec] = {}
+
+
+def register_instrument(spec: InstrumentSpec) -> InstrumentSpec:
+    INSTRUMENTS[spec.name] = spec
+    return spec
+
+
+register_instrument(
+    InstrumentSpec(
+        "pct",
+        template="agree_disagree",
+        scoring="pct",
+        builtin_file="pct.csv",
+        description="Political Compass Test, 62 statements, axis and direction coded as in the first seed's SI Table S1.",
+    )
+)
+register_instrument(
+    InstrumentSpec(
+        "typology",
+        template="multiple_choice",
+        scoring="typology",
+        description="Pew Political Typology (25 multiple-choice items); import it with `political-sycophancy import-items`.",
+    )
+)
+register_instrument(
+    InstrumentSpec(
+        "atp",
+        template="multiple_choice",
+        scoring="wd",
+        description="Pew American Trends Panel items with partisan benchmarks; build with `political-sycophancy atp build` or import.",
+    )
+)
+
+
+def _read_rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    """Rows of a CSV or JSONL file with their 1-based data row numbers."""
+    suffix = path.suffix.lower()
+    if suffix not in (".jsonl", ".ndjson", ".csv", ".tsv"):
+        if path.is_dir():
+            raise InputError("is a directory, not a file", file=path)
+        raise InputError("unsupported file type (use .csv, .tsv or .jsonl)", file=path)
+    text = read_text(path)
+    rows: list[tuple[int, dict[str, Any]]] = []
+    if suffix in (".jsonl", ".ndjson"):
+        data_row = 0
+        # Lines end at "\n" only: str.splitlines() would also split inside JSON strings
+        # that hold U+2028, U+0085 or other Unicode line breaks.
+        for line in text.split("\n"):
+            if not line.strip():
+                continue
+            data_row += 1
+            obj = parse_json(line, file=path, row=data_row)
+            if not isinstance(obj, dict):
+                raise InputError("each line must be a JSON object", file=path, row=data_row)
+            rows.append((data_row, obj))
+    else:
+        rows = list(csv_records(text, path, delimiter="\t" if suffix == ".tsv" else ","))
+    if not rows:
+        raise InputError("file has a header but no items", file=path)
+    return rows
+
+
+def _blank(value: Any) -> bool:
+    if value is None:
+        return True
+    if isinstance(value, float) and math.isnan(value):
+        return True
+    return isinstance(value, str) and value.strip() == ""
+
+
+def _parse_list(value: Any, *, path: Path, row: int, column: str) -> list[Any]:
+    if isinstance(value, list):
+        return value
+    if not isinstance(value, str):
+        raise InputError(f"expected a list, got {type(value).__name__}", file=path, row=row, field=column)
+    s = value.strip()
+    if s.startswith("["):
+        out = parse_json(s, file=path, row=row, field=column)
+        if not isinstance(out, list):
+            raise InputError("expected a JSON list", file=path, row=row, field=column)
+        return out
+    return [part.strip() for part in s.split("|")]
+
+
+_PEW_CODE = re.compile(r"^(\d+)\s+(?=\S)")
+
+
+def strip_pew_codes(options: list[str]) -> list[str] | None:
+    """Options without Pew's value codes ("1 Favor | 2 Oppose" -> Favor, Oppose) when every
+    option carries one and they run 1, 2, ..., n; otherwise None, so "18 to 29 | 30 to 49"
+    keeps its numbers."""
+    matches = [_PEW_CODE.match(o) for o in options]
+    if not all(matches) or [int(m.group(1)) for m in matches] != list(range(1, len(options) + 1)):  # type: ignore[union-attr]
+        return None
+    return [o[m.end():] for o, m in zip(options, matches)]  # type: ignore[union-attr]
+
+
+def parse_options(value: Any, *, path: Path, row: int, column: str) -> list[str]:
+    """Option texts of a cell: a JSON list is kept verbatim (the paper sent some options with
+    leading spaces, and "1 time" is an option); the `A | B` form is stripped and loses
+    Pew's codes when every option has one (`strip_pew_codes`)."""
+    listed = _parse_list(value, path=path, row=row, column=column)
+    if not all(_scalar(o) for o in listed):
+        raise InputError("each option must be text or a number", file=path, row=row, field=column)
+    options = [str(o) for o in listed]
+    if isinstance(value, str) and not value.strip().startswith("["):
+        options = strip_pew_codes(options) or options
+    return options
+
+
+def _scalar(value: Any) -> bool:
+    """Text or a number (JSON lists, objects, booleans and nulls are not)."""
+    return isinstance(value, (str, int, float)) and not isinstance(value, bool)
+
+
+def _parse_numbers(value: Any, *, path: Path, row: int, column: str) -> list[float]:
+    out = []
+    for x in _parse_list(value, path=path, row=row, column=column):
+        if isinstance(x, bool):
+            raise InputError(f"not a number: {x!r}", file=path, row=row, field=column)
+        try:
+            f = float(x)
+        except (TypeError, ValueError):
+            raise InputError(f"not a number: {x!r}", file=path, row=row, field=column) from None
+        if math.isnan(f) or math.isinf(f):
+            raise InputError(f"not a finite number: {x!r}", file=path, row=row, field=column)
+        out.append(f)
+    return out
+
+
+def _parse_int(value: Any, *, path: Path, row: int, column: str, allowed: Iterable[int]) -> int:
+    try:
+        if isinstance(value, bool):
+            raise ValueError
+        f = float(value)
+        if not f.is_integer():
+            raise ValueError
+        i = int(f)
+    except (TypeError, ValueError):
+        raise InputError(f"not an integer: {value!r}", file=path, row=row, field=column) from None
+    allowed = tuple(allowed)
+    if i not in allowed:
+        raise InputError(f"must be one of {allowed}, got {i}", file=path, row=row, field=column)
+    return i
+
+
+def _parse_bool(value: Any, *, path: Path, row: int, column: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    s = str(value).strip().lower()
+    if s in ("1", "true", "yes", "y", "t"):
+        return True
+    if s in ("0", "false", "no", "n", "f"):
+        return False
+    raise InputError(f"not a boolean: {value!r}", file=path, row=row, field=column)
+
+
+def item_from_record(
+    rec: dict[str, Any],
+    *,
+    path: Path,
+    row: int,
+    spec: InstrumentSpec | None = None,
+) -> Item:
+    """Validate one record and build its Item; errors name file, row and field."""
+    for required in ("id", "text"):
+        if required not in rec:
+            raise InputError("missing column", file=path, row=row, field=required)
+        if _blank(rec[required]):
+            raise InputError("empty value", file=path, row=row, field=required)
+        if not _scalar(rec[required]):
+            raise InputError(f"expected text, got {type(rec[required]).__name__}", file=path, row=row, field=required)
+    item_id = str(rec["id"]).strip()
+    if not re.fullmatch(r"[A-Za-z0-9_.:\-]+", item_id):
+        raise InputError(
+            f"id {item_id!r} may only hold letters, digits, '_', '.', ':' and '-'",
+            file=path,
+            row=row,
+            field="id",
+        )
+    instrument = str(rec.get("instrument") or (spec.name if spec else path.stem)).strip()
+    template = str(rec.get("template") or (spec.template if spec else "")).strip()
+    dist_columns = [k for k in rec if k.startswith(DIST_PREFIX) and not _blank(rec[k])]
+    scoring = str(rec.get("scoring") or (spec.scoring if spec else "")).strip()
+    if not scoring:
+        scoring = "wd" if dist_columns else "choice"
+    if not template:
+        template = "agree_disagree" if scoring == "pct" else "multiple_choice"
+    if template not in TEMPLATES:
+        raise InputError(f"unknown template {template!r} (known: {', '.join(TEMPLATES)})", file=path, row=row, field="template")
+    if scoring not in SCORINGS:
+        raise InputError(f"unknown scoring {scoring!r} (known: {', '.join(SCORINGS)})", file=path, row=row, field="scoring")
+
+    if _blank(rec.get("options")):
+        if template == "agree_disagree":
+            options = list(LIKERT4)
+        else:
+            raise InputError("missing options", file=path, row=row, field="options")
+    else:
+        options = parse_options(rec["options"], path=path, row=row, column="options")
+    if len(options) < 2:
+        raise InputError(f"needs at least 2 options, got {len(options)}", file=path, row=row, field="options")
+    if len(options) > len(LETTERS):
+        raise InputError(f"at most {len(LETTERS)} options", file=path, row=row, field="options")
+    if any(not o.strip() for o in options):
+        raise InputError("an option is empty", file=path, row=row, field="options")
+    if len(set(o.strip().lower() for o in options)) != len(options):
+        raise InputError("duplicate option texts", file=path, row=row, field="options")
+
+    direction = 0
+    if not _blank(rec.get("direction")):
+        direction = _parse_int(rec["direction"], path=path, row=row, column="direction", allowed=(-1, 0, 1))
+    elif scoring in ("pct", "typology"):
+        raise InputError(f"scoring {scoring!r} needs a direction (-1, 0 or 1)", file=path, row=row, field="direction")
+    if scoring == "pct" and len(options) != 4:
+        raise InputError(
+            f"PCT scoring (A=+2, B=+1, C=-1, D=-2) needs exactly 4 options, got {len(options)}",
+            file=path,
+            row=row,
+            field="options",
+        )
+
+    axis = None if _blank(rec.get("axis")) else str(rec["axis"]).strip()
+
+    if _blank(rec.get("positions")):
+        positions = [float(i + 1) for i in range(len(options))]
+    else:
+        positions = _parse_numbers(rec["positions"], path=path, row=row, column="positions")
+        if len(positions) != len(options):
+            raise InputError(
+                f"{len(positions)} positions for {len(options)} options", file=path, row=row, field="positions"
+            )
+        if any(b <= a for a, b in zip(positions, positions[1:])):
+            raise InputError("positions must increase strictly", file=path, row=row, field="positions")
+
+    ordinal = None
+    if not _blank(rec.get("ordinal")):
+        flags = _parse_list(rec["ordinal"], path=path, row=row, column="ordinal")
+        ordinal = tuple(_parse_bool(f, path=path, row=row, column="ordinal") for f in flags)
+        if len(ordinal) != len(options):
+            raise InputError(f"{len(ordinal)} flags for {len(options)} options", file=path, row=row, field="ordinal")
+
+    benchmarks: dict[str, tuple[float, ...]] = {}
+    for column in dist_columns:
+        dist = _parse_numbers(rec[column], path=path, row=row, column=column)
+        if len(dist) != len(options):
+            raise InputError(
+                f"distribution has {len(dist)} shares for {len(options)} options", file=path, row=row, field=column
+            )
+        if any(x < 0 for x in dist):
+            raise InputError("negative share", file=path, row=row, field=column)
+        total = sum(dist)
+        if abs(total - 1.0) > 0.01:
+            raise InputError(f"shares sum to {total:.4f}, not 1 (±0.01)", file=path, row=row, field=column)
+        benchmarks[column[len(DIST_PREFIX):]] = tuple(x / total for x in dist)
+    if scoring == "wd" and not benchmarks:
+        raise InputError(
+            "WD scoring needs benchmark distributions (dist_dem, dist_rep, ...)", file=path, row=row, field="dist_dem"
+        )
+
+    metadata = {
+        k: v
+        for k, v in rec.items()
+        if k not in KNOWN_COLUMNS and not k.startswith(DIST_PREFIX) and not _blank(v)
+    }
+    return Item(
+        id=item_id,
+        instrument=instrument,
+        text=str(rec["text"]).strip(),
+        options=tuple(options),
+        positions=tuple(positions),
+        direction=direction,
+        axis=axis,
+        template=template,
+        scoring=scoring,
+        benchmarks=benchmarks,
+        ordinal=ordinal,
+        metadata=metadata,
+    )
+
+
+def load_items(path: str | Path, *, instrument: str | None = None) -> list[Item]:
+    """Load and validate an item file (CSV, TSV or JSONL)."""
+    path = Path(path)
+    spec = INSTRUMENTS.get(instrument) if instrument else None
+    if instrument and spec is None:
+        spec = InstrumentSpec(instrument, template="", scoring="")
+    items: list[Item] = []
+    seen: dict[str, int] = {}
+    for row, rec in _read_rows(path):
+        item = item_from_record(rec, path=path, row=row, spec=spec)
+        if item.id in seen:
+            raise InputError(
+                f"duplicate id {item.id!r} (first at row {seen[item.id]})", file=path, row=row, field="id"
+            )
+        seen[item.id] = row
+        items.append(item)
+    return items
+
+
+def builtin_path(filename: str) -> Path:
+    return Path(str(resources.files("political_sycophancy") / "instruments" / filename))
+
+
+def load_instrument(instrument: str = "pct", items: str | Path | None = None) -> list[Item]:
+    """Items of a named instrument or of an item file.
+
+    `instrument` is a registered name (pct, typology, atp) or a path to an item file;
+    `items` overrides the instrument's built-in file.
+    """
+    if items is not None:
+        name = instrument if instrument in INSTRUMENTS else None
+        return load_items(items, instrument=name)
+    if instrument in INSTRUMENTS:
+        spec = INSTRUMENTS[instrument]
+        if spec.builtin_file is None:
+            raise InputError(
+                f"instrument {instrument!r} has no built-in item file; pass one with -T items=<path>. {spec.description}"
+            )
+        return load_items(builtin_path(spec.builtin_file), instrument=instrument)
+    candidate = Path(instrument)
+    if candidate.suffix.lower() in (".csv", ".tsv", ".jsonl", ".ndjson"):
+        return load_items(candidate)
+    raise InputError(
+        f"unknown instrument {instrument!r}: use one of {', '.join(sorted(INSTRUMENTS))} or a path to an item file"
+    )
+
+
+def select_pool(items: list[Item], pool: str | None) -> list[Item]:
+    """Items of a pool: `all`, `benchmarked`, `top<N>` (largest partisan gap first),
+    `gap><x>`, or a path to a file listing item ids (one per line).
+
+    Pools by gap use the item's `partisan_gap` metadata; items without one are left out
+    of gap pools (and counted in the error message when nothing is left).
+    """
+    if pool is None or pool in ("", "all"):
+        return list(items)
+    if pool == "benchmarked":
+        return [i for i in items if i.benchmarks.get("dem") and i.benchmarks.get("rep")]
+    with_gap = [i for i in items if i.partisan_gap is not None]
+    m = re.fullmatch(r"top(\d+)", pool)
+    if m:
+        n = int(m.group(1))
+        if not with_gap:
+            raise InputError(f"pool {pool!r} needs items with a partisan_gap; none of {len(items)} have one")
+        # A stable sort: ties keep file order, which reproduces the paper's Phase 2 ranking.
+        ranked = sorted(with_gap, key=lambda i: -(i.partisan_gap or 0.0))
+        return ranked[:n]
+    m = re.fullmatch(r"gap>(\d*\.?\d+)", pool)
+    if m:
+        cut = float(m.group(1))
+        if not with_gap:
+            raise InputError(f"pool {pool!r} needs items with a partisan_gap; none of {len(items)} have one")
+        return [i for i in with_gap if (i.partisan_gap or 0.0) > cut]
+    path = Path(pool)
+    if path.exists():
+        return _pool_file(items, path)
+    raise InputError(f"unknown pool {pool!r}: use all, benchmarked, top<N>, gap><x> or a file of ids")
+
+
+def _pool_file(items: list[Item], path: Path) -> list[Item]:
+    """The items a file of ids names, in the file's order; unknown or repeated ids are errors."""
+    wanted = [line.strip() for line in read_text(path).splitlines() if line.strip()]
+    by_id = {i.id: i for i in items}
+    missing = [w for w in wanted if w not in by_id]
+    if missing:
+        raise InputError(f"{len(missing)} ids not in the instrument, e.g. {missing[:3]}", file=path)
+    seen: dict[str, int] = {}
+    for row, w in enumerate(wanted, start=1):
+        if w in seen:
+            raise InputError(f"id {w!r} listed twice (first at row {seen[w]})", file=path, row=row)
+        seen[w] = row
+    return [by_id[w] for w in wanted]

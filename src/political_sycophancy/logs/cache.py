@@ -1,0 +1,266 @@
+"""The frame cache: data only, validated on read, never executed.
+
+A log folder is shared data (downloaded, on a team drive), so its cache must not be able to
+run code: no pickle. Under `<log dir>/.political-sycophancy-cache/`:
+
+- `index.json`: schema version and, per log (path relative to the log dir), its size,
+  modification time, row count, the reason it was ignored (other tasks), its task id and
+  what it was meant to hold (`design.planned`);
+- `rows/<sha1 of the log path>.parquet`: the log's rows. Each column has a codec recorded
+  in the file's metadata: `int64`, `float64`, `bool` and `str` columns are stored natively;
+  every other column (lists, dicts, mixed values) as one JSON text per row, decoded with
+  `json.loads` (equal texts share one object, as the reader's interner does).
+
+Every read is validated: the index's schema, version and types; each rows file's version,
+log name, size, modification time, column names, codecs, Arrow types and row count. An
+entry that fails is read from its log again and the failure is noted; a pickle cache of an
+older version (`frame.pkl`) is deleted unread. Files are written atomically.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ..core.atomic import clean_stale_temp, write_atomic
+from .design import valid_record
+
+CACHE_DIR = ".political-sycophancy-cache"
+INDEX_FILE = "index.json"
+ROWS_DIR = "rows"
+# Caches of older versions that could run code when read: deleted, never opened (the
+# pickle cache and the temporary files its killed writers left).
+LEGACY_FILES = ("frame.pkl",)
+LEGACY_TEMP = ".frame-*.tmp"
+META_KEY = b"political_sycophancy"
+NATIVE_DTYPES = {"int64": "int64", "float64": "float64", "bool": "bool", "str": "str"}
+CODECS = ("int64", "float64", "bool", "str", "json")
+
+
+class CacheInvalid(Exception):
+    """A cache file that failed validation (the reason is the message)."""
+
+
+@dataclass
+class Entry:
+    """One log's cached rows (None for an ignored log) and what identifies the log file."""
+
+    size: int
+    mtime: float
+    ignored: str | None
+    rows: pd.DataFrame | None
+    task_id: str | None = None
+    design: dict | None = None
+
+
+def rows_file(name: str) -> str:
+    """The rows file of a log: a fixed function of its path, so the index cannot point elsewhere."""
+    return hashlib.sha1(name.encode("utf-8")).hexdigest() + ".parquet"
+
+
+def _codec(series: pd.Series) -> str:
+    name = str(series.dtype)
+    return name if name in NATIVE_DTYPES else "json"
+
+
+def _json_texts(series: pd.Series) -> list[str]:
+    memo: dict[int, str] = {}
+    out = []
+    for value in series.tolist():
+        text = memo.get(id(value))
+        if text is None:
+            text = json.dumps(value, allow_nan=True, separators=(",", ":"))
+            memo[id(value)] = text
+        out.append(text)
+    return out
+
+
+def encode_rows(rows: pd.DataFrame, meta: dict[str, Any]) -> bytes:
+    """One log's rows as Parquet bytes (codecs and `meta` in the file's metadata)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    arrays, codecs = [], []
+    for column in rows.columns:
+        series = rows[column]
+        codec = _codec(series)
+        if codec == "json":
+            arrays.append(pa.array(_json_texts(series), type=pa.string()))
+        elif codec == "str":
+            arrays.append(pa.array(series.to_numpy(dtype=object, na_value=None), type=pa.string()))
+        else:
+            arrays.append(pa.array(series.to_numpy(), type=_arrow_type(codec)))
+        codecs.append([str(column), codec])
+    table = pa.Table.from_arrays(arrays, names=[str(c) for c in rows.columns])
+    header = {**meta, "columns": codecs, "n_rows": len(rows)}
+    table = table.replace_schema_metadata({META_KEY: json.dumps(header).encode("utf-8")})
+    buffer = io.BytesIO()
+    pq.write_table(table, buffer)
+    return buffer.getvalue()
+
+
+def _arrow_type(codec: str):
+    import pyarrow as pa
+
+    return {"int64": pa.int64(), "float64": pa.float64(), "bool": pa.bool_(), "str": pa.string(), "json": pa.string()}[codec]
+
+
+def decode_rows(path: Path, expect: dict[str, Any], decoded: dict[str, Any]) -> pd.DataFrame:
+    """The rows of a Parquet rows file after validating it against `expect` (version, log,
+    size, mtime); `decoded` shares equal JSON values between rows. Raises CacheInvalid."""
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(path)
+    except Exception as ex:  # anything that is not our Parquet file
+        raise CacheInvalid(f"not a Parquet rows file ({type(ex).__name__})") from None
+    try:
+        header = json.loads((table.schema.metadata or {})[META_KEY])
+    except (KeyError, ValueError, TypeError):
+        raise CacheInvalid("no political_sycophancy metadata") from None
+    if not isinstance(header, dict):
+        raise CacheInvalid("metadata is not an object")
+    for key, value in expect.items():
+        if header.get(key) != value:
+            raise CacheInvalid(f"{key} {header.get(key)!r} != {value!r}")
+    columns = header.get("columns")
+    if (
+        not isinstance(columns, list)
+        or not all(isinstance(c, list) and len(c) == 2 and isinstance(c[0], str) and c[1] in CODECS for c in columns)
+        or [c[0] for c in columns] != table.column_names
+    ):
+        raise CacheInvalid("column list does not match the file")
+    if header.get("n_rows") != table.num_rows:
+        raise CacheInvalid(f"{table.num_rows} rows, metadata says {header.get('n_rows')!r}")
+    data: dict[str, Any] = {}
+    for (name, codec), column in zip(columns, table.columns):
+        if column.type != _arrow_type(codec):
+            raise CacheInvalid(f"column {name!r} is {column.type}, codec {codec}")
+        if codec == "json":
+            data[name] = _decode_json(column.to_pylist(), name, decoded)
+        elif codec == "str":
+            data[name] = pd.array(column.to_pylist(), dtype="str")
+        else:
+            if column.null_count:
+                raise CacheInvalid(f"column {name!r} ({codec}) has nulls")
+            data[name] = column.to_numpy()
+    return pd.DataFrame(data, index=pd.RangeIndex(table.num_rows), columns=[c[0] for c in columns])
+
+
+def _decode_json(texts: list, name: str, decoded: dict[str, Any]) -> pd.Series:
+    out = []
+    for text in texts:
+        if not isinstance(text, str):
+            raise CacheInvalid(f"column {name!r} has a null JSON text")
+        value = decoded.get(text)
+        if value is None and text not in decoded:
+            try:
+                value = json.loads(text)
+            except ValueError:
+                raise CacheInvalid(f"column {name!r} holds invalid JSON") from None
+            decoded[text] = value
+        out.append(value)
+    return pd.Series(out, dtype=object)
+
+
+def _valid_index_entry(entry: Any) -> bool:
+    return (
+        isinstance(entry, dict)
+        and isinstance(entry.get("size"), int)
+        and isinstance(entry.get("mtime"), (int, float))
+        and not isinstance(entry.get("mtime"), bool)
+        and math.isfinite(entry["mtime"])
+        and (entry.get("ignored") is None or isinstance(entry.get("ignored"), str))
+        and isinstance(entry.get("n_rows"), int)
+        and (entry.get("task_id") is None or isinstance(entry.get("task_id"), str))
+        and (entry.get("design") is None or valid_record(entry.get("design")))
+    )
+
+
+class FrameCache:
+    """The cache of one log directory (see the module docstring)."""
+
+    def __init__(self, log_dir: Path, version: int) -> None:
+        self.dir = Path(log_dir) / CACHE_DIR
+        self.version = version
+        self.index: dict[str, dict] = {}
+        self.notes: list[str] = []
+        self._decoded: dict[str, Any] = {}
+
+    def open(self) -> None:
+        """Remove legacy pickles and orphaned temporary files; read and validate the index."""
+        for legacy in LEGACY_FILES:
+            path = self.dir / legacy
+            if path.exists():
+                try:
+                    path.unlink()
+                    self.notes.append(f"an old pickle frame cache {path} was deleted unread (a pickle can run code); the cache is rebuilt")
+                except OSError as ex:
+                    self.notes.append(f"an old pickle frame cache {path} is ignored (a pickle can run code) and could not be deleted ({ex})")
+        for orphan in self.dir.glob(LEGACY_TEMP) if self.dir.is_dir() else ():
+            orphan.unlink(missing_ok=True)
+        clean_stale_temp(self.dir)
+        clean_stale_temp(self.dir / ROWS_DIR)
+        path = self.dir / INDEX_FILE
+        if not path.exists():
+            return
+        try:
+            data = json.loads(path.read_bytes())
+        except (OSError, ValueError) as ex:
+            return self._reject(path, f"not JSON ({type(ex).__name__})")
+        if not isinstance(data, dict) or not isinstance(data.get("files"), dict):
+            return self._reject(path, "not a cache index")
+        if data.get("version") != self.version:
+            return  # an older layout: rebuilt silently, as a schema change is expected
+        bad = [name for name, entry in data["files"].items() if not _valid_index_entry(entry)]
+        if bad:
+            return self._reject(path, f"malformed entry {bad[0]!r}")
+        self.index = data["files"]
+
+    def _reject(self, path: Path, reason: str) -> None:
+        self.notes.append(f"frame cache {path} failed validation ({reason}) and is rebuilt; it was never executed")
+
+    def get(self, name: str, size: int, mtime: float) -> Entry | None:
+        """The cached entry of a log if its size and mtime match and its rows file validates."""
+        entry = self.index.get(name)
+        if entry is None or entry["size"] != size or entry["mtime"] != mtime:
+            return None
+        if entry["ignored"] is not None:
+            return Entry(size, mtime, entry["ignored"], None, entry.get("task_id"))
+        path = self.dir / ROWS_DIR / rows_file(name)
+        try:
+            rows = decode_rows(path, {"version": self.version, "log": name, "size": size, "mtime": mtime, "n_rows": entry["n_rows"]}, self._decoded)
+        except CacheInvalid as ex:
+            self.notes.append(f"frame cache file {path} failed validation ({ex}); {name} is read again and the file rewritten")
+            return None
+        return Entry(size, mtime, None, rows, entry.get("task_id"), entry.get("design"))
+
+    def save(self, entries: dict[str, Entry], fresh: set[str]) -> None:
+        """Write the rows of the `fresh` entries and the index; drop files of logs that are gone."""
+        try:
+            rows_dir = self.dir / ROWS_DIR
+            rows_dir.mkdir(parents=True, exist_ok=True)
+            for name in sorted(fresh):
+                entry = entries[name]
+                if entry.ignored is None and entry.rows is not None:
+                    meta = {"version": self.version, "log": name, "size": entry.size, "mtime": entry.mtime}
+                    write_atomic(rows_dir / rows_file(name), encode_rows(entry.rows, meta))
+            index = {
+                name: {"size": e.size, "mtime": e.mtime, "ignored": e.ignored, "n_rows": 0 if e.rows is None else len(e.rows),
+                       "task_id": e.task_id, "design": e.design}
+                for name, e in entries.items()
+            }
+            write_atomic(self.dir / INDEX_FILE, json.dumps({"version": self.version, "files": index}, indent=0))
+            keep = {rows_file(name) for name, e in entries.items() if e.ignored is None}
+            for path in rows_dir.glob("*.parquet"):
+                if path.name not in keep:
+                    path.unlink(missing_ok=True)
+        except (OSError, TypeError, ValueError) as ex:
+            self.notes.append(f"frame cache not written ({type(ex).__name__}: {ex}); the next analysis will read the logs again")

@@ -1,0 +1,698 @@
+"""Published response files -> real Inspect `.eval` logs.
+
+The first seed's response files (`results_phase1.csv`; the Phase 2 files add condition,
+condition_label, partisan_gap, rep and temperature) become one log per model x instrument
+x condition x temperature, as if our `audit` task had run them: the sample input is the
+prompt rebuilt from the item and the condition (`prompts.audit_prompt` + `Condition.apply`),
+the output is the raw response, the model name is the file's `model_id`, and the scores
+come from our scorers. By default our never-guess parser reads the raw response; with
+`use_source_letters` the file's `letter` column is scored instead (to reproduce the
+paper's numbers), and our own reading of the text is kept beside it in the score
+metadata (`text_status`, `text_letter`) so the two can be compared.
+
+An import's identity is the response file's absolute path, a hash of its content and
+the cell (model, instrument, condition, temperature, replicates, letter source); the log
+names carry it (`<time>_<task>_<path key>-<content key>-<cell key>.eval`). Re-importing a
+file replaces only its own earlier logs; files with one base name in different folders
+never touch each other; an edited file at the same path is refused until the caller says
+to replace the logs of its earlier version.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import math
+import re
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+import pandas as pd
+import shortuuid
+from inspect_ai.log import (
+    EvalConfig,
+    EvalDataset,
+    EvalError,
+    EvalLog,
+    EvalPlan,
+    EvalPlanStep,
+    EvalSample,
+    EvalSpec,
+    EvalStats,
+    condense_sample,
+)
+from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, GenerateConfig, ModelName, ModelOutput
+from inspect_ai.scorer import SampleScore, Score, Target, mean_score
+from inspect_ai.solver import TaskState
+
+from ..core.conditions import Condition, condition_registry, redefines_builtin
+from ..core.errors import InputError
+from ..core.io import csv_table, read_text
+from ..core.inspect_compat import EvalRecorder, eval_results, registry_unqualified_name
+from ..core.items import LETTERS, Item, load_items, parse_options
+from ..core.prompts import audit_prompt
+from ..audit.scorers import scorer_for
+from ..core.parsing import ANSWERED, ERROR, UNPARSED, parse_choice
+from ..core.answers import restatus
+
+REQUIRED = ("model_id", "question_id", "raw_response")
+SOURCE_RULE = "source letter"
+FLUSH_EVERY = 100
+
+
+class ResponseKind:
+    """The task a file's rows answer (default: the audit). `probe_import` defines the
+    probes' kinds: their prompt, scorer, source-letter columns and source scoring."""
+
+    name = "audit"
+    letter_columns: tuple[str, ...] = ("letter",)
+
+    def task(self, instrument: str, condition: str) -> str:
+        return f"audit_{instrument}_{condition}"
+
+    def prompt(self, item: Item, condition: Condition) -> str:
+        return condition.apply(audit_prompt(item))
+
+    def scorer(self, scoring: str) -> Callable:
+        return scorer_for(scoring, "letter")
+
+    def source_score(self, run: "_Scoring", scorer: Callable, item: Item, rec: dict, make_state) -> Score:
+        return _source_score(run, scorer, item, rec.get("letter", ""), rec.get("raw_response") or "", make_state)
+
+    def parsed_score(self, run: "_Scoring", scorer: Callable, item: Item, rec: dict, state: TaskState) -> Score:
+        return run(scorer, state)
+
+
+AUDIT = ResponseKind()
+
+
+@dataclass
+class ImportResult:
+    """What an import wrote and what it left out."""
+
+    logs: list[Path] = field(default_factory=list)
+    samples: int = 0
+    skipped_unknown: int = 0
+    unknown_ids: list[str] = field(default_factory=list)
+    errors: int = 0
+    # logs of an earlier import of the same file (same path and content) now replaced
+    replaced: int = 0
+    # logs of an earlier version of the same path (other content), replaced on request
+    replaced_changed: int = 0
+    # rows whose own copy of the question (options, n_options, question text, letter)
+    # disagrees with the item files: (row, field, reason), left out with skip_mismatched
+    mismatches: list[tuple[int, str, str]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    # per model: rows whose source letter and our parse disagree (only with source letters)
+    disagreements: dict[str, dict[str, int]] = field(default_factory=dict)
+
+
+def read_responses(path: str | Path, columns: dict[str, str] | None = None) -> pd.DataFrame:
+    """The response file as strings, with a `_row` column (1-based data row numbers).
+
+    Phase 1 shape: model_id, question_id, raw_response, letter, error, ... (all at
+    temperature 1, one replicate, condition N). Phase 2 adds condition, rep, temperature.
+    Read with `files.csv_table`: a repeated column, a ragged or cut-short row is an error.
+    """
+    path = Path(path)
+    text = read_text(path)
+    header, rows = csv_table(text, path, delimiter="\t" if path.suffix.lower() == ".tsv" else ",")
+    # `columns` renames a file's own columns to ours (a probe file's model_label to model_id)
+    renames = {old: new for old, new in (columns or {}).items() if new not in header}
+    header = [renames.get(h, h) for h in header]
+    missing = [c for c in REQUIRED if c not in header]
+    if missing:
+        raise InputError(
+            f"missing column(s) {', '.join(missing)} (a response file needs {', '.join(REQUIRED)})", file=path, field=missing[0]
+        )
+    if not rows:
+        raise InputError("file has a header but no responses", file=path)
+    frame = pd.DataFrame([values for _, values in rows], columns=header, dtype=str)
+    frame.insert(0, "_row", [row for row, _ in rows])
+    return frame
+
+
+def _item_index(item_files: Iterable[str | Path]) -> dict[str, Item]:
+    index: dict[str, Item] = {}
+    origin: dict[str, Path] = {}
+    for f in item_files:
+        path = Path(f)
+        for item in load_items(path, instrument=_instrument_of(path)):
+            if item.id in index:
+                raise InputError(f"item id {item.id!r} is also in {origin[item.id]}", file=path, field="id")
+            index[item.id] = item
+            origin[item.id] = path
+    if not index:
+        raise InputError("no item files given (use --items pct.csv typology.csv atp.csv)")
+    return index
+
+
+def _instrument_of(path: Path) -> str | None:
+    from ..core.items import INSTRUMENTS
+
+    return path.stem if path.stem in INSTRUMENTS else None
+
+
+def _canonical(question_id: str) -> str:
+    from ..pew.replication import canonical_item_id
+
+    return canonical_item_id(question_id)
+
+
+def _number(value: str, *, path: Path, row: int, column: str, default: float) -> float:
+    if value is None or str(value).strip() == "":
+        return default
+    try:
+        out = float(value)
+    except ValueError:
+        raise InputError(f"not a number: {value!r}", file=path, row=row, field=column) from None
+    if math.isnan(out) or math.isinf(out):
+        raise InputError(f"not a finite number: {value!r}", file=path, row=row, field=column)
+    return out
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-")
+
+
+def prepare(
+    responses: pd.DataFrame,
+    items: dict[str, Item],
+    conditions: dict[str, Condition],
+    *,
+    path: Path,
+    use_source_letters: bool,
+    skip_unknown: bool,
+    result: ImportResult,
+    skip_mismatched: bool = False,
+    letter_columns: tuple[str, ...] = ("letter",),
+) -> pd.DataFrame:
+    """Validated rows with item, condition, epoch and temperature resolved; rows whose own
+    copy of the question disagrees with the items (`mismatch`) are an error, or with
+    `skip_mismatched` left out and listed in `result.mismatches`."""
+    frame = responses.copy()
+    blank_model = frame["model_id"].str.strip() == ""
+    if blank_model.any():
+        raise InputError("empty model id", file=path, row=int(frame.loc[blank_model, "_row"].iloc[0]), field="model_id")
+    frame["item_id"] = [_canonical(q.strip()) for q in frame["question_id"]]
+    known = frame["item_id"].isin(items.keys())
+    if not known.all():
+        unknown = frame.loc[~known]
+        ids = list(dict.fromkeys(unknown["question_id"]))
+        if not skip_unknown:
+            first = unknown.iloc[0]
+            raise InputError(
+                f"{len(unknown)} response(s) to {len(ids)} question id(s) not in the item files, "
+                f"e.g. {', '.join(ids[:5])} (pass the item files that hold them, or --skip-unknown to leave them out)",
+                file=path,
+                row=int(first["_row"]),
+                field="question_id",
+            )
+        result.skipped_unknown = len(unknown)
+        result.unknown_ids = ids
+        frame = frame.loc[known].copy()
+        if frame.empty:
+            raise InputError("no response matches an item of the item files", file=path, field="question_id")
+    frame = _cross_check(frame, items, path=path, skip_mismatched=skip_mismatched, result=result)
+    if "condition" in frame.columns:
+        frame["condition"] = frame["condition"].str.strip().replace("", "N")
+    else:
+        frame["condition"] = "N"
+    bad = frame.loc[~frame["condition"].isin(conditions.keys())]
+    if len(bad):
+        first = bad.iloc[0]
+        raise InputError(
+            f"unknown condition {first['condition']!r} (known: {', '.join(conditions)}; add it with --conditions-file)",
+            file=path,
+            row=int(first["_row"]),
+            field="condition",
+        )
+    frame["temperature_value"] = [
+        _number(v, path=path, row=r, column="temperature", default=1.0)
+        for v, r in zip(frame.get("temperature", pd.Series("", index=frame.index)), frame["_row"])
+    ]
+    reps = [
+        _number(v, path=path, row=r, column="rep", default=math.nan)
+        for v, r in zip(frame.get("rep", pd.Series("", index=frame.index)), frame["_row"])
+    ]
+    frame["rep_value"] = reps
+    # Replicates are numbered from 0 or from 1 in the wild; epochs count from 1.
+    given = [r for r in reps if not math.isnan(r)]
+    offset = 1 if given and min(given) == 0 else 0
+    if given and min(given) > 0:
+        # a file of replicates 1.. numbered from 0 would be read one epoch too low: say so
+        result.notes.append(f"replicates taken as numbered from 1 (the file has no rep 0): rep k is epoch k, from rep {min(given):g}")
+    epochs = []
+    for r, row in zip(reps, frame["_row"]):
+        if math.isnan(r):
+            epochs.append(1)
+        elif r < 0 or not float(r).is_integer():
+            raise InputError(f"replicate must be a whole number >= 0, got {r}", file=path, row=int(row), field="rep")
+        else:
+            epochs.append(int(r) + offset)
+    frame["epoch"] = epochs
+    missing = [c for c in letter_columns if c not in frame.columns] if use_source_letters else []
+    if missing:
+        raise InputError(f"--use-source-letters needs a '{missing[0]}' column", file=path, field=missing[0])
+    key = ["model_id", "item_id", "condition", "temperature_value", "epoch"]
+    dup = frame.duplicated(key, keep=False)
+    if dup.any():
+        rows = frame.loc[dup, "_row"].tolist()
+        raise InputError(
+            f"{len(rows)} rows repeat the same model, item, condition, temperature and replicate (rows {rows[:6]})",
+            file=path,
+            row=int(rows[1]),
+            field="question_id",
+        )
+    return frame
+
+
+def mismatch(rec: dict[str, Any], item: Item, path: Path) -> tuple[str, str] | None:
+    """(field, reason) when a response row's own copy of its question disagrees with the
+    item it is matched to: its options (text, count or order), `n_options`, the start of
+    `question_text`, or a `letter` / `letter_index` beyond the item's options. A row
+    scored against options other than those its model saw is a wrong number."""
+    row = int(rec["_row"])
+    listed = str(rec.get("options") or "").strip()
+    if listed:
+        try:
+            options = parse_options(listed, path=path, row=row, column="options")
+        except InputError as ex:
+            return "options", f"unreadable options: {str(ex).rsplit(': ', 1)[-1]}"
+        ours = [o.strip() for o in item.options]
+        theirs = [o.strip() for o in options]
+        if theirs != ours:
+            if len(theirs) != len(ours):
+                why = f"{len(theirs)} options, item {item.id} has {len(ours)}"
+            elif sorted(theirs) == sorted(ours):
+                why = f"the options of item {item.id} in another order"
+            else:
+                why = f"option texts differ from item {item.id}"
+            return "options", f"{why} (file {theirs[:4]}, items {ours[:4]})"
+    count = str(rec.get("n_options") or "").strip()
+    if count:
+        try:
+            n = float(count)
+        except ValueError:
+            return "n_options", f"not a number: {count!r}"
+        if n != len(item.options):
+            return "n_options", f"n_options {count} but item {item.id} has {len(item.options)} options"
+    text = " ".join(str(rec.get("question_text") or "").split())
+    if text and not " ".join(item.text.split()).startswith(text):
+        return "question_text", f"question text is not that of item {item.id} ({text[:60]!r})"
+    letter = str(rec.get("letter") or "").strip().upper()
+    if len(letter) == 1 and letter in LETTERS:
+        index = LETTERS.index(letter)
+        if index >= len(item.options):
+            return "letter", f"letter {letter} but item {item.id} has {len(item.options)} options (A-{LETTERS[len(item.options) - 1]})"
+        given = str(rec.get("letter_index") or "").strip()
+        if given and given not in (str(index), f"{index}.0"):
+            return "letter_index", f"letter_index {given} but letter {letter} is option {index} (0-based)"
+    return None
+
+
+def _cross_check(frame: pd.DataFrame, items: dict[str, Item], *, path: Path, skip_mismatched: bool, result: ImportResult) -> pd.DataFrame:
+    columns = {"options", "n_options", "question_text", "letter", "letter_index"} & set(frame.columns)
+    if not columns:
+        return frame
+    keep = []
+    cache: dict[tuple, tuple[str, str] | None] = {}
+    for rec in frame[["_row", "item_id", *sorted(columns)]].to_dict("records"):
+        key = tuple(rec.get(c) for c in ("item_id", *sorted(columns)))
+        if key not in cache:
+            cache[key] = mismatch(rec, items[rec["item_id"]], path)
+        found = cache[key]
+        if found is not None:
+            if not skip_mismatched:
+                raise InputError(
+                    f"{found[1]} (fix the file or the item files, or pass --skip-mismatched to leave such rows out)",
+                    file=path,
+                    row=int(rec["_row"]),
+                    field=found[0],
+                )
+            result.mismatches.append((int(rec["_row"]), *found))
+        keep.append(found is None)
+    out = frame.loc[keep].copy()
+    if out.empty:
+        raise InputError(f"every one of {len(frame)} response(s) disagrees with the item files", file=path)
+    return out
+
+
+def _state(item: Item, condition: Condition, model: str, epoch: int, prompt: str, completion: str, metadata: dict) -> TaskState:
+    output = ModelOutput.from_content(model=model, content=completion)
+    return TaskState(
+        model=ModelName(model if "/" in model else f"unknown/{model}"),
+        sample_id=item.id,
+        epoch=epoch,
+        input=prompt,
+        messages=[ChatMessageUser(content=prompt), ChatMessageAssistant(content=completion, model=model)],
+        output=output,
+        metadata=metadata,
+    )
+
+
+class _Scoring:
+    """Runs our async scorers synchronously on one event loop (one per import).
+
+    A score depends only on the item, the condition-independent metadata and the completion,
+    so it is computed once per (scorer, item, completion) and copied for repeats (most
+    responses are a bare letter)."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.cache: dict[tuple, Score] = {}
+
+    def __call__(self, scorer: Callable, state: TaskState) -> Score:
+        key = (registry_unqualified_name(scorer), state.sample_id, state.output.completion)
+        score = self.cache.get(key)
+        if score is None:
+            score = self.loop.run_until_complete(scorer(state, Target("")))
+            self.cache[key] = score
+        return score.model_copy(deep=True)
+
+    def close(self) -> None:
+        self.loop.close()
+
+
+def _source_score(run: _Scoring, scorer: Callable, item: Item, letter: str, raw: str, make_state) -> Score:
+    """Score the file's letter with our scorer; keep our own reading of the text beside it."""
+    ours = parse_choice(raw, item.options)
+    letter = (letter or "").strip()
+    extra = dict(text_status=ours.status, text_letter=ours.letter, source_letter=letter or None)
+    if letter:
+        score = run(scorer, make_state(letter))
+        return restatus(score, (score.metadata or {}).get("status", UNPARSED), SOURCE_RULE, **extra)
+    score = run(scorer, make_state(""))
+    status = ours.status if ours.status != ANSWERED else UNPARSED
+    return restatus(score, status, "no letter in the source file", **extra)
+
+
+def _eval_results(samples: list[EvalSample], scorer, scorer_name: str):
+    scores = [
+        {
+            scorer_name: SampleScore(
+                score=s.scores[scorer_name], sample_id=s.id, sample_metadata=s.metadata, scorer=scorer_name
+            )
+        }
+        for s in samples
+        if s.scores
+    ]
+    if not scores:
+        return None, None
+    return eval_results(len(samples), scores, mean_score(), [scorer], None, scorer_names=[scorer_name])
+
+
+async def _write_eval(log: EvalLog, out: Path) -> None:
+    """Write an `.eval` log as `write_eval_log` does, flushing every `FLUSH_EVERY` samples
+    as a running eval does: `write_eval_log` buffers every sample and de-duplicates the
+    buffer on each one, quadratic in the number of samples (7 s for 1,600 samples)."""
+    recorder = EvalRecorder(str(out.parent))
+    await recorder.log_init(log.eval, str(out), clean=True)
+    await recorder.log_start(log.eval, log.plan)
+    for i, sample in enumerate(log.samples or [], start=1):
+        await recorder.log_sample(log.eval, condense_sample(sample))
+        if i % FLUSH_EVERY == 0:
+            await recorder.flush(log.eval)
+    await recorder.log_finish(log.eval, log.status, log.stats, log.results, log.reductions)
+
+
+def _key(text: str) -> str:
+    """A short file-name-safe digest (10 base-57 characters, about 58 bits)."""
+    return shortuuid.encode(uuid.UUID(hex=hashlib.sha256(text.encode()).hexdigest()[:32]))[:10]
+
+
+@dataclass(frozen=True)
+class _Source:
+    """A response file's identity: its absolute path and its content."""
+
+    path: Path
+    sha256: str
+
+    @classmethod
+    def of(cls, path: Path) -> "_Source":
+        return cls(path.resolve(), hashlib.sha256(path.read_bytes()).hexdigest())
+
+    @property
+    def prefix(self) -> str:
+        return f"{_key(str(self.path))}-{_key(self.sha256)}"
+
+    def log_id(self, model: str, instrument: str, condition: str, temperature: float, epochs: list[int], letters: str) -> str:
+        cell = _key(f"{model}|{instrument}|{condition}|{temperature!r}|{sorted(set(epochs))}|{letters}")
+        return f"{self.prefix}-{cell}"
+
+
+def _earlier_imports(log_dir: Path, source: _Source, *, replace_changed: bool, result: ImportResult) -> tuple[dict[str, list[Path]], list[Path]]:
+    """Logs in `log_dir` written from this path before: by import id for the same content
+    (replaced when rewritten) and those of an earlier content (an error unless
+    `replace_changed`). Logs of the same content from another path are noted."""
+    path_key, content_key = source.prefix.split("-")
+    same: dict[str, list[Path]] = {}
+    changed: list[Path] = []
+    for log in sorted(log_dir.glob(f"*_{path_key}-*.eval")):
+        import_id = log.stem.rsplit("_", 1)[-1]
+        if import_id.split("-")[1] == content_key:
+            same.setdefault(import_id, []).append(log)
+        else:
+            changed.append(log)
+    if changed and not replace_changed:
+        raise InputError(
+            f"{len(changed)} log(s) in {log_dir} were imported from an earlier version of this file (its content has "
+            "changed since); pass --replace-changed to replace them, or import into another --log-dir",
+            file=source.path,
+        )
+    twins = [log for log in log_dir.glob(f"*_*-{content_key}-*.eval") if not log.stem.rsplit("_", 1)[-1].startswith(path_key)]
+    if twins:
+        result.notes.append(
+            f"{len(twins)} log(s) in {log_dir} hold this same content imported from another path (e.g. {twins[0].name}); "
+            "the directory now has these responses twice"
+        )
+    return same, changed
+
+
+def import_responses(
+    responses_file: str | Path,
+    item_files: Iterable[str | Path],
+    log_dir: str | Path,
+    *,
+    use_source_letters: bool = False,
+    conditions_file: str | Path | None = None,
+    skip_unknown: bool = False,
+    skip_mismatched: bool = False,
+    replace_changed: bool = False,
+    progress: Callable[[str], None] | None = None,
+    kind: ResponseKind = AUDIT,
+    columns: dict[str, str] | None = None,
+) -> ImportResult:
+    """Write one `.eval` log per model x instrument x condition x temperature of the file.
+
+    Re-importing the same file (same path and content) into the same directory replaces
+    the logs it wrote before, and only those; logs written from an earlier version of the
+    same path are an error unless `replace_changed` (see the module docstring).
+    """
+    path = Path(responses_file)
+    items = _item_index(item_files)
+    conditions = condition_registry(conditions_file)
+    result = ImportResult()
+    frame = prepare(
+        read_responses(path, columns),
+        items,
+        conditions,
+        path=path,
+        use_source_letters=use_source_letters,
+        skip_unknown=skip_unknown,
+        skip_mismatched=skip_mismatched,
+        result=result,
+        letter_columns=kind.letter_columns,
+    )
+    source = _Source.of(path)
+    log_dir = Path(log_dir)
+    log_dir.mkdir(parents=True, exist_ok=True)
+    same, changed = _earlier_imports(log_dir, source, replace_changed=replace_changed, result=result)
+    letters = "source" if use_source_letters else "parsed"
+    groups = frame.groupby(
+        ["model_id", frame["item_id"].map(lambda i: items[i].instrument), "condition", "temperature_value"], sort=True
+    )
+    run = _Scoring()
+    try:
+        for (model, instrument, cond_id, temperature), rows in groups:
+            log_id = source.log_id(model, instrument, cond_id, float(temperature), list(rows["epoch"]), letters)
+            out = _write_one(
+                run, source, log_dir, log_id, model, instrument, conditions[cond_id], float(temperature),
+                rows, items, use_source_letters, result, progress, kind,
+            )
+            # the earlier logs go only once their replacement is written
+            for old in same.pop(log_id, []):
+                if old != out:
+                    old.unlink(missing_ok=True)
+                result.replaced += 1
+    finally:
+        run.close()
+    for old in changed:
+        old.unlink(missing_ok=True)
+        result.replaced_changed += 1
+    return result
+
+
+def _write_one(
+    run: _Scoring,
+    source: _Source,
+    log_dir: Path,
+    log_id: str,
+    model: str,
+    instrument: str,
+    condition: Condition,
+    temperature: float,
+    rows: pd.DataFrame,
+    items: dict[str, Item],
+    use_source_letters: bool,
+    result: ImportResult,
+    progress: Callable[[str], None] | None,
+    kind: ResponseKind = AUDIT,
+) -> Path:
+    log = _build_log(run, source, log_id, model, instrument, condition, temperature, rows, items, use_source_letters, result, kind)
+    stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H-%M-%S-00-00")
+    out = log_dir / f"{stamp}_{_slug(log.eval.task)}_{log_id}.eval"
+    run.loop.run_until_complete(_write_eval(log, out))
+    result.logs.append(out)
+    result.samples += len(log.samples or [])
+    if progress:
+        progress(f"  {out.name}: {model}, {instrument}, {condition.id}, T={temperature:g}, {len(log.samples or [])} samples")
+    return out
+
+
+def _build_log(
+    run: _Scoring,
+    source: _Source,
+    log_id: str,
+    model: str,
+    instrument: str,
+    condition: Condition,
+    temperature: float,
+    rows: pd.DataFrame,
+    items: dict[str, Item],
+    use_source_letters: bool,
+    result: ImportResult,
+    kind: ResponseKind = AUDIT,
+) -> EvalLog:
+    scorings = {items[i].scoring for i in rows["item_id"]}
+    if len(scorings) != 1:
+        raise InputError(f"instrument {instrument!r} mixes scoring rules {sorted(scorings)}; split its items into files")
+    scoring = scorings.pop()
+    scorer = kind.scorer(scoring)
+    scorer_name = registry_unqualified_name(scorer)
+    samples: list[EvalSample] = []
+    disagree = result.disagreements.setdefault(model, {"rows": 0, "source_only": 0, "ours_only": 0, "different": 0})
+    order = {item_id: i for i, item_id in enumerate(dict.fromkeys(rows["item_id"]))}
+    for rec in rows.to_dict("records"):
+        item = items[rec["item_id"]]
+        prompt = kind.prompt(item, condition)
+        raw = rec.get("raw_response") or ""
+        metadata: dict[str, Any] = {
+            **item.sample_metadata(),
+            "condition": condition.id,
+            "condition_label": condition.label,
+            "source_file": source.path.name,
+            "source_row": int(rec["_row"]),
+            "source_question_id": rec["question_id"],
+            "source_rep": None if math.isnan(rec["rep_value"]) else rec["rep_value"],
+        }
+        for extra in ("run_id", "model_label", "model_name"):
+            if rec.get(extra):
+                metadata[f"source_{extra}"] = rec[extra]
+        error_text = (rec.get("error") or "").strip()
+        epoch = int(rec["epoch"])
+        base = _state(item, condition, model, epoch, prompt, raw, metadata)
+        sample_error = None
+        scores = None
+        if error_text and not raw.strip():
+            sample_error = EvalError(message=error_text, traceback="", traceback_ansi="")
+            result.errors += 1
+        elif use_source_letters:
+            score = kind.source_score(run, scorer, item, rec, lambda text: _state(item, condition, model, epoch, prompt, text, metadata))
+            scores = {scorer_name: score}
+            ours, src = score.metadata.get("text_letter"), score.metadata.get("source_letter")
+            disagree["rows"] += 1
+            if src and not ours:
+                disagree["source_only"] += 1
+            elif ours and not src:
+                disagree["ours_only"] += 1
+            elif ours and src and ours != src:
+                disagree["different"] += 1
+        else:
+            scores = {scorer_name: kind.parsed_score(run, scorer, item, rec, base)}
+        samples.append(
+            EvalSample(
+                id=item.id,
+                epoch=epoch,
+                input=prompt,
+                target="",
+                messages=[ChatMessageUser(content=prompt), ChatMessageAssistant(content=raw, model=model)],
+                output=base.output,
+                scores=scores,
+                metadata=metadata,
+                error=sample_error,
+                uuid=shortuuid.uuid(),
+            )
+        )
+    samples.sort(key=lambda s: (s.epoch, order[str(s.id)]))
+    results, reductions = _eval_results(samples, scorer, scorer_name)
+    task = kind.task(instrument, condition.id)
+    created = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    epochs = max(s.epoch for s in samples)
+    spec = EvalSpec(
+        created=created,
+        task=task,
+        task_id=shortuuid.uuid(),
+        task_registry_name=f"political_sycophancy/{kind.name}",
+        task_args={
+            "instrument": instrument,
+            "condition": condition.id,
+            "answer": "letter",
+            "temperature": temperature,
+            "epochs": epochs,
+        },
+        dataset=EvalDataset(
+            name=instrument,
+            location=str(source.path),
+            samples=len(order),
+            sample_ids=list(order),
+        ),
+        model=model,
+        config=EvalConfig(epochs=epochs, epochs_reducer=["replicates"]),
+        metadata={
+            "political_sycophancy": kind.name,
+            "instrument": instrument,
+            "condition": condition.id,
+            "condition_label": condition.label,
+            "preamble": condition.preamble,
+            "answer_mode": "letter",
+            "pool": "imported",
+            "temperature": temperature,
+            "imported_from": str(source.path),
+            "imported_sha256": source.sha256,
+            "import_id": log_id,
+            "letters": "source" if use_source_letters else "parsed",
+            "condition_redefines_builtin": redefines_builtin(condition),
+        },
+    )
+    n_errors = sum(1 for s in samples if s.error)
+    log = EvalLog(
+        version=2,
+        status="success" if n_errors < len(samples) else "error",
+        eval=spec,
+        plan=EvalPlan(
+            steps=[
+                EvalPlanStep(solver="political_sycophancy/import_responses", params={"source": str(source.path)}),
+            ],
+            config=GenerateConfig(temperature=temperature),
+        ),
+        results=results,
+        stats=EvalStats(started_at=created, completed_at=created),
+        samples=samples,
+    )
+    # set after construction: EvalLog's validator only accepts reductions beside dict results
+    log.reductions = reductions
+    return log

@@ -1,0 +1,242 @@
+"""Write the analysis: tables/*.csv, summary.json, report.md and a self-contained report.html.
+
+Every registered section (`analysis.sections`) is built in order; a section that fails is
+reported as failed (with the error) instead of stopping the others. The HTML embeds its
+figures as base64 PNG and escapes every text that comes from the logs (item texts,
+model names, notes); report.md escapes raw HTML too, and the CSV tables quote text cells
+a spreadsheet would run as formulas. Every file is written atomically (a killed run leaves
+the previous file or the new one, and its temporary files are removed by the next run).
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+import math
+import time
+import traceback
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+import pandas as pd
+
+from ..core.atomic import clean_stale_temp, write_atomic
+from .context import AnalysisOptions, set_options
+from .sections import SECTION_BUILDERS, Section
+
+# Tables up to FULL_TABLE_ROWS rows are shown whole; longer ones show their first
+# MAX_ROWS_SHOWN rows (every table is complete in tables/<name>.csv).
+FULL_TABLE_ROWS = 150
+MAX_ROWS_SHOWN = 30
+FORMULA_LEAD = ("=", "+", "-", "@", "\t", "\r")
+
+
+@dataclass
+class ReportResult:
+    out_dir: Path
+    summary: dict
+    sections: list[tuple[str, Section]] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    tables: dict[str, Path] = field(default_factory=dict)
+
+
+def _json_safe(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        f = float(value)
+        return None if math.isnan(f) or math.isinf(f) else f
+    if isinstance(value, (np.bool_,)):
+        return bool(value)
+    if value is pd.NA or value is pd.NaT:
+        return None
+    return value
+
+
+def spreadsheet_safe(table: pd.DataFrame) -> pd.DataFrame:
+    """The table with every text cell and header that a spreadsheet would run as a formula
+    (leading =, +, -, @, tab or CR) prefixed with a quote, so it shows as text; numbers are
+    left as they are."""
+
+    def safe(value: Any) -> Any:
+        return "'" + value if isinstance(value, str) and value.startswith(FORMULA_LEAD) else value
+
+    out = table.copy()
+    out.columns = [safe(str(c)) for c in out.columns]
+    for i, dtype in enumerate(out.dtypes):
+        if not (pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype)):
+            out.isetitem(i, out.iloc[:, i].map(safe))
+    return out
+
+
+def deep_merge(into: dict, new: dict) -> dict:
+    """Merge `new` into `into` recursively (dicts merge, other values are replaced)."""
+    for k, v in new.items():
+        if isinstance(v, dict) and isinstance(into.get(k), dict):
+            deep_merge(into[k], v)
+        elif isinstance(v, list) and isinstance(into.get(k), list):
+            into[k] = into[k] + v
+        else:
+            into[k] = v
+    return into
+
+
+def _fmt(value: Any) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    if isinstance(value, (float, np.floating)):
+        f = float(value)
+        if f != 0 and (abs(f) < 1e-3 or abs(f) >= 1e6):
+            return f"{f:.3e}"
+        return f"{f:.4f}".rstrip("0").rstrip(".") if abs(f) < 100 else f"{f:.2f}"
+    if isinstance(value, (list, tuple, dict)):
+        text = json.dumps(_json_safe(value))
+        return text if len(text) <= 80 else text[:77] + "..."
+    return str(value)
+
+
+def _shown(table: pd.DataFrame) -> tuple[pd.DataFrame, int]:
+    if len(table) <= FULL_TABLE_ROWS:
+        return table, 0
+    return table.head(MAX_ROWS_SHOWN), len(table) - MAX_ROWS_SHOWN
+
+
+def markdown_table(table: pd.DataFrame) -> str:
+    def cell(v: Any) -> str:
+        return _fmt(v).replace("|", "\\|").replace("\n", " ")
+
+    head = "| " + " | ".join(cell(c) for c in table.columns) + " |"
+    sep = "| " + " | ".join("---" for _ in table.columns) + " |"
+    body = ["| " + " | ".join(cell(v) for v in row) + " |" for row in table.itertuples(index=False, name=None)]
+    return "\n".join([head, sep, *body])
+
+
+def html_table(table: pd.DataFrame) -> str:
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in table.columns)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(_fmt(v))}</td>" for v in row) + "</tr>" for row in table.itertuples(index=False, name=None)
+    )
+    return f'<div class="tw"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
+
+
+def _markdown_to_html(text: str) -> str:
+    """Section text (markdown) as HTML; raw HTML in the text is escaped, not rendered."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark", {"html": False}).render(text)
+
+
+CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2em auto;max-width:1100px;padding:0 1em;color:#222;line-height:1.45}
+h1{font-size:1.6em}h2{font-size:1.25em;border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:2em}h3{font-size:1em;color:#444}
+.tw{overflow-x:auto;margin:.5em 0 1em}table{border-collapse:collapse;font-size:.82em}th,td{border:1px solid #ddd;padding:.2em .45em;text-align:left;vertical-align:top}
+th{background:#f4f4f4}tr:nth-child(even) td{background:#fafafa}figure{margin:1em 0}figure img{max-width:100%;border:1px solid #eee}
+figcaption{font-size:.85em;color:#555}.meta{color:#555;font-size:.9em}.failed{color:#a00}code{background:#f3f3f3;padding:0 .2em}
+"""
+
+
+def _render(out: Path, title: str, meta: list[str], built: list[tuple[str, Section]], table_paths: dict[str, Path], failed: list[str]) -> None:
+    md = [f"# {title}", "", *[f"- {m}" for m in meta], ""]
+    parts = [f"<h1>{html.escape(title)}</h1>", "<ul class='meta'>" + "".join(f"<li>{html.escape(m)}</li>" for m in meta) + "</ul>"]
+    for name, section in built:
+        md += [f"## {section.title}", ""]
+        parts.append(f"<h2 id='{html.escape(name)}'>{html.escape(section.title)}</h2>")
+        if name in failed:
+            parts.append("<p class='failed'>This section failed; see its text.</p>")
+        if section.text:
+            md += [section.text, ""]
+            parts.append(_markdown_to_html(section.text))
+        for caption, path in section.figures.items():
+            rel = Path(path).relative_to(out) if Path(path).is_relative_to(out) else Path(path)
+            md += [f"![{caption}]({rel.as_posix()})", ""]
+            data = base64.b64encode(Path(path).read_bytes()).decode("ascii")
+            parts.append(
+                f"<figure><img alt='{html.escape(caption, quote=True)}' src='data:image/png;base64,{data}'>"
+                f"<figcaption>{html.escape(caption)}</figcaption></figure>"
+            )
+        for tname, table in section.tables.items():
+            shown, more = _shown(table)
+            rel = table_paths[f"{name}:{tname}"].relative_to(out).as_posix()
+            md += [f"### {tname}", "", f"`{rel}` ({len(table)} rows)", ""]
+            parts.append(f"<h3>{html.escape(tname)}</h3><p class='meta'><code>{html.escape(rel)}</code> ({len(table)} rows)</p>")
+            if len(table.columns):
+                md += [markdown_table(shown), ""]
+                parts.append(html_table(shown))
+            if more:
+                md += [f"... {more} more rows in `{rel}`", ""]
+                parts.append(f"<p class='meta'>... {more} more rows in <code>{html.escape(rel)}</code></p>")
+    # Raw HTML from the logs (item texts, model names) must not render in a markdown viewer.
+    write_atomic(out / "report.md", html.escape("\n".join(md), quote=False))
+    doc = (
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+        f"<meta name='viewport' content='width=device-width, initial-scale=1'><title>{html.escape(title)}</title>"
+        f"<style>{CSS}</style></head><body>{''.join(parts)}</body></html>"
+    )
+    write_atomic(out / "report.html", doc)
+
+
+def write_report(
+    frame: pd.DataFrame,
+    out_dir: str | Path,
+    *,
+    source: str = "",
+    options: AnalysisOptions | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> ReportResult:
+    """Build every registered section from the tidy frame and write the outputs."""
+    out = Path(out_dir)
+    (out / "tables").mkdir(parents=True, exist_ok=True)
+    figure_dir = out / "figures"
+    figure_dir.mkdir(parents=True, exist_ok=True)
+    for folder in (out, out / "tables", figure_dir):
+        clean_stale_temp(folder)
+    set_options(options or AnalysisOptions())
+    summary: dict = {
+        "generated": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "source": source,
+        "models": {},
+        "tests": {},
+    }
+    result = ReportResult(out, summary)
+    builders = list(SECTION_BUILDERS)
+    for k, (order, name, builder) in enumerate(builders, start=1):
+        started = time.perf_counter()
+        try:
+            section = builder(frame, figure_dir)
+        except Exception as ex:  # one failing section must not hide the others; it is reported
+            section = Section(
+                f"{name} (failed)",
+                text=f"This section failed with `{type(ex).__name__}: {ex}`.\n\n```\n{traceback.format_exc(limit=6)}\n```",
+            )
+            result.failed.append(name)
+        took = time.perf_counter() - started
+        if section is None:
+            if progress:
+                progress(f"[{k}/{len(builders)}] {name}: nothing to report ({took:.1f}s)")
+            continue
+        result.sections.append((name, section))
+        deep_merge(summary, _json_safe(section.summary))
+        for tname, table in section.tables.items():
+            fname = tname if tname not in {p.stem for p in result.tables.values()} else f"{name}_{tname}"
+            path = out / "tables" / f"{fname}.csv"
+            write_atomic(path, spreadsheet_safe(table).to_csv(index=False))
+            result.tables[f"{name}:{tname}"] = path
+        if progress:
+            progress(
+                f"[{k}/{len(builders)}] {name}: {len(section.tables)} table(s), {len(section.figures)} figure(s) ({took:.1f}s)"
+                + ("  FAILED" if name in result.failed else "")
+            )
+    summary["sections"] = [name for name, _ in result.sections]
+    summary["failed_sections"] = result.failed
+    write_atomic(out / "summary.json", json.dumps(_json_safe(summary), indent=2, allow_nan=False))
+    meta = [f"source: {source}" if source else "", f"generated {summary['generated']}", f"{len(frame):,} samples"]
+    _render(out, "Political sycophancy analysis", [m for m in meta if m], result.sections, result.tables, result.failed)
+    return result
