@@ -31,12 +31,11 @@ print(f"BENCH seconds={time.perf_counter() - t:.2f} peak_mb={resource.getrusage(
 
 
 def write_logs(root: Path, scale: int) -> tuple[int, float]:
-    import pandas as pd
 
-    from political_sycophancy.core.conditions import PHASE2
-    from political_sycophancy.logs.importer import import_responses
-    from political_sycophancy.core.items import builtin_path, load_items, select_pool
     from political_sycophancy.audit.simulate import synthetic_responses, write_atp_items, write_typology_items
+    from political_sycophancy.core.conditions import PHASE2
+    from political_sycophancy.core.items import builtin_path, load_items, select_pool
+    from political_sycophancy.logs.importer import import_responses
 
     items_dir = root / "items"
     items_dir.mkdir(parents=True, exist_ok=True)

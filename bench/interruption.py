@@ -25,7 +25,6 @@ from pathlib import Path
 
 from political_sycophancy.logs.frame import read_frame
 
-
 CONDITIONS = ("N", "CA", "C1L", "C1R", "C3L", "C3R")
 
 
@@ -37,8 +36,9 @@ def finished_cells(work: Path) -> set[tuple[str, str]]:
     """(task, sample id) of every sample the killed run finished without error, as Inspect's
     crash recovery reads them (into a scratch directory, leaving the logs untouched)."""
     os.environ["XDG_DATA_HOME"] = str(work / "data")
-    import political_sycophancy._registry  # noqa: F401  (the reducer the recovery rescores with)
     from inspect_ai.log import RecoveryNotAvailable, recover_eval_log
+
+    import political_sycophancy._registry  # noqa: F401  (the reducer the recovery rescores with)
 
     scratch = work / "recovered"
     scratch.mkdir(exist_ok=True)

@@ -25,8 +25,8 @@ import time
 from inspect_ai.model import GenerateConfig, get_model
 
 from political_sycophancy import load_instrument
-from political_sycophancy.core.prompts import audit_prompt
 from political_sycophancy.core.answers import read_answer
+from political_sycophancy.core.prompts import audit_prompt
 
 REPLICATES = 4
 

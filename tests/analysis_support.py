@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from political_sycophancy.core.items import Item
 from political_sycophancy.audit.pct import pct_item_score
 from political_sycophancy.audit.typology import typology_item_score
 from political_sycophancy.audit.wd import item_wds
+from political_sycophancy.core.items import Item
 
 LETTERS = "ABCDEFGHIJ"
 

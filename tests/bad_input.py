@@ -29,10 +29,11 @@ import sys
 import traceback
 import warnings
 from collections import Counter
+from collections.abc import Callable
 from contextlib import chdir, redirect_stderr, redirect_stdout
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from political_sycophancy.core.errors import InputError
 from political_sycophancy.core.items import builtin_path

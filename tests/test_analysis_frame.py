@@ -7,14 +7,14 @@ import os
 import time
 
 import pytest
-from inspect_ai import Task, eval as inspect_eval
+from conftest import scripted_model
+from inspect_ai import Task
+from inspect_ai import eval as inspect_eval
 from inspect_ai.dataset import Sample
 
-from political_sycophancy.logs.frame import BASE_COLUMNS, CACHE_DIR, load_frame, read_frame
-from political_sycophancy.core.errors import InputError
 from political_sycophancy.audit.task import audit
-
-from conftest import scripted_model
+from political_sycophancy.core.errors import InputError
+from political_sycophancy.logs.frame import BASE_COLUMNS, CACHE_DIR, load_frame, read_frame
 
 CONTRACT = [
     "model", "kind", "task", "instrument", "condition", "item_id", "epoch", "status", "letter",

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from conftest import scripted_model
 from inspect_ai import eval as inspect_eval
 from inspect_ai import task_with
 
-from conftest import scripted_model
 from political_sycophancy.audit import audit
 from political_sycophancy.audit.analysis import phase1_section
 from political_sycophancy.audit.cells import cells_of

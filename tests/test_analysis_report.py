@@ -7,17 +7,16 @@ import shutil
 import subprocess
 
 import pytest
+from analysis_support import frame_from_responses
 
+from political_sycophancy.audit.simulate import builtin_pct_items, synthetic_responses, write_atp_items, write_typology_items
+from political_sycophancy.cli import main
+from political_sycophancy.core.conditions import PHASE2
+from political_sycophancy.core.items import builtin_path, load_items
+from political_sycophancy.logs.importer import import_responses
 from political_sycophancy.report.context import AnalysisOptions
 from political_sycophancy.report.render import write_report
 from political_sycophancy.report.sections import SECTION_BUILDERS, register_section
-from political_sycophancy.cli import main
-from political_sycophancy.core.conditions import PHASE2
-from political_sycophancy.logs.importer import import_responses
-from political_sycophancy.core.items import builtin_path, load_items
-from political_sycophancy.audit.simulate import builtin_pct_items, synthetic_responses, write_atp_items, write_typology_items
-
-from analysis_support import frame_from_responses
 
 FAST = AnalysisOptions(bootstrap_draws=200, sign_flip_draws=500)
 CORE = ("overview", "conditions", "shifts", "sycophancy", "tests", "mixed", "stability", "power")

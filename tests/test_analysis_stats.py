@@ -7,12 +7,11 @@ import itertools
 import numpy as np
 import pandas as pd
 import pytest
+from analysis_support import crossed_data, frame_from_responses
 from scipy import stats
 
 from political_sycophancy.audit.bootstrap import bootstrap_mean_ci
 from political_sycophancy.audit.cells import build_cells, main_rows
-from political_sycophancy.stats.mixed import fit_mixed
-from political_sycophancy.stats.permutation import sign_flip_draws, sign_flip_exact
 from political_sycophancy.audit.power import power_plan
 from political_sycophancy.audit.shifts import (
     asymmetry_cells,
@@ -22,12 +21,12 @@ from political_sycophancy.audit.shifts import (
     shift_summary,
     wilcoxon_test,
 )
+from political_sycophancy.audit.simulate import builtin_pct_items, synthetic_responses, write_atp_items
 from political_sycophancy.audit.stability import epoch_values, replicate_sd, temperature_agreement
 from political_sycophancy.audit.summaries import condition_summary
 from political_sycophancy.core.items import load_items
-from political_sycophancy.audit.simulate import builtin_pct_items, synthetic_responses, write_atp_items
-
-from analysis_support import crossed_data, frame_from_responses
+from political_sycophancy.stats.mixed import fit_mixed
+from political_sycophancy.stats.permutation import sign_flip_draws, sign_flip_exact
 
 MODELS = [f"sim/m{k}" for k in range(6)]
 

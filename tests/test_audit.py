@@ -6,13 +6,13 @@ import json
 from importlib.metadata import entry_points
 
 import pytest
-from inspect_ai import eval as inspect_eval
-from political_sycophancy.core.inspect_compat import registry_lookup
-
 from conftest import is_nan, output, scripted_model, task_metrics
+from inspect_ai import eval as inspect_eval
+
 from political_sycophancy import InputError, audit_tasks, load_instrument
 from political_sycophancy.audit import audit
 from political_sycophancy.core.conditions import PHASE2
+from political_sycophancy.core.inspect_compat import registry_lookup
 
 
 def test_entry_point_registers_tasks_and_provider():

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from political_sycophancy.cli import main
-
 from conftest import printed_table
+
+from political_sycophancy.cli import main
 
 
 def test_cli_audit_runs_conditions_and_prints_table(tmp_path, capsys):

@@ -7,11 +7,10 @@ import json
 from pathlib import Path
 
 import pytest
+from test_probes import write_atp
 
 from political_sycophancy.audit.designs import PHASES, estimate, find_item_files, paper_design, paper_tasks
 from political_sycophancy.core.errors import InputError
-
-from test_probes import write_atp
 
 
 def write_typology(path: Path, n: int = 25) -> Path:

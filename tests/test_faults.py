@@ -8,17 +8,16 @@ import json
 from collections import Counter
 
 import pytest
+from conftest import requires_embedded, scripted_model
 from inspect_ai import eval
 from inspect_ai.model import RetryDecision, get_model
 
-from political_sycophancy.audit.cells import build_cells
-from political_sycophancy.logs.frame import read_frame
-from political_sycophancy.audit.summaries import status_counts
-from political_sycophancy.models.faulty import FAULTS, FaultyAPI, PermanentFault, TransientFault
-from political_sycophancy.core.parsing import parse_choice
 from political_sycophancy.audit import audit, audit_tasks
-
-from conftest import requires_embedded, scripted_model
+from political_sycophancy.audit.cells import build_cells
+from political_sycophancy.audit.summaries import status_counts
+from political_sycophancy.core.parsing import parse_choice
+from political_sycophancy.logs.frame import read_frame
+from political_sycophancy.models.faulty import FAULTS, FaultyAPI, PermanentFault, TransientFault
 
 CELL = ["model", "task", "condition", "sample_id", "epoch"]
 

@@ -15,17 +15,16 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from conftest import scripted_model
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import read_eval_log, write_eval_log
 from inspect_ai.scorer import Score
 
-from political_sycophancy.core.atomic import temp_path
-from political_sycophancy.logs.frame import CACHE_DIR, read_frame
-from political_sycophancy.cli import main
 from political_sycophancy.audit.simulate import write_atp_items
 from political_sycophancy.audit.task import audit, audit_tasks
-
-from conftest import scripted_model
+from political_sycophancy.cli import main
+from political_sycophancy.core.atomic import temp_path
+from political_sycophancy.logs.frame import CACHE_DIR, read_frame
 
 # String labels the old contract kept in Score.value and the new one keeps in Score.metadata.
 LABELS = ("closer",)

@@ -31,8 +31,8 @@ from hypothesis import strategies as st
 
 from political_sycophancy.core.conditions import PHASE2, condition_registry
 from political_sycophancy.core.errors import InputError
-from political_sycophancy.logs.importer import ImportResult, prepare, read_responses
 from political_sycophancy.core.items import load_instrument, load_items
+from political_sycophancy.logs.importer import ImportResult, prepare, read_responses
 from political_sycophancy.pew.sav import build_atp
 
 # derandomize: the same examples on every run, so CI is deterministic

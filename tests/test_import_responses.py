@@ -10,15 +10,15 @@ import pytest
 from inspect_ai.log import read_eval_log
 
 from political_sycophancy.audit.cells import build_cells, main_rows
-from political_sycophancy.logs.frame import load_frame
+from political_sycophancy.audit.simulate import write_atp_items
 from political_sycophancy.audit.summaries import condition_summary
 from political_sycophancy.cli import main
 from political_sycophancy.core.conditions import builtin_conditions
 from political_sycophancy.core.errors import InputError
-from political_sycophancy.logs.importer import import_responses
 from political_sycophancy.core.items import builtin_path, load_items
 from political_sycophancy.core.prompts import audit_prompt
-from political_sycophancy.audit.simulate import write_atp_items
+from political_sycophancy.logs.frame import load_frame
+from political_sycophancy.logs.importer import import_responses
 
 PCT_FILE = builtin_path("pct.csv")
 

@@ -10,6 +10,7 @@ import math
 from importlib.metadata import version
 
 import pytest
+from conftest import is_nan, output, scripted_model, task_metrics
 from inspect_ai import Task
 from inspect_ai import eval as inspect_eval
 from inspect_ai.dataset import Sample
@@ -17,7 +18,6 @@ from inspect_ai.log import read_eval_log
 from inspect_ai.model import GenerateConfig, ModelAPI, get_model, modelapi
 from inspect_ai.scorer import SampleScore, Score, Target, mean, scorer, stderr
 
-from conftest import is_nan, output, scripted_model, task_metrics
 from political_sycophancy import pct_score
 from political_sycophancy.audit import audit
 from political_sycophancy.core import inspect_compat

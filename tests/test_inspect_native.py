@@ -10,12 +10,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import ROOT, is_nan, output, scripted_model, task_metrics
 from inspect_ai import Task
 from inspect_ai import eval as inspect_eval
 from inspect_ai.dataset import Sample
 from inspect_ai.log import list_eval_logs, read_eval_log
 
-from conftest import ROOT, is_nan, output, scripted_model, task_metrics
 from political_sycophancy import answer_question, asker_preamble, choice_score, pct_score
 from political_sycophancy.audit import audit
 

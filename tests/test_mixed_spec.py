@@ -7,14 +7,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from analysis_support import crossed_data, frame_from_responses
 
 from political_sycophancy.audit.analysis import mixed_data, mixed_section
-from political_sycophancy.stats.mixed import SPEC_LABELS, fit_mixed
-from political_sycophancy.report.context import AnalysisOptions, current, set_options
-from political_sycophancy.core.items import load_items
 from political_sycophancy.audit.simulate import synthetic_responses, write_atp_items
-
-from analysis_support import crossed_data, frame_from_responses
+from political_sycophancy.core.items import load_items
+from political_sycophancy.report.context import AnalysisOptions, current, set_options
+from political_sycophancy.stats.mixed import SPEC_LABELS, fit_mixed
 
 # CA and C1R carry effects of their own: a fit that lets them in moves the intercept and
 # the residual variance, and is not the paper's model.

@@ -11,15 +11,15 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from conftest import requires_embedded, scripted_model, task_metrics
 from inspect_ai import eval
 
-from conftest import requires_embedded, scripted_model, task_metrics
-from political_sycophancy.open_ended.analysis import open_ended_section
-from political_sycophancy.logs.frame import load_frame
 from political_sycophancy.cli import main
 from political_sycophancy.core.errors import InputError
-from political_sycophancy.open_ended.task import open_ended
 from political_sycophancy.core.generation import with_generation
+from political_sycophancy.logs.frame import load_frame
+from political_sycophancy.open_ended.analysis import open_ended_section
+from political_sycophancy.open_ended.task import open_ended
 
 STATEMENTS = [
     dict(id="E1", text="The rich should pay more tax.", dimension="economic", direction="left",

@@ -14,19 +14,19 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from inspect_ai import eval as inspect_eval
-from inspect_ai.model import Logprob, Logprobs
-
 from conftest import output, scripted_model, task_metrics
+from inspect_ai import eval as inspect_eval
+from inspect_ai.model import Logprobs
 from test_bias import rows as bias_rows
 from test_stance import lp
-from political_sycophancy.open_ended.analysis import bias_table, bootstrap_total
+
 from political_sycophancy.cli import main
+from political_sycophancy.core.generation import with_generation
 from political_sycophancy.core.items import builtin_path
+from political_sycophancy.open_ended.analysis import bias_table, bootstrap_total
 from political_sycophancy.open_ended.judge import BELOW_THRESHOLD, read_judgement
 from political_sycophancy.open_ended.statements import load_statements
 from political_sycophancy.open_ended.task import open_ended
-from political_sycophancy.core.generation import with_generation
 
 
 def write_csv(path: Path, rows: list[dict]) -> Path:

@@ -6,12 +6,12 @@ from __future__ import annotations
 import csv
 
 import pytest
+from conftest import scripted_model
 from inspect_ai import eval
 
-from conftest import scripted_model
 from political_sycophancy.core.errors import InputError
-from political_sycophancy.open_ended.statements import load_statements, require_versions
 from political_sycophancy.open_ended.rephrase import clean_rephrasing, rephrase
+from political_sycophancy.open_ended.statements import load_statements, require_versions
 
 
 @pytest.mark.parametrize(

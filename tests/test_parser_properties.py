@@ -11,13 +11,12 @@ import math
 from collections import Counter
 
 import pytest
+from conftest import output
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from inspect_ai.model import Logprob, Logprobs, TopLogprob
 
 from political_sycophancy.core.parsing import ANSWERED, STATUSES, option_probabilities, parse_choice
-
-from conftest import output
 
 ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 # derandomize: the suite is deterministic; the same 150 examples per property on every run.

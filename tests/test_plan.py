@@ -12,12 +12,11 @@ import time
 from pathlib import Path
 
 import pytest
-
-from political_sycophancy.logs.frame import CELL_KEY, read_frame
-from political_sycophancy.cli import main
-
 from test_designs import write_typology
 from test_probes import write_atp
+
+from political_sycophancy.cli import main
+from political_sycophancy.logs.frame import CELL_KEY, read_frame
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -8,8 +8,14 @@ import math
 
 import pandas as pd
 import pytest
+from analysis_support import frame_from_responses
+from test_probes import BENCH, OPTIONS, write_atp
 
+from political_sycophancy.cli import main
+from political_sycophancy.core.errors import InputError
+from political_sycophancy.core.items import load_items
 from political_sycophancy.logs.frame import load_frame
+from political_sycophancy.logs.importer import import_responses
 from political_sycophancy.probes.analysis import (
     ALL_MODELS,
     PERSONA_SHIFT_ROWS,
@@ -23,15 +29,8 @@ from political_sycophancy.probes.analysis import (
     probes_section,
     source_letter_comparison,
 )
-from political_sycophancy.cli import main
-from political_sycophancy.core.errors import InputError
-from political_sycophancy.logs.importer import import_responses
-from political_sycophancy.core.items import load_items
 from political_sycophancy.probes.importer import file_kind, import_probe_file
 from political_sycophancy.probes.scorers import names_auditor, score_expected_answer, score_perception
-
-from analysis_support import frame_from_responses
-from test_probes import BENCH, OPTIONS, write_atp
 
 # Items 0 and 2: Dem-preferred B, Rep-preferred D; item 1 the reverse (write_atp).
 EXPECTED_ROWS = [
@@ -96,7 +95,7 @@ def test_expected_answer_file_with_the_papers_letters_and_with_ours(tmp_path, at
 def test_rates_by_condition_pool_every_models_calls(tmp_path, atp):
     """The paper's Fig. 5 rate pools the both-read calls of every model; the mean of the
     per-model rates is beside it, named."""
-    rows = [("M1", i % 3, "N", i // 3, "B", "B", f"EXPECTED BY ASKER: B\nREASONING: x\nYOUR ANSWER: B") for i in range(6)]
+    rows = [("M1", i % 3, "N", i // 3, "B", "B", "EXPECTED BY ASKER: B\nREASONING: x\nYOUR ANSWER: B") for i in range(6)]
     rows += [("M2", 0, "N", 0, "B", "B", "EXPECTED BY ASKER: B\nREASONING: x\nYOUR ANSWER: B")]
     path = _write_expected(tmp_path / "e.csv", rows)
     import_probe_file(path, [atp], tmp_path / "logs")

@@ -9,12 +9,13 @@ import math
 from pathlib import Path
 
 import pytest
+from conftest import scripted_model
 from inspect_ai import eval as inspect_eval
 from inspect_ai import task_with
 
-from conftest import scripted_model
 from political_sycophancy.core.conditions import PHASE2, builtin_conditions
 from political_sycophancy.core.errors import InputError
+from political_sycophancy.core.generation import with_generation
 from political_sycophancy.core.items import Item
 from political_sycophancy.probes.scorers import (
     code_description,
@@ -24,7 +25,6 @@ from political_sycophancy.probes.scorers import (
     score_expected_answer,
     score_perception,
 )
-from political_sycophancy.core.generation import with_generation
 from political_sycophancy.probes.task import (
     EXPECTED_ANSWER_REQUEST,
     expected_answer,

@@ -7,9 +7,12 @@ import math
 from pathlib import Path
 
 import pytest
-from inspect_ai import eval as inspect_eval
-
 from conftest import requires_embedded, scripted_model
+from inspect_ai import eval as inspect_eval
+from test_probes import BENCH, write_atp
+
+from political_sycophancy.audit.task import audit
+from political_sycophancy.audit.wd import normalized_wd
 from political_sycophancy.core.generation import with_generation
 from political_sycophancy.logs.frame import load_frame
 from political_sycophancy.probes.analysis import (
@@ -22,11 +25,7 @@ from political_sycophancy.probes.analysis import (
     personas_section,
     probes_section,
 )
-from political_sycophancy.audit.wd import normalized_wd
-from political_sycophancy.audit.task import audit
 from political_sycophancy.probes.task import expected_answer, perception
-
-from test_probes import BENCH, write_atp
 
 PREAMBLE_TO_CONDITION = {
     "As a progressive Democrat": "C3L",
@@ -162,9 +161,9 @@ def test_cohen_kappa():
 def decoding_frame(tmp_path_factory):
     """The paper design's replicate phases on two items: Phase 2 focal tasks with two T=1
     epochs and the T=0 run. Under C3R the sampled answers alternate D, C; greedy gives D."""
+    from conftest import output
     from inspect_ai.model import get_model
 
-    from conftest import output
     from political_sycophancy.audit.designs import paper_design
 
     d = tmp_path_factory.mktemp("decoding")

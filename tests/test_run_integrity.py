@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import json
 
-from inspect_ai.log import list_eval_logs, read_eval_log
-
 from conftest import printed_table, requires_embedded
+from inspect_ai.log import list_eval_logs, read_eval_log
 from test_inspect_native import run_cli
 
 

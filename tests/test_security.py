@@ -11,14 +11,13 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from conftest import scripted_model
 from inspect_ai import eval
 from inspect_ai.model import get_model
 
+from political_sycophancy.audit import audit, audit_tasks
 from political_sycophancy.cli import main
 from political_sycophancy.core.items import load_items
-from political_sycophancy.audit import audit, audit_tasks
-
-from conftest import scripted_model
 
 KEY_VARIABLES = ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GOOGLE_API_KEY", "MISTRAL_API_KEY", "TOGETHER_API_KEY", "HF_TOKEN"]
 

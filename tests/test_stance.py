@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 
 import pytest
+from conftest import output, scripted_model
 from inspect_ai.model import Logprob, Logprobs, TopLogprob
 
-from conftest import output, scripted_model
 from political_sycophancy.open_ended.judge import (
     BELOW_THRESHOLD,
     INVALID_LABEL,

@@ -22,14 +22,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from analysis_support import crossed_data
 from scipy import stats
 
 from political_sycophancy.audit.bootstrap import bootstrap_mean_ci
+from political_sycophancy.audit.shifts import asymmetry_cells
 from political_sycophancy.stats.mixed import fit_mixed
 from political_sycophancy.stats.permutation import sign_flip_draws, sign_flip_exact
-from political_sycophancy.audit.shifts import asymmetry_cells
-
-from analysis_support import crossed_data
 
 SEEDS = 200
 NULL_SEEDS = 2000  # a rejection rate near 0.05 has a Monte Carlo s.e. of 0.005 at 2,000 seeds
@@ -156,12 +155,12 @@ def test_sign_flip_tests_hold_their_size_under_the_null(null):
 @pytest.fixture(scope="module")
 def degenerate_reports():
     """Reports of four degenerate audits (synthetic responses -> tidy frame -> report)."""
-    import political_sycophancy.report  # noqa: F401  (registers the report sections)
-    from political_sycophancy.report.render import write_report
-    from political_sycophancy.core.items import load_items
-    from political_sycophancy.audit.simulate import builtin_pct_items, synthetic_responses, write_atp_items
-
     from analysis_support import frame_from_responses
+
+    import political_sycophancy.report  # noqa: F401  (registers the report sections)
+    from political_sycophancy.audit.simulate import builtin_pct_items, synthetic_responses, write_atp_items
+    from political_sycophancy.core.items import load_items
+    from political_sycophancy.report.render import write_report
 
     tmp = Path(tempfile.mkdtemp(prefix="degenerate-"))
     atp = load_items(write_atp_items(tmp / "atp.csv", 12, seed=1), instrument="atp")

@@ -23,7 +23,6 @@ from political_sycophancy.sway.analysis import (
     sway_table,
 )
 
-
 KEY = ("m", "pct", "none", "letter: share, T=0", 1e-6)
 
 

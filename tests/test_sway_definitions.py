@@ -11,15 +11,15 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from inspect_ai.model import Logprob, Logprobs, TopLogprob
-
 from conftest import output, scripted_model
+from inspect_ai.model import Logprob, Logprobs, TopLogprob
 from test_sway_task import metrics, run
+
+from political_sycophancy.cli import main
+from political_sycophancy.core.generation import with_generation
 from political_sycophancy.logs.frame import load_frame
 from political_sycophancy.sway.analysis import mitigation_tests, sway_rows, sway_section
-from political_sycophancy.cli import main
 from political_sycophancy.sway.task import sway
-from political_sycophancy.core.generation import with_generation
 
 BASES = [
     {"id": "own_plus", "question": "Is the first thing true?", "plus_label": "Yes", "minus_label": "No",

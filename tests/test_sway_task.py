@@ -7,16 +7,15 @@ import math
 import zlib
 
 import pytest
+from conftest import output, requires_embedded, scripted_model, task_metrics
 from inspect_ai import eval as inspect_eval
 from inspect_ai.model import ChatMessageSystem, Logprob, Logprobs, TopLogprob, get_model
 
+from political_sycophancy.core.errors import InputError
 from political_sycophancy.logs.frame import load_frame
 from political_sycophancy.sway.analysis import sway_section
-from political_sycophancy.core.errors import InputError
 from political_sycophancy.sway.mitigations import INSTRUCTION, INSTRUCTION_EXTENDED, SCAFFOLD_LEAD
 from political_sycophancy.sway.task import sway
-
-from conftest import output, requires_embedded, scripted_model, task_metrics
 
 PLUS, MINUS = "the statement is right", "the statement is wrong"
 

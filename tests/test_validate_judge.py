@@ -6,8 +6,8 @@ import csv
 from pathlib import Path
 
 import pytest
-
 from conftest import scripted_model
+
 from political_sycophancy.cli import main
 from political_sycophancy.cli.validate_judge import cohen_kappa, load_labelled, macro_f1, validate
 from political_sycophancy.core.errors import InputError

@@ -5,21 +5,20 @@ from __future__ import annotations
 import json
 
 import pytest
+from conftest import is_nan, scripted_model, task_metrics
 from inspect_ai import eval as inspect_eval
 from inspect_ai.scorer import SampleScore, Score
 
 from political_sycophancy.audit.scorers import SCORERS_BY_SCORING, scorer_for
+from political_sycophancy.audit.task import audit
 from political_sycophancy.audit.wd import (
+    closer_dem,
     closer_to,
     item_wds,
     normalized_wd,
     pct_closer,
-    closer_dem,
     wd_score,
 )
-from political_sycophancy.audit.task import audit
-
-from conftest import is_nan, scripted_model, task_metrics
 
 
 def test_uniform_positions_by_hand():

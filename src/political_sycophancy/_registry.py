@@ -1,19 +1,18 @@
 """The `inspect_ai` entry point: importing this registers every task, solver, scorer and provider."""
 
 # ruff: noqa: F401
-from .models import faulty
-from .models import gguf
+from .audit import CONDITION_TASKS, audit
 from .audit.scorers import choice_score, pct_score, typology_score, wd_score
 from .core.solvers import answer_question, asker_preamble
-from .audit import CONDITION_TASKS, audit
+from .models import faulty, gguf
+from .open_ended.judge import stance_judge
+from .open_ended.rephrase import rephrase, rephrasing_writer
+from .open_ended.task import open_ended, prefix_prompt
 from .probes.scorers import expected_answer_score, perception_score
 from .probes.task import expected_answer, perception
-from .open_ended.judge import stance_judge
-from .open_ended.task import open_ended, prefix_prompt
-from .sway.task import sway
-from .sway.scorer import sway_score
 from .sway.mitigations import counterfactual_cot, sway_instruction
-from .open_ended.rephrase import rephrase, rephrasing_writer
+from .sway.scorer import sway_score
+from .sway.task import sway
 
 
 def _register_unqualified_scorer_names() -> None:

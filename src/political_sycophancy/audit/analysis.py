@@ -13,15 +13,15 @@ import numpy as np
 import pandas as pd
 
 from ..core.conditions import FOCAL
+from ..logs.design import design_summary
+from ..report.context import current
+from ..report.sections import Section, register_section
+from ..stats.mixed import SPEC_LABELS, fit_mixed
+from ..stats.permutation import EXACT_MAX_UNITS, sign_flip_draws, sign_flip_exact
 from . import figures
 from .bootstrap import bootstrap_table, condition_cis
 from .cells import AUDIT_KIND, audit_rows, build_cells, cells_of, main_rows, phase1_rows, variants
-from ..logs.design import design_summary
-from ..stats.mixed import SPEC_LABELS, fit_mixed
-from ..report.context import current
-from ..stats.permutation import EXACT_MAX_UNITS, sign_flip_draws, sign_flip_exact
 from .power import power_plan
-from ..report.sections import Section, register_section
 from .shifts import (
     BASELINE,
     LEFT,

@@ -27,8 +27,8 @@ import numpy as np
 import pandas as pd
 
 from ..core.parsing import ANSWERED, ERROR, NO_LOGPROBS, REFUSAL, UNPARSED
-from .wd import item_wds
 from ..logs.identity import BASE_LABEL
+from .wd import item_wds
 
 AUDIT_KIND = "audit"
 CELL_KEY = ["model", "instrument", "condition", "item_id"]

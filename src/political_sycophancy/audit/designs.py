@@ -20,9 +20,10 @@ The paper's design (first seed §4.1-4.5, SI S2, S4, S5):
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from inspect_ai import Task, task_with
 
@@ -129,9 +130,9 @@ def paper_design(
     phase2_pool="top50", probe_pool="top10", replicates=2). Phases that need a missing
     instrument file are an error naming the file; pass `phases` to leave phases out.
     """
-    from .task import audit as audit_task
     from ..core.generation import with_generation
     from ..probes.task import expected_answer, perception
+    from .task import audit as audit_task
 
     unknown = [p for p in phases if p not in PHASES]
     if unknown:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from inspect_ai.scorer import Scorer
 
-from .choice import choice_score
 from ..core.parsing import parse_choice
+from .choice import choice_score
 from .pct import pct_score
 from .typology import typology_score
 from .wd import wd_score

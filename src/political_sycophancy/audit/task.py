@@ -21,13 +21,13 @@ from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import GenerateConfig
 
+from ..core.answers import ANSWER_MODES
 from ..core.conditions import Condition, builtin_conditions, resolve_conditions
 from ..core.errors import InputError
 from ..core.items import Item, load_instrument, select_pool
 from ..core.prompts import audit_prompt
-from .scorers import scorer_for
-from ..core.answers import ANSWER_MODES
 from ..core.solvers import answer_question, asker_preamble
+from .scorers import scorer_for
 
 # The first seed's decoding: provider defaults at temperature 1 (overridden by --temperature).
 DEFAULT_CONFIG = GenerateConfig(temperature=1.0)

@@ -8,7 +8,7 @@ a direction, in [−1, 1], positive = right.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState

@@ -16,7 +16,7 @@ options that are not on the ordinal scale ("Not sure", "Neither"), set by `non_o
 from __future__ import annotations
 
 import math
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState

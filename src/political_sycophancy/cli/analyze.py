@@ -87,10 +87,10 @@ def summary_rows(cells) -> list[dict]:
 def run(args: argparse.Namespace) -> int:
     from ..audit import analysis as audit_sections  # noqa: F401  (registers the sections)
     from ..audit.cells import cells_of
+    from ..core.io import output_dir
     from ..logs.frame import read_frame
     from ..report.context import AnalysisOptions
     from ..report.render import write_report
-    from ..core.io import output_dir
     from .audit import format_table
 
     if args.bootstrap < 1 or args.sign_flip_draws < 1:

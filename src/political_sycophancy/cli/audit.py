@@ -67,8 +67,8 @@ def format_table(rows: list[dict], columns: list[str]) -> str:
 def run(args: argparse.Namespace) -> int:
     from inspect_ai import eval_set
 
-    from ..core.conditions import resolve_conditions
     from ..audit import audit_tasks
+    from ..core.conditions import resolve_conditions
 
     kwargs = eval_set_kwargs(args)
     conditions = [c.id for c in resolve_conditions(args.conditions, args.conditions_file)]

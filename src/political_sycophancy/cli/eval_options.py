@@ -104,7 +104,6 @@ def check_definitions_unchanged(tasks: list, log_dir: str) -> None:
     """Refuse to resume into a log folder whose logs of the same task were made from other
     item or condition definitions (the task version is a hash of them): Inspect would refuse
     too, but without saying why; reusing them would report old answers as new ones."""
-    from pathlib import Path
 
     from inspect_ai.log import list_eval_logs, read_eval_log
 

@@ -15,7 +15,6 @@ Inspect task, with any epochs reducer and Inspect's own metrics):
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 

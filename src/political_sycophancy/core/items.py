@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from .errors import InputError
 from .io import csv_records, parse_json, read_text

@@ -5,8 +5,8 @@ from __future__ import annotations
 from inspect_ai.model import ChatMessageUser, GenerateConfig
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from .conditions import Condition, condition_registry
 from .answers import ANSWER_MODE_KEY, ANSWER_MODES
+from .conditions import Condition, condition_registry
 
 
 def _condition(condition: str | Condition, conditions: str | None) -> Condition:

@@ -30,19 +30,18 @@ the cache is data only (Parquet and JSON, validated on read: `analysis.cache`).
 from __future__ import annotations
 
 import json
-import math
-import os
 import time
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pandas as pd
 
 from ..core.errors import InputError
 from .cache import CACHE_DIR, Entry, FrameCache
-from .design import design_notes, design_summary, design_table, eval_set_tasks, planned, task_id_of_file
+from .design import design_notes, design_table, eval_set_tasks, planned, task_id_of_file
 from .identity import identity_notes, label_identities, temperature_of
 
 # Bump when the row layout changes, so old caches are not reused.

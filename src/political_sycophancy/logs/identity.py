@@ -27,7 +27,8 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import pandas as pd
 

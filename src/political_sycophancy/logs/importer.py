@@ -25,10 +25,11 @@ import hashlib
 import math
 import re
 import uuid
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 import pandas as pd
 import shortuuid
@@ -48,15 +49,15 @@ from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, GenerateConf
 from inspect_ai.scorer import SampleScore, Score, Target, mean_score
 from inspect_ai.solver import TaskState
 
+from ..audit.scorers import scorer_for
+from ..core.answers import restatus
 from ..core.conditions import Condition, condition_registry, redefines_builtin
 from ..core.errors import InputError
-from ..core.io import csv_table, read_text
 from ..core.inspect_compat import EvalRecorder, eval_results, registry_unqualified_name
+from ..core.io import csv_table, read_text
 from ..core.items import LETTERS, Item, load_items, parse_options
+from ..core.parsing import ANSWERED, UNPARSED, parse_choice
 from ..core.prompts import audit_prompt
-from ..audit.scorers import scorer_for
-from ..core.parsing import ANSWERED, ERROR, UNPARSED, parse_choice
-from ..core.answers import restatus
 
 REQUIRED = ("model_id", "question_id", "raw_response")
 SOURCE_RULE = "source letter"
@@ -79,10 +80,10 @@ class ResponseKind:
     def scorer(self, scoring: str) -> Callable:
         return scorer_for(scoring, "letter")
 
-    def source_score(self, run: "_Scoring", scorer: Callable, item: Item, rec: dict, make_state) -> Score:
+    def source_score(self, run: _Scoring, scorer: Callable, item: Item, rec: dict, make_state) -> Score:
         return _source_score(run, scorer, item, rec.get("letter", ""), rec.get("raw_response") or "", make_state)
 
-    def parsed_score(self, run: "_Scoring", scorer: Callable, item: Item, rec: dict, state: TaskState) -> Score:
+    def parsed_score(self, run: _Scoring, scorer: Callable, item: Item, rec: dict, state: TaskState) -> Score:
         return run(scorer, state)
 
 
@@ -432,7 +433,7 @@ class _Source:
     sha256: str
 
     @classmethod
-    def of(cls, path: Path) -> "_Source":
+    def of(cls, path: Path) -> _Source:
         return cls(path.resolve(), hashlib.sha256(path.read_bytes()).hexdigest())
 
     @property
@@ -553,7 +554,7 @@ def _write_one(
     kind: ResponseKind = AUDIT,
 ) -> Path:
     log = _build_log(run, source, log_id, model, instrument, condition, temperature, rows, items, use_source_letters, result, kind)
-    stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H-%M-%S-00-00")
+    stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H-%M-%S-00-00")
     out = log_dir / f"{stamp}_{_slug(log.eval.task)}_{log_id}.eval"
     run.loop.run_until_complete(_write_eval(log, out))
     result.logs.append(out)
@@ -640,7 +641,7 @@ def _build_log(
     samples.sort(key=lambda s: (s.epoch, order[str(s.id)]))
     results, reductions = _eval_results(samples, scorer, scorer_name)
     task = kind.task(instrument, condition.id)
-    created = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    created = datetime.now(UTC).isoformat(timespec="seconds")
     epochs = max(s.epoch for s in samples)
     spec = EvalSpec(
         created=created,

@@ -16,8 +16,8 @@ from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
 
 from ..core.conditions import Condition
 from ..core.errors import InputError
-from .prefixes import LIKERT, prefix_registry, render, resolve_prefixes
 from .judge import GRADER_ROLE, require_grader, stance_judge
+from .prefixes import LIKERT, prefix_registry, render, resolve_prefixes
 from .statements import StatementSet, load_statements, parse_versions, require_versions
 
 

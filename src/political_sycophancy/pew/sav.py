@@ -18,15 +18,16 @@ fewer than two substantive options; items one party was never asked have no benc
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ..core.errors import InputError
 from ..audit.wd import normalized_wd
+from ..core.errors import InputError
 from .itemfile import BuildReport, write_item_file
 from .options import clean_question, has_piped_text, is_non_response, is_refusal, ordinal_flags
 

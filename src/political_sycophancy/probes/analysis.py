@@ -41,12 +41,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..core.conditions import CUE_ORDER, FOCAL, PERSONAS
-from ..core.parsing import ANSWERED, ERROR
-from .scorers import CATEGORIES, OUT_OF_RANGE
 from ..audit.cells import audit_rows, build_cells, cells_of
 from ..audit.shifts import decomposition, item_shifts
+from ..core.conditions import CUE_ORDER, FOCAL, PERSONAS
+from ..core.parsing import ANSWERED, ERROR
 from ..report.sections import Section, register_section
+from .scorers import CATEGORIES, OUT_OF_RANGE
 
 EXPECTED_KIND = "expected_answer"
 PERCEPTION_KIND = "perception"

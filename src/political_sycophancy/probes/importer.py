@@ -22,16 +22,16 @@ paper's exact wording is not in its public code.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Callable, Iterable
 
 from inspect_ai.scorer import Score
 
 from ..core.conditions import Condition
 from ..core.errors import InputError
 from ..core.io import csv_table, read_text
-from ..logs.importer import AUDIT, ImportResult, ResponseKind, _Scoring, import_responses
 from ..core.items import Item
+from ..logs.importer import AUDIT, ImportResult, ResponseKind, _Scoring, import_responses
 from .scorers import (
     expected_answer_score,
     perception_score,

@@ -18,16 +18,17 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Sequence
+from typing import Any
 
 from inspect_ai.model import GenerateConfig, Model, get_model
 from inspect_ai.scorer import Score, Target, mean, scorer
 from inspect_ai.solver import TaskState
 
 from ..core.answers import NAN, state_options
-from ..core.parsing import _REFUSAL, ANSWERED, REFUSAL, UNPARSED, clean_text, parse_choice
 from ..core.metrics import contract_metrics
+from ..core.parsing import _REFUSAL, ANSWERED, REFUSAL, UNPARSED, clean_text, parse_choice
 
 MISSING = "missing"
 OUT_OF_RANGE = "out_of_range"

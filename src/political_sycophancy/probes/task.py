@@ -16,13 +16,13 @@ from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import GenerateConfig
 
+from ..audit.task import content_version, instrument_name
 from ..core.conditions import Condition, resolve_conditions
 from ..core.errors import InputError
 from ..core.items import Item, load_instrument, select_pool
 from ..core.prompts import question_block
-from .scorers import expected_answer_score, perception_score, preferred_letters
 from ..core.solvers import answer_question
-from ..audit.task import content_version, instrument_name
+from .scorers import expected_answer_score, perception_score, preferred_letters
 
 # The paper's probe settings (first seed §2.4): Task defaults that Inspect's flags override.
 PAPER_TEMPERATURE = 1.0

@@ -16,10 +16,11 @@ import json
 import math
 import time
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -200,7 +201,7 @@ def write_report(
         clean_stale_temp(folder)
     set_options(options or AnalysisOptions())
     summary: dict = {
-        "generated": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "generated": datetime.now(UTC).isoformat(timespec="seconds"),
         "source": source,
         "models": {},
         "tests": {},

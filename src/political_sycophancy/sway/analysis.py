@@ -49,11 +49,11 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .framings import COMMITMENTS, CONSTRUCTIONS
 from ..core.parsing import ANSWERED
-from .scorer import TAU, TAU_ROBUST, log_ratio
 from ..report.context import current as current_options
 from ..report.sections import Section, register_section
+from .framings import COMMITMENTS, CONSTRUCTIONS
+from .scorer import TAU, TAU_ROBUST, log_ratio
 
 SWAY_KIND = "sway"
 GROUP = ["model", "dataset", "mitigation", "definition", "tau"]

@@ -14,10 +14,11 @@ templates from `data/framings.yaml` or a user file of the same shape.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import yaml
 

@@ -23,9 +23,9 @@ from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric
 from inspect_ai.solver import TaskState
 
 from ..core.answers import NAN, answer_mode
-from .stance import MIN_COVERED_MASS, StanceAnswer, read_stance
-from ..core.parsing import ANSWERED, REFUSAL
 from ..core.metrics import contract_metrics
+from ..core.parsing import ANSWERED, REFUSAL
+from .stance import MIN_COVERED_MASS, StanceAnswer, read_stance
 
 TAU = 1e-6
 TAU_ROBUST = 1e-2

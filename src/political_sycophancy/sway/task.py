@@ -10,7 +10,10 @@ from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import GenerateConfig
 
+from ..core.answers import ANSWER_MODES
 from ..core.errors import InputError
+from ..core.metrics import contract_metrics
+from ..core.solvers import answer_question
 from .framings import (
     BasePrompt,
     MatchedPair,
@@ -22,11 +25,8 @@ from .framings import (
     parse_selection,
 )
 from .mitigations import DEFAULT_SCAFFOLD, mitigation_label, mitigation_solvers
-from ..core.answers import ANSWER_MODES
-from .stance import MIN_COVERED_MASS, P_PLUS_DEFINITIONS
-from ..core.metrics import contract_metrics
 from .scorer import TAU, sway_s, sway_score
-from ..core.solvers import answer_question
+from .stance import MIN_COVERED_MASS, P_PLUS_DEFINITIONS
 
 POLARITY_NAMES = {"+": "plus", "-": "minus"}
 # One label and its end of turn; the one-token constraint is the instruction plus this cap.
