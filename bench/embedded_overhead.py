@@ -16,7 +16,8 @@ import time
 
 from inspect_ai import eval as inspect_eval
 
-from political_sycophancy import audit, load_instrument, resolve_conditions
+from political_sycophancy import load_instrument, resolve_conditions
+from political_sycophancy.audit import audit
 from political_sycophancy.core.prompts import audit_prompt
 from political_sycophancy.models.gguf import packaged_model_path
 
