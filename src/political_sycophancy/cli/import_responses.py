@@ -29,6 +29,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    "item files instead of stopping")
     p.add_argument("--replace-changed", action="store_true",
                    help="replace the logs imported from an earlier version of this file (same path, other content)")
+    p.add_argument("--jobs", type=int, default=None,
+                   help="processes writing logs at once (default: one per CPU; each log is written whole by one process)")
     p.set_defaults(func=run)
 
 
@@ -36,11 +38,14 @@ def run(args: argparse.Namespace) -> int:
     import warnings
 
     from ..core.conditions import ConditionWarning
+    from ..core.errors import InputError
     from ..core.io import output_dir
     from ..logs.importer import AUDIT, import_responses
     from ..logs.probe_importer import file_kind, import_probe_file
 
     output_dir(args.log_dir, "--log-dir")
+    if args.jobs is not None and args.jobs < 1:
+        raise InputError(f"--jobs must be at least 1, not {args.jobs}")
     found = file_kind(args.responses)
     print(f"importing {args.responses}" + (f" ({found[1]})" if found else "") + " ...", flush=True)
     with warnings.catch_warnings(record=True) as caught:
@@ -55,6 +60,7 @@ def run(args: argparse.Namespace) -> int:
             skip_mismatched=args.skip_mismatched,
             replace_changed=args.replace_changed,
             progress=lambda s: print(s, flush=True),
+            jobs=args.jobs,
         )
     for w in caught:
         print(f"political-sycophancy: warning: {w.message}", file=sys.stderr)

@@ -9,13 +9,18 @@ oldest (its lower bound) and on the newest.
 
 Private names used: `_util.registry.registry_unqualified_name`, `registry_lookup`,
 `registry_add`; `_eval.task.results.eval_results`; `log._recorders.eval.EvalRecorder`;
-`log._samples.sample_active`; `_util.error.PrerequisiteError`.
+`log._samples.sample_active`; `_util.error.PrerequisiteError`; `_util.json.to_json_safe`; and
+the member layout of an `.eval` zip (`write_eval_zip`), which the importer checks against
+Inspect's public reader before it relies on it.
 """
 
 from __future__ import annotations
 
 import importlib
+import json
+import os
 import warnings
+import zipfile
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -23,6 +28,7 @@ from typing import Any
 from inspect_ai.log import EvalLog, EvalPlan, EvalResults, EvalSample, EvalSpec, EvalStats, write_eval_log
 from inspect_ai.util import RegistryInfo, registry_create, registry_info
 
+from .atomic import temp_path
 from .errors import InputError
 
 __all__ = [
@@ -36,6 +42,7 @@ __all__ = [
     "registry_lookup",
     "registry_unqualified_name",
     "sample_active",
+    "write_eval_zip",
 ]
 
 
@@ -206,6 +213,55 @@ def EvalRecorder(log_dir: str) -> Any:  # noqa: N802 - stands in for the private
     """Inspect's streaming `.eval` writer (samples flushed in batches), or the public fallback."""
     cls = private("inspect_ai.log._recorders.eval", "EvalRecorder")
     return cls(log_dir) if cls is not None else PublicEvalRecorder(log_dir)
+
+
+def public_json_bytes(value: Any) -> bytes:
+    """JSON of a log object (a pydantic model, or lists and dicts of them) as Inspect's
+    writer serialises it: fields that are None left out."""
+    if hasattr(value, "model_dump_json"):
+        return value.model_dump_json(exclude_none=True).encode()
+    if isinstance(value, (list, tuple)):
+        return b"[" + b",".join(public_json_bytes(v) for v in value) + b"]"
+    if isinstance(value, dict):
+        return b"{" + b",".join(json.dumps(str(k)).encode() + b":" + public_json_bytes(v) for k, v in value.items() if v is not None) + b"}"
+    return json.dumps(value).encode()
+
+
+def json_bytes(value: Any) -> bytes:
+    """Inspect's own serialiser (`to_json_safe`, which also repairs invalid UTF-8), or the public one."""
+    fn = private("inspect_ai._util.json", "to_json_safe")
+    return fn(value, indent=None) if fn is not None else public_json_bytes(value)
+
+
+def write_eval_zip(log: EvalLog, path: Path) -> Path:
+    """Write a finished log as an `.eval` zip in one pass, laid out as Inspect's recorder
+    finishes one: `_journal/start.json` (version, eval, plan), one
+    `samples/<id>_epoch_<epoch>.json` per sample, `summaries.json` (`EvalSample.summary()`
+    of each), `reductions.json` and `header.json` (the log without samples and reductions).
+
+    Inspect's recorder serialises, thins and compresses each sample as it streams in, and
+    journals summaries in batches: right for a live run, about ten times slower for a log
+    that exists whole (an import). Deflate compression, which every zip reader (Inspect's
+    and its viewer's) reads. The layout is Inspect's, not a public contract: callers check
+    a written log against `read_eval_log` before relying on it (logs.importer does), and
+    tests/test_logs_import_writer.py compares it with the recorder's log field by field.
+    Written to a temporary sibling and renamed, so a killed import leaves no partial log."""
+    samples = log.samples or []
+    header = log.model_copy(update={"samples": None, "reductions": None})
+    tmp = temp_path(path)
+    try:
+        with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
+            archive.writestr("_journal/start.json", json_bytes({"version": log.version, "eval": log.eval, "plan": log.plan}))
+            for sample in samples:
+                archive.writestr(f"samples/{sample.id}_epoch_{sample.epoch}.json", json_bytes(sample))
+            archive.writestr("summaries.json", json_bytes([sample.summary() for sample in samples]))
+            if log.reductions is not None:
+                archive.writestr("reductions.json", json_bytes(log.reductions))
+            archive.writestr("header.json", json_bytes(header))
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return path
 
 
 # --- the running sample ------------------------------------------------------------------

@@ -15,6 +15,11 @@ from inspect_ai.scorer import Metric, SampleScore, Score, ScoreReducer, mean, me
 
 from .parsing import ANSWERED, REFUSAL
 
+# The sample metadata the metrics below read; a metric reading another key must list it
+# here (the importer hands metrics only these keys; tests/test_logs_import_writer.py
+# checks its results equal those computed with every key).
+METRIC_METADATA = ("axis", "direction")
+
 
 def contract_metrics(*measures: str, extra: dict[str, list[Metric]] | None = None) -> dict[str, list[Metric]]:
     """Mean and standard error of each measure (plus its `extra` metrics), then of the

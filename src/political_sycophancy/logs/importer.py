@@ -24,7 +24,10 @@ import asyncio
 import functools
 import hashlib
 import math
+import multiprocessing
+import os
 import re
+import tempfile
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -45,6 +48,8 @@ from inspect_ai.log import (
     EvalSpec,
     EvalStats,
     condense_sample,
+    read_eval_log,
+    read_eval_log_sample_summaries,
 )
 from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, GenerateConfig, ModelName, ModelOutput
 from inspect_ai.scorer import SampleScore, Score, Target, mean_score
@@ -54,15 +59,18 @@ from ..audit.scorers import scorer_for
 from ..core.answers import restatus
 from ..core.conditions import Condition, condition_registry, redefines_builtin
 from ..core.errors import InputError
-from ..core.inspect_compat import EvalRecorder, eval_results, registry_unqualified_name
+from ..core.inspect_compat import EvalRecorder, eval_results, json_bytes, registry_unqualified_name, write_eval_zip
 from ..core.io import read_csv
 from ..core.items import LETTERS, Item, load_items, parse_options
+from ..core.metrics import METRIC_METADATA
 from ..core.parsing import ANSWERED, UNPARSED, parse_choice
 from ..core.prompts import audit_prompt
 
 REQUIRED = ("model_id", "question_id", "raw_response")
 SOURCE_RULE = "source letter"
 FLUSH_EVERY = 100
+# samples of the first log written both ways to check the one-pass writer (`layout_difference`)
+CHECK_SAMPLES = 12
 
 
 class ResponseKind:
@@ -84,8 +92,8 @@ class ResponseKind:
     def source_score(self, run: _Scoring, scorer: Callable, item: Item, rec: dict, make_state) -> Score:
         return _source_score(run, scorer, item, rec.get("letter", ""), rec.get("raw_response") or "", make_state)
 
-    def parsed_score(self, run: _Scoring, scorer: Callable, item: Item, rec: dict, state: TaskState) -> Score:
-        return run(scorer, state)
+    def parsed_score(self, run: _Scoring, scorer: Callable, item: Item, rec: dict, make_state: Callable[[], TaskState]) -> Score:
+        return run(scorer, item.id, rec.get("raw_response") or "", make_state)
 
 
 AUDIT = ResponseKind()
@@ -359,20 +367,36 @@ class _Scoring:
     """Runs our async scorers synchronously on one event loop (one per import).
 
     A score depends only on the item, the condition-independent metadata and the completion,
-    so it is computed once per (scorer, item, completion) and copied for repeats (most
-    responses are a bare letter)."""
+    so it is computed once per (scorer, item, completion), its task state built only then,
+    and copied for repeats (most responses are a bare letter)."""
 
     def __init__(self) -> None:
         self.loop = asyncio.new_event_loop()
         self.cache: dict[tuple, Score] = {}
+        self.scorers: dict[tuple[str, str], Callable] = {}
+        self.parses: dict[tuple[str, str], Any] = {}
 
-    def __call__(self, scorer: Callable, state: TaskState) -> Score:
-        key = (registry_unqualified_name(scorer), state.sample_id, state.output.completion)
+    def scorer(self, kind: ResponseKind, scoring: str) -> Callable:
+        """The kind's scorer for a scoring rule, one object per import (the score cache's key)."""
+        key = (kind.name, scoring)
+        if key not in self.scorers:
+            self.scorers[key] = kind.scorer(scoring)
+        return self.scorers[key]
+
+    def parse(self, raw: str, item: Item) -> Any:
+        """Our parser's reading of a response to an item (the same text is read once)."""
+        key = (item.id, raw)
+        if key not in self.parses:
+            self.parses[key] = parse_choice(raw, item.options)
+        return self.parses[key]
+
+    def __call__(self, scorer: Callable, item_id: str, completion: str, make_state: Callable[[], TaskState]) -> Score:
+        key = (scorer, item_id, completion)
         score = self.cache.get(key)
         if score is None:
-            score = self.loop.run_until_complete(scorer(state, Target("")))
+            score = self.loop.run_until_complete(scorer(make_state(), Target("")))
             self.cache[key] = score
-        return score.model_copy(deep=True)
+        return score.model_copy()
 
     def close(self) -> None:
         self.loop.close()
@@ -380,22 +404,31 @@ class _Scoring:
 
 def _source_score(run: _Scoring, scorer: Callable, item: Item, letter: str, raw: str, make_state) -> Score:
     """Score the file's letter with our scorer; keep our own reading of the text beside it."""
-    ours = parse_choice(raw, item.options)
+    ours = run.parse(raw, item)
     letter = (letter or "").strip()
     extra = dict(text_status=ours.status, text_letter=ours.letter, source_letter=letter or None)
     if letter:
-        score = run(scorer, make_state(letter))
+        score = run(scorer, item.id, letter, lambda: make_state(letter))
         return restatus(score, (score.metadata or {}).get("status", UNPARSED), SOURCE_RULE, **extra)
-    score = run(scorer, make_state(""))
+    score = run(scorer, item.id, "", lambda: make_state(""))
     status = ours.status if ours.status != ANSWERED else UNPARSED
     return restatus(score, status, "no letter in the source file", **extra)
 
 
 def _eval_results(samples: list[EvalSample], scorer, scorer_name: str):
+    """The log's results and reductions as a run computes them, from light copies of the
+    scores: the metrics see only the sample metadata they read (`METRIC_METADATA`) and no
+    score metadata, and the reduced scores get back the metadata Inspect's reducers keep
+    (the first epoch's). Inspect deep-copies every score with both once per metric key,
+    which was most of an import's time; tests/test_logs_import_writer.py checks the light
+    results and reductions equal the full ones."""
     scores = [
         {
             scorer_name: SampleScore(
-                score=s.scores[scorer_name], sample_id=s.id, sample_metadata=s.metadata, scorer=scorer_name
+                score=s.scores[scorer_name].model_copy(update={"metadata": None}),
+                sample_id=s.id,
+                sample_metadata={k: s.metadata[k] for k in METRIC_METADATA if k in s.metadata},
+                scorer=scorer_name,
             )
         }
         for s in samples
@@ -403,13 +436,22 @@ def _eval_results(samples: list[EvalSample], scorer, scorer_name: str):
     ]
     if not scores:
         return None, None
-    return eval_results(len(samples), scores, mean_score(), [scorer], None, scorer_names=[scorer_name])
+    results, reductions = eval_results(len(samples), scores, mean_score(), [scorer], None, scorer_names=[scorer_name])
+    first: dict[Any, Any] = {}
+    for s in sorted(samples, key=lambda s: s.epoch):
+        if s.scores:
+            first.setdefault(s.id, s.scores[scorer_name].metadata)
+    for reduction in reductions or []:
+        for reduced in reduction.samples:
+            reduced.metadata = first.get(reduced.sample_id)
+    return results, reductions
 
 
 async def _write_eval(log: EvalLog, out: Path) -> None:
-    """Write an `.eval` log as `write_eval_log` does, flushing every `FLUSH_EVERY` samples
-    as a running eval does: `write_eval_log` buffers every sample and de-duplicates the
-    buffer on each one, quadratic in the number of samples (7 s for 1,600 samples)."""
+    """Write an `.eval` log through Inspect's own recorder, flushing every `FLUSH_EVERY`
+    samples as a running eval does (`write_eval_log` buffers every sample and de-duplicates
+    the buffer on each one, quadratic in the number of samples). The importer's fallback
+    when `write_eval_zip`'s layout does not read back as this writer's."""
     recorder = EvalRecorder(str(out.parent))
     await recorder.log_init(log.eval, str(out), clean=True)
     await recorder.log_start(log.eval, log.plan)
@@ -418,6 +460,55 @@ async def _write_eval(log: EvalLog, out: Path) -> None:
         if i % FLUSH_EVERY == 0:
             await recorder.flush(log.eval)
     await recorder.log_finish(log.eval, log.status, log.stats, log.results, log.reductions)
+
+
+def _read_back(path: Path) -> tuple[dict[str, str], list[str]]:
+    """A log as Inspect's public readers return it, field by field as JSON (NaN, which
+    unanswered measures hold, is not equal to itself in a comparison of values)."""
+    log = read_eval_log(str(path))
+    fields = {name: json_bytes(getattr(log, name)).decode() for name in type(log).model_fields if name not in ("location", "etag")}
+    return fields, [json_bytes(s).decode() for s in read_eval_log_sample_summaries(str(path))]
+
+
+def layout_difference(log: EvalLog, loop: asyncio.AbstractEventLoop, samples: int = CHECK_SAMPLES) -> str | None:
+    """None when a log written by `write_eval_zip` reads back through Inspect's public
+    readers (`read_eval_log`, `read_eval_log_sample_summaries`) exactly as the same log
+    written by Inspect's recorder does, checked on the first `samples` samples of `log`;
+    otherwise the first field that differs. The fast writer relies on Inspect's member
+    layout, which no public contract fixes, so each import checks it once."""
+    probe = log.model_copy(update={"samples": (log.samples or [])[:samples]})
+    with tempfile.TemporaryDirectory(prefix="ps-layout-") as scratch:
+        fast, slow = Path(scratch) / "fast.eval", Path(scratch) / "inspect.eval"
+        write_eval_zip(probe, fast)
+        loop.run_until_complete(_write_eval(probe, slow))
+        (fast_log, fast_summaries), (slow_log, slow_summaries) = _read_back(fast), _read_back(slow)
+    for key in slow_log:
+        if fast_log.get(key) != slow_log[key]:
+            return f"the log's {key!r}"
+    return None if fast_summaries == slow_summaries else "the sample summaries"
+
+
+class _Writer:
+    """Writes an import's logs with `write_eval_zip` once `layout_difference` finds it reads
+    back as Inspect's recorder's log (checked on the first log), else with the recorder."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, result: ImportResult, fast: bool | None = None) -> None:
+        self.loop, self.result = loop, result
+        self.fast = fast
+
+    def __call__(self, log: EvalLog, out: Path) -> None:
+        if self.fast is None:
+            difference = layout_difference(log, self.loop)
+            self.fast = difference is None
+            if difference:
+                self.result.notes.append(
+                    f"this inspect_ai reads {difference} of a one-pass .eval zip differently from its own writer's; "
+                    "the logs were written with Inspect's recorder instead (slower)"
+                )
+        if self.fast:
+            write_eval_zip(log, out)
+        else:
+            self.loop.run_until_complete(_write_eval(log, out))
 
 
 def _key(text: str) -> str:
@@ -486,8 +577,10 @@ def import_responses(
     progress: Callable[[str], None] | None = None,
     kind: ResponseKind = AUDIT,
     columns: dict[str, str] | None = None,
+    jobs: int | None = None,
 ) -> ImportResult:
-    """Write one `.eval` log per model x instrument x condition x temperature of the file.
+    """Write one `.eval` log per model x instrument x condition x temperature of the file,
+    in `jobs` processes (default: one per CPU).
 
     Re-importing the same file (same path and content) into the same directory replaces
     the logs it wrote before, and only those; logs written from an earlier version of the
@@ -516,31 +609,154 @@ def import_responses(
     groups = frame.groupby(
         ["model_id", frame["item_id"].map(lambda i: items[i].instrument), "condition", "temperature_value"], sort=True
     )
-    run = _Scoring()
+    cells: list[_Cell] = []
+    for key, rows in groups:
+        model, instrument, cond_id = (str(k) for k in key[:3])
+        temperature = float(rows["temperature_value"].iloc[0])
+        log_id = source.log_id(model, instrument, cond_id, temperature, list(rows["epoch"]), letters)
+        cells.append(_Cell(len(cells), model, instrument, cond_id, temperature, rows, log_id))
+    job = functools.partial(
+        _write_cells, source=source, log_dir=log_dir, conditions=conditions, items=items,
+        use_source_letters=use_source_letters, progress=progress, kind=kind,
+    )
     try:
-        for key, rows in groups:
-            model, instrument, cond_id = (str(k) for k in key[:3])
-            temperature = float(rows["temperature_value"].iloc[0])
-            log_id = source.log_id(model, instrument, cond_id, temperature, list(rows["epoch"]), letters)
-            out = _write_one(
-                run, source, log_dir, log_id, model, instrument, conditions[cond_id], temperature,
-                rows, items, use_source_letters, result, progress, kind,
-            )
-            # the earlier logs go only once their replacement is written
-            for old in same.pop(log_id, []):
-                if old != out:
-                    old.unlink(missing_ok=True)
-                result.replaced += 1
-    finally:
-        run.close()
+        written = _run_cells(job, cells, jobs, result)
+    except BaseException:
+        # leave the directory as it was: this run's new logs go, the earlier import stays
+        olds = {old for logs in same.values() for old in logs}
+        for cell in cells:
+            for new in log_dir.glob(f"*_{cell.log_id}.eval"):
+                if new not in olds:
+                    new.unlink(missing_ok=True)
+        raise
+    result.logs = [out for _, out in sorted(written)]
+    for index, out in sorted(written):
+        # the earlier logs go only once every replacement is written
+        for old in same.pop(cells[index].log_id, []):
+            if old != out:
+                old.unlink(missing_ok=True)
+            result.replaced += 1
     for old in changed:
         old.unlink(missing_ok=True)
         result.replaced_changed += 1
     return result
 
 
+@dataclass
+class _Cell:
+    """One log to write: a model x instrument x condition x temperature of the file."""
+
+    index: int
+    model: str
+    instrument: str
+    condition: str
+    temperature: float
+    rows: pd.DataFrame
+    log_id: str
+
+
+def _write_cells(
+    cells: list[_Cell], fast: bool | None, *, source: _Source, log_dir: Path, conditions: dict[str, Condition],
+    items: dict[str, Item], use_source_letters: bool, progress: Callable[[str], None] | None, kind: ResponseKind,
+) -> tuple[list[tuple[int, Path]], ImportResult, bool | None]:
+    """Write the cells' logs: (cell index, log path) pairs, what they add to the result, and
+    whether the one-pass writer was used (None when no log was written)."""
+    part = ImportResult()
+    run = _Scoring()
+    write = _Writer(run.loop, part, fast)
+    written = []
+    try:
+        for cell in cells:
+            out = _write_one(
+                run, write, source, log_dir, cell.log_id, cell.model, cell.instrument, conditions[cell.condition],
+                cell.temperature, cell.rows, items, use_source_letters, part, progress, kind,
+            )
+            written.append((cell.index, out))
+    finally:
+        run.close()
+    return written, part, write.fast
+
+
+def _merge(into: ImportResult, part: ImportResult) -> None:
+    into.samples += part.samples
+    into.errors += part.errors
+    into.notes += [n for n in part.notes if n not in into.notes]
+    for model, counts in part.disagreements.items():
+        mine = into.disagreements.setdefault(model, dict.fromkeys(counts, 0))
+        for k, v in counts.items():
+            mine[k] += v
+
+
+def _buckets(cells: list[_Cell], n: int) -> list[list[_Cell]]:
+    """`n` lists of cells with about equal numbers of rows (largest first, each to the lightest)."""
+    buckets: list[list[_Cell]] = [[] for _ in range(n)]
+    loads = [0] * n
+    for cell in sorted(cells, key=lambda c: -len(c.rows)):
+        k = loads.index(min(loads))
+        buckets[k].append(cell)
+        loads[k] += len(cell.rows)
+    return [b for b in buckets if b]
+
+
+def _child(job: Callable, cells: list[_Cell], fast: bool | None, conn: Any) -> None:
+    try:
+        conn.send(("ok", job(cells, fast)))
+    except BaseException as ex:  # sent to the parent, which raises it
+        conn.send(("error", (type(ex).__name__, str(ex), isinstance(ex, InputError))))
+    finally:
+        conn.close()
+
+
+def _run_cells(job: Callable, cells: list[_Cell], jobs: int | None, result: ImportResult) -> list[tuple[int, Path]]:
+    """Write every cell: the first here (it checks the one-pass writer), the rest in `jobs`
+    forked processes (default: one per CPU) when the platform forks, else here. Each log is
+    independent of the others, so the logs are the same whichever process writes them."""
+    if not cells:
+        return []
+    written, part, fast = job(cells[:1], None)
+    _merge(result, part)
+    rest = cells[1:]
+    n = max(1, min(jobs or os.cpu_count() or 1, len(rest)))
+    if n == 1 or "fork" not in multiprocessing.get_all_start_methods():
+        more, part, _ = job(rest, fast)
+        _merge(result, part)
+        return written + more
+    context = multiprocessing.get_context("fork")
+    buckets = _buckets(rest, n)
+    children = []
+    for bucket in buckets[1:]:
+        receive, send = context.Pipe(duplex=False)
+        process = context.Process(target=_child, args=(job, bucket, fast, send), daemon=True)
+        process.start()
+        send.close()
+        children.append((process, receive))
+    failure: tuple[str, str, bool] | None = None
+    try:
+        more, part, _ = job(buckets[0], fast)
+        written += more
+        _merge(result, part)
+    finally:
+        for process, receive in children:
+            try:
+                status, payload = receive.recv()
+            except EOFError:
+                status, payload = "error", ("WorkerDied", f"an import process exited with code {process.exitcode}", False)
+            process.join()
+            if status == "ok":
+                more, part, _ = payload
+                written += more
+                _merge(result, part)
+            else:
+                failure = failure or payload
+    if failure:
+        name, message, is_input = failure
+        raise InputError(message) if is_input else RuntimeError(f"{name}: {message}")
+    return written
+
+
 def _write_one(
     run: _Scoring,
+    write: _Writer,
     source: _Source,
     log_dir: Path,
     log_id: str,
@@ -558,7 +774,7 @@ def _write_one(
     log = _build_log(run, source, log_id, model, instrument, condition, temperature, rows, items, use_source_letters, result, kind)
     stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H-%M-%S-00-00")
     out = log_dir / f"{stamp}_{_slug(log.eval.task)}_{log_id}.eval"
-    run.loop.run_until_complete(_write_eval(log, out))
+    write(log, out)
     result.logs.append(out)
     result.samples += len(log.samples or [])
     if progress:
@@ -584,7 +800,7 @@ def _build_log(
     if len(scorings) != 1:
         raise InputError(f"instrument {instrument!r} mixes scoring rules {sorted(scorings)}; split its items into files")
     scoring = scorings.pop()
-    scorer = kind.scorer(scoring)
+    scorer = run.scorer(kind, scoring)
     scorer_name = registry_unqualified_name(scorer)
     samples: list[EvalSample] = []
     disagree = result.disagreements.setdefault(model, {"rows": 0, "source_only": 0, "ours_only": 0, "different": 0})
@@ -607,14 +823,14 @@ def _build_log(
                 metadata[f"source_{extra}"] = rec[extra]
         error_text = (rec.get("error") or "").strip()
         epoch = int(rec["epoch"])
-        base = _state(item, condition, model, epoch, prompt, raw, metadata)
+        make_state = functools.partial(_state, item, condition, model, epoch, prompt, metadata=metadata)
         sample_error = None
         scores = None
         if error_text and not raw.strip():
             sample_error = EvalError(message=error_text, traceback="", traceback_ansi="")
             result.errors += 1
         elif use_source_letters:
-            score = kind.source_score(run, scorer, item, rec, functools.partial(_state, item, condition, model, epoch, prompt, metadata=metadata))
+            score = kind.source_score(run, scorer, item, rec, make_state)
             scores = {scorer_name: score}
             meta = score.metadata or {}
             ours, src = meta.get("text_letter"), meta.get("source_letter")
@@ -626,7 +842,7 @@ def _build_log(
             elif ours and src and ours != src:
                 disagree["different"] += 1
         else:
-            scores = {scorer_name: kind.parsed_score(run, scorer, item, rec, base)}
+            scores = {scorer_name: kind.parsed_score(run, scorer, item, rec, functools.partial(make_state, completion=raw))}
         samples.append(
             EvalSample(
                 id=item.id,
@@ -634,7 +850,7 @@ def _build_log(
                 input=prompt,
                 target="",
                 messages=[ChatMessageUser(content=prompt), ChatMessageAssistant(content=raw, model=model)],
-                output=base.output,
+                output=ModelOutput.from_content(model=model, content=raw),
                 scores=scores,
                 metadata=metadata,
                 error=sample_error,

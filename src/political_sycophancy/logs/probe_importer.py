@@ -78,8 +78,8 @@ class ProbeKind(ResponseKind):
     def source_score(self, run: _Scoring, scorer: Callable, item: Item, rec: dict, make_state) -> Score:
         return self._source(item, rec)
 
-    def parsed_score(self, run: _Scoring, scorer: Callable, item: Item, rec: dict, state) -> Score:
-        return self._parsed(item, rec, state.output.completion)
+    def parsed_score(self, run: _Scoring, scorer: Callable, item: Item, rec: dict, make_state) -> Score:
+        return self._parsed(item, rec, rec.get("raw_response") or "")
 
 
 def _expected_source(item: Item, rec: dict) -> Score:
