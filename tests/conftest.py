@@ -4,11 +4,20 @@ from there, never from this file)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 from inspect_ai.model import GenerateConfig, ModelAPI, ModelOutput, modelapi
 from support import REFERENCE, output
+
+
+@pytest.fixture(scope="session", autouse=True)
+def analysis_store(tmp_path_factory) -> Path:
+    """Stored analyses (report.reuse) go to a folder of this test session, not the user's cache."""
+    root = tmp_path_factory.mktemp("analysis-store")
+    os.environ["POLITICAL_SYCOPHANCY_CACHE"] = str(root)
+    return root
 
 
 @pytest.fixture

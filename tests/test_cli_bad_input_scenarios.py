@@ -249,6 +249,8 @@ SCENARIOS: list[Scenario] = [
     error("--log-dir is a file", "import-responses r.csv --items {pct} --log-dir logs", r"--log-dir logs: exists and is not a directory", files={"r.csv": responses(), "logs": "x"}),
     error("--log-dir under a file", "import-responses r.csv --items {pct} --log-dir f/logs", r"--log-dir f/logs: cannot write there", files={"r.csv": responses(), "f": "x"}),
     error("--log-dir unwritable", f"import-responses r.csv --items {{pct}} --log-dir {UNWRITABLE}", r"--log-dir /sys/\S+: cannot write there", files={"r.csv": responses()}),
+    error("import-responses --jobs 0", "import-responses r.csv --items {pct} --log-dir logs --jobs 0", r"--jobs must be at least 1, not 0", files={"r.csv": responses()}),
+    error("analyze --out is a file", "analyze logs --out report", r"--out report: exists and is not a directory", files={"logs": DIR, "report": "x"}),
     # the replication package (import-items)
     accept("a small replication package", "import-items pkg --out out", printed("atp           2 items"), files={"pkg": package()}),
     error("distributions file cut mid-row", "import-items pkg --out out", rf"{DIST}, row 2.*: {CUT_SHORT}", files={"pkg": package(cut(DIST, 0.8))}),

@@ -21,7 +21,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("log_dir", help="directory of .eval logs (searched recursively)")
     p.add_argument("--out", required=True, help="output directory")
-    p.add_argument("--no-cache", action="store_true", help="read every log again and do not write the frame cache")
+    p.add_argument("--no-cache", action="store_true",
+                   help="read every log again, do not write the frame cache, and neither reuse nor store the analysis")
+    p.add_argument("--no-reuse", action="store_true",
+                   help="compute every statistic again even when the same logs, options and code were analysed before "
+                   "(the stored analysis is otherwise copied into --out)")
     p.add_argument("--bootstrap", type=int, default=2000, help="bootstrap resamples of items for the CIs (default 2000)")
     p.add_argument("--sign-flip-draws", type=int, default=10_000, help="random sign patterns of the cell-level test (default 10000)")
     p.add_argument("--seed", type=int, default=20260, help="seed of the bootstrap and the cell-level test")
@@ -84,13 +88,13 @@ def summary_rows(cells) -> list[dict]:
     return out
 
 
+# arguments that do not change what an analysis computes (left out of its reuse key)
+NOT_IN_KEY = ("out", "no_cache", "no_reuse", "func", "command")
+
+
 def run(args: argparse.Namespace) -> int:
-    from ..audit.cells import cells_of
     from ..core.io import output_dir
-    from ..logs.frame import read_frame
-    from ..report.render import write_report
-    from ..stats.options import AnalysisOptions
-    from .audit import format_table
+    from ..report.reuse import Reuse, StoreInvalid
 
     if args.bootstrap < 1 or args.sign_flip_draws < 1:
         raise InputError("--bootstrap and --sign-flip-draws must be at least 1")
@@ -98,6 +102,38 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--alpha and --power must lie between 0 and 1")
     output_dir(args.out, "--out")
     started = time.perf_counter()
+    reuse = None
+    if not (args.no_cache or args.no_reuse):
+        reuse = Reuse.of(args.log_dir, {k: v for k, v in vars(args).items() if k not in NOT_IN_KEY})
+        try:
+            stored = reuse.restore(args.out)
+        except StoreInvalid as ex:
+            _say(f"note: the stored analysis of these logs failed its check ({ex}); computing it again")
+            stored = None
+        if stored is not None:
+            lines, created = stored
+            _say(f"reused the analysis computed {created}: the logs in {args.log_dir}, the options and the code are "
+                 "unchanged (--no-reuse computes it again)")
+            for line in lines:
+                _say(line)
+            _say(f"\nwrote {Path(args.out).resolve()}/ from the stored analysis ({time.perf_counter() - started:.1f}s)")
+            return 0
+    written_since = time.time()
+    code, lines = _analyze(args, started)
+    if reuse is not None and code == 0:
+        reuse.store(args.out, written_since, lines)
+    return code
+
+
+def _analyze(args: argparse.Namespace, started: float) -> tuple[int, list[str]]:
+    """Read the logs, compute and write every section; the exit code and the summary lines
+    printed at the end (what a reused analysis prints again)."""
+    from ..audit.cells import cells_of
+    from ..logs.frame import read_frame
+    from ..report.render import write_report
+    from ..stats.options import AnalysisOptions
+    from .audit import format_table
+
     _say(f"reading logs in {args.log_dir} ...")
     load = read_frame(args.log_dir, cache=not args.no_cache, progress=_say)
     _say(
@@ -122,25 +158,26 @@ def run(args: argparse.Namespace) -> int:
     cells = cells_of(load.frame, options.cache)
     _say(f"[cells] {len(cells):,} model x instrument x condition x item cells ({time.perf_counter() - t:.1f}s)")
     result = write_report(load.frame, args.out, source=str(Path(args.log_dir).resolve()), options=options, progress=_say)
+    lines: list[str] = []
     rows = summary_rows(cells)
     if rows:
         columns = [c for c in SUMMARY_COLUMNS if any(c in r for r in rows)]
-        _say("")
-        _say(format_table(rows, columns))
+        lines += ["", format_table(rows, columns)]
         unmatched = sum(r["unmatched"] for r in rows)
         if unmatched:
-            _say(
+            lines.append(
                 f"(conditions compared over matched items: {unmatched} model x condition x item cell(s) run under only "
                 "some of a model's conditions are left out; see table design_cells)"
             )
     not_computable = result.summary.get("not_computable") or []
     if not_computable:
-        _say("\nnot computable from these logs:")
-        for line in not_computable:
-            _say(f"  - {line.replace('`', '')}")
+        lines.append("\nnot computable from these logs:")
+        lines += [f"  - {line.replace('`', '')}" for line in not_computable]
+    for line in lines:
+        _say(line)
     out = Path(args.out).resolve()
     _say(f"\nwrote {out}/report.html, report.md, summary.json and {len(result.tables)} tables ({time.perf_counter() - started:.1f}s)")
     if result.failed:
         print(f"political-sycophancy: {len(result.failed)} section(s) failed: {', '.join(result.failed)} (details in the report)", file=sys.stderr)
-        return 1
-    return 0
+        return 1, lines
+    return 0, lines
