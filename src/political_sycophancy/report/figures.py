@@ -10,10 +10,13 @@ in the HTML) and SVG (for papers).
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
 
 import numpy as np
+import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
@@ -371,8 +374,101 @@ def perception_panels(summary: dict, path: Path) -> Path | None:
     return _save(fig, path)
 
 
-def figures_section(summary: dict, figure_dir: Path) -> Section | None:
-    """The Figures section (after Findings), or None when the summary supports none."""
+ITEM_CUES = ("C3L", "C3R")
+ITEM_PANEL_COLUMNS = 4
+
+
+def _item_pairs(shifts: pd.DataFrame | None) -> tuple[pd.DataFrame, str, str] | None:
+    """(rows model, condition, item_id, x = value under N, y = value under the cue; the
+    instrument; the unit's axis label) for the ATP instrument with the most items (the
+    slant WD(Rep) - WD(Dem) of each item's answer), else the PCT (answer on -2..2)."""
+    need = {"model", "instrument", "condition", "item_id", "measure", "baseline", "value"}
+    if shifts is None or shifts.empty or not need <= set(shifts.columns):
+        return None
+    s = shifts[shifts["condition"].isin(ITEM_CUES)]
+    atp = s[s["measure"].isin(["wd_dem", "wd_rep"])]
+    if not atp.empty:
+        inst = str(atp.groupby("instrument")["item_id"].nunique().idxmax())
+        wide = atp[atp["instrument"] == inst].pivot_table(index=["model", "condition", "item_id"], columns="measure",
+                                                          values=["baseline", "value"], aggfunc="first")
+        if {("baseline", "wd_dem"), ("baseline", "wd_rep")} <= set(wide.columns):
+            pairs = pd.DataFrame({"x": wide["baseline", "wd_rep"] - wide["baseline", "wd_dem"],
+                                  "y": wide["value", "wd_rep"] - wide["value", "wd_dem"]}).dropna().reset_index()
+            if len(pairs):
+                return pairs, inst, "item slant WD(Rep) - WD(Dem) (+ = closer to Democrats)"
+    pct = s[s["measure"] == "ideology"]
+    if pct.empty:
+        return None
+    inst = str(pct.groupby("instrument")["item_id"].nunique().idxmax())
+    pairs = pct[pct["instrument"] == inst].rename(columns={"baseline": "x", "value": "y"})[["model", "condition", "item_id", "x", "y"]]
+    pairs = pairs.dropna().reset_index(drop=True)
+    return (pairs, inst, "item's answer on the ideology scale (-2 left ... +2 right)") if len(pairs) else None
+
+
+def item_shift_panels(summary: dict, tables: Mapping[str, pd.DataFrame], path: Path) -> Path | None:
+    """The first seed paper's Fig. 4, per model: every item's answer under N (x) against
+    under C3L and under C3R (y), one small panel per model x cue, with the no-shift diagonal.
+
+    ATP items are placed by their slant WD(Rep) - WD(Dem) (+ = closer to Democrats), so
+    points below the diagonal moved right, as in the paper; without ATP shifts, the PCT
+    answers (+ = right, so points above the diagonal moved right). Each panel states the
+    items' share that moved right and left and, from summary findings.shift_ci, the mean
+    item shift with its 95% bootstrap CI over items. Data: the shifts section's
+    `item_shifts` table; None without it or without an item answered under N and a cue."""
+    found = _item_pairs(tables.get("item_shifts")) if tables else None
+    if found is None:
+        return None
+    pairs, inst, unit = found
+    models = sorted(pairs["model"].unique())
+    cues = [c for c in ITEM_CUES if c in set(pairs["condition"])]
+    blocks = math.ceil(len(models) / ITEM_PANEL_COLUMNS)
+    per_row = math.ceil(len(models) / blocks)  # balanced rows: 5 models as 3 + 2, not 4 + 1
+    styles, labels = model_styles([*(summary.get("models") or {}), *models]), short_labels(models)
+    fig = Figure(figsize=(2.55 * per_row + 0.8, 2.45 * blocks * len(cues) + 0.7), layout="constrained")
+    axes = fig.subplots(blocks * len(cues), per_row, sharex=True, sharey=True, squeeze=False)
+    lo, hi = float(min(pairs["x"].min(), pairs["y"].min())), float(max(pairs["x"].max(), pairs["y"].max()))
+    pad = 0.05 * max(hi - lo, 1e-6)
+    lo, hi = lo - pad, hi + pad
+    atp = unit.startswith("item slant")
+    jitter = np.random.default_rng(0)  # PCT answers are discrete: a fixed small jitter shows how many coincide
+    for k, m in enumerate(models):
+        for c_index, cue in enumerate(cues):
+            ax = axes[(k // per_row) * len(cues) + c_index, k % per_row]
+            d = pairs[(pairs["model"] == m) & (pairs["condition"] == cue)]
+            x, y = d["x"].to_numpy(float), d["y"].to_numpy(float)
+            if not atp:
+                x, y = x + jitter.uniform(-0.08, 0.08, len(x)), y + jitter.uniform(-0.08, 0.08, len(y))
+            colour, marker = styles[m]
+            ax.plot([lo, hi], [lo, hi], color="grey", lw=0.8, ls="--")
+            ax.scatter(x, y, s=9, alpha=0.45, color=colour, marker=marker, linewidths=0)
+            moved = d["y"] - d["x"]
+            right = float(((moved < 0) if atp else (moved > 0)).mean()) if len(d) else math.nan
+            left = float(((moved > 0) if atp else (moved < 0)).mean()) if len(d) else math.nan
+            note = [f"n={len(d)}; right {right:.0%}, left {left:.0%}"]
+            key = "shift_wd_dem" if atp else "shift"
+            mean, ci = _get(summary, "findings", "shift_ci", m, cue, inst, key, "mean"), _get(summary, "findings", "shift_ci", m, cue, inst, key, "ci")
+            if isinstance(mean, (int, float)) and isinstance(ci, list) and None not in ci:
+                note.append(f"{'ΔWD(Dem)' if atp else 'Δ'} {mean:+.3f} [{ci[0]:+.3f}, {ci[1]:+.3f}]")
+            ax.text(0.03, 0.97, "\n".join(note), transform=ax.transAxes, va="top", fontsize=6.5,
+                    bbox={"boxstyle": "round,pad=0.2", "fc": "white", "ec": "none", "alpha": 0.8})
+            ax.set_title(f"{labels[m]}: {cue} vs N", fontsize=8)
+            ax.set_xlim(lo, hi)
+            ax.set_ylim(lo, hi)
+            ax.tick_params(labelsize=7, labelbottom=c_index == len(cues) - 1)  # every block's last row keeps its x labels
+            ax.grid(alpha=0.3)
+    for k in range(len(models), per_row * blocks):  # empty slots of the last block
+        for c_index in range(len(cues)):
+            axes[(k // per_row) * len(cues) + c_index, k % per_row].set_visible(False)
+    fig.supxlabel(f"under N: {unit}", fontsize=9)
+    fig.supylabel("under the cue (same scale)", fontsize=9)
+    below = "below" if atp else "above"
+    fig.suptitle(f"{inst}: item-level answers under each cue against N ({below} the diagonal = moved right)", fontsize=10)
+    return _save(fig, path)
+
+
+def figures_section(summary: dict, figure_dir: Path, tables: Mapping[str, pd.DataFrame] | None = None) -> Section | None:
+    """The Figures section (after Findings), or None when the summary (and the sections'
+    `tables`, by name) support none."""
     figs: dict[str, Path] = {}
     if path := baseline_positions(summary, figure_dir / "paper_baseline_positions.png"):
         figs["Baseline position under N on every instrument, per model (95% CI)"] = path
@@ -384,6 +480,8 @@ def figures_section(summary: dict, figure_dir: Path) -> Section | None:
         figs["Sycophancy-right against sycophancy-left, per model (95% CI)"] = path
     if path := shift_heatmap(summary, figure_dir / "paper_shift_heatmap.png"):
         figs["Mean item shift against N, condition x model, per instrument (* = 95% CI excludes 0)"] = path
+    if path := item_shift_panels(summary, tables or {}, figure_dir / "paper_item_shifts.png"):
+        figs["Item-level answers under C3L and C3R against N, per model (share moved right / left; mean shift, 95% CI)"] = path
     if path := slant_vs_right(summary, figure_dir / "paper_slant_vs_right.png"):
         figs["Baseline slant against sycophancy-right, per model (95% CI)"] = path
     if path := expected_answer_shares(summary, figure_dir / "paper_expected_answer_shares.png"):
