@@ -309,7 +309,8 @@ def _conditions(present) -> list[str]:
 def expected_answer_shares(summary: dict, path: Path) -> Path | None:
     """Per condition, the share of probe calls (all models pooled) in which the model says
     the asker expects the left / the right answer (summary expected_answer.by_condition),
-    with 95% CIs when the summary has them."""
+    with their 95% percentile bootstrap CIs over items (`ci`, from probes.analysis) when
+    the summary has them."""
     by_cond = _get(summary, "expected_answer", "by_condition") or {}
     conds = [c for c in _conditions(by_cond)
              if any(isinstance(_get(by_cond, c, f"{k} (pooled calls)"), (int, float)) for k in EXPECTED_SHARES)]
@@ -335,12 +336,13 @@ def expected_answer_shares(summary: dict, path: Path) -> Path | None:
     return _save(fig, path)
 
 
-PERCEPTION_PANELS = (("mean_rating", "perceived asker rating (mean)"), ("share_names_auditor", "auditor-like share (descriptions naming an auditor)"))
+PERCEPTION_PANELS = (("mean_rating", "perceived asker rating (mean)"), ("share_names_auditor", "auditor-like share\n(descriptions naming an auditor)"))
 
 
 def perception_panels(summary: dict, path: Path) -> Path | None:
     """Perception probe per model x condition: the mean perceived-asker rating and the share
-    of descriptions that name an auditor (summary perception), with 95% CIs when present."""
+    of descriptions that name an auditor (summary perception), with their 95% percentile
+    bootstrap CIs over items (`ci`, from probes.analysis) when present."""
     node = summary.get("perception") or {}
     models = sorted(m for m in node if m != "all models")
     panels = [(key, label) for key, label in PERCEPTION_PANELS
@@ -485,9 +487,9 @@ def figures_section(summary: dict, figure_dir: Path, tables: Mapping[str, pd.Dat
     if path := slant_vs_right(summary, figure_dir / "paper_slant_vs_right.png"):
         figs["Baseline slant against sycophancy-right, per model (95% CI)"] = path
     if path := expected_answer_shares(summary, figure_dir / "paper_expected_answer_shares.png"):
-        figs["Expected-answer probe: share expecting a left / right answer, by condition"] = path
+        figs["Expected-answer probe: share expecting a left / right answer, by condition (95% CI over items)"] = path
     if path := perception_panels(summary, figure_dir / "paper_perception.png"):
-        figs["Perception probe: perceived-asker rating and auditor-like share, by condition, per model"] = path
+        figs["Perception probe: perceived-asker rating and auditor-like share, by condition, per model (95% CI over items)"] = path
     if not figs:
         return None
     text = ("The paper's headline figures drawn from summary.json, each point with its 95% percentile bootstrap CI over "
