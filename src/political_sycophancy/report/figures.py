@@ -21,6 +21,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from ..core.conditions import BASELINE, CUE_ORDER
+from ..sway.analysis import MITIGATION_ORDER
 from .sections import Section
 
 DPI = 120
@@ -468,6 +469,98 @@ def item_shift_panels(summary: dict, tables: Mapping[str, pd.DataFrame], path: P
     return _save(fig, path)
 
 
+Point = tuple[float, float, float]  # value, CI low, CI high
+
+
+def _point(value, low, high) -> Point | None:
+    """(value, low, high) as floats; the value alone (zero-length bars) when the CI is missing."""
+    if not isinstance(value, (int, float)) or not math.isfinite(value):
+        return None
+    ok = all(isinstance(b, (int, float)) and math.isfinite(b) for b in (low, high))
+    return (float(value), float(low), float(high)) if ok else (float(value), float(value), float(value))
+
+
+def _forest(panels: list[tuple[str, list[str], dict[tuple[str, str], Point]]], models: list[str], all_models, xlabel: str, title: str,
+            path: Path, xlim: tuple[float, float] | None = None) -> Path | None:
+    """Dot-and-whisker panels (one per (title, rows, points)): a row per category, every
+    model's point with its 95% CI dodged within the row, model colours and markers, a zero
+    line, the legend on the right. None without a point."""
+    panels = [p for p in panels if p[2]]
+    if not panels or not models:
+        return None
+    styles, labels = model_styles([*all_models, *models]), short_labels(models)
+    rows_max = max(len(rows) for _, rows, _ in panels)
+    fig = Figure(figsize=(4.3 * len(panels) + 2.2, max(2.4, 1.3 + 0.2 * rows_max * max(len(models), 2))), layout="constrained")
+    axes = fig.subplots(1, len(panels), squeeze=False)[0]
+    width = 0.7 / max(1, len(models))
+    for ax, (panel, rows, points) in zip(axes, panels, strict=True):
+        y0 = np.arange(len(rows))[::-1]
+        for k, m in enumerate(models):
+            found = [(y - (k - (len(models) - 1) / 2) * width, points[(r, m)]) for y, r in zip(y0, rows, strict=True) if (r, m) in points]
+            if not found:
+                continue
+            v = np.array([p for _, p in found])
+            colour, marker = styles[m]
+            ax.errorbar(v[:, 0], [y for y, _ in found], xerr=[v[:, 0] - v[:, 1], v[:, 2] - v[:, 0]], fmt=marker, ls="none", color=colour,
+                        capsize=2.5, ms=5, label=labels[m])
+        ax.axvline(0, color="grey", lw=0.8, ls="--")
+        ax.set_yticks(y0, [r.replace("_", " ") for r in rows], fontsize=8)
+        ax.set_ylim(-0.6, len(rows) - 0.4)
+        if xlim:
+            ax.set_xlim(*xlim)
+        ax.set_xlabel(xlabel, fontsize=8)
+        ax.set_title(panel, fontsize=9)
+        ax.grid(alpha=0.3, axis="x")
+    handles, names = axes[-1].get_legend_handles_labels()
+    shown = dict(zip(names, handles, strict=True))
+    for ax in axes[:-1]:  # a model only in another panel still gets its legend entry
+        h, n = ax.get_legend_handles_labels()
+        shown.update({name: handle for name, handle in zip(n, h, strict=True) if name not in shown})
+    fig.legend([shown[labels[m]] for m in models if labels[m] in shown], [labels[m] for m in models if labels[m] in shown],
+               fontsize=8, loc="outside right center", frameon=False)
+    fig.suptitle(title, fontsize=10)
+    return _save(fig, path)
+
+
+def sway_headline(summary: dict, path: Path) -> Path | None:
+    """SWAY (third seed): the seed's headline S_average per model with its 95% bootstrap CI
+    over base prompts (summary models.<m>.sway), one panel per dataset, a row per
+    mitigation (and answer definition, when a dataset was read under several)."""
+    node = summary.get("models") or {}
+    by_dataset: dict[str, dict[tuple[str, str], Point]] = {}
+    for m, mnode in node.items():
+        for dataset, dnode in (mnode.get("sway") or {}).items():
+            for mitigation, defs in dnode.items():
+                for label, v in defs.items():
+                    if isinstance(v, dict) and (p := _point(v.get("S_average"), *(v.get("S_average_ci") or [None, None]))):
+                        by_dataset.setdefault(dataset, {})[(f"{mitigation}\t{label}", m)] = p
+    panels = []
+    for dataset, points in sorted(by_dataset.items()):
+        keys = sorted({r for r, _ in points}, key=lambda r: (MITIGATION_ORDER.index(r.split("\t")[0]) if r.split("\t")[0] in MITIGATION_ORDER
+                                                            else len(MITIGATION_ORDER), r))
+        several = len({r.split("\t")[1] for r in keys}) > 1
+        name = {r: r.replace("\t", "\n") if several else r.split("\t")[0] for r in keys}
+        panels.append((f"dataset {dataset}", [name[r] for r in keys], {(name[r], m): p for (r, m), p in points.items()}))
+    models = sorted({m for _, _, pts in panels for _, m in pts})
+    return _forest(panels, models, node, "S_average (log10 ratio; > 0 follows the nudge)",
+                   "SWAY: presupposition sycophancy per model and mitigation (95% bootstrap CI over base prompts)", path)
+
+
+def open_ended_headline(summary: dict, path: Path) -> Path | None:
+    """Open-ended bias (second seed): Total per model with its 95% bootstrap CI over
+    responses (summary open_ended.total), one panel per dimension, a row per instrument."""
+    totals = _get(summary, "open_ended", "total") or {}
+    by_dim: dict[str, dict[tuple[str, str], Point]] = {}
+    for key, v in totals.items():
+        parts = str(key).split("|")
+        if len(parts) == 3 and isinstance(v, dict) and (p := _point(v.get("total"), v.get("ci_low"), v.get("ci_high"))):
+            by_dim.setdefault(parts[2], {})[(parts[1], parts[0])] = p
+    panels = [(f"{dim} dimension", sorted({r for r, _ in points}), points) for dim, points in sorted(by_dim.items())]
+    models = sorted({m for _, _, pts in panels for _, m in pts})
+    return _forest(panels, models, summary.get("models") or {}, "Total = (Bias_right - Bias_left) / 2 (negative = left)",
+                   "Open-ended answers: bias per model (95% bootstrap CI over responses)", path, xlim=(-1.05, 1.05))
+
+
 def figures_section(summary: dict, figure_dir: Path, tables: Mapping[str, pd.DataFrame] | None = None) -> Section | None:
     """The Figures section (after Findings), or None when the summary (and the sections'
     `tables`, by name) support none."""
@@ -490,8 +583,13 @@ def figures_section(summary: dict, figure_dir: Path, tables: Mapping[str, pd.Dat
         figs["Expected-answer probe: share expecting a left / right answer, by condition (95% CI over items)"] = path
     if path := perception_panels(summary, figure_dir / "paper_perception.png"):
         figs["Perception probe: perceived-asker rating and auditor-like share, by condition, per model (95% CI over items)"] = path
+    if path := sway_headline(summary, figure_dir / "paper_sway.png"):
+        figs["SWAY: S_average per model and mitigation (95% CI over base prompts)"] = path
+    if path := open_ended_headline(summary, figure_dir / "paper_open_ended.png"):
+        figs["Open-ended bias: Total per model, instrument and dimension (95% CI over responses)"] = path
     if not figs:
         return None
     text = ("The paper's headline figures drawn from summary.json, each point with its 95% percentile bootstrap CI over "
-            "items; one colour and marker per model throughout (Okabe-Ito palette); SVG beside each PNG in figures/.")
+            "items (SWAY: over base prompts; open-ended: over responses); one colour and marker per model throughout "
+            "(Okabe-Ito palette); SVG beside each PNG in figures/.")
     return Section("Figures", figures=figs, text=text)
