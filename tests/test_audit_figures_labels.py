@@ -1,0 +1,57 @@
+"""The audit section's per-model scatters place their labels with the shared
+`core.plotting.place_labels`: crowded models get labels that do not overlap."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from matplotlib.colors import to_rgba
+from matplotlib.text import Text
+
+from political_sycophancy.audit import figures as audit_figures
+from political_sycophancy.core import plotting
+from political_sycophancy.report import figures as report_figures
+
+MODELS = [f"prov/model-{k}" for k in range(6)]
+
+
+def crowded() -> pd.DataFrame:
+    """Six models within a hair of each other: labels at a fixed offset would overlap."""
+    k = np.arange(6)
+    return pd.DataFrame({"model": MODELS, "sycophancy_left": 0.010 + 0.0002 * k, "sycophancy_right": 0.080 + 0.0003 * k,
+                         "baseline_slant": 0.20 + 0.0004 * k})
+
+
+def _drawn(monkeypatch, draw, table):
+    got = []
+    monkeypatch.setattr(audit_figures, "_save", lambda fig, path: got.append(fig) or path)
+    assert draw(table, audit_figures.Path("unused.png")) is not None
+    return got[0]
+
+
+def _assert_no_overlap(fig, expected: int) -> None:
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    ax = fig.axes[0]
+    texts = [t for t in ax.texts if t.get_text()]
+    assert len(texts) == expected
+    boxes = [Text.get_window_extent(t, renderer) for t in texts]
+    for i in range(len(boxes)):
+        for j in range(i + 1, len(boxes)):
+            assert not boxes[i].overlaps(boxes[j]), (texts[i].get_text(), texts[j].get_text())
+
+
+def test_sycophancy_left_right_labels_do_not_overlap(monkeypatch):
+    _assert_no_overlap(_drawn(monkeypatch, audit_figures.sycophancy_left_right, crowded()), 6)
+
+
+def test_slant_vs_shift_labels_of_both_series_do_not_overlap(monkeypatch):
+    _assert_no_overlap(_drawn(monkeypatch, audit_figures.slant_vs_shift, crowded()), 12)
+
+
+def test_one_place_labels_and_one_palette_for_every_layer(monkeypatch):
+    assert report_figures.place_labels is plotting.place_labels is audit_figures.place_labels
+    assert report_figures.model_styles is plotting.model_styles
+    fig = _drawn(monkeypatch, audit_figures.sycophancy_left_right, crowded())
+    colours = [tuple(c.get_facecolor()[0]) for c in fig.axes[0].collections]
+    assert colours == [to_rgba(plotting.model_styles(MODELS)[m][0]) for m in MODELS]  # the Figures section's colours
