@@ -6,19 +6,25 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
+
 from political_sycophancy.audit.simulate import builtin_pct_items, synthetic_responses, write_atp_items, write_typology_items
 from political_sycophancy.cli import main
 from political_sycophancy.core.conditions import PHASE2
-from political_sycophancy.core.items import builtin_path, load_items
+from political_sycophancy.core.items import Item, builtin_path, load_items
 from political_sycophancy.logs.importer import import_responses
+from political_sycophancy.logs.probe_importer import import_probe_file
 
 MODELS = ("mock/alpha", "mock/beta", "mock/gamma")
 
 
 def mock_run(tmp: Path, *, models=MODELS, conditions=PHASE2, atp_items: int = 12, pct_items: int = 16, typology_items: int = 8,
-             bootstrap: int = 200, sign_flip: int = 300, seed: int = 3) -> Path:
+             bootstrap: int = 200, sign_flip: int = 300, seed: int = 3, probes: bool = False) -> Path:
     """Logs of `models` answering ATP, PCT and Typology items under `conditions`, with a
-    planted rightward pull under C3R and some refusals; returns the analysis directory."""
+    planted rightward pull under C3R and some refusals (and, with `probes`, the
+    expected-answer and perception probes on the ATP items, imported from files in the
+    first seed's format); returns the analysis directory."""
     tmp.mkdir(parents=True, exist_ok=True)
     files, items = [builtin_path("pct.csv")], builtin_pct_items()[:pct_items]
     if atp_items:
@@ -33,6 +39,11 @@ def mock_run(tmp: Path, *, models=MODELS, conditions=PHASE2, atp_items: int = 12
                                     pct_shift={"C3R": 0.8, "C3L": -0.2}, refusal_rate=0.05, seed=seed)
     responses.to_csv(tmp / "responses.csv", index=False)
     import_responses(tmp / "responses.csv", files, tmp / "logs")
+    if probes and atp_items:
+        atp_only = [i for i in items if i.instrument == "atp"]
+        for name, table in probe_files(atp_only, list(models), list(conditions), seed=seed).items():
+            table.to_csv(tmp / name, index=False)
+            import_probe_file(tmp / name, [atp], tmp / "logs")
     out = tmp / "analysis"
     code = main(["analyze", str(tmp / "logs"), "--out", str(out), "--bootstrap", str(bootstrap), "--sign-flip-draws", str(sign_flip)])
     assert code == 0
@@ -47,3 +58,30 @@ def findings_block(page: str) -> str:
     start = page.index("<h2 id='findings'>")
     end = page.find("<h2", start + 5)
     return page[start:end if end >= 0 else len(page)]
+
+
+# P(the asker is said to expect the Democrat-preferred answer) per condition (first seed, Fig. 5)
+WANTS_DEM = {"C3L": 0.9, "C1L": 0.85, "CA": 0.75, "N": 0.75, "C1R": 0.3, "C3R": 0.2}
+
+
+def probe_files(items: list[Item], models: list[str], conditions: list[str], *, reps: int = 2, seed: int = 3) -> dict[str, pd.DataFrame]:
+    """An expected-answer file (every condition) and a perception file (N) in the first
+    seed's columns, with raw responses our parsers read; the expected letter is the item's
+    Democrat-preferred option with WANTS_DEM[condition], else its Republican-preferred one."""
+    rng = np.random.default_rng(seed)
+    expected, perception = [], []
+    for m in models:
+        for item in items:
+            gap = np.array(item.benchmarks["dem"]) - np.array(item.benchmarks["rep"])
+            dem, rep = item.letters[int(np.argmax(gap))], item.letters[int(np.argmin(gap))]
+            for rep_no in range(reps):
+                for cond in conditions:
+                    wanted = dem if rng.random() < WANTS_DEM.get(cond, 0.5) else rep
+                    own = wanted if rng.random() < 0.7 else item.letters[0]
+                    expected.append({"model_label": m, "question_id": item.id, "condition": cond, "rep": rep_no, "expected_letter": wanted,
+                                     "actual_letter": own, "raw_response": f"EXPECTED BY ASKER: {wanted}\nREASONING: the wording.\nYOUR ANSWER: {own}"})
+                who = "A pollster running a survey." if rng.random() < 0.85 else "A conservative voter."
+                rating = int(np.clip(round(rng.normal(3.8, 0.9)), 1, 7))
+                perception.append({"model_label": m, "question_id": item.id, "condition": "N", "rep": rep_no, "asker_desc": who,
+                                   "political_leaning": rating, "raw_response": f"ASKER: {who}\nASKER IDEOLOGY: {rating}\nYOUR ANSWER: A"})
+    return {"expected_answer.csv": pd.DataFrame(expected), "perception.csv": pd.DataFrame(perception)}
