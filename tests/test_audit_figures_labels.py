@@ -1,5 +1,6 @@
 """The audit section's per-model scatters place their labels with the shared
-`core.plotting.place_labels`: crowded models get labels that do not overlap."""
+`core.plotting.place_labels`: crowded models get labels that do not overlap; figures with
+nothing to say on a baseline-only run (one asker, no accommodation) are not drawn."""
 
 from __future__ import annotations
 
@@ -55,3 +56,14 @@ def test_one_place_labels_and_one_palette_for_every_layer(monkeypatch):
     fig = _drawn(monkeypatch, audit_figures.sycophancy_left_right, crowded())
     colours = [tuple(c.get_facecolor()[0]) for c in fig.axes[0].collections]
     assert colours == [to_rgba(plotting.model_styles(MODELS)[m][0]) for m in MODELS]  # the Figures section's colours
+
+
+def test_nothing_drawn_for_a_baseline_only_run(tmp_path):
+    only_n = pd.DataFrame({"model": MODELS, "condition": "N", "pct_closer_dem": np.linspace(55, 62, 6), "mean_ideology": -1.0})
+    assert audit_figures.closer_by_condition(only_n, tmp_path / "a.png") is None
+    assert audit_figures.pct_by_condition(only_n, tmp_path / "b.png") is None
+    two = pd.concat([only_n, only_n.assign(condition="C3R")], ignore_index=True)
+    assert audit_figures.closer_by_condition(two, tmp_path / "c.png") is not None
+    slant_only = crowded().assign(sycophancy_left=np.nan, sycophancy_right=np.nan)
+    assert audit_figures.slant_vs_shift(slant_only, tmp_path / "d.png") is None
+    assert not list(tmp_path.glob("[abd].png"))

@@ -33,6 +33,8 @@ def _lines_by_condition(table: pd.DataFrame, value: str, ylabel: str, title: str
     if data.empty:
         return None
     conditions = order_conditions(data["condition"])
+    if len(conditions) < 2:  # one asker (a Phase 1 run): nothing "by asker" the baseline figure does not show
+        return None
     names, styles = short_labels(data["model"]), model_styles(data["model"])
     fig = Figure(figsize=(7.5, 4.2))
     ax = fig.add_subplot()
@@ -116,9 +118,10 @@ def item_scatter(cells: pd.DataFrame, path: Path) -> Path | None:
 
 
 def slant_vs_shift(decomp: pd.DataFrame, path: Path) -> Path | None:
-    """Baseline slant against sycophancy-right and -left across models."""
+    """Baseline slant against sycophancy-right and -left across models; None without an
+    accommodation to plot (only the baseline was run)."""
     data = decomp.dropna(subset=["baseline_slant"]) if not decomp.empty else decomp
-    if data.empty:
+    if data.empty or data.reindex(columns=["sycophancy_right", "sycophancy_left"]).isna().all().all():
         return None
     names = short_labels(data["model"])
     fig = Figure(figsize=(6.0, 4.6))
