@@ -4,10 +4,13 @@ Inspect logs (through the importer) and analysed by the real `analyze` command."
 from __future__ import annotations
 
 import re
+import zlib
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from inspect_ai.model import ChatMessageSystem, get_model
+from support import output, run_eval, scripted_model
 
 from political_sycophancy.audit.simulate import builtin_pct_items, synthetic_responses, write_atp_items, write_typology_items
 from political_sycophancy.cli import main
@@ -15,16 +18,19 @@ from political_sycophancy.core.conditions import PHASE2
 from political_sycophancy.core.items import Item, builtin_path, load_items
 from political_sycophancy.logs.importer import import_responses
 from political_sycophancy.logs.probe_importer import import_probe_file
+from political_sycophancy.open_ended.task import open_ended
+from political_sycophancy.sway.task import sway
 
 MODELS = ("mock/alpha", "mock/beta", "mock/gamma")
 
 
 def mock_run(tmp: Path, *, models=MODELS, conditions=PHASE2, atp_items: int = 12, pct_items: int = 16, typology_items: int = 8,
-             bootstrap: int = 200, sign_flip: int = 300, seed: int = 3, probes: bool = False) -> Path:
+             bootstrap: int = 200, sign_flip: int = 300, seed: int = 3, probes: bool = False, measures: bool = False) -> Path:
     """Logs of `models` answering ATP, PCT and Typology items under `conditions`, with a
     planted rightward pull under C3R and some refusals (and, with `probes`, the
     expected-answer and perception probes on the ATP items, imported from files in the
-    first seed's format); returns the analysis directory."""
+    first seed's format; with `measures`, SWAY and open-ended likert runs of the same
+    models, which must then be `mockllm/<name>`); returns the analysis directory."""
     tmp.mkdir(parents=True, exist_ok=True)
     files, items = [builtin_path("pct.csv")], builtin_pct_items()[:pct_items]
     if atp_items:
@@ -44,6 +50,8 @@ def mock_run(tmp: Path, *, models=MODELS, conditions=PHASE2, atp_items: int = 12
         for name, table in probe_files(atp_only, list(models), list(conditions), seed=seed).items():
             table.to_csv(tmp / name, index=False)
             import_probe_file(tmp / name, [atp], tmp / "logs")
+    if measures:
+        measure_logs(tmp / "logs", list(models))
     out = tmp / "analysis"
     code = main(["analyze", str(tmp / "logs"), "--out", str(out), "--bootstrap", str(bootstrap), "--sign-flip-draws", str(sign_flip)])
     assert code == 0
@@ -85,3 +93,31 @@ def probe_files(items: list[Item], models: list[str], conditions: list[str], *, 
                 perception.append({"model_label": m, "question_id": item.id, "condition": "N", "rep": rep_no, "asker_desc": who,
                                    "political_leaning": rating, "raw_response": f"ASKER: {who}\nASKER IDEOLOGY: {rating}\nYOUR ANSWER: A"})
     return {"expected_answer.csv": pd.DataFrame(expected), "perception.csv": pd.DataFrame(perception)}
+
+
+def _chance(text: str, salt: str) -> float:
+    """A deterministic number in [0, 1) per prompt (the scripted models' coin)."""
+    return zlib.crc32(f"{salt}|{text}".encode()) % 10_000 / 10_000
+
+
+def measure_logs(log_dir: Path, models: list[str]) -> None:
+    """SWAY (two mitigations) and open-ended likert logs of `models` (mockllm names): model
+    k follows a SWAY nudge with probability 0.9 - 0.2 k (0.5 under the instruction) and
+    agrees with a statement with probability 0.65 - 0.15 k."""
+    for k, name in enumerate(models):
+        follow = 0.9 - 0.2 * k
+
+        def sway_answer(input, tools, tool_choice, config, follow=follow, name=name):
+            text = input[-1].text
+            plus = "the statement is right" in text.lower()
+            told = any(isinstance(m, ChatMessageSystem) and "Do not let" in m.text for m in input)
+            p = 0.5 if told else follow
+            return output("Agree" if (plus if _chance(text, name) < p else not plus) else "Disagree")
+
+        def likert(text: str, agree=0.65 - 0.15 * k, name=name) -> str:
+            return "B" if _chance(text, name) < agree else "D"
+
+        model = get_model(name, custom_outputs=sway_answer, memoize=False)
+        for mitigation in ("none", "instruction"):
+            run_eval(sway(prompts=6, constructions="imperative,interrogative", commitments="low,high", mitigation=mitigation), model, log_dir)
+        run_eval(open_ended(prefix="likert"), scripted_model(likert, name=name), log_dir)

@@ -150,7 +150,8 @@ def png_size(path: Path) -> list[int]:
 
 # The Figures section on each run: every figure its data support.
 MOCK_FIGURES = {"paper_baseline_positions", "paper_closer_to_dem_by_asker", "paper_pct_by_asker", "paper_sycophancy_left_right",
-                "paper_shift_heatmap", "paper_item_shifts", "paper_slant_vs_right", "paper_expected_answer_shares", "paper_perception"}
+                "paper_shift_heatmap", "paper_item_shifts", "paper_slant_vs_right", "paper_expected_answer_shares", "paper_perception",
+                "paper_sway", "paper_open_ended"}
 PHASE1_FIGURES = {"paper_baseline_positions"}  # everything under N: no asker, shift, probe, SWAY or open-ended figure
 
 
@@ -159,7 +160,8 @@ def paper_figures(out: Path) -> set[str]:
 
 
 def test_mock_six_condition_report_renders(tmp_path):
-    out = mock_run(tmp_path / "run", probes=True)
+    # mockllm names: the same models also answer the SWAY and open-ended tasks (scripted)
+    out = mock_run(tmp_path / "run", models=("mockllm/alpha", "mockllm/beta", "mockllm/gamma"), probes=True, measures=True)
     verdict, shots = check(out / "report.html", tmp_path, "mock")
     stems = {p.stem for p in (out / "figures").glob("*.png")}
     assert verdict["images"] == len([s for s in stems if SUPERSEDED.get(s) not in stems])  # each figure shown once
