@@ -1,9 +1,11 @@
-"""The audit section's per-model scatters place their labels with the shared
-`core.plotting.place_labels`: crowded models get labels that do not overlap; figures with
-nothing to say on a baseline-only run (one asker, no accommodation) are not drawn."""
+"""The measures' section figures share `core.plotting` with the Figures section: the audit
+scatters place non-overlapping labels (`place_labels`), every section figure draws a model
+in its one colour (`model_styles`); figures with nothing to say on a baseline-only run
+(one asker, no accommodation) are not drawn."""
 
 from __future__ import annotations
 
+import matplotlib.image as mpimg
 import numpy as np
 import pandas as pd
 from matplotlib.colors import to_rgba
@@ -67,3 +69,25 @@ def test_nothing_drawn_for_a_baseline_only_run(tmp_path):
     slant_only = crowded().assign(sycophancy_left=np.nan, sycophancy_right=np.nan)
     assert audit_figures.slant_vs_shift(slant_only, tmp_path / "d.png") is None
     assert not list(tmp_path.glob("[abd].png"))
+
+
+def _has_colour(png, hex_colour: str) -> bool:
+    image = (mpimg.imread(png)[..., :3] * 255).round().astype(int)
+    rgb = np.array([int(hex_colour[k:k + 2], 16) for k in (1, 3, 5)])
+    return bool((np.abs(image - rgb).sum(axis=-1) <= 3).any())
+
+
+def test_measure_section_figures_use_the_model_colours(tmp_path):
+    from political_sycophancy.open_ended.analysis import plot_prefix_totals
+    from political_sycophancy.probes.analysis import plot_expected_answer
+
+    models = ["prov/x", "prov/y", "prov/z"]
+    styles = plotting.model_styles(models)
+    rates = pd.DataFrame([{"model": m, "condition": c, "asker_wants_dem": 0.3 + 0.1 * k, "asker_wants_rep": 0.5 - 0.1 * k}
+                          for k, m in enumerate(models) for c in ("N", "C3R")])
+    bars = plot_expected_answer(rates, tmp_path / "expected.png")
+    totals = pd.DataFrame([{"model": m, "instrument": "pct", "dimension": "economic", "prefix": p, "total": -0.2 * k, "ci_low": -0.2 * k - 0.1,
+                            "ci_high": -0.2 * k + 0.1} for k, m in enumerate(models) for p in ("baseline", "likert")])
+    points = plot_prefix_totals(totals, tmp_path / "open.png")
+    for m in models:
+        assert _has_colour(bars, styles[m][0]) and _has_colour(points, styles[m][0]), m

@@ -50,6 +50,7 @@ from ..audit.cells import audit_rows, build_cells, cells_of
 from ..audit.shifts import decomposition, item_shifts
 from ..core.conditions import CUE_ORDER, FOCAL, PERSONAS
 from ..core.parsing import ANSWERED, ERROR
+from ..core.plotting import model_styles, short_labels
 from ..core.section import Section, section
 from ..stats.options import AnalysisOptions
 from ..stats.resample import cluster_mean_interval
@@ -223,7 +224,8 @@ def source_letter_comparison(frame: pd.DataFrame) -> pd.DataFrame:
 
 def plot_expected_answer(table: pd.DataFrame, path: Path, by_condition: pd.DataFrame | None = None) -> Path:
     """Fig. 5: asker-wants-Dem and asker-wants-Rep rates by condition (cue order), one bar
-    per model, and a black mark at the rate over every model's calls pooled."""
+    per model (in the model's colour of every figure, `core.plotting`), and a black mark at
+    the rate over every model's calls pooled."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -231,13 +233,14 @@ def plot_expected_answer(table: pd.DataFrame, path: Path, by_condition: pd.DataF
 
     conditions = sorted(table["condition"].unique(), key=lambda c: (_condition_rank(c), c))
     models = sorted(table["model"].unique())
+    styles, labels = model_styles(models), short_labels(models)
     width = 0.8 / max(len(models), 1)
     fig, axes = plt.subplots(1, 2, figsize=(max(6, 1.1 * len(conditions) * 2), 3.6), sharey=True)
     for ax, (col, title) in zip(axes, [("asker_wants_dem", "asker wants Dem-preferred"), ("asker_wants_rep", "asker wants Rep-preferred")], strict=True):
         for k, model in enumerate(models):
             sub = table[table["model"] == model].set_index("condition").reindex(conditions)
             x = np.arange(len(conditions)) + (k - (len(models) - 1) / 2) * width
-            ax.bar(x, sub[col].astype(float).fillna(0.0), width=width, label=model)
+            ax.bar(x, sub[col].astype(float).fillna(0.0), width=width, color=styles[model][0], label=labels[model])
         if by_condition is not None and not by_condition.empty:
             pooled = by_condition.set_index("condition").reindex(conditions)[f"{col} (pooled calls)"].astype(float)
             ax.scatter(np.arange(len(conditions)), pooled, marker="_", s=900, color="black", linewidths=2.5, zorder=3,
