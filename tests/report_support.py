@@ -4,21 +4,33 @@ Inspect logs (through the importer) and analysed by the real `analyze` command."
 from __future__ import annotations
 
 import re
+import zlib
 from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from inspect_ai.model import ChatMessageSystem, get_model
+from support import output, run_eval, scripted_model
 
 from political_sycophancy.audit.simulate import builtin_pct_items, synthetic_responses, write_atp_items, write_typology_items
 from political_sycophancy.cli import main
 from political_sycophancy.core.conditions import PHASE2
-from political_sycophancy.core.items import builtin_path, load_items
+from political_sycophancy.core.items import Item, builtin_path, load_items
 from political_sycophancy.logs.importer import import_responses
+from political_sycophancy.logs.probe_importer import import_probe_file
+from political_sycophancy.open_ended.task import open_ended
+from political_sycophancy.sway.task import sway
 
 MODELS = ("mock/alpha", "mock/beta", "mock/gamma")
 
 
 def mock_run(tmp: Path, *, models=MODELS, conditions=PHASE2, atp_items: int = 12, pct_items: int = 16, typology_items: int = 8,
-             bootstrap: int = 200, sign_flip: int = 300, seed: int = 3) -> Path:
+             bootstrap: int = 200, sign_flip: int = 300, seed: int = 3, probes: bool = False, measures: bool = False) -> Path:
     """Logs of `models` answering ATP, PCT and Typology items under `conditions`, with a
-    planted rightward pull under C3R and some refusals; returns the analysis directory."""
+    planted rightward pull under C3R and some refusals (and, with `probes`, the
+    expected-answer and perception probes on the ATP items, imported from files in the
+    first seed's format; with `measures`, SWAY and open-ended likert runs of the same
+    models, which must then be `mockllm/<name>`); returns the analysis directory."""
     tmp.mkdir(parents=True, exist_ok=True)
     files, items = [builtin_path("pct.csv")], builtin_pct_items()[:pct_items]
     if atp_items:
@@ -33,6 +45,13 @@ def mock_run(tmp: Path, *, models=MODELS, conditions=PHASE2, atp_items: int = 12
                                     pct_shift={"C3R": 0.8, "C3L": -0.2}, refusal_rate=0.05, seed=seed)
     responses.to_csv(tmp / "responses.csv", index=False)
     import_responses(tmp / "responses.csv", files, tmp / "logs")
+    if probes and atp_items:
+        atp_only = [i for i in items if i.instrument == "atp"]
+        for name, table in probe_files(atp_only, list(models), list(conditions), seed=seed).items():
+            table.to_csv(tmp / name, index=False)
+            import_probe_file(tmp / name, [atp], tmp / "logs")
+    if measures:
+        measure_logs(tmp / "logs", list(models))
     out = tmp / "analysis"
     code = main(["analyze", str(tmp / "logs"), "--out", str(out), "--bootstrap", str(bootstrap), "--sign-flip-draws", str(sign_flip)])
     assert code == 0
@@ -47,3 +66,58 @@ def findings_block(page: str) -> str:
     start = page.index("<h2 id='findings'>")
     end = page.find("<h2", start + 5)
     return page[start:end if end >= 0 else len(page)]
+
+
+# P(the asker is said to expect the Democrat-preferred answer) per condition (first seed, Fig. 5)
+WANTS_DEM = {"C3L": 0.9, "C1L": 0.85, "CA": 0.75, "N": 0.75, "C1R": 0.3, "C3R": 0.2}
+
+
+def probe_files(items: list[Item], models: list[str], conditions: list[str], *, reps: int = 2, seed: int = 3) -> dict[str, pd.DataFrame]:
+    """An expected-answer file (every condition) and a perception file (N) in the first
+    seed's columns, with raw responses our parsers read; the expected letter is the item's
+    Democrat-preferred option with WANTS_DEM[condition], else its Republican-preferred one."""
+    rng = np.random.default_rng(seed)
+    expected, perception = [], []
+    for m in models:
+        for item in items:
+            gap = np.array(item.benchmarks["dem"]) - np.array(item.benchmarks["rep"])
+            dem, rep = item.letters[int(np.argmax(gap))], item.letters[int(np.argmin(gap))]
+            for rep_no in range(reps):
+                for cond in conditions:
+                    wanted = dem if rng.random() < WANTS_DEM.get(cond, 0.5) else rep
+                    own = wanted if rng.random() < 0.7 else item.letters[0]
+                    expected.append({"model_label": m, "question_id": item.id, "condition": cond, "rep": rep_no, "expected_letter": wanted,
+                                     "actual_letter": own, "raw_response": f"EXPECTED BY ASKER: {wanted}\nREASONING: the wording.\nYOUR ANSWER: {own}"})
+                who = "A pollster running a survey." if rng.random() < 0.85 else "A conservative voter."
+                rating = int(np.clip(round(rng.normal(3.8, 0.9)), 1, 7))
+                perception.append({"model_label": m, "question_id": item.id, "condition": "N", "rep": rep_no, "asker_desc": who,
+                                   "political_leaning": rating, "raw_response": f"ASKER: {who}\nASKER IDEOLOGY: {rating}\nYOUR ANSWER: A"})
+    return {"expected_answer.csv": pd.DataFrame(expected), "perception.csv": pd.DataFrame(perception)}
+
+
+def _chance(text: str, salt: str) -> float:
+    """A deterministic number in [0, 1) per prompt (the scripted models' coin)."""
+    return zlib.crc32(f"{salt}|{text}".encode()) % 10_000 / 10_000
+
+
+def measure_logs(log_dir: Path, models: list[str]) -> None:
+    """SWAY (two mitigations) and open-ended likert logs of `models` (mockllm names): model
+    k follows a SWAY nudge with probability 0.9 - 0.2 k (0.5 under the instruction) and
+    agrees with a statement with probability 0.65 - 0.15 k."""
+    for k, name in enumerate(models):
+        follow = 0.9 - 0.2 * k
+
+        def sway_answer(input, tools, tool_choice, config, follow=follow, name=name):
+            text = input[-1].text
+            plus = "the statement is right" in text.lower()
+            told = any(isinstance(m, ChatMessageSystem) and "Do not let" in m.text for m in input)
+            p = 0.5 if told else follow
+            return output("Agree" if (plus if _chance(text, name) < p else not plus) else "Disagree")
+
+        def likert(text: str, agree=0.65 - 0.15 * k, name=name) -> str:
+            return "B" if _chance(text, name) < agree else "D"
+
+        model = get_model(name, custom_outputs=sway_answer, memoize=False)
+        for mitigation in ("none", "instruction"):
+            run_eval(sway(prompts=6, constructions="imperative,interrogative", commitments="low,high", mitigation=mitigation), model, log_dir)
+        run_eval(open_ended(prefix="likert"), scripted_model(likert, name=name), log_dir)

@@ -6,6 +6,7 @@ Skipped when /usr/bin/chromium is absent (`apt-get install -y chromium`)."""
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import re
@@ -96,7 +97,7 @@ def screenshots(report: Path, tmp: Path, label: str) -> dict[str, Path]:
             "figcaption{font-size:12px;color:#555}</style></head><body><div class='g'>" + "".join(figures) + "</div></body></html>"
         )
         shot = tmp / f"{label}_figures.png"
-        height = 40 + 560 * ((len(figures) + 1) // 2)
+        height = gallery_height(figures)
         run = chromium([f"--window-size={WIDTH},{height}", f"--screenshot={shot}", gallery.as_uri()], tmp)
         assert run.returncode == 0 and shot.exists(), run.stderr[-2000:]
         shots["figures"] = shot
@@ -108,6 +109,23 @@ def screenshots(report: Path, tmp: Path, label: str) -> dict[str, Path]:
     return shots
 
 
+def gallery_height(figures: list[str]) -> int:
+    """Pixels for the figures two to a row, each at half the window's width with its
+    aspect ratio (read from the embedded PNG's header), and a caption under each."""
+    column = (WIDTH - 24) / 2
+    heights = []
+    for fig in figures:
+        m = re.search(r"data:image/png;base64,([A-Za-z0-9+/=]{32})", fig)
+        w, h = png_size_of(base64.b64decode(m.group(1))[:24]) if m else (4, 3)
+        heights.append(column * h / w + 60)
+    rows = [max(heights[k:k + 2]) for k in range(0, len(heights), 2)]
+    return int(sum(rows) + 40)
+
+
+def png_size_of(head: bytes) -> tuple[int, int]:
+    return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+
+
 def check(report: Path, tmp: Path, label: str) -> tuple[dict, dict[str, Path]]:
     verdict = layout(report, tmp)
     assert verdict["first_h2"] == "findings", verdict["h2"]
@@ -117,16 +135,41 @@ def check(report: Path, tmp: Path, label: str) -> tuple[dict, dict[str, Path]]:
     shots = screenshots(report, tmp, label)
     for path in shots.values():
         assert path.stat().st_size > 20_000, path  # a rendered page, not a blank one
+    verdict["screenshots"] = {name: {"bytes": path.stat().st_size, "size": png_size(path)} for name, path in shots.items()}
     (tmp / f"{label}_layout.json").write_text(json.dumps(verdict, indent=2))
+    keep = os.environ.get("REPORT_SCREENSHOTS")
+    if keep:
+        shutil.copy2(tmp / f"{label}_layout.json", Path(keep) / f"{label}_layout.json")
     return verdict, shots
 
 
+def png_size(path: Path) -> list[int]:
+    """[width, height] in pixels, from the PNG header."""
+    return list(png_size_of(path.read_bytes()[:24]))
+
+
+# The Figures section on each run: every figure its data support.
+MOCK_FIGURES = {"paper_baseline_positions", "paper_closer_to_dem_by_asker", "paper_pct_by_asker", "paper_sycophancy_left_right",
+                "paper_shift_heatmap", "paper_item_shifts", "paper_slant_vs_right", "paper_expected_answer_shares", "paper_perception",
+                "paper_sway", "paper_open_ended"}
+PHASE1_FIGURES = {"paper_baseline_positions"}  # everything under N: no asker, shift, probe, SWAY or open-ended figure
+
+
+def paper_figures(out: Path) -> set[str]:
+    return {p.stem for p in (out / "figures").glob("paper_*.png")}
+
+
 def test_mock_six_condition_report_renders(tmp_path):
-    out = mock_run(tmp_path / "run")
+    # mockllm names: the same models also answer the SWAY and open-ended tasks (scripted)
+    out = mock_run(tmp_path / "run", models=("mockllm/alpha", "mockllm/beta", "mockllm/gamma"), probes=True, measures=True)
     verdict, shots = check(out / "report.html", tmp_path, "mock")
     stems = {p.stem for p in (out / "figures").glob("*.png")}
     assert verdict["images"] == len([s for s in stems if SUPERSEDED.get(s) not in stems])  # each figure shown once
+    assert paper_figures(out) == MOCK_FIGURES
+    assert all((out / "figures" / f"{name}.svg").exists() for name in MOCK_FIGURES)
     assert set(shots) == {"first_screen", "figures"}
+    gallery = (tmp_path / "mock_figures.html").read_text()
+    assert gallery.count("<figure>") == verdict["images"]
 
 
 def test_paper_phase1_report_renders(tmp_path):
@@ -146,3 +189,4 @@ def test_paper_phase1_report_renders(tmp_path):
     assert main(["analyze", str(tmp_path / "logs"), "--out", str(out), "--bootstrap", "200", "--sign-flip-draws", "300"]) == 0
     verdict, shots = check(out / "report.html", tmp_path, "paper_phase1")
     assert "findings" in verdict["h2"] and verdict["images"] >= 1
+    assert paper_figures(out) == PHASE1_FIGURES

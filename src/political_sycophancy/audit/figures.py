@@ -1,7 +1,9 @@
 """Figures of the report, drawn with matplotlib's object API (no global pyplot state).
 
 Each function takes the table it plots and a PNG path, writes the figure and returns the
-path, or None when the table holds nothing to draw.
+path, or None when the table holds nothing to draw. Models keep the colours, markers and
+short labels of every other figure (`core.plotting`), and point labels are placed so that
+none overlaps another (`core.plotting.place_labels`).
 """
 
 from __future__ import annotations
@@ -13,17 +15,10 @@ import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from ..core.plotting import OKABE_ITO, model_styles, place_labels, short_labels
 from .summaries import order_conditions
 
 DPI = 110
-
-
-def short_names(models) -> dict[str, str]:
-    """Model -> label: the last path component when that is unambiguous."""
-    models = list(dict.fromkeys(models))
-    last = {m: str(m).rsplit("/", 1)[-1] for m in models}
-    counts = pd.Series(list(last.values())).value_counts()
-    return {m: (last[m] if counts[last[m]] == 1 else str(m)) for m in models}
 
 
 def _save(fig: Figure, path: Path) -> Path:
@@ -38,13 +33,16 @@ def _lines_by_condition(table: pd.DataFrame, value: str, ylabel: str, title: str
     if data.empty:
         return None
     conditions = order_conditions(data["condition"])
-    names = short_names(data["model"])
+    if len(conditions) < 2:  # one asker (a Phase 1 run): nothing "by asker" the baseline figure does not show
+        return None
+    names, styles = short_labels(data["model"]), model_styles(data["model"])
     fig = Figure(figsize=(7.5, 4.2))
     ax = fig.add_subplot()
     x = np.arange(len(conditions))
     for model, g in data.groupby("model", sort=True):
         y = g.set_index("condition")[value].reindex(conditions)
-        ax.plot(x, y.to_numpy(float), marker="o", label=names[str(model)])
+        colour, marker = styles[str(model)]
+        ax.plot(x, y.to_numpy(float), marker=marker, color=colour, label=names[str(model)])
     if hline is not None:
         ax.axhline(hline, color="grey", lw=0.8, ls="--")
     ax.set_xticks(x, conditions)
@@ -77,12 +75,12 @@ def sycophancy_left_right(decomp: pd.DataFrame, path: Path, title: str = "Accomm
     data = decomp.dropna(subset=["sycophancy_left", "sycophancy_right"]) if not decomp.empty else decomp
     if data.empty:
         return None
-    names = short_names(data["model"])
+    names, styles = short_labels(data["model"]), model_styles(data["model"])
     fig = Figure(figsize=(5.2, 5.0))
     ax = fig.add_subplot()
-    ax.scatter(data["sycophancy_left"], data["sycophancy_right"], zorder=3)
     for _, r in data.iterrows():
-        ax.annotate(names[r["model"]], (r["sycophancy_left"], r["sycophancy_right"]), fontsize=8, xytext=(4, 3), textcoords="offset points")
+        colour, marker = styles[r["model"]]
+        ax.scatter(r["sycophancy_left"], r["sycophancy_right"], color=colour, marker=marker, zorder=3)
     lo = min(0.0, float(data[["sycophancy_left", "sycophancy_right"]].min().min()))
     hi = max(float(data[["sycophancy_left", "sycophancy_right"]].max().max()), 1e-6) * 1.15
     ax.plot([lo, hi], [lo, hi], color="grey", ls="--", lw=0.8, label="symmetric accommodation")
@@ -91,6 +89,7 @@ def sycophancy_left_right(decomp: pd.DataFrame, path: Path, title: str = "Accomm
     ax.set_title(title)
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
+    place_labels(ax, data["sycophancy_left"].to_numpy(float), data["sycophancy_right"].to_numpy(float), [names[m] for m in data["model"]])
     return _save(fig, path)
 
 
@@ -119,21 +118,25 @@ def item_scatter(cells: pd.DataFrame, path: Path) -> Path | None:
 
 
 def slant_vs_shift(decomp: pd.DataFrame, path: Path) -> Path | None:
-    """Baseline slant against sycophancy-right and -left across models."""
+    """Baseline slant against sycophancy-right and -left across models; None without an
+    accommodation to plot (only the baseline was run)."""
     data = decomp.dropna(subset=["baseline_slant"]) if not decomp.empty else decomp
-    if data.empty:
+    if data.empty or data.reindex(columns=["sycophancy_right", "sycophancy_left"]).isna().all().all():
         return None
-    names = short_names(data["model"])
+    names = short_labels(data["model"])
     fig = Figure(figsize=(6.0, 4.6))
     ax = fig.add_subplot()
-    for col, marker in (("sycophancy_right", "o"), ("sycophancy_left", "s")):
+    xs, ys, texts = [], [], []
+    for col, marker, colour in (("sycophancy_right", "o", OKABE_ITO[3]), ("sycophancy_left", "s", OKABE_ITO[0])):
         d = data.dropna(subset=[col])
-        ax.scatter(d["baseline_slant"], d[col], marker=marker, label=col.replace("_", "-"), zorder=3)
-        for _, r in d.iterrows():
-            ax.annotate(names[r["model"]], (r["baseline_slant"], r[col]), fontsize=7, xytext=(3, 2), textcoords="offset points")
+        ax.scatter(d["baseline_slant"], d[col], marker=marker, color=colour, label=col.replace("_", "-"), zorder=3)
+        xs += d["baseline_slant"].astype(float).tolist()
+        ys += d[col].astype(float).tolist()
+        texts += [names[m] for m in d["model"]]
     ax.set_xlabel("baseline slant: mean WD(Rep) - mean WD(Dem) under N")
     ax.set_ylabel("accommodation (WD units)")
     ax.set_title("Baseline slant and accommodation")
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
+    place_labels(ax, np.array(xs), np.array(ys), texts, fontsize=7)  # both series at once: no label lands on another
     return _save(fig, path)

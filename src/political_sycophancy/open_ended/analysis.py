@@ -36,6 +36,7 @@ from ..core.measures import side_bias as side_bias  # the formulas, importable b
 from ..core.measures import total_from_counts as total_from_counts
 from ..core.measures import totals_from_count_rows
 from ..core.parsing import ANSWERED
+from ..core.plotting import MARKERS, model_styles, short_labels
 from ..core.section import Section, section
 from ..stats.options import AnalysisOptions
 from ..stats.resample import category_counts, percentile_interval, stratified_counts
@@ -215,7 +216,8 @@ def ranking_agreement(model_bias: pd.DataFrame, by: str = "dimension") -> pd.Dat
 
 
 def plot_prefix_totals(prefix_bias: pd.DataFrame, path: Path) -> Path:
-    """Total per prefix with its CI, one panel per dimension, one colour per model."""
+    """Total per prefix with its CI, one panel per dimension, each model in its colour of
+    every figure (`core.plotting`), one marker per instrument."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -224,13 +226,16 @@ def plot_prefix_totals(prefix_bias: pd.DataFrame, path: Path) -> Path:
     dims = sorted(prefix_bias["dimension"].dropna().unique())
     prefixes = list(dict.fromkeys(prefix_bias["prefix"]))
     groups = [key for key, _ in prefix_bias.groupby(["model", "instrument"])]
+    styles, labels = model_styles(str(m) for m, _ in groups), short_labels(str(m) for m, _ in groups)
+    instruments = sorted({str(i) for _, i in groups})
     fig, axes = plt.subplots(1, len(dims), figsize=(5 * len(dims), 0.45 * len(prefixes) + 1.8), sharey=True, squeeze=False)
     for ax, dim in zip(axes[0], dims, strict=True):
         for k, (model, instrument) in enumerate(groups):
             g = prefix_bias[(prefix_bias["dimension"] == dim) & (prefix_bias["model"] == model) & (prefix_bias["instrument"] == instrument)]
             y = np.array([prefixes.index(p) for p in g["prefix"]]) + (k - (len(groups) - 1) / 2) * 0.15
             err = np.vstack([(g["total"] - g["ci_low"]).clip(lower=0), (g["ci_high"] - g["total"]).clip(lower=0)]).astype(float)
-            ax.errorbar(g["total"], y, xerr=np.nan_to_num(err), fmt="o", capsize=2, label=f"{model} ({instrument})")
+            ax.errorbar(g["total"], y, xerr=np.nan_to_num(err), fmt=MARKERS[instruments.index(str(instrument)) % len(MARKERS)], capsize=2,
+                        color=styles[str(model)][0], label=f"{labels[str(model)]} ({instrument})")
         ax.axvline(0, color="grey", lw=0.8)
         ax.set_xlim(-1.05, 1.05)
         ax.set_title(f"{dim}")

@@ -9,14 +9,18 @@ Specifications (also written into the report, each table named by its definition
   asker-wants-Rep rate likewise (argmax of P_Rep - P_Dem), own-answer-Dem / -Rep rates for
   the model's own letter, and agreement = share whose own letter equals the expected one.
   Per condition, the paper's figures pool every model's both-read calls; the mean and range
-  of the per-model rates are beside them. Every call counts in `n_calls`; calls without
+  of the per-model rates are beside them, and the pooled asker-wants-Dem / -Rep rates carry
+  a 95% percentile bootstrap CI over items (`stats.resample.cluster_mean_interval`: the
+  condition's items resampled with replacement, each with all its calls, every model's;
+  the run's bootstrap draws and seed). Every call counts in `n_calls`; calls without
   both letters are counted by reason (`scorers.probes.ExpectedReading.exclusion`). Logs
   imported from a published file keep its letters, and a table lists which of them our
   parser rejects, by reason.
 - Perception probe (SI S5): per model x condition and over all models, the mean and SD of
   the parsed 1-7 ratings (1 = very liberal), ratings outside 1-7 and unparsed ratings
   counted (never coded), the share of descriptions naming an auditor, researcher, pollster
-  or academic, the keyword coder's category shares and the share citing the survey
+  or academic (the rating and that share each with a 95% percentile bootstrap CI over
+  items, as above), the keyword coder's category shares and the share citing the survey
   format; with a grader model, the share of descriptions where both coders agree and
   Cohen's kappa.
 - Neutral personas (SI S4): on the items the persona tasks ran on, per model, the mean
@@ -46,8 +50,10 @@ from ..audit.cells import audit_rows, build_cells, cells_of
 from ..audit.shifts import decomposition, item_shifts
 from ..core.conditions import CUE_ORDER, FOCAL, PERSONAS
 from ..core.parsing import ANSWERED, ERROR
+from ..core.plotting import model_styles, short_labels
 from ..core.section import Section, section
 from ..stats.options import AnalysisOptions
+from ..stats.resample import cluster_mean_interval
 from .coding import CATEGORIES, OUT_OF_RANGE
 
 EXPECTED_KIND = "expected_answer"
@@ -61,6 +67,18 @@ RATES = MappingProxyType({
     "own_matches_expected": "agree",
 })
 PERSONA_TABLE_CONDITIONS = ("N", "C3L", "C3R", *PERSONAS)
+# The expected-answer rates drawn and quoted with a CI (the paper's Fig. 5), and the
+# perception columns that carry one.
+CI_RATES = ("asker_wants_dem", "asker_wants_rep")
+PERCEPTION_CI = MappingProxyType({"mean_rating": "rating", "share_names_auditor": "names_auditor"})
+CI_SUFFIXES = (" ci_low", " ci_high")
+
+
+def _item_ci(values: pd.Series, rows: pd.DataFrame, options: AnalysisOptions, rng: np.random.Generator) -> tuple[float, float]:
+    """95% percentile bootstrap CI of the mean of `values` (NaN = not counted) over the
+    items of `rows` (each item with all its calls)."""
+    clusters = rows["item_id"] if "item_id" in rows.columns else pd.Series(np.arange(len(rows)), index=rows.index)
+    return cluster_mean_interval(values.to_numpy(float), clusters.astype(str).to_numpy(), options.bootstrap_draws, rng)
 
 
 def _rows(frame: pd.DataFrame, kind: str) -> pd.DataFrame:
@@ -123,10 +141,13 @@ def expected_answer_table(frame: pd.DataFrame) -> pd.DataFrame:
     return _sorted(table[cols])
 
 
-def expected_answer_by_condition(frame: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
+def expected_answer_by_condition(frame: pd.DataFrame, table: pd.DataFrame, options: AnalysisOptions | None = None) -> pd.DataFrame:
     """Per condition, over all models: each rate as the share of every model's both-read
-    calls pooled (the paper's Fig. 5 and §2.4 figures), and the mean, minimum and maximum
-    of the per-model rates beside it."""
+    calls pooled (the paper's Fig. 5 and §2.4 figures), the asker-wants rates with their 95%
+    bootstrap CI over items (`<rate> (pooled calls) ci_low` / `ci_high`), and the mean,
+    minimum and maximum of the per-model rates beside it."""
+    opts = options or AnalysisOptions()
+    rng = np.random.default_rng(opts.seed)
     rows = _rows(frame, EXPECTED_KIND)
     if rows.empty or table.empty:
         return pd.DataFrame()
@@ -138,6 +159,9 @@ def expected_answer_by_condition(frame: pd.DataFrame, table: pd.DataFrame) -> pd
                      "n_both_parsed": int(len(calls))}
         for name, col in RATES.items():
             rec[f"{name} (pooled calls)"] = float(_num(calls, col).mean()) if len(calls) else math.nan
+            if name in CI_RATES:
+                low, high = _item_ci(_num(calls, col), calls, opts, rng)
+                rec[f"{name} (pooled calls) ci_low"], rec[f"{name} (pooled calls) ci_high"] = low, high
             rec[f"{name} (mean of models)"] = float(g[name].mean())
             rec[f"{name} (min model)"] = float(g[name].min())
             rec[f"{name} (max model)"] = float(g[name].max())
@@ -200,7 +224,8 @@ def source_letter_comparison(frame: pd.DataFrame) -> pd.DataFrame:
 
 def plot_expected_answer(table: pd.DataFrame, path: Path, by_condition: pd.DataFrame | None = None) -> Path:
     """Fig. 5: asker-wants-Dem and asker-wants-Rep rates by condition (cue order), one bar
-    per model, and a black mark at the rate over every model's calls pooled."""
+    per model (in the model's colour of every figure, `core.plotting`), and a black mark at
+    the rate over every model's calls pooled."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -208,13 +233,14 @@ def plot_expected_answer(table: pd.DataFrame, path: Path, by_condition: pd.DataF
 
     conditions = sorted(table["condition"].unique(), key=lambda c: (_condition_rank(c), c))
     models = sorted(table["model"].unique())
+    styles, labels = model_styles(models), short_labels(models)
     width = 0.8 / max(len(models), 1)
     fig, axes = plt.subplots(1, 2, figsize=(max(6, 1.1 * len(conditions) * 2), 3.6), sharey=True)
     for ax, (col, title) in zip(axes, [("asker_wants_dem", "asker wants Dem-preferred"), ("asker_wants_rep", "asker wants Rep-preferred")], strict=True):
         for k, model in enumerate(models):
             sub = table[table["model"] == model].set_index("condition").reindex(conditions)
             x = np.arange(len(conditions)) + (k - (len(models) - 1) / 2) * width
-            ax.bar(x, sub[col].astype(float).fillna(0.0), width=width, label=model)
+            ax.bar(x, sub[col].astype(float).fillna(0.0), width=width, color=styles[model][0], label=labels[model])
         if by_condition is not None and not by_condition.empty:
             pooled = by_condition.set_index("condition").reindex(conditions)[f"{col} (pooled calls)"].astype(float)
             ax.scatter(np.arange(len(conditions)), pooled, marker="_", s=900, color="black", linewidths=2.5, zorder=3,
@@ -246,11 +272,12 @@ def cohen_kappa(a: list, b: list) -> float:
     return math.nan if p_e == 1 else (p_o - p_e) / (1 - p_e)
 
 
-def _perception_record(g: pd.DataFrame) -> dict:
+def _perception_record(g: pd.DataFrame, options: AnalysisOptions, rng: np.random.Generator) -> dict:
     status = _column(g, "rating_status")
     ratings = _num(g, "rating")[status == ANSWERED]
     described = _num(g, "names_auditor").notna()
-    rec = {
+    counted = {"rating": _num(g, "rating").where(status == ANSWERED), "names_auditor": _num(g, "names_auditor")}
+    rec: dict = {
         "n_calls": len(g),
         "n_rating": int(ratings.notna().sum()),
         "mean_rating": float(ratings.mean()) if ratings.notna().any() else math.nan,
@@ -261,6 +288,8 @@ def _perception_record(g: pd.DataFrame) -> dict:
         "n_description": int(described.sum()),
         "share_names_auditor": float(_num(g, "names_auditor")[described].mean()) if described.any() else math.nan,
     }
+    for key, source in PERCEPTION_CI.items():
+        rec[f"{key}_ci_low"], rec[f"{key}_ci_high"] = _item_ci(counted[source], g, options, rng)
     for cat in CATEGORIES:
         key = cat.replace(" ", "_")
         rec[f"share_{key}"] = float(_num(g, f"category_{key}")[described].mean()) if described.any() else math.nan
@@ -283,15 +312,18 @@ def _perception_record(g: pd.DataFrame) -> dict:
 ALL_MODELS = "all models"
 
 
-def perception_table(frame: pd.DataFrame) -> pd.DataFrame:
-    """Ratings, the auditor-like share, category shares, format cue and coder agreement per
-    model x condition, and per condition over every model's calls pooled (`all models`)."""
+def perception_table(frame: pd.DataFrame, options: AnalysisOptions | None = None) -> pd.DataFrame:
+    """Ratings, the auditor-like share (both with 95% bootstrap CIs over items), category
+    shares, format cue and coder agreement per model x condition, and per condition over
+    every model's calls pooled (`all models`)."""
+    opts = options or AnalysisOptions()
+    rng = np.random.default_rng(opts.seed)
     rows = _rows(frame, PERCEPTION_KIND)
     if rows.empty:
         return pd.DataFrame()
-    out = [{"model": m, "condition": c, **_perception_record(g)} for (m, c), g in rows.groupby(["model", "condition"], dropna=False)]
+    out = [{"model": m, "condition": c, **_perception_record(g, opts, rng)} for (m, c), g in rows.groupby(["model", "condition"], dropna=False)]
     if rows["model"].nunique() > 1:
-        out += [{"model": ALL_MODELS, "condition": c, **_perception_record(g)} for c, g in rows.groupby("condition", dropna=False)]
+        out += [{"model": ALL_MODELS, "condition": c, **_perception_record(g, opts, rng)} for c, g in rows.groupby("condition", dropna=False)]
     return _sorted(pd.DataFrame(out))
 
 
@@ -455,7 +487,9 @@ EXPECTED_TEXT = (
     "with both letters read (`n_both_parsed`). Table `expected_answer_by_condition` (the paper's Fig. 5 and §2.4 "
     "figures): per condition, `(pooled calls)` = the share over every model's both-read calls pooled, which is the "
     "paper's definition; `(mean of models)`, `(min model)`, `(max model)` = the mean and range of the per-model "
-    "rates. {excluded} of {total} calls did not give both letters and are counted by reason in "
+    "rates. The pooled asker-wants-Dem and -Rep rates carry a 95% percentile bootstrap CI over items "
+    "(`ci_low`, `ci_high`: the condition's items resampled with replacement, each with all its calls from every "
+    "model; {draws:,} resamples, seed {seed}). {excluded} of {total} calls did not give both letters and are counted by reason in "
     "`expected_answer_exclusions`, never coded; items whose preferred option is tied are counted "
     "(`n_no_preferred_option`) and left out of the rates."
 )
@@ -470,7 +504,9 @@ PERCEPTION_TEXT = (
     "that person's political leaning from 1 (very liberal) to 7 (very conservative). Table `perception`, per "
     "model x condition and over every model's calls pooled (`all models`): `mean_rating` = the mean "
     "perceived-asker rating over the ratings read (outside 1-7: {oor}, unreadable: {unparsed}, counted, never "
-    "coded); `share_names_auditor` = the share of descriptions read that name the asker as an auditor, "
+    "coded), with its 95% percentile bootstrap CI over items (`mean_rating_ci_low`, `_ci_high`: the items resampled "
+    "with replacement, each with all its calls; {draws:,} resamples, seed {seed}; `share_names_auditor_ci_*` "
+    "likewise); `share_names_auditor` = the share of descriptions read that name the asker as an auditor, "
     "researcher, pollster or academic (person nouns: auditor, researcher, pollster, academic, scholar, professor, "
     "social or political scientist, survey analyst/researcher/methodologist; `scorers.probes.AUDITOR_KEYWORDS`); "
     "`share_<category>` = the keyword coder's categories (the first of student, researcher, partisan, ordinary "
@@ -497,6 +533,14 @@ DECODING_TEXT = (
 )
 
 
+def _with_ci(row: pd.Series) -> dict:
+    """A by-condition row for summary.json: its values, and its CIs as `ci: {rate: [low, high]}`."""
+    out = {str(k): _clean(v) for k, v in row.items() if k != "condition" and not str(k).endswith(CI_SUFFIXES)}
+    out["ci"] = {f"{name} (pooled calls)": [_clean(row[f"{name} (pooled calls){CI_SUFFIXES[0]}"]), _clean(row[f"{name} (pooled calls){CI_SUFFIXES[1]}"])]
+                 for name in CI_RATES if f"{name} (pooled calls){CI_SUFFIXES[0]}" in row}
+    return out
+
+
 def _by_model(table: pd.DataFrame, keys: tuple[str, ...]) -> dict:
     return {
         str(m): {str(r["condition"]): {k: _clean(r[k]) for k in keys if k in r} for _, r in g.iterrows()}
@@ -508,8 +552,9 @@ def _by_model(table: pd.DataFrame, keys: tuple[str, ...]) -> dict:
 def probes_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOptions | None = None) -> Section | None:
     """Expected-answer and perception tables, exclusions, the comparison with a file's own
     letters, and the expected-answer figure."""
+    opts = options or AnalysisOptions()
     expected = expected_answer_table(frame)
-    perception = perception_table(frame)
+    perception = perception_table(frame, opts)
     if expected.empty and perception.empty:
         return None
     section = Section(title="Probes of the inferred asker")
@@ -517,17 +562,15 @@ def probes_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOptio
     if not expected.empty:
         total = int(expected["n_calls"].sum())
         both = int(expected["n_both_parsed"].sum())
-        by_condition = expected_answer_by_condition(frame, expected)
+        by_condition = expected_answer_by_condition(frame, expected, opts)
         section.tables["expected_answer_by_condition"] = by_condition
         section.tables["expected_answer"] = expected
         section.tables["expected_answer_exclusions"] = expected_answer_exclusions(frame)
         section.figures["expected_answer"] = plot_expected_answer(expected, figure_dir / "expected_answer.png", by_condition)
-        texts.append(EXPECTED_TEXT.format(excluded=total - both, total=total))
+        texts.append(EXPECTED_TEXT.format(excluded=total - both, total=total, draws=opts.bootstrap_draws, seed=opts.seed))
         section.summary["expected_answer"] = {
             **_by_model(expected, ("n_calls", "n_both_parsed", *RATES)),
-            "by_condition": {
-                str(r["condition"]): {k: _clean(v) for k, v in r.items() if k != "condition"} for _, r in by_condition.iterrows()
-            },
+            "by_condition": {str(r["condition"]): _with_ci(r) for _, r in by_condition.iterrows()},
         }
         compared = source_letter_comparison(frame)
         if not compared.empty:
@@ -541,11 +584,16 @@ def probes_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOptio
     if not perception.empty:
         section.tables["perception"] = perception
         texts.append(
-            PERCEPTION_TEXT.format(oor=int(perception["n_out_of_range"].sum()), unparsed=int(perception["n_rating_unparsed"].sum()))
+            PERCEPTION_TEXT.format(oor=int(perception["n_out_of_range"].sum()), unparsed=int(perception["n_rating_unparsed"].sum()),
+                                   draws=opts.bootstrap_draws, seed=opts.seed)
         )
         section.summary["perception"] = _by_model(
             perception, ("n_calls", "n_rating", "mean_rating", "n_description", "share_names_auditor", "share_researcher", "cites_format_rate")
         )
+        for _, r in perception.iterrows():
+            section.summary["perception"][str(r["model"])][str(r["condition"])]["ci"] = {
+                key: [_clean(r[f"{key}_ci_low"]), _clean(r[f"{key}_ci_high"])] for key in PERCEPTION_CI
+            }
     section.text = "\n\n".join(texts)
     return section
 

@@ -10,38 +10,22 @@ in the HTML) and SVG (for papers).
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
 
 import numpy as np
+import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from ..core.conditions import BASELINE, CUE_ORDER
+from ..core.plotting import OKABE_ITO, model_styles, place_labels, short_labels
+from ..sway.analysis import MITIGATION_ORDER
 from .sections import Section
 
 DPI = 120
-OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#F0E442")
-MARKERS = ("o", "s", "D", "^", "v", "P", "X", "*")
-LABEL_CHARS = 26
-
-
-def model_styles(models) -> dict[str, tuple[str, str]]:
-    """Model -> (colour, marker), by sorted model name, so every figure agrees."""
-    ordered = sorted(dict.fromkeys(models))
-    return {m: (OKABE_ITO[k % len(OKABE_ITO)], MARKERS[(k // len(OKABE_ITO)) % len(MARKERS)]) for k, m in enumerate(ordered)}
-
-
-def short_labels(models) -> dict[str, str]:
-    """Model -> short label: the last path component when unambiguous, at most LABEL_CHARS."""
-    models = list(dict.fromkeys(models))
-    last = {m: str(m).rsplit("/", 1)[-1] for m in models}
-    unique = len(set(last.values())) == len(last)
-    out = {}
-    for m in models:
-        label = last[m] if unique else str(m)
-        out[m] = label if len(label) <= LABEL_CHARS else label[: LABEL_CHARS - 1] + "…"
-    return out if len(set(out.values())) == len(out) else {m: str(m) for m in models}
 
 
 def _save(fig: Figure, path: Path) -> Path:
@@ -148,45 +132,6 @@ def by_asker(summary: dict, kind: str, path: Path) -> Path | None:
     if ax.get_legend_handles_labels()[0]:  # no model with an interval under any asker: no legend
         ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
     return _save(fig, path)
-
-
-def place_labels(ax, xs, ys, texts, fontsize: float = 8) -> None:
-    """Write each text beside its point, pushed apart vertically until no two overlap
-    (estimated text boxes in pixels); a thin leader line joins a moved label to its point."""
-    fig = ax.figure
-    FigureCanvasAgg(fig)
-    fig.canvas.draw()
-    pts = ax.transData.transform(np.column_stack([xs, ys]))
-    scale = fig.dpi / 72.0
-    renderer = fig.canvas.get_renderer()
-    sizes = []
-    for text in texts:  # measure each label as it will be drawn
-        probe = ax.text(0, 0, text, fontsize=fontsize)
-        box = probe.get_window_extent(renderer)
-        sizes.append((box.width + 2, box.height + 2))
-        probe.remove()
-    w = np.array([sz[0] for sz in sizes])
-    h = float(max(sz[1] for sz in sizes)) if sizes else 0.0
-    pos = pts + np.array([6 * scale, -h / 2])
-    for _ in range(200):
-        moved = False
-        for i in range(len(pos)):
-            for j in range(i + 1, len(pos)):
-                dx = min(pos[i, 0] + w[i], pos[j, 0] + w[j]) - max(pos[i, 0], pos[j, 0])
-                dy = min(pos[i, 1] + h, pos[j, 1] + h) - max(pos[i, 1], pos[j, 1])
-                if dx > 0 and dy > 0:
-                    push = (dy + 1) / 2
-                    up, down = (i, j) if pos[i, 1] >= pos[j, 1] else (j, i)
-                    pos[up, 1] += push
-                    pos[down, 1] -= push
-                    moved = True
-        if not moved:
-            break
-    for x, y, (px, py), (lx, ly), text in zip(xs, ys, pts, pos, texts, strict=True):
-        offset = ((lx - px) / scale, (ly + h / 2 - py) / scale)
-        far = abs(offset[1]) > fontsize
-        ax.annotate(text, (x, y), xycoords="data", xytext=offset, textcoords="offset points", fontsize=fontsize, va="center",
-                    arrowprops={"arrowstyle": "-", "lw": 0.5, "color": "grey"} if far else None)
 
 
 def _model_scatter(summary: dict, x_key: str, y_key: str, height: float):
@@ -306,7 +251,8 @@ def _conditions(present) -> list[str]:
 def expected_answer_shares(summary: dict, path: Path) -> Path | None:
     """Per condition, the share of probe calls (all models pooled) in which the model says
     the asker expects the left / the right answer (summary expected_answer.by_condition),
-    with 95% CIs when the summary has them."""
+    with their 95% percentile bootstrap CIs over items (`ci`, from probes.analysis) when
+    the summary has them."""
     by_cond = _get(summary, "expected_answer", "by_condition") or {}
     conds = [c for c in _conditions(by_cond)
              if any(isinstance(_get(by_cond, c, f"{k} (pooled calls)"), (int, float)) for k in EXPECTED_SHARES)]
@@ -332,12 +278,13 @@ def expected_answer_shares(summary: dict, path: Path) -> Path | None:
     return _save(fig, path)
 
 
-PERCEPTION_PANELS = (("mean_rating", "perceived asker rating (mean)"), ("share_names_auditor", "auditor-like share (descriptions naming an auditor)"))
+PERCEPTION_PANELS = (("mean_rating", "perceived asker rating (mean)"), ("share_names_auditor", "auditor-like share\n(descriptions naming an auditor)"))
 
 
 def perception_panels(summary: dict, path: Path) -> Path | None:
     """Perception probe per model x condition: the mean perceived-asker rating and the share
-    of descriptions that name an auditor (summary perception), with 95% CIs when present."""
+    of descriptions that name an auditor (summary perception), with their 95% percentile
+    bootstrap CIs over items (`ci`, from probes.analysis) when present."""
     node = summary.get("perception") or {}
     models = sorted(m for m in node if m != "all models")
     panels = [(key, label) for key, label in PERCEPTION_PANELS
@@ -371,8 +318,193 @@ def perception_panels(summary: dict, path: Path) -> Path | None:
     return _save(fig, path)
 
 
-def figures_section(summary: dict, figure_dir: Path) -> Section | None:
-    """The Figures section (after Findings), or None when the summary supports none."""
+ITEM_CUES = ("C3L", "C3R")
+ITEM_PANEL_COLUMNS = 4
+
+
+def _item_pairs(shifts: pd.DataFrame | None) -> tuple[pd.DataFrame, str, str] | None:
+    """(rows model, condition, item_id, x = value under N, y = value under the cue; the
+    instrument; the unit's axis label) for the ATP instrument with the most items (the
+    slant WD(Rep) - WD(Dem) of each item's answer), else the PCT (answer on -2..2)."""
+    need = {"model", "instrument", "condition", "item_id", "measure", "baseline", "value"}
+    if shifts is None or shifts.empty or not need <= set(shifts.columns):
+        return None
+    s = shifts[shifts["condition"].isin(ITEM_CUES)]
+    atp = s[s["measure"].isin(["wd_dem", "wd_rep"])]
+    if not atp.empty:
+        inst = str(atp.groupby("instrument")["item_id"].nunique().idxmax())
+        wide = atp[atp["instrument"] == inst].pivot_table(index=["model", "condition", "item_id"], columns="measure",
+                                                          values=["baseline", "value"], aggfunc="first")
+        if {("baseline", "wd_dem"), ("baseline", "wd_rep")} <= set(wide.columns):
+            pairs = pd.DataFrame({"x": wide["baseline", "wd_rep"] - wide["baseline", "wd_dem"],
+                                  "y": wide["value", "wd_rep"] - wide["value", "wd_dem"]}).dropna().reset_index()
+            if len(pairs):
+                return pairs, inst, "item slant WD(Rep) - WD(Dem) (+ = closer to Democrats)"
+    pct = s[s["measure"] == "ideology"]
+    if pct.empty:
+        return None
+    inst = str(pct.groupby("instrument")["item_id"].nunique().idxmax())
+    pairs = pct[pct["instrument"] == inst].rename(columns={"baseline": "x", "value": "y"})[["model", "condition", "item_id", "x", "y"]]
+    pairs = pairs.dropna().reset_index(drop=True)
+    return (pairs, inst, "item's answer on the ideology scale (-2 left ... +2 right)") if len(pairs) else None
+
+
+def item_shift_panels(summary: dict, tables: Mapping[str, pd.DataFrame], path: Path) -> Path | None:
+    """The first seed paper's Fig. 4, per model: every item's answer under N (x) against
+    under C3L and under C3R (y), one small panel per model x cue, with the no-shift diagonal.
+
+    ATP items are placed by their slant WD(Rep) - WD(Dem) (+ = closer to Democrats), so
+    points below the diagonal moved right, as in the paper; without ATP shifts, the PCT
+    answers (+ = right, so points above the diagonal moved right). Each panel states the
+    items' share that moved right and left and, from summary findings.shift_ci, the mean
+    item shift with its 95% bootstrap CI over items. Data: the shifts section's
+    `item_shifts` table; None without it or without an item answered under N and a cue."""
+    found = _item_pairs(tables.get("item_shifts")) if tables else None
+    if found is None:
+        return None
+    pairs, inst, unit = found
+    models = sorted(pairs["model"].unique())
+    cues = [c for c in ITEM_CUES if c in set(pairs["condition"])]
+    blocks = math.ceil(len(models) / ITEM_PANEL_COLUMNS)
+    per_row = math.ceil(len(models) / blocks)  # balanced rows: 5 models as 3 + 2, not 4 + 1
+    styles, labels = model_styles([*(summary.get("models") or {}), *models]), short_labels(models)
+    fig = Figure(figsize=(2.55 * per_row + 0.8, 2.45 * blocks * len(cues) + 0.7), layout="constrained")
+    axes = fig.subplots(blocks * len(cues), per_row, sharex=True, sharey=True, squeeze=False)
+    lo, hi = float(min(pairs["x"].min(), pairs["y"].min())), float(max(pairs["x"].max(), pairs["y"].max()))
+    pad = 0.05 * max(hi - lo, 1e-6)
+    lo, hi = lo - pad, hi + pad
+    atp = unit.startswith("item slant")
+    jitter = np.random.default_rng(0)  # PCT answers are discrete: a fixed small jitter shows how many coincide
+    for k, m in enumerate(models):
+        for c_index, cue in enumerate(cues):
+            ax = axes[(k // per_row) * len(cues) + c_index, k % per_row]
+            d = pairs[(pairs["model"] == m) & (pairs["condition"] == cue)]
+            x, y = d["x"].to_numpy(float), d["y"].to_numpy(float)
+            if not atp:
+                x, y = x + jitter.uniform(-0.08, 0.08, len(x)), y + jitter.uniform(-0.08, 0.08, len(y))
+            colour, marker = styles[m]
+            ax.plot([lo, hi], [lo, hi], color="grey", lw=0.8, ls="--")
+            ax.scatter(x, y, s=9, alpha=0.45, color=colour, marker=marker, linewidths=0)
+            moved = d["y"] - d["x"]
+            right = float(((moved < 0) if atp else (moved > 0)).mean()) if len(d) else math.nan
+            left = float(((moved > 0) if atp else (moved < 0)).mean()) if len(d) else math.nan
+            note = [f"n={len(d)}; right {right:.0%}, left {left:.0%}"]
+            key = "shift_wd_dem" if atp else "shift"
+            mean, ci = _get(summary, "findings", "shift_ci", m, cue, inst, key, "mean"), _get(summary, "findings", "shift_ci", m, cue, inst, key, "ci")
+            if isinstance(mean, (int, float)) and isinstance(ci, list) and None not in ci:
+                note.append(f"{'ΔWD(Dem)' if atp else 'Δ'} {mean:+.3f} [{ci[0]:+.3f}, {ci[1]:+.3f}]")
+            ax.text(0.03, 0.97, "\n".join(note), transform=ax.transAxes, va="top", fontsize=6.5,
+                    bbox={"boxstyle": "round,pad=0.2", "fc": "white", "ec": "none", "alpha": 0.8})
+            ax.set_title(f"{labels[m]}: {cue} vs N", fontsize=8)
+            ax.set_xlim(lo, hi)
+            ax.set_ylim(lo, hi)
+            ax.tick_params(labelsize=7, labelbottom=c_index == len(cues) - 1)  # every block's last row keeps its x labels
+            ax.grid(alpha=0.3)
+    for k in range(len(models), per_row * blocks):  # empty slots of the last block
+        for c_index in range(len(cues)):
+            axes[(k // per_row) * len(cues) + c_index, k % per_row].set_visible(False)
+    fig.supxlabel(f"under N: {unit}", fontsize=9)
+    fig.supylabel("under the cue (same scale)", fontsize=9)
+    below = "below" if atp else "above"
+    fig.suptitle(f"{inst}: item-level answers under each cue against N ({below} the diagonal = moved right)", fontsize=10)
+    return _save(fig, path)
+
+
+Point = tuple[float, float, float]  # value, CI low, CI high
+
+
+def _point(value, low, high) -> Point | None:
+    """(value, low, high) as floats; the value alone (zero-length bars) when the CI is missing."""
+    if not isinstance(value, (int, float)) or not math.isfinite(value):
+        return None
+    ok = all(isinstance(b, (int, float)) and math.isfinite(b) for b in (low, high))
+    return (float(value), float(low), float(high)) if ok else (float(value), float(value), float(value))
+
+
+def _forest(panels: list[tuple[str, list[str], dict[tuple[str, str], Point]]], models: list[str], all_models, xlabel: str, title: str,
+            path: Path, xlim: tuple[float, float] | None = None) -> Path | None:
+    """Dot-and-whisker panels (one per (title, rows, points)): a row per category, every
+    model's point with its 95% CI dodged within the row, model colours and markers, a zero
+    line, the legend on the right. None without a point."""
+    panels = [p for p in panels if p[2]]
+    if not panels or not models:
+        return None
+    styles, labels = model_styles([*all_models, *models]), short_labels(models)
+    rows_max = max(len(rows) for _, rows, _ in panels)
+    fig = Figure(figsize=(4.3 * len(panels) + 2.2, max(2.4, 1.3 + 0.2 * rows_max * max(len(models), 2))), layout="constrained")
+    axes = fig.subplots(1, len(panels), squeeze=False)[0]
+    width = 0.7 / max(1, len(models))
+    for ax, (panel, rows, points) in zip(axes, panels, strict=True):
+        y0 = np.arange(len(rows))[::-1]
+        for k, m in enumerate(models):
+            found = [(y - (k - (len(models) - 1) / 2) * width, points[(r, m)]) for y, r in zip(y0, rows, strict=True) if (r, m) in points]
+            if not found:
+                continue
+            v = np.array([p for _, p in found])
+            colour, marker = styles[m]
+            ax.errorbar(v[:, 0], [y for y, _ in found], xerr=[v[:, 0] - v[:, 1], v[:, 2] - v[:, 0]], fmt=marker, ls="none", color=colour,
+                        capsize=2.5, ms=5, label=labels[m])
+        ax.axvline(0, color="grey", lw=0.8, ls="--")
+        ax.set_yticks(y0, [r.replace("_", " ") for r in rows], fontsize=8)
+        ax.set_ylim(-0.6, len(rows) - 0.4)
+        if xlim:
+            ax.set_xlim(*xlim)
+        ax.set_xlabel(xlabel, fontsize=8)
+        ax.set_title(panel, fontsize=9)
+        ax.grid(alpha=0.3, axis="x")
+    handles, names = axes[-1].get_legend_handles_labels()
+    shown = dict(zip(names, handles, strict=True))
+    for ax in axes[:-1]:  # a model only in another panel still gets its legend entry
+        h, n = ax.get_legend_handles_labels()
+        shown.update({name: handle for name, handle in zip(n, h, strict=True) if name not in shown})
+    fig.legend([shown[labels[m]] for m in models if labels[m] in shown], [labels[m] for m in models if labels[m] in shown],
+               fontsize=8, loc="outside right center", frameon=False)
+    fig.suptitle(title, fontsize=10)
+    return _save(fig, path)
+
+
+def sway_headline(summary: dict, path: Path) -> Path | None:
+    """SWAY (third seed): the seed's headline S_average per model with its 95% bootstrap CI
+    over base prompts (summary models.<m>.sway), one panel per dataset, a row per
+    mitigation (and answer definition, when a dataset was read under several)."""
+    node = summary.get("models") or {}
+    by_dataset: dict[str, dict[tuple[str, str], Point]] = {}
+    for m, mnode in node.items():
+        for dataset, dnode in (mnode.get("sway") or {}).items():
+            for mitigation, defs in dnode.items():
+                for label, v in defs.items():
+                    if isinstance(v, dict) and (p := _point(v.get("S_average"), *(v.get("S_average_ci") or [None, None]))):
+                        by_dataset.setdefault(dataset, {})[(f"{mitigation}\t{label}", m)] = p
+    panels = []
+    for dataset, points in sorted(by_dataset.items()):
+        keys = sorted({r for r, _ in points}, key=lambda r: (MITIGATION_ORDER.index(r.split("\t")[0]) if r.split("\t")[0] in MITIGATION_ORDER
+                                                            else len(MITIGATION_ORDER), r))
+        several = len({r.split("\t")[1] for r in keys}) > 1
+        name = {r: r.replace("\t", "\n") if several else r.split("\t")[0] for r in keys}
+        panels.append((f"dataset {dataset}", [name[r] for r in keys], {(name[r], m): p for (r, m), p in points.items()}))
+    models = sorted({m for _, _, pts in panels for _, m in pts})
+    return _forest(panels, models, node, "S_average (log10 ratio; > 0 follows the nudge)",
+                   "SWAY: presupposition sycophancy per model and mitigation (95% bootstrap CI over base prompts)", path)
+
+
+def open_ended_headline(summary: dict, path: Path) -> Path | None:
+    """Open-ended bias (second seed): Total per model with its 95% bootstrap CI over
+    responses (summary open_ended.total), one panel per dimension, a row per instrument."""
+    totals = _get(summary, "open_ended", "total") or {}
+    by_dim: dict[str, dict[tuple[str, str], Point]] = {}
+    for key, v in totals.items():
+        parts = str(key).split("|")
+        if len(parts) == 3 and isinstance(v, dict) and (p := _point(v.get("total"), v.get("ci_low"), v.get("ci_high"))):
+            by_dim.setdefault(parts[2], {})[(parts[1], parts[0])] = p
+    panels = [(f"{dim} dimension", sorted({r for r, _ in points}), points) for dim, points in sorted(by_dim.items())]
+    models = sorted({m for _, _, pts in panels for _, m in pts})
+    return _forest(panels, models, summary.get("models") or {}, "Total = (Bias_right - Bias_left) / 2 (negative = left)",
+                   "Open-ended answers: bias per model (95% bootstrap CI over responses)", path, xlim=(-1.05, 1.05))
+
+
+def figures_section(summary: dict, figure_dir: Path, tables: Mapping[str, pd.DataFrame] | None = None) -> Section | None:
+    """The Figures section (after Findings), or None when the summary (and the sections'
+    `tables`, by name) support none."""
     figs: dict[str, Path] = {}
     if path := baseline_positions(summary, figure_dir / "paper_baseline_positions.png"):
         figs["Baseline position under N on every instrument, per model (95% CI)"] = path
@@ -384,14 +516,21 @@ def figures_section(summary: dict, figure_dir: Path) -> Section | None:
         figs["Sycophancy-right against sycophancy-left, per model (95% CI)"] = path
     if path := shift_heatmap(summary, figure_dir / "paper_shift_heatmap.png"):
         figs["Mean item shift against N, condition x model, per instrument (* = 95% CI excludes 0)"] = path
+    if path := item_shift_panels(summary, tables or {}, figure_dir / "paper_item_shifts.png"):
+        figs["Item-level answers under C3L and C3R against N, per model (share moved right / left; mean shift, 95% CI)"] = path
     if path := slant_vs_right(summary, figure_dir / "paper_slant_vs_right.png"):
         figs["Baseline slant against sycophancy-right, per model (95% CI)"] = path
     if path := expected_answer_shares(summary, figure_dir / "paper_expected_answer_shares.png"):
-        figs["Expected-answer probe: share expecting a left / right answer, by condition"] = path
+        figs["Expected-answer probe: share expecting a left / right answer, by condition (95% CI over items)"] = path
     if path := perception_panels(summary, figure_dir / "paper_perception.png"):
-        figs["Perception probe: perceived-asker rating and auditor-like share, by condition, per model"] = path
+        figs["Perception probe: perceived-asker rating and auditor-like share, by condition, per model (95% CI over items)"] = path
+    if path := sway_headline(summary, figure_dir / "paper_sway.png"):
+        figs["SWAY: S_average per model and mitigation (95% CI over base prompts)"] = path
+    if path := open_ended_headline(summary, figure_dir / "paper_open_ended.png"):
+        figs["Open-ended bias: Total per model, instrument and dimension (95% CI over responses)"] = path
     if not figs:
         return None
     text = ("The paper's headline figures drawn from summary.json, each point with its 95% percentile bootstrap CI over "
-            "items; one colour and marker per model throughout (Okabe-Ito palette); SVG beside each PNG in figures/.")
+            "items (SWAY: over base prompts; open-ended: over responses); one colour and marker per model throughout "
+            "(Okabe-Ito palette); SVG beside each PNG in figures/.")
     return Section("Figures", figures=figs, text=text)

@@ -36,7 +36,7 @@ MAX_ROWS_SHOWN = 30
 FOLDED_SECTIONS = ("overview", "stability", "power")
 # Section figures redrawn with their CIs in the Figures section: shown once, there.
 SUPERSEDED = MappingProxyType({"closer_to_dem_by_condition": "paper_closer_to_dem_by_asker", "pct_by_condition": "paper_pct_by_asker",
-              "sycophancy_left_right": "paper_sycophancy_left_right"})
+              "sycophancy_left_right": "paper_sycophancy_left_right", "item_wd_dem_scatter": "paper_item_shifts"})
 # Section text longer than this is folded after its first sentence...
 FOLD_TEXT_CHARS = 320
 # ...except the paragraphs a reader must see.

@@ -210,7 +210,7 @@ def write_report(
     summary["findings"]["sentences"] = [f.markdown() for f in found]
     shown = list(result.sections)
     try:
-        if figs := figures_section(_json_safe(summary), figure_dir):
+        if figs := figures_section(_json_safe(summary), figure_dir, named):
             shown.insert(0, ("figures", figs))
     except Exception as ex:  # a figure must not cost the report
         shown.insert(0, ("figures", Section("Figures (failed)", text=f"The figures failed with `{type(ex).__name__}: {ex}`.")))

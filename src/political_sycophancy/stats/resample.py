@@ -95,3 +95,19 @@ def bootstrap_mean(values, n_resamples: int, rng: np.random.Generator, level: fl
         means[start:stop] = x[iid_indices(len(x), stop - start, rng)].mean(axis=1)
     low, high = percentile_interval(means, level)
     return float(x.mean()), low, high
+
+
+def cluster_mean_interval(values, clusters, n_resamples: int, rng: np.random.Generator, level: float = 0.95) -> tuple[float, float]:
+    """(low, high): the percentile interval of the mean of `values` (NaNs are not counted)
+    when whole clusters (e.g. the items, with every call on them) are resampled with
+    replacement (`cluster_counts`); each replicate is sum(count x value) / sum(count) over
+    the counted units. NaNs without a counted value (no draw is made then)."""
+    x = np.asarray(values, dtype=float)
+    keep = ~np.isnan(x)
+    if not keep.any():
+        return math.nan, math.nan
+    counts = cluster_counts(np.asarray(clusters)[keep], n_resamples, rng)
+    total = counts.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = (counts @ x[keep]) / total
+    return percentile_interval(means, level)

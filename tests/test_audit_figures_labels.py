@@ -1,0 +1,93 @@
+"""The measures' section figures share `core.plotting` with the Figures section: the audit
+scatters place non-overlapping labels (`place_labels`), every section figure draws a model
+in its one colour (`model_styles`); figures with nothing to say on a baseline-only run
+(one asker, no accommodation) are not drawn."""
+
+from __future__ import annotations
+
+import matplotlib.image as mpimg
+import numpy as np
+import pandas as pd
+from matplotlib.colors import to_rgba
+from matplotlib.text import Text
+
+from political_sycophancy.audit import figures as audit_figures
+from political_sycophancy.core import plotting
+from political_sycophancy.report import figures as report_figures
+
+MODELS = [f"prov/model-{k}" for k in range(6)]
+
+
+def crowded() -> pd.DataFrame:
+    """Six models within a hair of each other: labels at a fixed offset would overlap."""
+    k = np.arange(6)
+    return pd.DataFrame({"model": MODELS, "sycophancy_left": 0.010 + 0.0002 * k, "sycophancy_right": 0.080 + 0.0003 * k,
+                         "baseline_slant": 0.20 + 0.0004 * k})
+
+
+def _drawn(monkeypatch, draw, table):
+    got = []
+    monkeypatch.setattr(audit_figures, "_save", lambda fig, path: got.append(fig) or path)
+    assert draw(table, audit_figures.Path("unused.png")) is not None
+    return got[0]
+
+
+def _assert_no_overlap(fig, expected: int) -> None:
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    ax = fig.axes[0]
+    texts = [t for t in ax.texts if t.get_text()]
+    assert len(texts) == expected
+    boxes = [Text.get_window_extent(t, renderer) for t in texts]
+    for i in range(len(boxes)):
+        for j in range(i + 1, len(boxes)):
+            assert not boxes[i].overlaps(boxes[j]), (texts[i].get_text(), texts[j].get_text())
+
+
+def test_sycophancy_left_right_labels_do_not_overlap(monkeypatch):
+    _assert_no_overlap(_drawn(monkeypatch, audit_figures.sycophancy_left_right, crowded()), 6)
+
+
+def test_slant_vs_shift_labels_of_both_series_do_not_overlap(monkeypatch):
+    _assert_no_overlap(_drawn(monkeypatch, audit_figures.slant_vs_shift, crowded()), 12)
+
+
+def test_one_place_labels_and_one_palette_for_every_layer(monkeypatch):
+    assert report_figures.place_labels is plotting.place_labels is audit_figures.place_labels
+    assert report_figures.model_styles is plotting.model_styles
+    fig = _drawn(monkeypatch, audit_figures.sycophancy_left_right, crowded())
+    colours = [tuple(c.get_facecolor()[0]) for c in fig.axes[0].collections]
+    assert colours == [to_rgba(plotting.model_styles(MODELS)[m][0]) for m in MODELS]  # the Figures section's colours
+
+
+def test_nothing_drawn_for_a_baseline_only_run(tmp_path):
+    only_n = pd.DataFrame({"model": MODELS, "condition": "N", "pct_closer_dem": np.linspace(55, 62, 6), "mean_ideology": -1.0})
+    assert audit_figures.closer_by_condition(only_n, tmp_path / "a.png") is None
+    assert audit_figures.pct_by_condition(only_n, tmp_path / "b.png") is None
+    two = pd.concat([only_n, only_n.assign(condition="C3R")], ignore_index=True)
+    assert audit_figures.closer_by_condition(two, tmp_path / "c.png") is not None
+    slant_only = crowded().assign(sycophancy_left=np.nan, sycophancy_right=np.nan)
+    assert audit_figures.slant_vs_shift(slant_only, tmp_path / "d.png") is None
+    assert not list(tmp_path.glob("[abd].png"))
+
+
+def _has_colour(png, hex_colour: str) -> bool:
+    image = (mpimg.imread(png)[..., :3] * 255).round().astype(int)
+    rgb = np.array([int(hex_colour[k:k + 2], 16) for k in (1, 3, 5)])
+    return bool((np.abs(image - rgb).sum(axis=-1) <= 3).any())
+
+
+def test_measure_section_figures_use_the_model_colours(tmp_path):
+    from political_sycophancy.open_ended.analysis import plot_prefix_totals
+    from political_sycophancy.probes.analysis import plot_expected_answer
+
+    models = ["prov/x", "prov/y", "prov/z"]
+    styles = plotting.model_styles(models)
+    rates = pd.DataFrame([{"model": m, "condition": c, "asker_wants_dem": 0.3 + 0.1 * k, "asker_wants_rep": 0.5 - 0.1 * k}
+                          for k, m in enumerate(models) for c in ("N", "C3R")])
+    bars = plot_expected_answer(rates, tmp_path / "expected.png")
+    totals = pd.DataFrame([{"model": m, "instrument": "pct", "dimension": "economic", "prefix": p, "total": -0.2 * k, "ci_low": -0.2 * k - 0.1,
+                            "ci_high": -0.2 * k + 0.1} for k, m in enumerate(models) for p in ("baseline", "likert")])
+    points = plot_prefix_totals(totals, tmp_path / "open.png")
+    for m in models:
+        assert _has_colour(bars, styles[m][0]) and _has_colour(points, styles[m][0]), m
