@@ -355,3 +355,18 @@ def test_eval_zip_with_unexpected_layout_is_read_through_inspect(tmp_path):
         assert any("read with Inspect's read_eval_log" in n for n in load.notes), (name, load.notes)
         same = ["model", "variant", "condition", "item_id", "epoch", "status", "letter", "ideology", "probs", "options"]
         pd.testing.assert_frame_equal(load.frame[same], expected[same])
+
+
+def test_complete_runs_of_tasks_without_an_answer_mode_are_complete(tmp_path):
+    """A finished open-ended (likert) run, whose task names no answer mode, is complete: the
+    design must not report its every sample as missing."""
+    from support import run_eval, scripted_model
+
+    from political_sycophancy.logs.frame import read_frame
+    from political_sycophancy.open_ended.task import open_ended
+
+    run_eval(open_ended(prefix="likert"), scripted_model(lambda text: "B", name="mockllm/likert"), tmp_path / "logs")
+    load = read_frame(tmp_path / "logs", cache=False)
+    assert not [n for n in load.notes if "incomplete design" in n], load.notes
+    design = load.design
+    assert int(design["missing"].sum()) == 0 and int(design["present"].sum()) == len(load.frame) > 0

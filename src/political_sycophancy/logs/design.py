@@ -21,6 +21,8 @@ import pandas as pd
 from .identity import canonical, generate_config, model_args
 
 NO_LOG = "no log (never started)"
+# the plans' answer mode when a task's header names none (matches rows of any mode)
+ANY_MODE = object()
 GROUP = ["model", "variant", "kind", "task", "instrument", "condition", "answer_mode"]
 COLUMNS = [*GROUP, "expected", "present", "missing", "log_status"]
 _TASK_ID = re.compile(r"_([A-Za-z0-9]{22})\.(eval|json)$")
@@ -104,16 +106,21 @@ def design_table(frame: pd.DataFrame, plans: pd.DataFrame, without_log: list[dic
     """Per model x variant x task: expected samples (dataset ids x epochs; NaN when a header
     does not list its ids), present, missing, and the logs' status; then the eval set's tasks
     without a log. `plans` are the `planned` records with `model` and `variant` labelled."""
+    # A task whose header names no answer mode (open-ended, SWAY) plans None while its rows
+    # carry the mode their scores give: its rows are matched under any mode.
     present: dict[tuple, set] = {}
     if not frame.empty:
         keys = frame[GROUP[:4] + ["condition", "answer_mode", "sample_id", "epoch"]].astype(object)
         for rec in keys.itertuples(index=False, name=None):
-            present.setdefault(rec[:6], set()).add((str(rec[6]), int(rec[7])))
+            cell = (str(rec[6]), int(rec[7]))
+            present.setdefault(rec[:6], set()).add(cell)
+            present.setdefault((*rec[:5], ANY_MODE), set()).add(cell)
     rows = []
     if not plans.empty:
         for key, g in plans.groupby(GROUP, dropna=False, sort=True):
             r = dict(zip(GROUP, key, strict=True))
-            got = present.get((r["model"], r["variant"], r["kind"], r["task"], r["condition"], r["answer_mode"]), set())
+            mode = ANY_MODE if r["answer_mode"] is None or pd.isna(r["answer_mode"]) else r["answer_mode"]
+            got = present.get((r["model"], r["variant"], r["kind"], r["task"], r["condition"], mode), set())
             if g["sample_ids"].isna().any():
                 expected, n_present, n_missing = None, len(got), None
             else:
