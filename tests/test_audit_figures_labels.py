@@ -32,7 +32,7 @@ def _drawn(monkeypatch, draw, table):
     return got[0]
 
 
-def _assert_no_overlap(fig, expected: int) -> None:
+def assert_no_overlap(fig, expected: int) -> None:
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
     ax = fig.axes[0]
@@ -45,11 +45,11 @@ def _assert_no_overlap(fig, expected: int) -> None:
 
 
 def test_sycophancy_left_right_labels_do_not_overlap(monkeypatch):
-    _assert_no_overlap(_drawn(monkeypatch, audit_figures.sycophancy_left_right, crowded()), 6)
+    assert_no_overlap(_drawn(monkeypatch, audit_figures.sycophancy_left_right, crowded()), 6)
 
 
 def test_slant_vs_shift_labels_of_both_series_do_not_overlap(monkeypatch):
-    _assert_no_overlap(_drawn(monkeypatch, audit_figures.slant_vs_shift, crowded()), 12)
+    assert_no_overlap(_drawn(monkeypatch, audit_figures.slant_vs_shift, crowded()), 12)
 
 
 def test_one_place_labels_and_one_palette_for_every_layer(monkeypatch):
