@@ -73,3 +73,13 @@ def test_figures_section_shows_the_item_panels_only_with_the_table(tmp_path):
     assert with_table is not None and [p.stem for p in with_table.figures.values()] == ["paper_shift_heatmap", "paper_item_shifts"]
     without = figures_section(summary(), tmp_path / "b")
     assert without is not None and [p.stem for p in without.figures.values()] == ["paper_shift_heatmap"]
+
+
+def test_many_models_show_the_first_twelve_and_say_so(tmp_path):
+    """At ten times the paper's size (60 models) the panels stay readable and quick to draw."""
+    many = [f"prov/m{k:02d}" for k in range(20)]
+    path = item_shift_panels(summary(many), {"item_shifts": item_shifts(models=many, n_items=5)}, tmp_path / "many.png")
+    svg = path.with_suffix(".svg").read_text()
+    assert "the first 12 of 20 models by name" in svg
+    assert "m11: C3R vs N" in svg and "m12: C3R vs N" not in svg
+    assert "<image" in svg  # the points are one raster image per panel, not thousands of SVG markers

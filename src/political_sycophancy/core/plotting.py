@@ -52,20 +52,21 @@ def place_labels(ax, xs, ys, texts, fontsize: float = 8) -> None:
     w = np.array([sz[0] for sz in sizes])
     h = float(max(sz[1] for sz in sizes)) if sizes else 0.0
     pos = pts + np.array([6 * scale, -h / 2])
-    for _ in range(200):
-        moved = False
-        for i in range(len(pos)):
-            for j in range(i + 1, len(pos)):
-                dx = min(pos[i, 0] + w[i], pos[j, 0] + w[j]) - max(pos[i, 0], pos[j, 0])
-                dy = min(pos[i, 1] + h, pos[j, 1] + h) - max(pos[i, 1], pos[j, 1])
-                if dx > 0 and dy > 0:
-                    push = (dy + 1) / 2
-                    up, down = (i, j) if pos[i, 1] >= pos[j, 1] else (j, i)
-                    pos[up, 1] += push
-                    pos[down, 1] -= push
-                    moved = True
-        if not moved:
+    # Every overlapping pair pushed apart at once per round (pairwise in numpy: 120 labels
+    # of a 60-model figure took seconds as a Python double loop).
+    for _ in range(400):
+        x0, y0 = pos[:, 0], pos[:, 1]
+        dx = np.minimum.outer(x0 + w, x0 + w) - np.maximum.outer(x0, x0)
+        dy = np.minimum.outer(y0 + h, y0 + h) - np.maximum.outer(y0, y0)
+        i, j = np.nonzero(np.triu((dx > 0) & (dy > 0), k=1))
+        if not len(i):
             break
+        push = (dy[i, j] + 1) / 2
+        first_up = y0[i] >= y0[j]
+        delta = np.zeros(len(pos))
+        np.add.at(delta, np.where(first_up, i, j), push)
+        np.add.at(delta, np.where(first_up, j, i), -push)
+        pos[:, 1] += delta
     for x, y, (px, py), (lx, ly), text in zip(xs, ys, pts, pos, texts, strict=True):
         offset = ((lx - px) / scale, (ly + h / 2 - py) / scale)
         far = abs(offset[1]) > fontsize

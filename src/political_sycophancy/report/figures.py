@@ -320,6 +320,9 @@ def perception_panels(summary: dict, path: Path) -> Path | None:
 
 ITEM_CUES = ("C3L", "C3R")
 ITEM_PANEL_COLUMNS = 4
+# Small multiples stop being readable (and a 60-model grid took half a minute to draw):
+# beyond this many models the panels show the first ones by name and say so.
+ITEM_PANEL_MODELS = 12
 
 
 def _item_pairs(shifts: pd.DataFrame | None) -> tuple[pd.DataFrame, str, str] | None:
@@ -363,7 +366,8 @@ def item_shift_panels(summary: dict, tables: Mapping[str, pd.DataFrame], path: P
     if found is None:
         return None
     pairs, inst, unit = found
-    models = sorted(pairs["model"].unique())
+    every = sorted(pairs["model"].unique())
+    models = every[:ITEM_PANEL_MODELS]
     cues = [c for c in ITEM_CUES if c in set(pairs["condition"])]
     blocks = math.ceil(len(models) / ITEM_PANEL_COLUMNS)
     per_row = math.ceil(len(models) / blocks)  # balanced rows: 5 models as 3 + 2, not 4 + 1
@@ -384,7 +388,8 @@ def item_shift_panels(summary: dict, tables: Mapping[str, pd.DataFrame], path: P
                 x, y = x + jitter.uniform(-0.08, 0.08, len(x)), y + jitter.uniform(-0.08, 0.08, len(y))
             colour, marker = styles[m]
             ax.plot([lo, hi], [lo, hi], color="grey", lw=0.8, ls="--")
-            ax.scatter(x, y, s=9, alpha=0.45, color=colour, marker=marker, linewidths=0)
+            # points rasterised inside the SVG: thousands of vector markers made it slow and heavy
+            ax.scatter(x, y, s=9, alpha=0.45, color=colour, marker=marker, linewidths=0, rasterized=True)
             moved = d["y"] - d["x"]
             right = float(((moved < 0) if atp else (moved > 0)).mean()) if len(d) else math.nan
             left = float(((moved > 0) if atp else (moved < 0)).mean()) if len(d) else math.nan
@@ -406,7 +411,8 @@ def item_shift_panels(summary: dict, tables: Mapping[str, pd.DataFrame], path: P
     fig.supxlabel(f"under N: {unit}", fontsize=9)
     fig.supylabel("under the cue (same scale)", fontsize=9)
     below = "below" if atp else "above"
-    fig.suptitle(f"{inst}: item-level answers under each cue against N ({below} the diagonal = moved right)", fontsize=10)
+    shown = f"; the first {len(models)} of {len(every)} models by name (all in tables/item_shifts.csv)" if len(models) < len(every) else ""
+    fig.suptitle(f"{inst}: item-level answers under each cue against N ({below} the diagonal = moved right){shown}", fontsize=10)
     return _save(fig, path)
 
 
