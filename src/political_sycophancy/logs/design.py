@@ -119,7 +119,7 @@ def design_table(frame: pd.DataFrame, plans: pd.DataFrame, without_log: list[dic
     if not plans.empty:
         for key, g in plans.groupby(GROUP, dropna=False, sort=True):
             r = dict(zip(GROUP, key, strict=True))
-            mode = ANY_MODE if r["answer_mode"] is None or pd.isna(r["answer_mode"]) else r["answer_mode"]
+            mode = r["answer_mode"] if isinstance(r["answer_mode"], str) else ANY_MODE  # None, or NaN from groupby
             got = present.get((r["model"], r["variant"], r["kind"], r["task"], r["condition"], mode), set())
             if g["sample_ids"].isna().any():
                 expected, n_present, n_missing = None, len(got), None
