@@ -136,11 +136,26 @@ def check(report: Path, tmp: Path, label: str) -> tuple[dict, dict[str, Path]]:
     for path in shots.values():
         assert path.stat().st_size > 20_000, path  # a rendered page, not a blank one
     verdict["screenshots"] = {name: {"bytes": path.stat().st_size, "size": png_size(path)} for name, path in shots.items()}
+    verdict["pdf"] = printed(report, tmp, label)
     (tmp / f"{label}_layout.json").write_text(json.dumps(verdict, indent=2))
     keep = os.environ.get("REPORT_SCREENSHOTS")
     if keep:
         shutil.copy2(tmp / f"{label}_layout.json", Path(keep) / f"{label}_layout.json")
     return verdict, shots
+
+
+def printed(report: Path, tmp: Path, label: str) -> dict:
+    """Print the report to PDF as a reader would from the browser (A4, the page's print
+    CSS): every figure of the page is in the PDF, on at least one page."""
+    pdf = tmp / f"{label}.pdf"
+    run = chromium(["--no-pdf-header-footer", f"--print-to-pdf={pdf}", report.as_uri()], tmp)
+    assert run.returncode == 0 and pdf.exists(), run.stderr[-2000:]
+    data = pdf.read_bytes()
+    pages = len(re.findall(rb"/Type\s*/Page[^s]", data))
+    images = len(re.findall(rb"/Subtype\s*/Image", data))
+    figures = len(re.findall(r"<figure>\s*<img", report.read_text()))
+    assert pages >= 1 and images >= figures >= 1, (pages, images, figures)
+    return {"pages": pages, "images": images, "figures": figures, "bytes": len(data)}
 
 
 def png_size(path: Path) -> list[int]:
