@@ -195,3 +195,20 @@ def test_readme_user_task_example_runs_as_written(tmp_path):
     log = read_eval_log(info)
     metrics = task_metrics(log)
     assert metrics["answered/mean"] == 1.0 and not is_nan(metrics["ideology/mean"])
+
+
+@pytest.mark.parametrize(("given", "expected"), [(["--batch"], True), (["--batch", "40"], 40)])
+def test_batch_mode_reaches_inspect(tmp_path, given, expected):
+    """`audit --batch [N]` is Inspect's provider batch mode, recorded in the log's generate config."""
+    proc = run_cli("political-sycophancy", "audit", "--model", "faulty/mockllm/model", "-M", "mock_answer=B", "--conditions", "N",
+                   "--limit", "2", *given, "--log-dir", "logs", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    [info] = list_eval_logs(str(tmp_path / "logs"))
+    assert read_eval_log(info, header_only=True).plan.config.batch == expected
+
+
+@pytest.mark.parametrize("value", ["0", "big"])
+def test_bad_batch_sizes_are_one_line_errors(tmp_path, value):
+    proc = run_cli("political-sycophancy", "audit", "--model", "faulty/mockllm/model", "--conditions", "N",
+                   "--batch", value, "--log-dir", "logs", cwd=tmp_path)
+    assert proc.returncode == 2 and "--batch" in proc.stderr and "Traceback" not in proc.stderr

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -157,3 +158,18 @@ def test_killed_run_resumes_with_every_cell_once(small_items, tmp_path):
     print(f"\ncalls before kill {before}, after resume {after} (missing {KILL_CALLS - before}, repeated {repeated}); "
           f"cells in the frame {len(frame)} of {KILL_CALLS}; duplicates dropped {load.duplicates}")
     assert 0 <= repeated <= 8
+
+
+def test_plan_estimates_cost_and_time_from_the_users_prices(small_items, tmp_path, capsys):
+    """A worked estimate: the planned tokens times the given prices; calls / connections x latency."""
+    base = ["plan", "--model", "mockllm/a", "--model", "mockllm/b", "--items", str(small_items), "--log-dir", str(tmp_path / "l"), *SMALL]
+    assert main([*base, "--price-in", "2.5", "--price-out", "10", "--seconds-per-call", "2", "--max-connections", "4"]) == 0
+    out = capsys.readouterr().out
+    total = next(line for line in out.splitlines() if line.startswith("total")).split()
+    calls_per_model, calls, tokens_in, tokens_out = (int(total[i].replace(",", "")) for i in (3, 4, 5, 6))
+    usd = float(re.search(r"estimated cost: ([\d,.]+) USD", out).group(1).replace(",", ""))
+    assert usd == pytest.approx((tokens_in * 2.5 + tokens_out * 10) / 1e6, abs=0.006)
+    minutes = float(re.search(r"\(([\d,.]+) min\) with 4 connections", out).group(1).replace(",", ""))
+    assert minutes == pytest.approx(calls_per_model * 2 / 4 / 60, abs=0.51) and calls == 2 * calls_per_model
+    assert main([*base, "--price-in", "2.5"]) == 2
+    assert "--price-in and --price-out go together" in capsys.readouterr().err

@@ -111,3 +111,22 @@ def test_thinned_summaries_are_read_in_full(tmp_path):
     load = read_frame(tmp_path / "logs")
     assert load.full_reads == 1
     assert load.frame["options"].iloc[0] == long
+
+
+def test_the_cache_is_readable_parquet_as_the_docs_say(tmp_path):
+    """docs/analysis.md: the frame's Parquet files, read by column name, hold the frame's rows."""
+    import glob
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    _run(tmp_path, lambda t: "B", "N", epochs=2)
+    _run(tmp_path, lambda t: "C", "C3R")
+    frame = load_frame(tmp_path)
+    files = glob.glob(str(tmp_path / CACHE_DIR / "rows" / "*.parquet"))
+    table = pa.concat_tables([pq.read_table(f, columns=None) for f in files], promote_options="default")
+    assert table.num_rows == len(frame) == 9
+    cached = table.to_pandas().sort_values(["condition", "item_id", "epoch"]).reset_index(drop=True)
+    ours = frame.sort_values(["condition", "item_id", "epoch"]).reset_index(drop=True)
+    assert cached["letter"].tolist() == ours["letter"].tolist() and cached["ideology"].tolist() == ours["ideology"].tolist()
+    assert json.loads(cached["options"].iloc[0]) == ours["options"].iloc[0]  # lists are JSON text

@@ -281,6 +281,36 @@ class PhaseEstimate:
     output_tokens: int
 
 
+@dataclass(frozen=True)
+class RunCost:
+    """What a design costs on a hosted API and how long it takes, from the call and token
+    estimates and the user's prices and latency (none of them known to us)."""
+
+    usd: float | None
+    hours: float | None
+    formula: str
+
+
+def run_cost(
+    calls_per_model: int, input_tokens: int, output_tokens: int, models: int, *,
+    price_in: float | None, price_out: float | None, seconds_per_call: float | None, connections: int,
+) -> RunCost:
+    """Cost = input tokens x `price_in` + output tokens x `price_out` (USD per million
+    tokens, all models). Time = calls per model x `seconds_per_call` / `connections`: Inspect
+    keeps `--max-connections` calls in flight per model and runs the models side by side,
+    so the slowest model sets the wall time (a provider's rate limits can lower it; batch
+    mode instead returns within the provider's batch window)."""
+    usd = None
+    if price_in is not None and price_out is not None:
+        usd = (input_tokens * price_in + output_tokens * price_out) / 1e6
+    hours = None if seconds_per_call is None else calls_per_model * seconds_per_call / max(connections, 1) / 3600
+    formula = (
+        f"cost = input tokens x {price_in} + output tokens x {price_out} USD per million; "
+        f"time = calls per model x {seconds_per_call} s / {connections} connections ({models} model(s) side by side)"
+    )
+    return RunCost(usd, hours, formula)
+
+
 def estimate(
     planned: list[PlannedTask], output_tokens: dict[str, float] | None = None, limit: int | None = None
 ) -> list[PhaseEstimate]:

@@ -35,6 +35,19 @@ def _fraction_or_count(text: str) -> float | bool:
     return value
 
 
+def _batch_size(text: str) -> int:
+    """Inspect's --batch N: requests per provider batch."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a batch size; a batch configuration file goes to `inspect eval-set --batch FILE`"
+        ) from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
 def add_eval_options(p: argparse.ArgumentParser, generation: bool = True) -> None:
     """The shared options; `generation=False` leaves out --temperature, --max-tokens and
     --epochs, which a design sets per task (e.g. `plan`'s greedy replicate)."""
@@ -52,6 +65,10 @@ def add_eval_options(p: argparse.ArgumentParser, generation: bool = True) -> Non
                    help="Inspect: true (default), false, a share (0.1) or a count (5) of errored samples a task tolerates")
     p.add_argument("--retry-on-error", type=int, default=None, help="Inspect: retry an errored sample this many times")
     p.add_argument("--retry-attempts", type=int, default=None, help="Inspect eval-set: attempts at unfinished tasks (default 10)")
+    p.add_argument("--batch", nargs="?", const=True, type=_batch_size, default=None, metavar="N",
+                   help="Inspect: send the calls through the provider's batch API where Inspect supports it (OpenAI, "
+                   "Anthropic, Google, ...; about half the price, answers within the provider's batch window): "
+                   "--batch for Inspect's default batch size, --batch N for N requests per batch; other providers ignore it")
 
 
 def add_task_options(p: argparse.ArgumentParser, params: tuple[AuditParam, ...]) -> None:
@@ -94,7 +111,7 @@ def eval_set_kwargs(args: argparse.Namespace, generation: bool = True) -> dict[s
     kwargs: dict[str, Any] = {"model": args.model, "model_args": model_args(args.model_arg)}
     passed = ("temperature", "max_tokens", "epochs") if generation else ()
     for name in (*passed, "seed", "limit", "max_connections", "max_tasks",
-                 "fail_on_error", "retry_on_error", "retry_attempts"):
+                 "fail_on_error", "retry_on_error", "retry_attempts", "batch"):
         value = getattr(args, name, None)
         if value is not None:
             kwargs[name] = value

@@ -16,6 +16,9 @@ from ..core.errors import InputError
 from .audit import format_table
 from .eval_options import add_eval_options, add_task_options, check_definitions_unchanged, check_models, eval_set_kwargs, log_dir_lock, task_args
 
+# Inspect's default concurrent calls per model, assumed by the time estimate without --max-connections
+DEFAULT_CONNECTIONS = 10
+
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -46,6 +49,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         metavar="KIND=N",
         help="output tokens per call for the estimate (kinds: audit, audit_logprobs, expected_answer, perception, grader)",
     )
+    p.add_argument("--price-in", type=float, default=None, metavar="USD",
+                   help="your provider's price per million input tokens, for the cost estimate")
+    p.add_argument("--price-out", type=float, default=None, metavar="USD",
+                   help="your provider's price per million output tokens, for the cost estimate")
+    p.add_argument("--seconds-per-call", type=float, default=None, metavar="S",
+                   help="a typical call's latency, for the time estimate (with --max-connections, default 10)")
     p.add_argument("--run", action="store_true", help="run the design as one resumable eval set")
     add_eval_options(p, generation=False)
     p.set_defaults(func=run)
@@ -110,6 +119,30 @@ def plan_rows(planned, models: list[str], output_tokens: dict[str, float], limit
     return tasks, phases
 
 
+def _print_cost(args: argparse.Namespace, total: dict) -> None:
+    """The run's cost and time from the user's prices and latency (when given)."""
+    from ..audit.designs import run_cost
+
+    for name in ("price_in", "price_out", "seconds_per_call"):
+        value = getattr(args, name)
+        if value is not None and value < 0:
+            raise InputError(f"--{name.replace('_', '-')} must be 0 or more, got {value}")
+    if (args.price_in is None) != (args.price_out is None):
+        raise InputError("--price-in and --price-out go together (USD per million input and output tokens)")
+    if args.price_in is None and args.seconds_per_call is None:
+        return
+    connections = args.max_connections or DEFAULT_CONNECTIONS
+    cost = run_cost(total["calls/model"], total["input tokens"], total["output tokens"], len(args.model),
+                    price_in=args.price_in, price_out=args.price_out, seconds_per_call=args.seconds_per_call, connections=connections)
+    print()
+    if cost.usd is not None:
+        print(f"estimated cost: {cost.usd:,.2f} USD for {total['calls']:,} calls")
+    if cost.hours is not None:
+        print(f"estimated time: {cost.hours:,.1f} h ({cost.hours * 60:,.0f} min) with {connections} connections per model"
+              + (" (batch mode: within the provider's batch window instead)" if getattr(args, "batch", None) else ""))
+    print(f"({cost.formula}; estimates, not quotes)")
+
+
 def _phase_list(spec: str) -> list[str]:
     return [s.strip() for s in spec.split(",") if s.strip()]
 
@@ -148,6 +181,7 @@ def run(args: argparse.Namespace) -> int:
     )
     if args.limit is not None:
         print(f"--limit {args.limit}: the first {args.limit} samples of each task (counted above)")
+    _print_cost(args, phase_rows[-1])
     if not args.run:
         print("\nnothing was run; add --run to execute the design as one resumable eval set")
         return 0
