@@ -91,3 +91,25 @@ def test_measure_section_figures_use_the_model_colours(tmp_path):
     points = plot_prefix_totals(totals, tmp_path / "open.png")
     for m in models:
         assert _has_colour(bars, styles[m][0]) and _has_colour(points, styles[m][0]), m
+
+
+def test_a_model_keeps_its_colour_in_figures_showing_only_some_models(monkeypatch, tmp_path):
+    """A model in only some measures (here the first is missing from the accommodation
+    figure) keeps the colour it has in the Figures section, which shows every model."""
+    got = []
+    monkeypatch.setattr(audit_figures, "_save", lambda fig, path: got.append(fig) or path)
+    some = crowded().iloc[1:]
+    audit_figures.sycophancy_left_right(some, tmp_path / "x.png", order=MODELS)
+    colours = [tuple(c.get_facecolor()[0]) for c in got[0].axes[0].collections]
+    everyone = plotting.model_styles(MODELS)
+    assert colours == [to_rgba(everyone[m][0]) for m in MODELS[1:]]
+    assert colours[0] != to_rgba(plotting.model_styles(MODELS[1:])[MODELS[1]][0])  # without the run's order it would shift
+
+
+def test_the_report_records_every_model_of_the_run_for_the_figures(tmp_path):
+    from political_sycophancy.report.render import write_report
+    from political_sycophancy.stats.options import AnalysisOptions
+
+    frame = pd.DataFrame({"model": ["b/x", "a/y", "b/x"], "kind": "other", "task": "t"})
+    result = write_report(frame, tmp_path / "out", options=AnalysisOptions(bootstrap_draws=10, sign_flip_draws=10), sections=[])
+    assert result.summary["model_order"] == ["a/y", "b/x"]

@@ -109,9 +109,9 @@ def conditions_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisO
     figs = {}
     atp = table[table["scoring"] == ATP]
     pct = table[table["scoring"] == PCT]
-    if not atp.empty and (path := figures.closer_by_condition(atp, figure_dir / "closer_to_dem_by_condition.png")):
+    if not atp.empty and (path := figures.closer_by_condition(atp, figure_dir / "closer_to_dem_by_condition.png", opts.model_order)):
         figs["Share of ATP items closer to Democrats, by asker (cue intensity order)"] = path
-    if not pct.empty and (path := figures.pct_by_condition(pct, figure_dir / "pct_by_condition.png")):
+    if not pct.empty and (path := figures.pct_by_condition(pct, figure_dir / "pct_by_condition.png", order=opts.model_order)):
         figs["PCT mean ideology by asker"] = path
     summary: dict = {}
     for _, r in table.iterrows():
@@ -270,7 +270,7 @@ def sycophancy_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisO
         corr = slant_correlations(dec, shift_summary(shifts) if not shifts.empty else pd.DataFrame())
         tables["slant_correlations"] = corr
         summary["correlations"] = [{k: (_num(v) if k in ("r", "p") else v) for k, v in r.items()} for r in corr.to_dict("records")]
-        if path := figures.sycophancy_left_right(dec, figure_dir / "sycophancy_left_right.png"):
+        if path := figures.sycophancy_left_right(dec, figure_dir / "sycophancy_left_right.png", order=opts.model_order):
             figs["Sycophancy-left against sycophancy-right (WD units), per model"] = path
         if path := figures.slant_vs_shift(dec, figure_dir / "slant_vs_shift.png"):
             figs["Baseline slant against accommodation, across models"] = path
@@ -294,7 +294,8 @@ def sycophancy_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisO
             "-mean [I(C3L) - I(N)]; sycophancy_right = mean [I(C3R) - I(N)]; asymmetry = mean of (I(C3R) - I(N)) - "
             "(I(C3L) - I(N)); accommodation_gap = right - left. Reported under `models.<model>.pct_sycophancy`."
         )
-        if dec.empty and (path := figures.sycophancy_left_right(pdec, figure_dir / "pct_sycophancy_left_right.png", "PCT: accommodation toward each asker")):
+        pct_title = "PCT: accommodation toward each asker"
+        if dec.empty and (path := figures.sycophancy_left_right(pdec, figure_dir / "pct_sycophancy_left_right.png", pct_title, opts.model_order)):
             figs["PCT sycophancy-left against sycophancy-right (score units)"] = path
     return Section("Sycophancy decomposition and asymmetry", tables=tables, figures=figs, summary=summary, text="\n\n".join(lines))
 

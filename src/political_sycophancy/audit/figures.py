@@ -8,6 +8,7 @@ none overlaps another (`core.plotting.place_labels`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -28,14 +29,15 @@ def _save(fig: Figure, path: Path) -> Path:
     return path
 
 
-def _lines_by_condition(table: pd.DataFrame, value: str, ylabel: str, title: str, path: Path, hline: float | None) -> Path | None:
+def _lines_by_condition(table: pd.DataFrame, value: str, ylabel: str, title: str, path: Path, hline: float | None,
+                        order: Sequence[str] = ()) -> Path | None:
     data = table.dropna(subset=[value])
     if data.empty:
         return None
     conditions = order_conditions(data["condition"])
     if len(conditions) < 2:  # one asker (a Phase 1 run): nothing "by asker" the baseline figure does not show
         return None
-    names, styles = short_labels(data["model"]), model_styles(data["model"])
+    names, styles = short_labels(data["model"]), model_styles(data["model"], order)
     fig = Figure(figsize=(7.5, 4.2))
     ax = fig.add_subplot()
     x = np.arange(len(conditions))
@@ -54,28 +56,28 @@ def _lines_by_condition(table: pd.DataFrame, value: str, ylabel: str, title: str
     return _save(fig, path)
 
 
-def closer_by_condition(summary: pd.DataFrame, path: Path) -> Path | None:
+def closer_by_condition(summary: pd.DataFrame, path: Path, order: Sequence[str] = ()) -> Path | None:
     """% of ATP items closer to Democrats per model x condition, in cue order."""
     if "pct_closer_dem" not in summary.columns:
         return None
     return _lines_by_condition(
-        summary, "pct_closer_dem", "% of items closer to Democrats", "ATP: share closer to Democrats by asker", path, 50.0
+        summary, "pct_closer_dem", "% of items closer to Democrats", "ATP: share closer to Democrats by asker", path, 50.0, order
     )
 
 
-def pct_by_condition(summary: pd.DataFrame, path: Path) -> Path | None:
+def pct_by_condition(summary: pd.DataFrame, path: Path, order: Sequence[str] = ()) -> Path | None:
     """PCT mean ideology per model x condition (negative = left)."""
     if "mean_ideology" not in summary.columns:
         return None
-    return _lines_by_condition(summary, "mean_ideology", "PCT mean ideology (-2 left ... +2 right)", "PCT by asker", path, 0.0)
+    return _lines_by_condition(summary, "mean_ideology", "PCT mean ideology (-2 left ... +2 right)", "PCT by asker", path, 0.0, order)
 
 
-def sycophancy_left_right(decomp: pd.DataFrame, path: Path, title: str = "Accommodation toward each asker") -> Path | None:
+def sycophancy_left_right(decomp: pd.DataFrame, path: Path, title: str = "Accommodation toward each asker", order: Sequence[str] = ()) -> Path | None:
     """Sycophancy-left against sycophancy-right per model, with the line of symmetry."""
     data = decomp.dropna(subset=["sycophancy_left", "sycophancy_right"]) if not decomp.empty else decomp
     if data.empty:
         return None
-    names, styles = short_labels(data["model"]), model_styles(data["model"])
+    names, styles = short_labels(data["model"]), model_styles(data["model"], order)
     fig = Figure(figsize=(5.2, 5.0))
     ax = fig.add_subplot()
     for _, r in data.iterrows():

@@ -16,9 +16,11 @@ MARKERS = ("o", "s", "D", "^", "v", "P", "X", "*")
 LABEL_CHARS = 26
 
 
-def model_styles(models) -> dict[str, tuple[str, str]]:
-    """Model -> (colour, marker), by sorted model name, so every figure agrees."""
-    ordered = sorted(dict.fromkeys(models))
+def model_styles(models, order=()) -> dict[str, tuple[str, str]]:
+    """Model -> (colour, marker), by the model's place among the sorted names of `order`
+    (every model of the run) and `models`: a figure showing some models gives each the
+    colour it has in every other figure."""
+    ordered = sorted(dict.fromkeys([*order, *models]))
     return {m: (OKABE_ITO[k % len(OKABE_ITO)], MARKERS[(k // len(OKABE_ITO)) % len(MARKERS)]) for k, m in enumerate(ordered)}
 
 

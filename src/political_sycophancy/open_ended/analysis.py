@@ -26,6 +26,7 @@ The tables give the default interval as `ci_low`/`ci_high` and the other beside 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -215,7 +216,7 @@ def ranking_agreement(model_bias: pd.DataFrame, by: str = "dimension") -> pd.Dat
     return pd.DataFrame(out, columns=["instrument_a", "instrument_b", by, "n_models", "kendall_tau", "p_value"])
 
 
-def plot_prefix_totals(prefix_bias: pd.DataFrame, path: Path) -> Path:
+def plot_prefix_totals(prefix_bias: pd.DataFrame, path: Path, order: Sequence[str] = ()) -> Path:
     """Total per prefix with its CI, one panel per dimension, each model in its colour of
     every figure (`core.plotting`), one marker per instrument."""
     import matplotlib
@@ -226,7 +227,7 @@ def plot_prefix_totals(prefix_bias: pd.DataFrame, path: Path) -> Path:
     dims = sorted(prefix_bias["dimension"].dropna().unique())
     prefixes = list(dict.fromkeys(prefix_bias["prefix"]))
     groups = [key for key, _ in prefix_bias.groupby(["model", "instrument"])]
-    styles, labels = model_styles(str(m) for m, _ in groups), short_labels(str(m) for m, _ in groups)
+    styles, labels = model_styles([str(m) for m, _ in groups], order), short_labels(str(m) for m, _ in groups)
     instruments = sorted({str(i) for _, i in groups})
     fig, axes = plt.subplots(1, len(dims), figsize=(5 * len(dims), 0.45 * len(prefixes) + 1.8), sharey=True, squeeze=False)
     for ax, dim in zip(axes[0], dims, strict=True):
@@ -281,7 +282,7 @@ def open_ended_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisO
     exclusions = stance_counts(rows, cell).drop(columns=["side"]).groupby(cell).sum().reset_index()
     spread = prefix_spread(per_prefix)
     tau = ranking_agreement(overall)
-    figure = plot_prefix_totals(per_prefix, Path(figure_dir) / "open_ended_bias.png")
+    figure = plot_prefix_totals(per_prefix, Path(figure_dir) / "open_ended_bias.png", options.model_order)
     excluded = int((rows["status"] != ANSWERED).sum())
     text = (
         "Bias of open-ended answers per dimension (second seed). For each side d (left, right), over kept "

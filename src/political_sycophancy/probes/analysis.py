@@ -40,6 +40,7 @@ Specifications (also written into the report, each table named by its definition
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from pathlib import Path
 from types import MappingProxyType
 
@@ -222,7 +223,7 @@ def source_letter_comparison(frame: pd.DataFrame) -> pd.DataFrame:
     return table.sort_values(["category"]).reset_index(drop=True)
 
 
-def plot_expected_answer(table: pd.DataFrame, path: Path, by_condition: pd.DataFrame | None = None) -> Path:
+def plot_expected_answer(table: pd.DataFrame, path: Path, by_condition: pd.DataFrame | None = None, order: Sequence[str] = ()) -> Path:
     """Fig. 5: asker-wants-Dem and asker-wants-Rep rates by condition (cue order), one bar
     per model (in the model's colour of every figure, `core.plotting`), and a black mark at
     the rate over every model's calls pooled."""
@@ -233,7 +234,7 @@ def plot_expected_answer(table: pd.DataFrame, path: Path, by_condition: pd.DataF
 
     conditions = sorted(table["condition"].unique(), key=lambda c: (_condition_rank(c), c))
     models = sorted(table["model"].unique())
-    styles, labels = model_styles(models), short_labels(models)
+    styles, labels = model_styles(models, order), short_labels(models)
     width = 0.8 / max(len(models), 1)
     fig, axes = plt.subplots(1, 2, figsize=(max(6, 1.1 * len(conditions) * 2), 3.6), sharey=True)
     for ax, (col, title) in zip(axes, [("asker_wants_dem", "asker wants Dem-preferred"), ("asker_wants_rep", "asker wants Rep-preferred")], strict=True):
@@ -566,7 +567,7 @@ def probes_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOptio
         section.tables["expected_answer_by_condition"] = by_condition
         section.tables["expected_answer"] = expected
         section.tables["expected_answer_exclusions"] = expected_answer_exclusions(frame)
-        section.figures["expected_answer"] = plot_expected_answer(expected, figure_dir / "expected_answer.png", by_condition)
+        section.figures["expected_answer"] = plot_expected_answer(expected, figure_dir / "expected_answer.png", by_condition, opts.model_order)
         texts.append(EXPECTED_TEXT.format(excluded=total - both, total=total, draws=opts.bootstrap_draws, seed=opts.seed))
         section.summary["expected_answer"] = {
             **_by_model(expected, ("n_calls", "n_both_parsed", *RATES)),

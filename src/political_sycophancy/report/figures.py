@@ -36,6 +36,13 @@ def _save(fig: Figure, path: Path) -> Path:
     return path
 
 
+def _order(summary: dict) -> list[str]:
+    """Every model of the run (summary `model_order`, written by the report from the frame),
+    so each figure colours a model as every other figure and section figure does."""
+    order = summary.get("model_order")
+    return [str(m) for m in order] if isinstance(order, list) else []
+
+
 def _get(node, *keys):
     for k in keys:
         if not isinstance(node, dict) or k not in node:
@@ -77,7 +84,7 @@ def baseline_positions(summary: dict, path: Path) -> Path | None:
               if any(_value_ci(summary, m, BASELINE, inst, STAT[kind][0]) for m in models)]
     if not panels or not models:
         return None
-    styles, labels = model_styles(models), short_labels(models)
+    styles, labels = model_styles(models, _order(summary)), short_labels(models)
     fig = Figure(figsize=(2.7 * len(panels) + 1.5, max(2.8, 0.45 * len(models) + 1.6)), layout="constrained")
     axes = fig.subplots(1, len(panels), sharey=True, squeeze=False)[0]
     y = np.arange(len(models))[::-1]
@@ -109,7 +116,7 @@ def by_asker(summary: dict, kind: str, path: Path) -> Path | None:
     conds = [c for c in CUE_ORDER if c in present] + sorted(present - set(CUE_ORDER))
     if len(conds) < 2:
         return None
-    styles, labels = model_styles(models), short_labels(models)
+    styles, labels = model_styles(models, _order(summary)), short_labels(models)
     fig = Figure(figsize=(8, 4.4), layout="constrained")
     ax = fig.add_subplot()
     width = 0.6 / max(1, len(models))
@@ -143,7 +150,7 @@ def _model_scatter(summary: dict, x_key: str, y_key: str, height: float):
               and isinstance(_get(summary, "models", m, y_key), (int, float))]
     if not models:
         return None
-    styles, labels = model_styles(summary.get("models") or {}), short_labels(models)
+    styles, labels = model_styles(summary.get("models") or {}, _order(summary)), short_labels(models)
     fig = Figure(figsize=(6.2, height))
     ax = fig.add_subplot()
     xs, ys = [], []
@@ -292,7 +299,7 @@ def perception_panels(summary: dict, path: Path) -> Path | None:
     if not models or not panels:
         return None
     conds = _conditions(c for m in models for c in (node.get(m) or {}))
-    styles, labels = model_styles([*(summary.get("models") or {}), *models]), short_labels(models)
+    styles, labels = model_styles([*(summary.get("models") or {}), *models], _order(summary)), short_labels(models)
     fig = Figure(figsize=(4.4 * len(panels) + 1.8, 4.0), layout="constrained")
     axes = fig.subplots(1, len(panels), squeeze=False)[0]
     width = 0.6 / max(1, len(models))
@@ -371,7 +378,7 @@ def item_shift_panels(summary: dict, tables: Mapping[str, pd.DataFrame], path: P
     cues = [c for c in ITEM_CUES if c in set(pairs["condition"])]
     blocks = math.ceil(len(models) / ITEM_PANEL_COLUMNS)
     per_row = math.ceil(len(models) / blocks)  # balanced rows: 5 models as 3 + 2, not 4 + 1
-    styles, labels = model_styles([*(summary.get("models") or {}), *models]), short_labels(models)
+    styles, labels = model_styles([*(summary.get("models") or {}), *models], _order(summary)), short_labels(models)
     fig = Figure(figsize=(2.55 * per_row + 0.8, 2.45 * blocks * len(cues) + 0.7), layout="constrained")
     axes = fig.subplots(blocks * len(cues), per_row, sharex=True, sharey=True, squeeze=False)
     lo, hi = float(min(pairs["x"].min(), pairs["y"].min())), float(max(pairs["x"].max(), pairs["y"].max()))
@@ -489,7 +496,7 @@ def sway_headline(summary: dict, path: Path) -> Path | None:
         name = {r: r.replace("\t", "\n") if several else r.split("\t")[0] for r in keys}
         panels.append((f"dataset {dataset}", [name[r] for r in keys], {(name[r], m): p for (r, m), p in points.items()}))
     models = sorted({m for _, _, pts in panels for _, m in pts})
-    return _forest(panels, models, node, "S_average (log10 ratio; > 0 follows the nudge)",
+    return _forest(panels, models, [*node, *_order(summary)], "S_average (log10 ratio; > 0 follows the nudge)",
                    "SWAY: presupposition sycophancy per model and mitigation (95% bootstrap CI over base prompts)", path)
 
 
@@ -504,7 +511,7 @@ def open_ended_headline(summary: dict, path: Path) -> Path | None:
             by_dim.setdefault(parts[2], {})[(parts[1], parts[0])] = p
     panels = [(f"{dim} dimension", sorted({r for r, _ in points}), points) for dim, points in sorted(by_dim.items())]
     models = sorted({m for _, _, pts in panels for _, m in pts})
-    return _forest(panels, models, summary.get("models") or {}, "Total = (Bias_right - Bias_left) / 2 (negative = left)",
+    return _forest(panels, models, [*(summary.get("models") or {}), *_order(summary)], "Total = (Bias_right - Bias_left) / 2 (negative = left)",
                    "Open-ended answers: bias per model (95% bootstrap CI over responses)", path, xlim=(-1.05, 1.05))
 
 

@@ -16,7 +16,7 @@ import math
 import time
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -167,11 +167,14 @@ def write_report(
     for folder in (out, out / "tables", figure_dir):
         clean_stale_temp(folder)
     run_options = options or AnalysisOptions()
+    if "model" in frame.columns:  # every figure colours a model by its place among all of the run's
+        run_options = replace(run_options, model_order=tuple(sorted({str(m) for m in frame["model"].dropna()})))
     summary: dict = {
         "generated": datetime.now(UTC).isoformat(timespec="seconds"),
         "source": source,
         "models": {},
         "tests": {},
+        "model_order": list(run_options.model_order),
     }
     result = ReportResult(out, summary)
     builders = sorted(section_builders() if sections is None else sections, key=lambda b: (b[0], b[1]))

@@ -52,4 +52,6 @@ class AnalysisOptions:
     power_effect: float | None = None
     alpha: float = 0.05
     power: float = 0.8
+    # every model of the run (sorted): each figure colours a model by its place here
+    model_order: tuple[str, ...] = ()
     cache: RunCache = field(default_factory=RunCache, compare=False, repr=False)
