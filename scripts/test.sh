@@ -29,6 +29,7 @@ if [ "$only_oldest" = 1 ] || { [ $# -eq 0 ] && [ "${OLDEST_INSPECT:-1}" != 0 ]; 
     tests/test_audit_inspect_native.py::test_choice_score_reads_inspect_choices \
     tests/test_audit_inspect_native.py::test_inspect_score_rescored_without_naming_the_scorer \
     tests/test_logs_import_responses.py::test_phase2_shape_becomes_one_log_per_cell \
-    tests/test_logs_import_responses.py::test_source_letters_versus_our_parser)
+    tests/test_logs_import_responses.py::test_source_letters_versus_our_parser \
+    tests/test_logs_import_writer.py)
   echo "oldest inspect-ai $oldest: $((SECONDS - start)) s in all"
 fi
