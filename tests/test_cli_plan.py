@@ -172,4 +172,5 @@ def test_plan_estimates_cost_and_time_from_the_users_prices(small_items, tmp_pat
     minutes = float(re.search(r"\(([\d,.]+) min\) with 4 connections", out).group(1).replace(",", ""))
     assert minutes == pytest.approx(calls_per_model * 2 / 4 / 60, abs=0.51) and calls == 2 * calls_per_model
     assert main([*base, "--price-in", "2.5"]) == 2
-    assert "--price-in and --price-out go together" in capsys.readouterr().err
+    printed = capsys.readouterr()
+    assert "--price-in and --price-out go together" in printed.err and "total" not in printed.out  # refused before any output

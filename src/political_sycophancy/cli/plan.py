@@ -123,12 +123,6 @@ def _print_cost(args: argparse.Namespace, total: dict) -> None:
     """The run's cost and time from the user's prices and latency (when given)."""
     from ..audit.designs import run_cost
 
-    for name in ("price_in", "price_out", "seconds_per_call"):
-        value = getattr(args, name)
-        if value is not None and value < 0:
-            raise InputError(f"--{name.replace('_', '-')} must be 0 or more, got {value}")
-    if (args.price_in is None) != (args.price_out is None):
-        raise InputError("--price-in and --price-out go together (USD per million input and output tokens)")
     if args.price_in is None and args.seconds_per_call is None:
         return
     connections = args.max_connections or DEFAULT_CONNECTIONS
@@ -153,6 +147,12 @@ def run(args: argparse.Namespace) -> int:
     if args.max_tokens is not None and args.max_tokens < 1:
         raise InputError(f"--max-tokens must be at least 1, got {args.max_tokens}")
     kwargs = eval_set_kwargs(args, generation=False)
+    for name in ("price_in", "price_out", "seconds_per_call"):
+        value = getattr(args, name)
+        if value is not None and value < 0:
+            raise InputError(f"--{name.replace('_', '-')} must be 0 or more, got {value}")
+    if (args.price_in is None) != (args.price_out is None):
+        raise InputError("--price-in and --price-out go together (USD per million input and output tokens)")
 
     planned = design_tasks(
         args.design,

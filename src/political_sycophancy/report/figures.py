@@ -23,6 +23,7 @@ from matplotlib.figure import Figure
 from ..core.conditions import BASELINE, CUE_ORDER
 from ..core.plotting import OKABE_ITO, model_styles, place_labels, short_labels
 from ..sway.analysis import MITIGATION_ORDER
+from .findings import get, instrument_kinds
 from .sections import Section
 
 DPI = 120
@@ -43,35 +44,15 @@ def _order(summary: dict) -> list[str]:
     return [str(m) for m in order] if isinstance(order, list) else []
 
 
-def _get(node, *keys):
-    for k in keys:
-        if not isinstance(node, dict) or k not in node:
-            return None
-        node = node[k]
-    return node
-
-
-def _kinds(summary: dict) -> dict[str, str]:
-    found: dict[str, str] = {}
-    for node in (summary.get("models") or {}).values():
-        for cnode in (node.get("conditions") or {}).values():
-            for inst, v in cnode.items():
-                if isinstance(v, dict):
-                    kind = "atp" if "pct_closer_dem" in v else "pct" if "mean_ideology" in v else "typology" if "score" in v else ""
-                    if kind:
-                        found.setdefault(inst, kind)
-    return found
-
-
 STAT = MappingProxyType({"pct": ("mean_ideology", "PCT mean ideology (+ = right)"), "typology": ("score", "Typology score (+ = right)"),
         "atp": ("pct_closer_dem", "% of ATP items closer to Democrats")})
 
 
 def _value_ci(summary: dict, model: str, cond: str, inst: str, key: str) -> tuple[float, float, float] | None:
-    v = _get(summary, "models", model, "conditions", cond, inst, key)
+    v = get(summary, "models", model, "conditions", cond, inst, key)
     if not isinstance(v, (int, float)):
         return None
-    ci = _get(summary, "models", model, "conditions", cond, inst, "ci", key)
+    ci = get(summary, "models", model, "conditions", cond, inst, "ci", key)
     low, high = (ci if isinstance(ci, list) and len(ci) == 2 and None not in ci else (v, v))
     return float(v), float(low), float(high)
 
@@ -79,7 +60,7 @@ def _value_ci(summary: dict, model: str, cond: str, inst: str, key: str) -> tupl
 def baseline_positions(summary: dict, path: Path) -> Path | None:
     """One panel per instrument: each model's position under N with its 95% CI."""
     models = sorted(summary.get("models") or {})
-    kinds = _kinds(summary)
+    kinds = instrument_kinds(summary)
     panels = [(inst, kind) for inst, kind in sorted(kinds.items(), key=lambda kv: ("pct", "typology", "atp").index(kv[1]))
               if any(_value_ci(summary, m, BASELINE, inst, STAT[kind][0]) for m in models)]
     if not panels or not models:
@@ -108,11 +89,11 @@ def baseline_positions(summary: dict, path: Path) -> Path | None:
 def by_asker(summary: dict, kind: str, path: Path) -> Path | None:
     """The instrument's statistic per model x condition in cue order, with 95% CIs (dodged)."""
     models = sorted(summary.get("models") or {})
-    insts = [i for i, k in _kinds(summary).items() if k == kind]
+    insts = [i for i, k in instrument_kinds(summary).items() if k == kind]
     if not insts or not models:
         return None
     inst, (key, label) = insts[0], STAT[kind]
-    present = {c for m in models for c in (_get(summary, "models", m, "conditions") or {})}
+    present = {c for m in models for c in (get(summary, "models", m, "conditions") or {})}
     conds = [c for c in CUE_ORDER if c in present] + sorted(present - set(CUE_ORDER))
     if len(conds) < 2:
         return None
@@ -146,8 +127,8 @@ def _model_scatter(summary: dict, x_key: str, y_key: str, height: float):
     markers), the zero lines and a grid: the shared body of the per-model scatters. None
     without a model holding both numbers; else (figure, axes, xs, ys, point labels)."""
     models = [m for m in sorted(summary.get("models") or {})
-              if isinstance(_get(summary, "models", m, x_key), (int, float))
-              and isinstance(_get(summary, "models", m, y_key), (int, float))]
+              if isinstance(get(summary, "models", m, x_key), (int, float))
+              and isinstance(get(summary, "models", m, y_key), (int, float))]
     if not models:
         return None
     styles, labels = model_styles(summary.get("models") or {}, _order(summary)), short_labels(models)
@@ -156,8 +137,8 @@ def _model_scatter(summary: dict, x_key: str, y_key: str, height: float):
     xs, ys = [], []
     for m in models:
         x, y = float(summary["models"][m][x_key]), float(summary["models"][m][y_key])
-        ex = _ci_err(x, _get(summary, "models", m, "ci", x_key))
-        ey = _ci_err(y, _get(summary, "models", m, "ci", y_key))
+        ex = _ci_err(x, get(summary, "models", m, "ci", x_key))
+        ey = _ci_err(y, get(summary, "models", m, "ci", y_key))
         colour, marker = styles[m]
         ax.errorbar(x, y, xerr=[[ex[0]], [ex[1]]], yerr=[[ey[0]], [ey[1]]], fmt=marker, color=colour, capsize=3, ms=7)
         xs.append(x)
@@ -189,9 +170,9 @@ def sycophancy_left_right(summary: dict, path: Path) -> Path | None:
 def shift_heatmap(summary: dict, path: Path) -> Path | None:
     """Condition x model heat map of the mean item shift against N per instrument (summary
     findings.shift_ci), each cell annotated with its value; * where the 95% CI excludes 0."""
-    shifts = _get(summary, "findings", "shift_ci") or {}
+    shifts = get(summary, "findings", "shift_ci") or {}
     models = sorted(shifts)
-    kinds = _kinds(summary)
+    kinds = instrument_kinds(summary)
     insts = sorted({i for m in models for c in shifts[m].values() for i in c}, key=lambda i: (("pct", "typology", "atp").index(kinds.get(i, "atp")), i))
     present = {c for m in models for c in shifts[m]}
     conds = [c for c in CUE_ORDER if c in present] + sorted(present - set(CUE_ORDER))
@@ -206,7 +187,7 @@ def shift_heatmap(summary: dict, path: Path) -> Path | None:
         unit = ""
         for i, m in enumerate(models):
             for j, c in enumerate(conds):
-                node = _get(shifts, m, c, inst) or {}
+                node = get(shifts, m, c, inst) or {}
                 for key, v in node.items():
                     grid[i, j] = v["mean"]
                     sure[i, j] = v["ci"][0] > 0 or v["ci"][1] < 0
@@ -260,16 +241,16 @@ def expected_answer_shares(summary: dict, path: Path) -> Path | None:
     the asker expects the left / the right answer (summary expected_answer.by_condition),
     with their 95% percentile bootstrap CIs over items (`ci`, from probes.analysis) when
     the summary has them."""
-    by_cond = _get(summary, "expected_answer", "by_condition") or {}
+    by_cond = get(summary, "expected_answer", "by_condition") or {}
     conds = [c for c in _conditions(by_cond)
-             if any(isinstance(_get(by_cond, c, f"{k} (pooled calls)"), (int, float)) for k in EXPECTED_SHARES)]
+             if any(isinstance(get(by_cond, c, f"{k} (pooled calls)"), (int, float)) for k in EXPECTED_SHARES)]
     if not conds:
         return None
     fig = Figure(figsize=(max(5.0, 0.8 * len(conds) + 2.5), 4.2), layout="constrained")
     ax = fig.add_subplot()
     for k, (key, (label, colour, marker)) in enumerate(EXPECTED_SHARES.items()):
-        pts = [(j + (k - 0.5) * 0.2, float(v), _get(by_cond, c, "ci", f"{key} (pooled calls)"))
-               for j, c in enumerate(conds) if isinstance(v := _get(by_cond, c, f"{key} (pooled calls)"), (int, float))]
+        pts = [(j + (k - 0.5) * 0.2, float(v), get(by_cond, c, "ci", f"{key} (pooled calls)"))
+               for j, c in enumerate(conds) if isinstance(v := get(by_cond, c, f"{key} (pooled calls)"), (int, float))]
         if not pts:
             continue
         err = np.array([_ci_err(v, ci) for _, v, ci in pts]).T
@@ -295,7 +276,7 @@ def perception_panels(summary: dict, path: Path) -> Path | None:
     node = summary.get("perception") or {}
     models = sorted(m for m in node if m != "all models")
     panels = [(key, label) for key, label in PERCEPTION_PANELS
-              if any(isinstance(_get(node, m, c, key), (int, float)) for m in models for c in (node.get(m) or {}))]
+              if any(isinstance(get(node, m, c, key), (int, float)) for m in models for c in (node.get(m) or {}))]
     if not models or not panels:
         return None
     conds = _conditions(c for m in models for c in (node.get(m) or {}))
@@ -305,8 +286,8 @@ def perception_panels(summary: dict, path: Path) -> Path | None:
     width = 0.6 / max(1, len(models))
     for ax, (key, label) in zip(axes, panels, strict=True):
         for k, m in enumerate(models):
-            pts = [(j + (k - (len(models) - 1) / 2) * width, float(v), _get(node, m, c, "ci", key))
-                   for j, c in enumerate(conds) if isinstance(v := _get(node, m, c, key), (int, float)) and np.isfinite(v)]
+            pts = [(j + (k - (len(models) - 1) / 2) * width, float(v), get(node, m, c, "ci", key))
+                   for j, c in enumerate(conds) if isinstance(v := get(node, m, c, key), (int, float)) and np.isfinite(v)]
             if not pts:
                 continue
             colour, marker = styles[m]
@@ -402,7 +383,7 @@ def item_shift_panels(summary: dict, tables: Mapping[str, pd.DataFrame], path: P
             left = float(((moved > 0) if atp else (moved < 0)).mean()) if len(d) else math.nan
             note = [f"n={len(d)}; right {right:.0%}, left {left:.0%}"]
             key = "shift_wd_dem" if atp else "shift"
-            mean, ci = _get(summary, "findings", "shift_ci", m, cue, inst, key, "mean"), _get(summary, "findings", "shift_ci", m, cue, inst, key, "ci")
+            mean, ci = get(summary, "findings", "shift_ci", m, cue, inst, key, "mean"), get(summary, "findings", "shift_ci", m, cue, inst, key, "ci")
             if isinstance(mean, (int, float)) and isinstance(ci, list) and None not in ci:
                 note.append(f"{'ΔWD(Dem)' if atp else 'Δ'} {mean:+.3f} [{ci[0]:+.3f}, {ci[1]:+.3f}]")
             ax.text(0.03, 0.97, "\n".join(note), transform=ax.transAxes, va="top", fontsize=6.5,
@@ -503,7 +484,7 @@ def sway_headline(summary: dict, path: Path) -> Path | None:
 def open_ended_headline(summary: dict, path: Path) -> Path | None:
     """Open-ended bias (second seed): Total per model with its 95% bootstrap CI over
     responses (summary open_ended.total), one panel per dimension, a row per instrument."""
-    totals = _get(summary, "open_ended", "total") or {}
+    totals = get(summary, "open_ended", "total") or {}
     by_dim: dict[str, dict[tuple[str, str], Point]] = {}
     for key, v in totals.items():
         parts = str(key).split("|")

@@ -22,7 +22,7 @@ import pandas as pd
 
 from ..audit.bootstrap import bootstrap_table
 from ..core.conditions import BASELINE, CUE_ORDER
-from .figures import short_labels
+from ..core.plotting import short_labels
 
 LEFT, RIGHT = "C3L", "C3R"
 # Primary measure per instrument kind: its summary key (under conditions.<c>.<instrument>),
@@ -143,7 +143,7 @@ def _join(parts: list[list[str | Quote]], sep: str = "; ") -> list[str | Quote]:
     return out
 
 
-def _instruments(summary: dict) -> dict[str, str]:
+def instrument_kinds(summary: dict) -> dict[str, str]:
     """instrument -> kind (atp, pct, typology) as found in the condition summaries."""
     found: dict[str, str] = {}
     for node in (summary.get("models") or {}).values():
@@ -368,7 +368,7 @@ def findings(summary: dict) -> list[Finding]:
     test, mixed model, exclusions. `summary` is summary.json with `derive`'s entries under
     "findings"."""
     models = sorted(summary.get("models") or {})
-    instruments = _instruments(summary)
+    instruments = instrument_kinds(summary)
     if not models or not instruments:
         return [Finding("missing", ["No audit answers in these logs: none of the audit findings can be computed."], "overview", missing=True)]
     names = short_labels(models)
