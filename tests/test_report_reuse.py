@@ -86,13 +86,18 @@ def test_a_warm_run_imports_no_analysis_library(tmp_path, logs, store):
     assert "HEAVY []" not in cold.stdout and "HEAVY []" in warm.stdout and "reused" in warm.stdout
 
 
-@pytest.mark.parametrize("change", ["touch a log", "add a log", "another seed", "another package", "--no-reuse"])
+@pytest.mark.parametrize("change", ["touch a large log", "rewrite a log", "add a log", "another seed", "another package", "--no-reuse"])
 def test_any_change_computes_it_again(tmp_path, logs, store, computed, monkeypatch, change, capsys):
+    if change == "touch a large log":
+        monkeypatch.setattr(reuse, "CONTENT_HASH_BYTES", 0)  # every log counts as large: known by size and mtime
     assert analyze(logs, tmp_path / "one") == 0
     extra: list[str] = []
-    if change == "touch a log":
+    if change == "touch a large log":
         log = sorted(logs.glob("*.eval"))[0]
         os.utime(log, ns=(log.stat().st_atime_ns, log.stat().st_mtime_ns + 1_000_000))
+    elif change == "rewrite a log":
+        first, second = sorted(logs.glob("*.eval"))[:2]
+        first.write_bytes(second.read_bytes())
     elif change == "add a log":
         (logs / "more").mkdir()
         (logs / "more" / "copy.eval").write_bytes(sorted(logs.glob("*.eval"))[0].read_bytes())
@@ -156,3 +161,19 @@ def test_the_store_is_outside_the_log_folder_and_bounded(tmp_path, logs, store, 
     monkeypatch.delenv("POLITICAL_SYCOPHANCY_CACHE")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     assert reuse.store_root() == tmp_path / "xdg" / "political-sycophancy" / "analyses"
+
+
+def test_running_a_finished_audit_again_keeps_the_stored_analysis(tmp_path, store, computed, capsys):
+    """The README's main job run twice: the second audit sends no call but rewrites Inspect's
+    eval-set files, logs.json and our lock; none of them is analysis input."""
+    audit = ["audit", "--model", "faulty/mockllm/model", "-M", "mock_answer=B", "--conditions", "N,C3R", "--limit", "3",
+             "--log-dir", str(tmp_path / "logs")]
+    assert main(audit) == 0
+    assert analyze(tmp_path / "logs", tmp_path / "one") == 0
+    before = {p.name: p.stat().st_mtime_ns for p in (tmp_path / "logs").iterdir() if p.is_file()}
+    assert main(audit) == 0
+    after = {p.name: p.stat().st_mtime_ns for p in (tmp_path / "logs").iterdir() if p.is_file()}
+    assert any(after[n] != before[n] for n in before if not n.endswith(".eval"))  # the run did rewrite something
+    capsys.readouterr()
+    assert analyze(tmp_path / "logs", tmp_path / "two") == 0
+    assert "reused the analysis" in capsys.readouterr().out and len(computed) == 1

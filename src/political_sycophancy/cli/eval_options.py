@@ -18,7 +18,7 @@ from typing import Any
 
 from ..audit.params import AuditParam
 from ..core.errors import InputError
-from ..core.io import output_dir
+from ..core.io import LOCK_FILE, output_dir
 
 
 def _fraction_or_count(text: str) -> float | bool:
@@ -155,9 +155,6 @@ def check_definitions_unchanged(tasks: list, log_dir: str) -> None:
                 f"({version} -> {versions[name]}); use a new --log-dir (old answers are never reused for new definitions)",
                 field="--log-dir",
             )
-
-
-LOCK_FILE = ".political-sycophancy.lock"
 
 
 @contextlib.contextmanager

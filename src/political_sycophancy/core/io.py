@@ -17,6 +17,11 @@ import yaml
 
 from .errors import InputError
 
+# What this package keeps in a log folder beside the logs: the frame cache (logs.cache) and
+# the lock of a running audit (cli.eval_options); the analysis reuse key leaves both out.
+FRAME_CACHE_DIR = ".political-sycophancy-cache"
+LOCK_FILE = ".political-sycophancy.lock"
+
 
 def read_text(path: str | Path, *, allow_empty: bool = False) -> str:
     """A UTF-8 text file (a BOM is dropped); a missing file, a directory, unreadable or

@@ -30,9 +30,10 @@ from typing import Any
 import pandas as pd
 
 from ..core.atomic import clean_stale_temp, write_atomic
+from ..core.io import FRAME_CACHE_DIR
 from .design import valid_record
 
-CACHE_DIR = ".political-sycophancy-cache"
+CACHE_DIR = FRAME_CACHE_DIR
 INDEX_FILE = "index.json"
 ROWS_DIR = "rows"
 # Caches of older versions that could run code when read: deleted, never opened (the

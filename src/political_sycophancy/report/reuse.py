@@ -6,9 +6,12 @@ summary) under a key made of all three, and a later run with the same key copies
 stored files into its `--out` instead of computing them again: no log, pandas or figure
 library is touched. The key holds:
 
-- every file under the log folder (except the frame cache): relative path, size and
-  modification time in nanoseconds, the same test the frame cache uses (a log edited
-  in place keeping both is not seen), and the folder's absolute path;
+- every file under the log folder but the frame cache, an audit's lock and Inspect's
+  listing cache `logs.json` (none of them is read by the analysis, and re-running a
+  finished audit rewrites them): relative path, size, and the content's hash for files
+  up to `CONTENT_HASH_BYTES` (eval-set manifests, small logs), else the modification
+  time in nanoseconds, the test the frame cache uses (a large log edited in place
+  keeping both is not seen); and the folder's absolute path;
 - every option of the command except `--out` (bootstrap draws, seed, mixed-model
   specification, ...);
 - the code: a hash of every file of the installed package and the versions of Python
@@ -36,14 +39,15 @@ from pathlib import Path
 from typing import Any
 
 from ..core.atomic import write_atomic
+from ..core.io import FRAME_CACHE_DIR, LOCK_FILE
 
 REUSE_VERSION = 1
 KEEP = 6
 MANIFEST = "manifest.json"
 FILES = "files"
-# the frame cache's folder inside a log folder (logs.cache.CACHE_DIR, not imported: that
-# module loads pandas, which a reused analysis never needs)
-FRAME_CACHE_DIR = ".political-sycophancy-cache"
+# files of a log folder that are not analysis input (see the module docstring)
+NOT_INPUT = (LOCK_FILE, "logs.json")
+CONTENT_HASH_BYTES = 1 << 20
 # libraries whose version can change a number, a table or a figure
 LIBRARIES = ("numpy", "pandas", "scipy", "statsmodels", "matplotlib", "pyarrow", "inspect_ai")
 
@@ -73,15 +77,15 @@ def code_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def log_listing(log_dir: Path) -> list[tuple[str, int, int]]:
-    """Every file under the log folder but the frame cache: (relative path, size, mtime ns)."""
-    out = []
+def log_listing(log_dir: Path) -> list[tuple[str, int, int | str]]:
+    """The log folder's input files: (relative path, size, content hash or mtime ns)."""
+    out: list[tuple[str, int, int | str]] = []
     for path in sorted(log_dir.rglob("*")):
         rel = path.relative_to(log_dir)
-        if FRAME_CACHE_DIR in rel.parts or not path.is_file():
+        if FRAME_CACHE_DIR in rel.parts or path.name in NOT_INPUT or not path.is_file():
             continue
         st = path.stat()
-        out.append((rel.as_posix(), st.st_size, st.st_mtime_ns))
+        out.append((rel.as_posix(), st.st_size, _sha256(path) if st.st_size <= CONTENT_HASH_BYTES else st.st_mtime_ns))
     return out
 
 
