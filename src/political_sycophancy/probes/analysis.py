@@ -51,7 +51,7 @@ from ..audit.cells import audit_rows, build_cells, cells_of
 from ..audit.shifts import decomposition, item_shifts
 from ..core.conditions import CUE_ORDER, FOCAL, PERSONAS
 from ..core.parsing import ANSWERED, ERROR
-from ..core.plotting import model_styles, short_labels
+from ..core.plotting import model_styles, save_figure, short_labels
 from ..core.section import Section, section
 from ..stats.options import AnalysisOptions
 from ..stats.resample import cluster_mean_interval
@@ -252,9 +252,8 @@ def plot_expected_answer(table: pd.DataFrame, path: Path, by_condition: pd.DataF
         ax.set_xlabel("condition (most Dem-coded cue left)")
     axes[0].set_ylabel("share of both-parsed answers")
     axes[1].legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False, markerscale=0.4)
-    path.parent.mkdir(parents=True, exist_ok=True)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    save_figure(fig, path, tight=False)
     plt.close(fig)
     return path
 

@@ -53,6 +53,7 @@ from scipy import stats
 from ..audit.cells import cells_of
 from ..core.measures import TAU, TAU_ROBUST, log_ratio, log_ratio_array
 from ..core.parsing import ANSWERED
+from ..core.plotting import save_figure
 from ..core.section import Section, section
 from ..stats.options import AnalysisOptions
 from ..stats.resample import iid_counts, percentile_interval
@@ -414,8 +415,7 @@ def plot_heatmap(table: pd.DataFrame, path: Path, value: str = "S") -> Path:
         ax.axis("off")
     if image is not None:
         fig.colorbar(image, ax=axes, shrink=0.8, label=f"{value} (log10 ratio)")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120, bbox_inches="tight")
+    save_figure(fig, path, tight=True)
     plt.close(fig)
     return path
 
