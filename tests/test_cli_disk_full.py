@@ -71,6 +71,7 @@ def responses(tmp_path) -> Path:
     return tmp_path / "r.csv"
 
 
+@pytest.mark.scenario("clear error")
 def test_T13_analyze_on_a_full_disk_leaves_the_earlier_report_whole(tmp_path, disk, responses):
     import_responses(responses, [builtin_path("pct.csv")], tmp_path / "logs", jobs=1)
     out = disk / "report"
@@ -84,6 +85,7 @@ def test_T13_analyze_on_a_full_disk_leaves_the_earlier_report_whole(tmp_path, di
     assert sorted(p.name for p in disk.iterdir()) == [".report.analyze.lock", "ballast", "report"]
 
 
+@pytest.mark.scenario("clear error")
 def test_T12_import_on_a_full_disk_leaves_no_partial_log(tmp_path, disk, responses):
     fill(disk)
     run = run_cli("import-responses", str(responses), "--items", str(builtin_path("pct.csv")), "--log-dir", str(disk / "logs"))
@@ -91,6 +93,7 @@ def test_T12_import_on_a_full_disk_leaves_no_partial_log(tmp_path, disk, respons
     assert [p.name for p in (disk / "logs").rglob("*") if p.is_file()] == []
 
 
+@pytest.mark.scenario("clear error")
 def test_T14_audit_on_a_full_disk_ends_in_one_line(tmp_path, disk):
     fill(disk)
     run = run_cli("audit", "--model", "faulty/mockllm/model", "-M", "mock_answer=B", "--conditions", "N", "--limit", "2",

@@ -103,6 +103,7 @@ def served_nothing_planted(out: Path, printed: str) -> bool:
     )
 
 
+@pytest.mark.scenario("counted exclusion")
 def test_E1_an_entry_planted_in_a_world_writable_store_is_not_served(tmp_path, logs, monkeypatch, computed, capsys):
     shared = tmp_path / "shared-cache"
     shared.mkdir()
@@ -121,6 +122,7 @@ def test_E1_an_entry_planted_in_a_world_writable_store_is_not_served(tmp_path, l
     assert "writable by other users" in printed
 
 
+@pytest.mark.scenario("counted exclusion")
 def test_E1_an_entry_owned_by_another_user_is_not_served_nor_deleted(tmp_path, logs, monkeypatch, computed, capsys):
     uid = other_user()
     store = tmp_path / "store"
@@ -138,6 +140,7 @@ def test_E1_an_entry_owned_by_another_user_is_not_served_nor_deleted(tmp_path, l
     assert entry.is_dir() and entry.stat().st_uid == uid  # not ours to delete
 
 
+@pytest.mark.scenario("counted exclusion")
 @pytest.mark.parametrize("attack", ["symlinked file", "group-writable entry"])
 def test_E1_an_entry_that_is_not_private_regular_files_is_not_served(tmp_path, logs, monkeypatch, computed, capsys, attack):
     store = tmp_path / "store"
@@ -157,6 +160,7 @@ def test_E1_an_entry_that_is_not_private_regular_files_is_not_served(tmp_path, l
     assert served_nothing_planted(tmp_path / "out", printed) and len(computed) == 2
 
 
+@pytest.mark.scenario("correctly accepted")
 def test_S1_cleanup_never_deletes_folders_it_did_not_make(tmp_path, logs, monkeypatch):
     mine = tmp_path / "my-folder"
     old = time.time() - 10 * 86400
@@ -183,6 +187,7 @@ def test_S1_cleanup_keeps_the_newest_of_its_own_entries(tmp_path, logs, monkeypa
     assert len([p for p in store.iterdir() if p.is_dir()]) == 2
 
 
+@pytest.mark.scenario("clear error")
 def test_S2_a_second_analyze_into_the_same_out_refuses_while_the_first_runs(tmp_path, capsys):
     logs_a = _logs(tmp_path / "a", items=62)
     logs_b = _logs(tmp_path / "b", shift=-1.0)
@@ -204,6 +209,7 @@ def test_S2_a_second_analyze_into_the_same_out_refuses_while_the_first_runs(tmp_
     assert summary["source"] == str(logs_a.resolve())
 
 
+@pytest.mark.scenario("correctly accepted")
 def test_S2_a_later_run_into_the_same_out_leaves_nothing_of_the_earlier_one(tmp_path, monkeypatch, computed):
     store = tmp_path / "store"
     monkeypatch.setenv("POLITICAL_SYCOPHANCY_CACHE", str(store))
@@ -221,6 +227,7 @@ def test_S2_a_later_run_into_the_same_out_leaves_nothing_of_the_earlier_one(tmp_
     assert not (out / "tables" / "stale_from_a.csv").exists()
 
 
+@pytest.mark.scenario("clear error")
 def test_S2_out_holding_other_files_is_refused_not_replaced(tmp_path, logs, capsys):
     out = tmp_path / "out"
     out.mkdir()
@@ -229,6 +236,7 @@ def test_S2_out_holding_other_files_is_refused_not_replaced(tmp_path, logs, caps
     assert "my-notes.txt" in capsys.readouterr().err and (out / "my-notes.txt").read_text() == "mine"
 
 
+@pytest.mark.scenario("clear error")
 def test_S2_a_failed_run_leaves_the_earlier_report_whole(tmp_path, logs, monkeypatch, capsys):
     out = tmp_path / "out"
     assert analyze(logs, out, "--no-reuse") == 0
@@ -254,6 +262,7 @@ def _drop_root_bypass() -> list[str]:
     return ["setpriv", "--bounding-set=-dac_override,-dac_read_search"]
 
 
+@pytest.mark.scenario("counted exclusion")
 def test_T2_one_unreadable_log_is_counted_and_the_analysis_goes_on(tmp_path, logs):
     prefix = _drop_root_bypass()
     bad = sorted(logs.glob("*.eval"))[0]
@@ -268,6 +277,7 @@ def test_T2_one_unreadable_log_is_counted_and_the_analysis_goes_on(tmp_path, log
     assert (tmp_path / "out" / "report.html").is_file()
 
 
+@pytest.mark.scenario("counted exclusion")
 @pytest.mark.parametrize("where", ["XDG_CACHE_HOME is a file", "HOME cannot be written"])
 def test_T4_T5_an_unusable_cache_location_costs_the_reuse_not_the_run(tmp_path, logs, monkeypatch, capsys, where):
     monkeypatch.delenv("POLITICAL_SYCOPHANCY_CACHE", raising=False)
