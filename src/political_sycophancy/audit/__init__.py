@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 def __getattr__(name: str) -> Any:
     """The task names load `audit.task` (and with it inspect_ai) on first use, so that the
-    CLI can read `audit.designs` constants for its `--help` without them."""
+    CLI can read `designs.paper` constants for its `--help` without them."""
     if name in __all__:
         from . import task
 

@@ -16,7 +16,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from ..core.plotting import OKABE_ITO, model_styles, place_labels, save_figure, short_labels
-from .summaries import order_conditions
+from ..shared.summaries import order_conditions
 
 
 def _save(fig: Figure, path: Path) -> Path:

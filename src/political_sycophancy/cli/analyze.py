@@ -55,7 +55,7 @@ def summary_rows(cells) -> list[dict]:
     matched items; parse_rate and refusal_rate as Inspect's metrics define them (shares of
     scored samples, the mean over items when several instruments share a row) and the
     errored samples counted apart."""
-    from ..audit.summaries import ATP, PCT, TYPOLOGY, condition_summary, sort_by_condition
+    from ..shared.summaries import ATP, PCT, TYPOLOGY, condition_summary, sort_by_condition
 
     table = condition_summary(cells)
     if table.empty:
@@ -166,9 +166,9 @@ def _run_into(args: argparse.Namespace, temp: Path) -> int:
 def _analyze(args: argparse.Namespace, into: Path, started: float) -> tuple[int, list[str]]:
     """Read the logs, compute and write every section; the exit code and the summary lines
     printed at the end (what a reused analysis prints again)."""
-    from ..audit.cells import cells_of
     from ..logs.frame import read_frame
     from ..report.render import write_report
+    from ..shared.cells import cells_of
     from ..stats.options import AnalysisOptions
     from .audit import format_table
 

@@ -117,7 +117,7 @@ class FolderWrite:
     user's, not ours to replace (`foreign` says what)."""
 
     def __init__(self, target: Path, owned: frozenset[str]) -> None:
-        self.target = Path(target).absolute()
+        self.target = Path(target).resolve()  # a symlinked --out: its real folder is replaced, not the link
         self.owned = owned
         self.parent = self.target.parent
         self.lock_path = self.parent / f".{self.target.name}{LOCK_SUFFIX}"

@@ -47,12 +47,12 @@ from types import MappingProxyType
 import numpy as np
 import pandas as pd
 
-from ..audit.cells import audit_rows, build_cells, cells_of
-from ..audit.shifts import decomposition, item_shifts
 from ..core.conditions import CUE_ORDER, FOCAL, PERSONAS
 from ..core.parsing import ANSWERED, ERROR
 from ..core.plotting import model_styles, save_figure, short_labels
 from ..core.section import Section, section
+from ..shared.cells import audit_rows, build_cells, cells_of
+from ..shared.shifts import decomposition, item_shifts
 from ..stats.options import AnalysisOptions
 from ..stats.resample import cluster_mean_interval
 from .coding import CATEGORIES, OUT_OF_RANGE

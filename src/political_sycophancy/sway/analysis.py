@@ -50,11 +50,11 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..audit.cells import cells_of
 from ..core.measures import TAU, TAU_ROBUST, log_ratio, log_ratio_array
 from ..core.parsing import ANSWERED
 from ..core.plotting import save_figure
 from ..core.section import Section, section
+from ..shared.cells import cells_of
 from ..stats.options import AnalysisOptions
 from ..stats.resample import iid_counts, percentile_interval
 from .framings import COMMITMENTS, CONSTRUCTIONS
