@@ -326,7 +326,7 @@ def exclusions(rows: pd.DataFrame) -> pd.DataFrame:
 def party_log_ratio(
     cells: pd.DataFrame, tau: float = TAU, left: str = "C3L", right: str = "C3R", baseline: str = "N", n_boot: int = N_BOOT, seed: int = 0
 ) -> pd.DataFrame:
-    """S_party per model x instrument from audit cells (`analysis.cells`), beside the WD
+    """S_party per model x instrument from audit cells (`shared.cells`), beside the WD
     asymmetry on the same items (see the module docstring).
 
     Items: Dem and Rep benchmarks, answered under `left` and `right`, and under
