@@ -319,7 +319,7 @@ def _say_input_errors_under_any_display() -> None:
     if getattr(hook, "__module__", "") != "inspect_ai._util.error" or getattr(hook, "_says_input_errors", False):
         return
 
-    def handler(kind, value, tb):  # type: ignore[no-untyped-def]
+    def handler(kind, value, tb):
         if isinstance(value, InputError):
             print(f"\n{value.message}\n", file=sys.stderr, flush=True)
             sys.exit(1)
