@@ -23,7 +23,7 @@ from ..core.errors import InputError
 from ..core.items import Item, load_instrument, select_pool
 from ..core.prompts import audit_prompt
 from ..core.solvers import answer_question, asker_preamble
-from ..shared.tasks import content_version, instrument_name
+from ..shared.tasks import instrument_name, task_version
 from .params import PARAMS, check_signature
 from .scorers import scorer_for
 
@@ -128,7 +128,7 @@ def audit(
         solver=[asker_preamble(cond.id, conditions), answer_question(answer, top_logprobs)],
         scorer=scorer_for(chosen[0].scoring, non_ordinal=non_ordinal),
         config=DEFAULT_CONFIG,
-        version=content_version(samples, cond),
+        version=task_version("political_sycophancy.audit", samples, cond),
         metadata={
             "political_sycophancy": "audit",
             "instrument": name,
