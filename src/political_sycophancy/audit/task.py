@@ -160,14 +160,21 @@ def audit_tasks(
 def _condition_task(condition_id: str):
     """`political_sycophancy/audit_<id>`: the audit with its condition fixed, so several
     conditions run as one `inspect eval-set` (which takes tasks, not task sources); every
-    other parameter is the audit's own (one parameter list)."""
+    other parameter is the audit's own (one parameter list). The condition stays a parameter
+    (its default the task's condition) so that Inspect records it among the task's
+    arguments, and its dataframes (`evals_df`'s `task_arg_condition`) carry it."""
 
-    def fixed(**task_args: Any) -> Task:
+    def fixed(condition: str = condition_id, **task_args: Any) -> Task:
+        if condition != condition_id:
+            raise InputError(
+                f"audit_{condition_id} runs condition {condition_id}, not {condition!r}: "
+                f"use political_sycophancy/audit_{condition} or political_sycophancy/audit -T condition={condition}"
+            )
         return audit(condition=condition_id, **task_args)
 
     signature = inspect.signature(audit)
     fixed.__signature__ = signature.replace(  # type: ignore[attr-defined]
-        parameters=[p for p in signature.parameters.values() if p.name != "condition"]
+        parameters=[p.replace(default=condition_id) if p.name == "condition" else p for p in signature.parameters.values()]
     )
     fixed.__name__ = fixed.__qualname__ = f"audit_{condition_id}"
     fixed.__doc__ = f"The audit under condition {condition_id} (see `political_sycophancy/audit`)."
