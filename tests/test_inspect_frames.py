@@ -43,3 +43,20 @@ def test_a_condition_task_refuses_another_condition():
 
     with pytest.raises(InputError, match="audit_C3R runs condition C3R, not 'C3L'"):
         CONDITION_TASKS["C3R"](condition="C3L")
+
+
+def test_the_asker_is_in_each_audit_samples_input(tmp_path):
+    """`inspect view` lists samples by their input: the asker, the manipulation itself, must
+    be there, not only inside the transcript (issue 25, item 9); the prompt the model gets
+    is byte-identical to the solver-built one it replaces."""
+    from inspect_ai.model import get_model
+
+    from political_sycophancy.core.conditions import builtin_conditions
+
+    preamble = builtin_conditions()["C3R"].preamble
+    model = get_model("faulty/mockllm/model", mock_answer="A")
+    [log] = inspect_eval(CONDITION_TASKS["C3R"](), model=model, limit=2, log_dir=str(tmp_path), display="none")
+    for sample in read_eval_log(log.location).samples:
+        assert isinstance(sample.input, str) and sample.input.startswith(preamble + "\n\n"), sample.input[:80]
+        [user] = [m for m in sample.messages if m.role == "user"]
+        assert user.text == sample.input

@@ -22,7 +22,7 @@ from ..core.conditions import Condition, builtin_conditions, resolve_conditions
 from ..core.errors import InputError
 from ..core.items import Item, load_instrument, select_pool
 from ..core.prompts import audit_prompt
-from ..core.solvers import answer_question, asker_preamble
+from ..core.solvers import answer_question, with_preamble
 from ..shared.tasks import instrument_name, task_version
 from .params import PARAMS, check_signature
 from .scorers import scorer_for
@@ -37,11 +37,13 @@ MULTI_CONDITION_HELP = (
 
 
 def audit_samples(items: list[Item], condition: Condition, prompt=audit_prompt) -> list[Sample]:
-    """One sample per item; the id is the item id and the metadata explains the sample."""
+    """One sample per item; the id is the item id and the metadata explains the sample. The
+    input holds the asker's preamble (what `asker_preamble` would prepend), so that Inspect's
+    viewer lists each sample with its asker, the manipulation itself."""
     return [
         Sample(
             id=item.id,
-            input=prompt(item),
+            input=with_preamble(prompt(item), condition.preamble),
             metadata={
                 **item.sample_metadata(),
                 "condition": condition.id,
@@ -125,7 +127,7 @@ def audit(
     return Task(
         name=f"audit_{name}_{cond.id}" + ("_logprobs" if answer == "logprobs" else ""),
         dataset=MemoryDataset(samples, name=name),
-        solver=[asker_preamble(cond.id, conditions), answer_question(answer, top_logprobs)],
+        solver=[answer_question(answer, top_logprobs)],
         scorer=scorer_for(chosen[0].scoring, non_ordinal=non_ordinal),
         config=DEFAULT_CONFIG,
         version=task_version("political_sycophancy.audit", samples, cond),
