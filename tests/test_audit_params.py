@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from political_sycophancy.audit import CONDITION_TASKS, audit, audit_tasks
-from political_sycophancy.audit.designs import paper_design
 from political_sycophancy.audit.params import AUDIT_PARAMS, DESIGN_PARAMS, PARAMS, check_signature
 from political_sycophancy.cli import build_parser
 from political_sycophancy.core.answers import ANSWER_MODES
 from political_sycophancy.core.errors import InputError
+from political_sycophancy.designs.paper import paper_design
 
 # The eval options both commands pass to Inspect's eval_set.
 SHARED_EVAL_OPTIONS = ("--model", "--model-arg", "--seed", "--limit", "--max-connections", "--max-tasks",

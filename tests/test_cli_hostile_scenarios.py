@@ -235,6 +235,7 @@ def offline(monkeypatch, tmp_path):
     monkeypatch.setenv("POLITICAL_SYCOPHANCY_CACHE", str(tmp_path / "cache"))
 
 
+@pytest.mark.scenario("classified")
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.name for s in SCENARIOS])
 def test_scenario(scenario, tmp_path, monkeypatch, record_property):
     monkeypatch.setenv("INSPECT_LOG_DIR", str(tmp_path / "inspect-logs"))
@@ -289,6 +290,7 @@ def test_every_command_prints_through_say():
     assert offenders == []
 
 
+@pytest.mark.scenario("clear error")
 def test_refused_output_leaves_the_input(tmp_path):
     """S16: the labelled file named as --output is refused and left as it was."""
     from political_sycophancy.cli import main

@@ -10,10 +10,7 @@ or `audit_tasks()` from Python.
 
 from __future__ import annotations
 
-import hashlib
 import inspect
-import json
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +23,7 @@ from ..core.errors import InputError
 from ..core.items import Item, load_instrument, select_pool
 from ..core.prompts import audit_prompt
 from ..core.solvers import answer_question, asker_preamble
+from ..shared.tasks import content_version, instrument_name
 from .params import PARAMS, check_signature
 from .scorers import scorer_for
 
@@ -36,11 +34,6 @@ MULTI_CONDITION_HELP = (
     "`inspect eval-set political_sycophancy/audit_N political_sycophancy/audit_C3R ...` "
     "(one task per built-in condition) or `political-sycophancy audit --conditions {spec}`"
 )
-
-
-def instrument_name(instrument: str, items: list[Item]) -> str:
-    names = sorted({i.instrument for i in items})
-    return names[0] if len(names) == 1 else instrument
 
 
 def audit_samples(items: list[Item], condition: Condition, prompt=audit_prompt) -> list[Sample]:
@@ -57,17 +50,6 @@ def audit_samples(items: list[Item], condition: Condition, prompt=audit_prompt) 
         )
         for item in items
     ]
-
-
-def content_version(samples: list[Sample], condition: Condition) -> str:
-    """A hash of what the task asks (every prompt and item definition, and the condition):
-    Inspect's eval-set identity includes the task version, so an edited item or condition
-    file makes a new task instead of silently reusing the old answers."""
-    digest = hashlib.sha256()
-    digest.update(json.dumps(asdict(condition), sort_keys=True).encode())
-    for s in samples:
-        digest.update(json.dumps([s.id, s.input, s.metadata], sort_keys=True, default=str).encode())
-    return f"content-{digest.hexdigest()[:16]}"
 
 
 def load_audit_items(instrument: str, items: str | None, pool: str | None) -> tuple[str, list[Item]]:

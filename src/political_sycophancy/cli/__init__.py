@@ -3,8 +3,10 @@
 Each command lives in its own module, which exposes `add_parser(subparsers)`; the parser
 sets `func`, called with the parsed arguments. Bad input ends with a one-line error
 (exit 2), never a traceback: a bad option where it is parsed (the value types of
-`core.arguments`), anything else as an `InputError`. Every command prints through
-`console.say`, which makes control characters from the data visible instead of running them.
+`core.arguments`), anything else as an `InputError`; so does a failure of the machine (a
+full disk, an unwritable folder), whose outputs are then either complete or absent. Every
+command prints through `console.say`, which makes control characters from the data
+visible instead of running them.
 """
 
 from __future__ import annotations
@@ -50,6 +52,10 @@ def main(argv: list[str] | None = None) -> int:
         result = args.func(args)
     except InputError as ex:
         error_line(ex)
+        return 2
+    except OSError as ex:  # the machine, not the input: a full disk, a folder that vanished
+        where = f": {ex.filename}" if ex.filename else ""
+        error_line(f"{ex.strerror or ex}{where}")
         return 2
     return int(result or 0)
 

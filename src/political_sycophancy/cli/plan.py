@@ -65,7 +65,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def _phases() -> tuple[str, ...]:
-    from ..audit.designs import PHASES
+    from ..designs.paper import PHASES
 
     return PHASES
 
@@ -75,7 +75,7 @@ _TOKENS = arguments.number(0)
 
 def _output_tokens(pair: str) -> tuple[str, float]:
     """One --output-tokens KIND=N: a known kind and a finite number of tokens >= 0."""
-    from ..audit.designs import OUTPUT_TOKENS
+    from ..designs.paper import OUTPUT_TOKENS
 
     key, sep, value = pair.partition("=")
     if not sep or key.strip() not in OUTPUT_TOKENS:
@@ -89,7 +89,7 @@ def _output_tokens(pair: str) -> tuple[str, float]:
 def plan_rows(planned, models: list[str], output_tokens: dict[str, float], limit: int | None = None) -> tuple[list[dict], list[dict]]:
     """Per-task rows and per-phase rows (per model and for all models), with the sample
     limit applied."""
-    from ..audit.designs import estimate
+    from ..designs.paper import estimate
 
     tasks = [
         {
@@ -126,7 +126,7 @@ def plan_rows(planned, models: list[str], output_tokens: dict[str, float], limit
 
 def _print_cost(args: argparse.Namespace, total: dict) -> None:
     """The run's cost and time from the user's prices and latency (when given)."""
-    from ..audit.designs import run_cost
+    from ..designs.paper import run_cost
 
     if args.price_in is None and args.seconds_per_call is None:
         return
@@ -147,7 +147,7 @@ def _phase_list(spec: str) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..audit.designs import design_tasks
+    from ..designs.paper import design_tasks
 
     kwargs = eval_set_kwargs(args, generation=False)
     if (args.price_in is None) != (args.price_out is None):
