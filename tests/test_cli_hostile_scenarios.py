@@ -61,7 +61,7 @@ HOSTILE_ITEMS = {"h1": f"Taxes {BEACON} rise?", "h2": f"Click {JS_LINK} now", "h
 IMPORT = "import-responses r.csv --items items.csv --log-dir logs"
 ANALYZE = "analyze logs --out out --no-reuse --bootstrap 10 --sign-flip-draws 10"
 AUDIT = "audit --model faulty/mockllm/model --conditions N --limit 1 --log-dir logs "
-PLAN = "plan --model faulty/mockllm/model --items items --log-dir logs "
+PLAN = "plan --model faulty/mockllm/model --items items --log-dir logs --phases phase1 "
 LABELLED = csv_text(["id", "statement", "response", "label"], [["r1", "Taxes should rise.", "I agree.", "agree"], ["r2", "War is good.", "No.", "disagree"],
                                                              [FORMULA, "Markets work.", "@SUM(A1:A9)", "neutral"]])
 JUDGE = "validate-judge l.csv --grader faulty/mockllm/model "
@@ -210,16 +210,17 @@ SCENARIOS: list[Scenario] = [
     error("S14 plan --replicates 0", PLAN + "--replicates 0", r"--replicates must be at least 1, not 0", files={"items": DIR}),
     error("T15 plan --seed -1", PLAN + "--seed -1", r"--seed must be a whole number from 0 to 4294967295, not -1", files={"items": DIR}),
     # analyze
-    error("T15 analyze --seed -1", "analyze logs --out out --seed -1", r"--seed must be a whole number from 0 to 4294967295, not -1", files={"logs": DIR}),
+    error("T15 analyze --seed -1", "analyze logs --out out --seed -1", r"--seed must be a whole number from 0 to 4294967295, not -1",
+          files=model_files("p/m"), before=(IMPORT,)),
     error("T16 analyze --bootstrap 1000000000", "analyze logs --out out --bootstrap 1000000000",
           r"--bootstrap must be a whole number from 1 to 100000, not 1000000000", files={"logs": DIR}),
     error("T16 analyze --sign-flip-draws 10^12", "analyze logs --out out --sign-flip-draws 1000000000000",
           r"--sign-flip-draws must be a whole number from 1 to 10000000", files={"logs": DIR}),
     error("S18 analyze --alpha nan", "analyze logs --out out --alpha nan", r"--alpha must be a finite number above 0 and below 1, not nan", files={"logs": DIR}),
     error("S18 analyze --power-effect inf", "analyze logs --out out --power-effect inf", r"--power-effect must be a finite number above 0, not inf",
-          files={"logs": DIR}),
+          files=model_files("p/m"), before=(IMPORT,)),
     error("S18 analyze --power-effect -0.1", "analyze logs --out out --power-effect -0.1", r"--power-effect must be a finite number above 0, not -0\.1",
-          files={"logs": DIR}),
+          files=model_files("p/m"), before=(IMPORT,)),
     # import-responses, pools
     error("S14 import-responses --jobs -3", IMPORT + " --jobs -3", r"--jobs must be at least 1, not -3", files=model_files("p/m")),
     error("S14 pools --pool top0", "pools --items items.csv --pool top0", r"pool 'top0': top<N> takes N of at least 1", files={"items.csv": item_file(PLAIN)}),
