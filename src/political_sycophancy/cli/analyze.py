@@ -126,8 +126,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _analyze(args: argparse.Namespace, started: float) -> tuple[int, list[str]]:
-    """Read the logs, compute and write every section; the exit code and the summary lines
-    printed at the end (what a reused analysis prints again)."""
+    """Read the logs, compute and write every section; the exit code and the lines a reused
+    analysis prints again: the notes on the logs (left out, skipped, unreadable, read with
+    Inspect's reader: said on every run) and the summary printed at the end."""
     from ..audit.cells import cells_of
     from ..logs.frame import read_frame
     from ..report.render import write_report
@@ -140,8 +141,9 @@ def _analyze(args: argparse.Namespace, started: float) -> tuple[int, list[str]]:
         f"[logs] {load.files} file(s): {load.read} read, {load.cached} from cache, {len(load.ignored)} ignored, "
         f"{len(load.unreadable)} unreadable; {len(load.frame):,} samples ({time.perf_counter() - started:.1f}s)"
     )
-    for note in load.notes:
-        _say(f"  note: {note}")
+    notes = [f"  note: {note}" for note in load.notes]
+    for line in notes:
+        _say(line)
     options = AnalysisOptions(
         bootstrap_draws=args.bootstrap,
         sign_flip_draws=args.sign_flip_draws,
@@ -179,5 +181,5 @@ def _analyze(args: argparse.Namespace, started: float) -> tuple[int, list[str]]:
     _say(f"\nwrote {out}/report.html, report.md, summary.json and {len(result.tables)} tables ({time.perf_counter() - started:.1f}s)")
     if result.failed:
         print(f"political-sycophancy: {len(result.failed)} section(s) failed: {', '.join(result.failed)} (details in the report)", file=sys.stderr)
-        return 1, lines
-    return 0, lines
+        return 1, notes + lines
+    return 0, notes + lines

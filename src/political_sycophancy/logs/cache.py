@@ -4,8 +4,10 @@ A log folder is shared data (downloaded, on a team drive), so its cache must not
 run code: no pickle. Under `<log dir>/.political-sycophancy-cache/`:
 
 - `index.json`: schema version and, per log (path relative to the log dir), its size,
-  modification time, row count, the reason it was ignored (other tasks), its task id and
-  what it was meant to hold (`design.planned`);
+  modification time, row count, the reason it was ignored (other tasks), its task id,
+  what it was meant to hold (`design.planned`) and what its reading noted (why it was read
+  with Inspect's reader, whether in full, how many samples were left out and why), so a
+  cached run prints every note a fresh one does;
 - `rows/<sha1 of the log path>.parquet`: the log's rows. Each column has a codec recorded
   in the file's metadata: `int64`, `float64`, `bool` and `str` columns are stored natively;
   every other column (lists, dicts, mixed values) as one JSON text per row, decoded with
@@ -23,7 +25,7 @@ import hashlib
 import io
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +61,14 @@ class Entry:
     rows: pd.DataFrame | None
     task_id: str | None = None
     design: dict | None = None
+    fallback: str | None = None
+    full: bool = False
+    excluded: int = 0
+    exclusions: list[str] = field(default_factory=list)
+
+    def noted(self) -> dict[str, Any]:
+        """What the log's reading noted, as the index keeps it."""
+        return {"fallback": self.fallback, "full": self.full, "excluded": self.excluded, "exclusions": self.exclusions}
 
 
 def rows_file(name: str) -> str:
@@ -182,6 +192,10 @@ def _valid_index_entry(entry: Any) -> bool:
         and isinstance(entry.get("n_rows"), int)
         and (entry.get("task_id") is None or isinstance(entry.get("task_id"), str))
         and (entry.get("design") is None or valid_record(entry.get("design")))
+        and (entry.get("fallback") is None or isinstance(entry.get("fallback"), str))
+        and isinstance(entry.get("full"), bool)
+        and isinstance(entry.get("excluded"), int) and not isinstance(entry.get("excluded"), bool) and entry["excluded"] >= 0
+        and isinstance(entry.get("exclusions"), list) and all(isinstance(x, str) for x in entry["exclusions"])
     )
 
 
@@ -233,15 +247,16 @@ class FrameCache:
         entry = self.index.get(name)
         if entry is None or entry["size"] != size or entry["mtime"] != mtime:
             return None
+        noted = {k: entry[k] for k in ("fallback", "full", "excluded", "exclusions")}
         if entry["ignored"] is not None:
-            return Entry(size, mtime, entry["ignored"], None, entry.get("task_id"))
+            return Entry(size, mtime, entry["ignored"], None, entry.get("task_id"), **noted)
         path = self.dir / ROWS_DIR / rows_file(name)
         try:
             rows = decode_rows(path, {"version": self.version, "log": name, "size": size, "mtime": mtime, "n_rows": entry["n_rows"]}, self._decoded)
         except CacheInvalid as ex:
             self.notes.append(f"frame cache file {path} failed validation ({ex}); {name} is read again and the file rewritten")
             return None
-        return Entry(size, mtime, None, rows, entry.get("task_id"), entry.get("design"))
+        return Entry(size, mtime, None, rows, entry.get("task_id"), entry.get("design"), **noted)
 
     def save(self, entries: dict[str, Entry], fresh: set[str]) -> None:
         """Write the rows of the `fresh` entries and the index; drop files of logs that are gone."""
@@ -255,7 +270,7 @@ class FrameCache:
                     write_atomic(rows_dir / rows_file(name), encode_rows(entry.rows, meta))
             index = {
                 name: {"size": e.size, "mtime": e.mtime, "ignored": e.ignored, "n_rows": 0 if e.rows is None else len(e.rows),
-                       "task_id": e.task_id, "design": e.design}
+                       "task_id": e.task_id, "design": e.design, **e.noted()}
                 for name, e in entries.items()
             }
             write_atomic(self.dir / INDEX_FILE, json.dumps({"version": self.version, "files": index}, indent=0))
