@@ -85,6 +85,17 @@ def duplicate_members(tmp: Path) -> None:
     rezip(log, append=(("header.json", header), ("summaries.json", summaries)))
 
 
+def relogged_sample(tmp: Path) -> None:
+    """A second record of sample p1_01 appended with ideology 1.5 (its summary says -1)."""
+    (log,) = eval_logs(tmp)
+    import zipfile
+
+    with zipfile.ZipFile(log) as z:
+        record = json.loads(z.read("samples/p1_01_epoch_1.json"))
+    score_value("ideology", 1.5)(record)
+    rezip(log, append=(("samples/p1_01_epoch_1.json", record),))
+
+
 def drop_summaries(tmp: Path) -> None:
     """No summaries.json and no journal: the fast reader falls back to Inspect's."""
     (log,) = eval_logs(tmp)
@@ -183,6 +194,11 @@ SCENARIOS: list[Scenario] = [
     exclusion("S6 duplicated header.json and summaries.json are read as Inspect reads them", ANALYZE, r"duplicate zip member",
               both(counted(3), lambda tmp, ran: "evil/other-model" in summary_row(tmp)["model"], notes_hold("duplicate zip member")),
               files={"r.csv": responses()}, before=(IMPORTED, duplicate_members)),
+    exclusion("S6 a sample record written twice is read as Inspect reads it", ANALYZE, r"duplicate zip member\(s\) samples/p1_01_epoch_1\.json",
+              both(counted(3), lambda tmp, ran: summary_row(tmp)["mean_ideology"] == 0.5), files={"r.csv": responses()},
+              before=(IMPORTED, relogged_sample)),
+    exclusion("S6 an infinite partisan gap given as text is left out", ANALYZE, r"left out 1 sample.*'item_partisan_gap'",
+              counted(2), files={"r.csv": responses()}, before=(IMPORTED, edit_sample("p1_03", metadata("item_partisan_gap", "inf")))),
     exclusion("S6 an ideology of 99 (outside -2..2) is left out and counted", ANALYZE, r"left out 1 sample.*'ideology'.*outside",
               both(counted(2), notes_hold("left out 1 sample")), files={"r.csv": responses()},
               before=(IMPORTED, edit_sample("p1_01", score_value("ideology", 99)))),

@@ -18,8 +18,8 @@ letter and labels in `Score.metadata` (the letter also as `Score.answer`). Sampl
 needed value (Inspect thins metadata over 1 kB) is read from its full record.
 The `.eval` zips are read directly (header and sample summaries as JSON, about ten times
 faster than Inspect's validating reader); `.json` logs, and `.eval` zips whose layout is not
-the expected one (no header, sample members without summaries, a header or summaries
-member present twice, which readers may resolve differently), go through Inspect's public
+the expected one (no header, sample members without summaries, a member present twice,
+which readers may resolve to either copy), go through Inspect's public
 `read_eval_log`, with a note: a log is read the way Inspect reads it.
 The logs are those Inspect lists (regular files; symbolic links and FIFOs are not followed
 nor opened); what else stands under the folder (a linked sub-folder or log, a FIFO) is
@@ -295,11 +295,6 @@ class BadLog(Exception):
     """A log whose header cannot be read as a number where one belongs (`values.header_problem`)."""
 
 
-def _is_index_member(name: str) -> bool:
-    """A member the fast reader reads by name instead of the sample records Inspect reads."""
-    return name in ("header.json", "_journal/start.json", "summaries.json", "reductions.json") or name.startswith("_journal/summaries/")
-
-
 def _journal_summaries(archive: zipfile.ZipFile, names: set[str]) -> list[dict]:
     journal = sorted(
         (n for n in names if n.startswith("_journal/summaries/")),
@@ -318,10 +313,12 @@ def _read_eval_zip(path: Path) -> tuple[dict, list[dict]]:
     going). Samples whose summaries were thinned are read from their own member. Raises
     UnexpectedLayout when the zip holds no header, or sample members no summary covers."""
     with zipfile.ZipFile(path) as archive:
+        # a name written twice (a hand-edited header, a second summaries.json, a re-logged
+        # sample) may resolve to either copy depending on the reader: Inspect's decides
         listed = Counter(archive.namelist())
-        twice = sorted(n for n, k in listed.items() if k > 1 and _is_index_member(n))
+        twice = sorted(n for n, k in listed.items() if k > 1)
         if twice:
-            raise UnexpectedLayout(f"duplicate zip member(s) {', '.join(twice[:5])}")
+            raise UnexpectedLayout(f"duplicate zip member(s) {', '.join(twice[:5])}" + (" ..." if len(twice) > 5 else ""))
         names = set(listed)
         header_name = next((n for n in ("header.json", "_journal/start.json") if n in names), None)
         if header_name is None:

@@ -194,7 +194,7 @@ def _number(value: str, *, path: Path, row: int, column: str, default: float, mi
     return out
 
 
-_WHOLE = re.compile(r"\d{1,12}(\.0*)?")
+_WHOLE = re.compile(r"[0-9]{1,12}(\.0*)?")
 
 
 def _replicate(value: str, *, path: Path, row: int) -> float:

@@ -141,9 +141,17 @@ def sample_problem(sample: Mapping[str, Any]) -> str | None:
         for group, dist in benchmarks.items():
             if problem := _numbers(f"benchmarks.{group}", dist, (0.0, 1.0)):
                 return problem
+    # an item file's gap arrives as text; text that is no number is no gap (as `Item.partisan_gap`)
     gap = meta.get("item_partisan_gap")
-    if gap is not None and (number := _number(gap)) is not None and math.isinf(number):
-        return f"'item_partisan_gap' is {_show(gap)}, not finite"
+    if gap is not None and not isinstance(gap, bool):
+        number = _number(gap)
+        if number is None and isinstance(gap, str):
+            try:
+                number = float(gap)
+            except (ValueError, OverflowError):
+                number = None
+        if number is not None and math.isinf(number):
+            return f"'item_partisan_gap' is {_show(gap)}, not finite"
     return None
 
 
