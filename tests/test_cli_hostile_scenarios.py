@@ -220,6 +220,8 @@ SCENARIOS: list[Scenario] = [
               counted(3), files={"r.csv": responses()}, before=(IMPORTED, zero_log)),
     exclusion("S8 a log linked to /dev/zero is noted, not read", ANALYZE, r"skipped 1 .*zero\.eval \(a symbolic link to a character device",
               counted(3), files={"r.csv": responses(), "logs/zero.eval": zero}, before=(IMPORTED,)),
+    error("S8 a lock file linked to another file is refused, not truncated", "audit --model faulty/mockllm/model --conditions N --limit 1 --log-dir logs",
+          r"--log-dir logs: cannot open its lock file", files={"victim.txt": "keep me", "logs/.political-sycophancy.lock": lambda p: p.symlink_to("../victim.txt")}),
     # response files
     error("S11 rep 1e3 is not a whole number", IMPORTED, r"r\.csv, row 1, field 'rep': .*whole number .*'1e3'",
           files={"r.csv": responses(extra={"rep": "1e3"})}),
