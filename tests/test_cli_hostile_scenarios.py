@@ -69,6 +69,10 @@ def from_cache(tmp: Path, ran) -> bool:
     return "0 read, 1 from cache" in ran.out
 
 
+def from_cache_not(tmp: Path, ran) -> bool:
+    return "1 read, 0 from cache" in ran.out
+
+
 # --- hostile logs and folders -------------------------------------------------------------
 
 
@@ -173,6 +177,20 @@ def plant_epochs(tmp: Path) -> None:
     index.write_text(json.dumps(data))
 
 
+CACHE = Path("logs") / ".political-sycophancy-cache"
+
+
+def cache_file(pattern: str, make):
+    """A step replacing the frame cache's files matching `pattern` by `make(path)`."""
+
+    def step(tmp: Path) -> None:
+        for path in (tmp / CACHE).glob(pattern):
+            path.unlink()
+            make(path)
+
+    return step
+
+
 INF = math.inf
 SCENARIOS: list[Scenario] = [
     # non-finite, out-of-range and non-numeric values in a log: the sample left out and counted
@@ -243,6 +261,13 @@ SCENARIOS: list[Scenario] = [
               both(counted(3), counted(3, "C3R")), files={"r.csv": THREE_CONDITIONS}, before=(IMPORTED, edit_header(temperature(INF)))),
     exclusion("T3 a frame cache planted with 10**12 epochs is rebuilt", ANALYZE, r"frame cache .* failed validation",
               counted(3), files={"r.csv": responses()}, before=(IMPORTED, ANALYZE, plant_epochs)),
+    exclusion("T6 a frame cache index linked to /dev/zero is not read", ANALYZE, r"index\.json failed validation \(it is a symbolic link",
+              both(counted(3), from_cache_not), files={"r.csv": responses()}, before=(IMPORTED, ANALYZE, cache_file("index.json", zero))),
+    exclusion("H1 a FIFO as a frame cache rows file is not opened", ANALYZE, r"failed validation \(the rows file is a FIFO",
+              counted(3), files={"r.csv": responses()}, before=(IMPORTED, ANALYZE, cache_file("rows/*.parquet", fifo))),
+    exclusion("T6 a frame cache folder linked elsewhere is neither read nor written", ANALYZE, r"frame cache folder \S+ is a symbolic link",
+              both(counted(3), lambda tmp, ran: not any((tmp / "elsewhere").iterdir())), files={"r.csv": responses(), "elsewhere": DIR},
+              before=(IMPORTED, lambda tmp: (tmp / CACHE).symlink_to(tmp / "elsewhere", target_is_directory=True))),
     exclusion("T8 a sample with a 20-digit epoch is left out", ANALYZE, r"left out 1 sample.*'epoch'",
               counted(2), files={"r.csv": responses()}, before=(IMPORTED, edit_sample("p1_01", sample_epoch(12345678901234567890)))),
     error("T6 /dev/urandom as the response file", "import-responses /dev/urandom --items {pct} --log-dir logs", r"/dev/urandom: not a regular file"),

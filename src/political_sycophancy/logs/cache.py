@@ -16,7 +16,10 @@ run code: no pickle. Under `<log dir>/.political-sycophancy-cache/`:
 Every read is validated: the index's schema, version and types; each rows file's version,
 log name, size, modification time, column names, codecs, Arrow types and row count. An
 entry that fails is read from its log again and the failure is noted; a pickle cache of an
-older version (`frame.pkl`) is deleted unread. Files are written atomically.
+older version (`frame.pkl`) is deleted unread. Files are written atomically. A cache file
+or folder that is a link, a FIFO or a device is never opened (a link may lead out of the
+log folder or to `/dev/zero`, a FIFO blocks): the cache is rebuilt, or not written, with a
+note.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import hashlib
 import io
 import json
 import math
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,7 +36,8 @@ from typing import Any
 import pandas as pd
 
 from ..core.atomic import clean_stale_temp, write_atomic
-from ..core.io import FRAME_CACHE_DIR
+from ..core.errors import InputError
+from ..core.io import FRAME_CACHE_DIR, file_kind, read_bytes
 from .design import valid_record
 
 CACHE_DIR = FRAME_CACHE_DIR
@@ -49,6 +54,20 @@ CODECS = ("int64", "float64", "bool", "str", "json")
 
 class CacheInvalid(Exception):
     """A cache file that failed validation (the reason is the message)."""
+
+
+def _not_regular(path: Path, folder: bool = False) -> str | None:
+    """Why a cache path must not be opened (a link, or not a regular file or folder), or
+    None; a missing path is None."""
+    try:
+        mode = path.lstat().st_mode
+    except FileNotFoundError:
+        return None
+    except OSError as ex:
+        return f"cannot be read ({ex.strerror or ex})"
+    if (stat.S_ISDIR(mode) if folder else stat.S_ISREG(mode)):
+        return None
+    return f"is {file_kind(mode)}"
 
 
 @dataclass
@@ -128,6 +147,8 @@ def decode_rows(path: Path, expect: dict[str, Any], decoded: dict[str, Any]) -> 
     size, mtime); `decoded` shares equal JSON values between rows. Raises CacheInvalid."""
     import pyarrow.parquet as pq
 
+    if problem := _not_regular(path):
+        raise CacheInvalid(f"the rows file {problem}")
     try:
         table = pq.read_table(path)
     except Exception as ex:  # anything that is not our Parquet file
@@ -208,9 +229,15 @@ class FrameCache:
         self.index: dict[str, dict] = {}
         self.notes: list[str] = []
         self._decoded: dict[str, Any] = {}
+        self.usable = True
 
     def open(self) -> None:
         """Remove legacy pickles and orphaned temporary files; read and validate the index."""
+        for folder in (self.dir, self.dir / ROWS_DIR):
+            if problem := _not_regular(folder, folder=True):
+                self.usable = False
+                self.notes.append(f"frame cache folder {folder} {problem}, not a folder: it is neither read nor written (remove it)")
+                return
         for legacy in LEGACY_FILES:
             path = self.dir / legacy
             if path.exists():
@@ -226,9 +253,13 @@ class FrameCache:
         path = self.dir / INDEX_FILE
         if not path.exists():
             return
+        if problem := _not_regular(path):
+            return self._reject(path, f"it {problem}")
         try:
-            data = json.loads(path.read_bytes())
-        except (OSError, ValueError) as ex:
+            data = json.loads(read_bytes(path))
+        except InputError as ex:
+            return self._reject(path, str(ex).rsplit(": ", 1)[-1])
+        except (OSError, ValueError, RecursionError) as ex:
             return self._reject(path, f"not JSON ({type(ex).__name__})")
         if not isinstance(data, dict) or not isinstance(data.get("files"), dict):
             return self._reject(path, "not a cache index")
@@ -260,6 +291,8 @@ class FrameCache:
 
     def save(self, entries: dict[str, Entry], fresh: set[str]) -> None:
         """Write the rows of the `fresh` entries and the index; drop files of logs that are gone."""
+        if not self.usable:
+            return
         try:
             rows_dir = self.dir / ROWS_DIR
             rows_dir.mkdir(parents=True, exist_ok=True)
