@@ -100,6 +100,18 @@ def relogged_sample(tmp: Path) -> None:
     rezip(log, append=(("samples/p1_01_epoch_1.json", record),))
 
 
+def claim_huge_header(tmp: Path) -> None:
+    """The first log's central directory made to say header.json unpacks to 4 GiB (what a
+    zip bomb claims)."""
+    log = eval_logs(tmp)[0]
+    data = bytearray(log.read_bytes())
+    at = data.rindex(b"PK\x01\x02")  # the central directory's entries; header.json is written last
+    if data[at + 46:at + 57] != b"header.json":
+        raise RuntimeError("header.json is not the last member")
+    data[at + 24:at + 28] = (0xFFFFFFF0).to_bytes(4, "little")  # uncompressed size
+    log.write_bytes(bytes(data))
+
+
 def drop_summaries(tmp: Path) -> None:
     """No summaries.json and no journal: the fast reader falls back to Inspect's."""
     (log,) = eval_logs(tmp)
@@ -268,6 +280,8 @@ SCENARIOS: list[Scenario] = [
     exclusion("T6 a frame cache folder linked elsewhere is neither read nor written", ANALYZE, r"frame cache folder \S+ is a symbolic link",
               both(counted(3), lambda tmp, ran: not any((tmp / "elsewhere").iterdir())), files={"r.csv": responses(), "elsewhere": DIR},
               before=(IMPORTED, lambda tmp: (tmp / CACHE).symlink_to(tmp / "elsewhere", target_is_directory=True))),
+    exclusion("T3 a log whose zip says a member unpacks to 4 GiB is left out before unpacking", ANALYZE, r"could not read 1 log.*header\.json would unpack to 4,294,967,280 bytes",
+              both(counted(3, "C3R"), counted(3)), files={"r.csv": THREE_CONDITIONS}, before=(IMPORTED, claim_huge_header)),
     exclusion("T8 a sample with a 20-digit epoch is left out", ANALYZE, r"left out 1 sample.*'epoch'",
               counted(2), files={"r.csv": responses()}, before=(IMPORTED, edit_sample("p1_01", sample_epoch(12345678901234567890)))),
     error("T6 /dev/urandom as the response file", "import-responses /dev/urandom --items {pct} --log-dir logs", r"/dev/urandom: not a regular file"),

@@ -49,7 +49,7 @@ from typing import Any
 import pandas as pd
 
 from ..core.errors import InputError
-from ..core.io import file_kind
+from ..core.io import MAX_INPUT_BYTES, file_kind
 from .cache import CACHE_DIR, Entry, FrameCache
 from .design import design_notes, design_table, eval_set_tasks, planned, task_id_of_file, unfinished_imports
 from .identity import identity_notes, label_identities, temperature_of
@@ -292,7 +292,8 @@ class UnexpectedLayout(Exception):
 
 
 class BadLog(Exception):
-    """A log whose header cannot be read as a number where one belongs (`values.header_problem`)."""
+    """A log left out whole: its header holds a value out of range (`values.header_problem`)
+    or a member too large to unpack."""
 
 
 def _journal_summaries(archive: zipfile.ZipFile, names: set[str]) -> list[dict]:
@@ -311,8 +312,13 @@ def _read_eval_zip(path: Path) -> tuple[dict, list[dict]]:
     """Header and sample summaries straight from the `.eval` zip (header.json or the
     journal's start.json; summaries.json or the journal's summaries while a run is
     going). Samples whose summaries were thinned are read from their own member. Raises
-    UnexpectedLayout when the zip holds no header, or sample members no summary covers."""
+    UnexpectedLayout when the zip holds no header, or sample members no summary covers;
+    BadLog when a member would unpack past `MAX_INPUT_BYTES` (a zip bomb is not unpacked,
+    by this reader nor Inspect's)."""
     with zipfile.ZipFile(path) as archive:
+        big = next((i for i in archive.infolist() if i.file_size > MAX_INPUT_BYTES), None)
+        if big is not None:
+            raise BadLog(f"zip member {big.filename[:80]} would unpack to {big.file_size:,} bytes, more than {MAX_INPUT_BYTES:,}")
         # a name written twice (a hand-edited header, a second summaries.json, a re-logged
         # sample) may resolve to either copy depending on the reader: Inspect's decides
         listed = Counter(archive.namelist())
