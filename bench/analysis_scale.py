@@ -5,7 +5,8 @@ Writes (with the response importer, so these are real Inspect .eval logs):
   Phase 1: 6 models x 1,643 items (1,556 ATP + 62 PCT + 25 Typology) under N        =  9,858 samples
 (the Phase 1 N samples of the 587 Phase 2 items are the same cells as Phase 2's N and are
 counted once by the analysis, as any repeated run is). Then runs `analyze` cold (no frame
-cache) and warm (cache present), each in a fresh process, and prints seconds and peak
+cache) and warm (cache present), each in a fresh process and with `--no-reuse` (the frame
+cache is measured, not the stored analysis), and prints seconds and peak
 resident memory. `--scale k` multiplies the number of models.
 
     python bench/analysis_scale.py [--dir /tmp/ps-bench] [--scale 1] [--keep]
@@ -62,7 +63,7 @@ def write_logs(root: Path, scale: int) -> tuple[int, float]:
 
 
 def analyze(root: Path, out: str) -> str:
-    cmd = [sys.executable, "-c", RUNNER, "analyze", str(root / "logs"), "--out", str(root / out)]
+    cmd = [sys.executable, "-c", RUNNER, "analyze", str(root / "logs"), "--out", str(root / out), "--no-reuse"]
     run = subprocess.run(cmd, capture_output=True, text=True)
     line = next((ln for ln in run.stdout.splitlines() if ln.startswith("BENCH")), "")
     if not line:

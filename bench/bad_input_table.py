@@ -1,12 +1,16 @@
-"""Run every bad-input scenario (the parametrized `test_scenario` of the bad-input scenario
-tests) and print the table of outcomes (tried / clear error / counted exclusion / correctly
-accepted / traceback / silently wrong / other), then one line per scenario that is not a
-good outcome (all of them with --all).
+"""Run every bad-input scenario (each test marked `scenario`: the parametrized
+`test_scenario` of the scenario modules, classified by `support.bad_input`, and single tests
+of what a hostile user did, such as planting a stored analysis or filling the disk) and
+print the table of outcomes (tried / clear error / counted exclusion / correctly accepted /
+traceback / silently wrong / other), then one line per scenario that is not a good outcome
+(all of them with --all).
 
     python bench/bad_input_table.py [--all] [--reference ../shared/reference/replication]
 
-The scenarios run under pytest (each records its outcome); scenarios that need the
-replication data are skipped (and counted as such) without it.
+A classified scenario records its outcome; a single test declares the outcome its passing
+shows (`@pytest.mark.scenario("clear error")`), and a failing one counts as a traceback
+when an exception other than an assertion escaped, else as silently wrong. Scenarios that
+need the replication data, root or a mount are skipped (and counted as such) without them.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-TESTS = "tests/test_cli_bad_input_scenarios.py"
+TESTS = "tests"
 OUTCOMES = ("clear error", "counted exclusion", "correctly accepted", "traceback", "silently wrong", "other")
 GOOD = OUTCOMES[:3]
 
@@ -33,13 +37,27 @@ class Outcomes:
         self.skipped: list[str] = []
 
     def pytest_runtest_logreport(self, report) -> None:
-        name = report.nodeid.partition("[")[2].removesuffix("]")
+        name = report.nodeid.partition("[")[2].removesuffix("]") if "::test_scenario[" in report.nodeid else report.nodeid.split("::")[-1]
         if report.skipped and report.when in ("setup", "call"):
             self.skipped.append(name)
         elif report.when == "call":
             props = dict(report.user_properties)
             if "outcome" in props:
                 self.results.append((name, props["outcome"], props.get("detail", "")))
+            elif "declared" in props:
+                if report.passed:
+                    outcome = props["declared"]
+                else:
+                    crash = getattr(report.longrepr, "reprcrash", None)
+                    message = getattr(crash, "message", str(report.longrepr))
+                    outcome = "silently wrong" if message.startswith("AssertionError") or message.startswith("assert") else "traceback"
+                self.results.append((name, outcome, "" if report.passed else str(getattr(report.longrepr, "reprcrash", ""))))
+
+    def pytest_collection_modifyitems(self, items) -> None:
+        for item in items:
+            marker = item.get_closest_marker("scenario")
+            if marker and marker.args and marker.args[0] != "classified":
+                item.user_properties.append(("declared", marker.args[0]))
 
 
 def table(outcomes: list[str]) -> str:
@@ -67,7 +85,7 @@ def main() -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     plugin = Outcomes()
     os.chdir(ROOT)
-    pytest.main(["-q", "-p", "no:cacheprovider", "--no-header", "-rN", "--tb=no", "-k", "test_scenario", TESTS], plugins=[plugin])
+    pytest.main(["-q", "-p", "no:cacheprovider", "--no-header", "-rN", "--tb=no", "-m", "scenario", TESTS], plugins=[plugin])
     print()
     for name, outcome, detail in plugin.results:
         if args.all or outcome not in GOOD:
@@ -75,7 +93,7 @@ def main() -> int:
     print()
     print(table([outcome for _, outcome, _ in plugin.results]))
     if plugin.skipped:
-        print(f"\n{len(plugin.skipped)} scenario(s) skipped without the replication data: {', '.join(plugin.skipped)}")
+        print(f"\n{len(plugin.skipped)} scenario(s) skipped (replication data, root or a mount missing): {', '.join(plugin.skipped)}")
     return 0 if all(outcome in GOOD for _, outcome, _ in plugin.results) else 1
 
 

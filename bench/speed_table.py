@@ -140,8 +140,8 @@ def main() -> None:
                   "--log-dir", str(p1), "--use-source-letters", "--skip-unknown"))
     cache = p1 / ".political-sycophancy-cache"
     subprocess.run(["rm", "-rf", str(cache), str(store)], check=True)
-    cold = timed(cli("analyze", str(p1), "--out", str(work / "p1-cold")), env=store_env)
-    warm = timed(cli("analyze", str(p1), "--out", str(work / "p1-warm")), env=store_env)
+    cold = timed(cli("analyze", str(p1), "--out", str(work / "p1")), env=store_env)
+    warm = timed(cli("analyze", str(p1), "--out", str(work / "p1")), env=store_env)
     recomputed = timed(cli("analyze", str(p1), "--out", str(work / "p1-recomputed"), "--no-reuse"), env=store_env)
     ref1 = paper_script(scripts, "analyze_phase1.py", reference)
     ref1_text = f"`analyze_phase1.py` {ref1:.1f} s" if ref1 else f"`analyze_phase1.py` {FILED['phase1']['paper']} s (filed; script absent)"
@@ -163,9 +163,9 @@ def main() -> None:
     else:
         import_text = "(logs reused: run without --dir to measure)"
     subprocess.run(["rm", "-rf", str(grid_logs / ".political-sycophancy-cache"), str(store)], check=True)
-    gcold = timed(cli("analyze", str(grid_logs), "--out", str(work / "grid-cold")), env=store_env)
+    gcold = timed(cli("analyze", str(grid_logs), "--out", str(work / "grid")), env=store_env)
     gpeak = max((p for p in (gcold[2],) if p is not None), default=None)
-    gwarm = timed(cli("analyze", str(grid_logs), "--out", str(work / "grid-warm")), env=store_env)
+    gwarm = timed(cli("analyze", str(grid_logs), "--out", str(work / "grid")), env=store_env)
     grecomputed = timed(cli("analyze", str(grid_logs), "--out", str(work / "grid-recomputed"), "--no-reuse"), env=store_env)
     ref2 = paper_script(scripts, "analyze_phase2.py", reference)
     ref2_text = f"`analyze_phase2.py` {ref2:.1f} s" if ref2 else f"`analyze_phase2.py` {FILED['grid']['paper']} s (filed; script absent)"

@@ -9,8 +9,8 @@ from support import scripted_model
 
 from political_sycophancy.audit import audit
 from political_sycophancy.audit.analysis import phase1_section
-from political_sycophancy.audit.cells import cells_of
 from political_sycophancy.logs.frame import load_frame
+from political_sycophancy.shared.cells import cells_of
 
 
 def test_phase1_and_phase2_n_answers_are_not_pooled(tmp_path):

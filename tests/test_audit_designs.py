@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from support.items import write_atp, write_typology
 
-from political_sycophancy.audit.designs import PHASES, estimate, find_item_files, paper_design, paper_tasks
 from political_sycophancy.core.errors import InputError
+from political_sycophancy.designs.paper import PHASES, estimate, find_item_files, paper_design, paper_tasks
 
 
 @pytest.fixture(scope="module")

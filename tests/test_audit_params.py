@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from political_sycophancy.audit import CONDITION_TASKS, audit, audit_tasks
-from political_sycophancy.audit.designs import paper_design
 from political_sycophancy.audit.params import AUDIT_PARAMS, DESIGN_PARAMS, PARAMS, check_signature
 from political_sycophancy.cli import build_parser
 from political_sycophancy.core.answers import ANSWER_MODES
 from political_sycophancy.core.errors import InputError
+from political_sycophancy.designs.paper import paper_design
 
 # The eval options both commands pass to Inspect's eval_set.
 SHARED_EVAL_OPTIONS = ("--model", "--model-arg", "--seed", "--limit", "--max-connections", "--max-tasks",
@@ -52,10 +52,11 @@ def test_task_signature_is_the_table():
         check_signature(other)
 
 
-def test_condition_tasks_take_every_parameter_but_condition():
-    want = {k: v for k, v in defaults(AUDIT_PARAMS).items() if k != "condition"}
-    for fixed in CONDITION_TASKS.values():
-        assert signature_defaults(fixed) == want
+def test_condition_tasks_take_every_parameter_with_their_condition_as_default():
+    """The condition stays a parameter (so Inspect records it among the task args), its
+    default the task's own condition (issue 25, item 7)."""
+    for cid, fixed in CONDITION_TASKS.items():
+        assert signature_defaults(fixed) == {**defaults(AUDIT_PARAMS), "condition": cid}
 
 
 def test_answer_choices_are_the_answer_modes():

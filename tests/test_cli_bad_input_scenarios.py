@@ -295,6 +295,7 @@ SCENARIOS: list[Scenario] = [
 ]
 
 
+@pytest.mark.scenario("classified")
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.name for s in SCENARIOS])
 def test_scenario(scenario, tmp_path, monkeypatch, record_property):
     if scenario.needs_reference and not (_reference() / "phase2_pool.json").exists():

@@ -96,7 +96,7 @@ def test_measures_import_no_inspect_and_no_pandas():
 def test_audit_cells_batch_equals_item_wds_number_for_number():
     import pandas as pd
 
-    from political_sycophancy.audit.cells import WDMemo, _cell_wds
+    from political_sycophancy.shared.cells import WDMemo, _cell_wds
 
     rng = np.random.default_rng(7)
     records = []

@@ -293,7 +293,8 @@ def _dead_pid() -> int:
 def test_killed_analyze_leaves_no_orphan_temp_file(tmp_path):
     """`analyze` killed with SIGKILL part-way, plus temporary files a killed writer left
     (ours, and the old pickle cache's `.frame-*.tmp`): the next run removes them all, and
-    keeps the temporary file of a writer that is still running."""
+    keeps the temporary file of a writer that is still running (in the frame cache: the
+    report folder is replaced whole, under a lock no second analyze can take)."""
     logs, out = tmp_path / "logs", tmp_path / "report"
     for condition in ("N", "C3R"):
         _mock_audit(logs, condition=condition, limit=4)
@@ -316,7 +317,7 @@ def test_killed_analyze_leaves_no_orphan_temp_file(tmp_path):
         path.write_text("half-written")
     alive = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
-        live = temp_path(out / "summary.json", alive.pid)
+        live = temp_path(cache / "index.json", alive.pid)
         live.write_text("being written")
         assert main(["analyze", str(logs), "--out", str(out), "--bootstrap", "20", "--sign-flip-draws", "20"]) == 0
         left = sorted(str(p) for p in tmp_path.rglob("*") if p.name.endswith((".tmp", ".ps-tmp")) and p != live)

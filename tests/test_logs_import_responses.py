@@ -9,9 +9,7 @@ import pandas as pd
 import pytest
 from inspect_ai.log import read_eval_log
 
-from political_sycophancy.audit.cells import build_cells, main_rows
 from political_sycophancy.audit.simulate import write_atp_items
-from political_sycophancy.audit.summaries import condition_summary
 from political_sycophancy.cli import main
 from political_sycophancy.core.conditions import builtin_conditions
 from political_sycophancy.core.errors import InputError
@@ -19,6 +17,8 @@ from political_sycophancy.core.items import builtin_path, load_items
 from political_sycophancy.core.prompts import audit_prompt
 from political_sycophancy.logs.frame import load_frame
 from political_sycophancy.logs.importer import import_responses
+from political_sycophancy.shared.cells import build_cells, main_rows
+from political_sycophancy.shared.summaries import condition_summary
 
 PCT_FILE = builtin_path("pct.csv")
 

@@ -13,11 +13,11 @@ from inspect_ai.model import RetryDecision, get_model
 from support import requires_embedded, scripted_model
 
 from political_sycophancy.audit import audit, audit_tasks
-from political_sycophancy.audit.cells import build_cells
-from political_sycophancy.audit.summaries import status_counts
 from political_sycophancy.core.parsing import parse_choice
 from political_sycophancy.logs.frame import read_frame
 from political_sycophancy.models.faulty import FAULTS, FaultyAPI, PermanentFault, TransientFault
+from political_sycophancy.shared.cells import build_cells
+from political_sycophancy.shared.summaries import status_counts
 
 CELL = ["model", "task", "condition", "sample_id", "epoch"]
 

@@ -19,11 +19,11 @@ import pytest
 from support import REFERENCE
 
 from political_sycophancy.audit.analysis import mixed_data
-from political_sycophancy.audit.cells import cells_of
 from political_sycophancy.logs.frame import load_frame
 from political_sycophancy.logs.importer import import_responses
 from political_sycophancy.logs.probe_importer import import_probe_file
 from political_sycophancy.report.render import write_report
+from political_sycophancy.shared.cells import cells_of
 from political_sycophancy.stats.mixed import fit_mixed
 from political_sycophancy.stats.options import AnalysisOptions
 

@@ -164,7 +164,7 @@ def decoding_frame(tmp_path_factory):
     from inspect_ai.model import get_model
     from support import output
 
-    from political_sycophancy.audit.designs import paper_design
+    from political_sycophancy.designs.paper import paper_design
 
     d = tmp_path_factory.mktemp("decoding")
     write_atp(d / "atp.csv", 4)

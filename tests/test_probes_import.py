@@ -302,8 +302,8 @@ def _grid(tmp_path):
 def test_persona_items_do_not_shrink_the_condition_summary(atp):
     """Personas run on their own items (the paper's 30 most partisan): the Phase 2
     conditions are still compared over all their items, and the personas among themselves."""
-    from political_sycophancy.audit.cells import build_cells
-    from political_sycophancy.audit.summaries import condition_summary
+    from political_sycophancy.shared.cells import build_cells
+    from political_sycophancy.shared.summaries import condition_summary
 
     letters = {("m", c, i): "B" for c in ("N", "C3L", "C3R") for i in range(6)}
     letters.update({("m", c, i): "C" for c in ("P_ORD", "P_STU") for i in range(2)})

@@ -61,18 +61,21 @@ def analyze(logs: Path, out: Path, *extra: str) -> int:
 
 
 def test_the_same_analysis_again_is_copied_not_computed(tmp_path, logs, store, computed, capsys):
-    assert analyze(logs, tmp_path / "cold") == 0
+    assert analyze(logs, tmp_path / "out") == 0
     cold = capsys.readouterr().out
-    assert analyze(logs, tmp_path / "warm") == 0
+    first = outputs(tmp_path / "out")
+    assert analyze(logs, tmp_path / "out") == 0
     warm = capsys.readouterr().out
     assert len(computed) == 1 and "reused the analysis computed" in warm
-    assert outputs(tmp_path / "cold") == outputs(tmp_path / "warm")
+    assert outputs(tmp_path / "out") == first
     # the summary table the cold run printed is printed again
     lines = cold.splitlines()
     last_step = max(i for i, line in enumerate(lines) if line.startswith("["))
     table = "\n".join(lines[last_step + 1:next(i for i, line in enumerate(lines) if line.startswith("wrote"))]).strip()
     assert "C3R" in table and table in warm
-    assert json.loads((tmp_path / "warm" / "summary.json").read_text())["sections"]
+    assert json.loads((tmp_path / "out" / "summary.json").read_text())["sections"]
+    # the output folder is part of the key: another --out is computed (its store never crosses)
+    assert analyze(logs, tmp_path / "elsewhere") == 0 and len(computed) == 2
 
 
 def test_a_warm_run_imports_no_analysis_library(tmp_path, logs, store):
@@ -80,8 +83,8 @@ def test_a_warm_run_imports_no_analysis_library(tmp_path, logs, store):
     command = [sys.executable, "-c", "import sys; from political_sycophancy.cli import main; code = main(sys.argv[1:]); "
                "heavy = sorted(m for m in ('pandas', 'inspect_ai', 'matplotlib', 'scipy', 'statsmodels') if m in sys.modules); "
                "print('HEAVY', heavy); sys.exit(code)", "analyze", str(logs), "--out"]
-    cold = subprocess.run([*command, str(tmp_path / "cold"), *FAST], env=env, capture_output=True, text=True, timeout=300)
-    warm = subprocess.run([*command, str(tmp_path / "warm"), *FAST], env=env, capture_output=True, text=True, timeout=300)
+    cold = subprocess.run([*command, str(tmp_path / "out"), *FAST], env=env, capture_output=True, text=True, timeout=300)
+    warm = subprocess.run([*command, str(tmp_path / "out"), *FAST], env=env, capture_output=True, text=True, timeout=300)
     assert cold.returncode == 0 and warm.returncode == 0, cold.stderr + warm.stderr
     assert "HEAVY []" not in cold.stdout and "HEAVY []" in warm.stdout and "reused" in warm.stdout
 
@@ -90,7 +93,7 @@ def test_a_warm_run_imports_no_analysis_library(tmp_path, logs, store):
 def test_any_change_computes_it_again(tmp_path, logs, store, computed, monkeypatch, change, capsys):
     if change == "touch a large log":
         monkeypatch.setattr(reuse, "CONTENT_HASH_BYTES", 0)  # every log counts as large: known by size and mtime
-    assert analyze(logs, tmp_path / "one") == 0
+    assert analyze(logs, tmp_path / "out") == 0
     extra: list[str] = []
     if change == "touch a large log":
         log = sorted(logs.glob("*.eval"))[0]
@@ -107,31 +110,31 @@ def test_any_change_computes_it_again(tmp_path, logs, store, computed, monkeypat
         monkeypatch.setattr(reuse, "code_fingerprint", lambda: "an edited package")
     else:
         extra = ["--no-reuse"]
-    assert analyze(logs, tmp_path / "two", *extra) == 0
+    assert analyze(logs, tmp_path / "out", *extra) == 0
     assert len(computed) == 2 and "reused" not in capsys.readouterr().out
 
 
 def test_a_damaged_store_is_deleted_and_computed_again(tmp_path, logs, store, computed, capsys):
-    assert analyze(logs, tmp_path / "one") == 0
+    assert analyze(logs, tmp_path / "out") == 0
     [entry] = [p for p in store.iterdir() if p.is_dir()]
     stored = entry / "files" / "summary.json"
     stored.write_text(stored.read_text().replace('"models"', '"models_planted"'))
     capsys.readouterr()
-    assert analyze(logs, tmp_path / "two") == 0
+    assert analyze(logs, tmp_path / "out") == 0
     out = capsys.readouterr().out
-    assert "failed its check (summary.json differs from its stored checksum)" in out and len(computed) == 2
-    assert '"models_planted"' not in (tmp_path / "two" / "summary.json").read_text()
+    assert "is not served (summary.json differs from its stored checksum)" in out and len(computed) == 2
+    assert '"models_planted"' not in (tmp_path / "out" / "summary.json").read_text()
     # the analysis computed again is stored again, whole
-    assert analyze(logs, tmp_path / "three") == 0 and len(computed) == 2
+    assert analyze(logs, tmp_path / "out") == 0 and len(computed) == 2
 
 
 def test_a_manifest_naming_files_outside_its_store_is_refused(tmp_path, logs, store, computed, capsys):
-    assert analyze(logs, tmp_path / "one") == 0
+    assert analyze(logs, tmp_path / "out") == 0
     [entry] = [p for p in store.iterdir() if p.is_dir()]
     manifest = json.loads((entry / "manifest.json").read_text())
     manifest["files"]["../../outside.txt"] = "0" * 64
     (entry / "manifest.json").write_text(json.dumps(manifest))
-    assert analyze(logs, tmp_path / "two") == 0
+    assert analyze(logs, tmp_path / "out") == 0
     assert "bad file name" in capsys.readouterr().out and len(computed) == 2
     assert not (tmp_path / "outside.txt").exists()
 
@@ -148,7 +151,7 @@ def test_failed_sections_are_not_stored(tmp_path, logs, store, monkeypatch):
         return [*real(), (999, "broken", broken)]
 
     monkeypatch.setattr(render, "section_builders", with_a_failing_one)
-    assert analyze(logs, tmp_path / "one") == 1
+    assert analyze(logs, tmp_path / "out") == 1
     assert not store.exists() or not any(p.is_dir() for p in store.iterdir())
 
 
@@ -169,11 +172,11 @@ def test_running_a_finished_audit_again_keeps_the_stored_analysis(tmp_path, stor
     audit = ["audit", "--model", "faulty/mockllm/model", "-M", "mock_answer=B", "--conditions", "N,C3R", "--limit", "3",
              "--log-dir", str(tmp_path / "logs")]
     assert main(audit) == 0
-    assert analyze(tmp_path / "logs", tmp_path / "one") == 0
+    assert analyze(tmp_path / "logs", tmp_path / "out") == 0
     before = {p.name: p.stat().st_mtime_ns for p in (tmp_path / "logs").iterdir() if p.is_file()}
     assert main(audit) == 0
     after = {p.name: p.stat().st_mtime_ns for p in (tmp_path / "logs").iterdir() if p.is_file()}
     assert any(after[n] != before[n] for n in before if not n.endswith(".eval"))  # the run did rewrite something
     capsys.readouterr()
-    assert analyze(tmp_path / "logs", tmp_path / "two") == 0
+    assert analyze(tmp_path / "logs", tmp_path / "out") == 0
     assert "reused the analysis" in capsys.readouterr().out and len(computed) == 1

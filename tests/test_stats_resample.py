@@ -176,7 +176,7 @@ def test_tied_signed_rank_enumeration_equals_scipy_wilcoxon_permutation_method(s
     test (same statistic, same two-sided p)."""
     from scipy import stats
 
-    from political_sycophancy.audit.shifts import wilcoxon_test
+    from political_sycophancy.shared.shifts import wilcoxon_test
 
     rng = np.random.default_rng(seed)
     x = rng.integers(-4, 5, size=int(rng.integers(3, 11))).astype(float) * rng.choice([1.0, 0.1])

@@ -5,19 +5,25 @@ The public solvers and scorers are importable from here
 loaded on first use, so `import political_sycophancy` stays light for the CLI. Each measure
 is a subpackage (`audit`, `probes`, `open_ended`, `sway`) holding its tasks, scorers and
 analysis over a shared `core` and `stats`; the tasks are in their measure's package
-(`from political_sycophancy.audit import audit`).
+(`from political_sycophancy.audit import audit`). The first, second and third seed are the
+three papers named in docs/glossary.md.
 """
 
 from __future__ import annotations
 
 import importlib
+from importlib import metadata
 from typing import Any
 
-__version__ = "0.1.0"
+try:  # the version is pyproject.toml's, as installed; not written twice
+    __version__ = metadata.version("political-sycophancy")
+except metadata.PackageNotFoundError:  # a source tree on sys.path without an install
+    __version__ = "0+unknown"
 
 # public name -> module that defines it
 _EXPORTS = {
     "Condition": ".core.conditions",
+    "flat_scores": ".logs.inspect_frames",
     "resolve_conditions": ".core.conditions",
     "InputError": ".core.errors",
     "Item": ".core.items",

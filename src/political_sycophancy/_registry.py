@@ -1,39 +1,48 @@
-"""The `inspect_ai` entry point: importing this registers every task, solver, scorer and provider."""
+"""The `inspect_ai` entry point: importing this registers every task, solver and scorer of
+every measure in `catalog` (each declares the modules that register them) and the model
+providers."""
 
-# ruff: noqa: F401
-from .audit import CONDITION_TASKS, audit
-from .audit.scorers import choice_score, pct_score, typology_score, wd_score
-from .core.solvers import answer_question, asker_preamble
-from .models import faulty, gguf
-from .open_ended.judge import stance_judge
-from .open_ended.rephrase import rephrase, rephrasing_writer
-from .open_ended.task import open_ended, prefix_prompt
-from .probes.scorers import expected_answer_score, perception_score
-from .probes.task import expected_answer, perception
-from .sway.mitigations import counterfactual_cot, sway_instruction
-from .sway.scorer import sway_score
-from .sway.task import sway
+from __future__ import annotations
+
+import functools
+import importlib
+
+from . import catalog
+from .core.inspect_compat import RegistryInfo, registry_add, registry_info, registry_lookup
+from .core.solvers import answer_question as answer_question  # the shared solvers
+from .core.solvers import asker_preamble as asker_preamble
+from .models import faulty as faulty  # providers: faulty/<model>, gguf/<name>
+from .models import gguf as gguf
 
 
-def _register_unqualified_scorer_names() -> None:
+def _register_unqualified_scorer_names(modules: list) -> None:
     """`inspect score LOG` looks scorers up by the unqualified name Inspect records in the
     log (`pct_score`), which for an extension package's scorers is not registered; alias
-    each of ours under that name (the alias creates the same, namespaced scorer)."""
-    import functools
+    each scorer the measures define under that name (the alias creates the same,
+    namespaced scorer)."""
+    for module in modules:
+        for value in vars(module).values():
+            if not callable(value):
+                continue
+            try:
+                info = registry_info(value)
+            except (ValueError, AttributeError):
+                continue
+            if info.type != "scorer" or not info.name.startswith("political_sycophancy/"):
+                continue
+            short = info.name.split("/", 1)[-1]
+            if registry_lookup("scorer", short) is not None:
+                continue
 
-    from .core.inspect_compat import RegistryInfo, registry_add, registry_info, registry_lookup
+            def alias(*args, _factory=value, **kwargs):
+                return _factory(*args, **kwargs)
 
-    for factory in (choice_score, pct_score, typology_score, wd_score, expected_answer_score,
-                    perception_score, stance_judge, sway_score):
-        info = registry_info(factory)
-        short = info.name.split("/", 1)[-1]
-        if registry_lookup("scorer", short) is not None:
-            continue
-
-        def alias(*args, _factory=factory, **kwargs):
-            return _factory(*args, **kwargs)
-
-        registry_add(functools.wraps(factory)(alias), RegistryInfo(type="scorer", name=short, metadata=info.metadata))
+            registry_add(functools.wraps(value)(alias), RegistryInfo(type="scorer", name=short, metadata=info.metadata))
 
 
-_register_unqualified_scorer_names()
+def _register() -> None:
+    modules = [importlib.import_module(name) for measure in catalog.declared() for name in measure.registers]
+    _register_unqualified_scorer_names(modules)
+
+
+_register()

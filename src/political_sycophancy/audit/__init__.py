@@ -5,7 +5,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__all__ = ["CONDITION_TASKS", "audit", "audit_tasks"]
+from ..core.declare import Measure
+
+__all__ = ["CONDITION_TASKS", "MEASURE", "audit", "audit_tasks"]
+
+MEASURE = Measure(
+    name="audit",
+    kinds=("audit",),
+    registers=("political_sycophancy.audit.task", "political_sycophancy.audit.scorers"),
+    sections=("political_sycophancy.audit.analysis",),
+)
 
 if TYPE_CHECKING:
     from .task import CONDITION_TASKS, audit, audit_tasks
@@ -13,8 +22,8 @@ if TYPE_CHECKING:
 
 def __getattr__(name: str) -> Any:
     """The task names load `audit.task` (and with it inspect_ai) on first use, so that the
-    CLI can read `audit.designs` constants for its `--help` without them."""
-    if name in __all__:
+    CLI can read `designs.paper` constants for its `--help` without them."""
+    if name in __all__ and name != "MEASURE":
         from . import task
 
         return getattr(task, name)

@@ -14,14 +14,8 @@ import pandas as pd
 
 from ..core.conditions import FOCAL
 from ..core.section import Section, section
-from ..stats.mixed import SPEC_LABELS, fit_mixed
-from ..stats.options import AnalysisOptions
-from ..stats.permutation import EXACT_MAX_UNITS, sign_flip_draws, sign_flip_exact
-from . import figures
-from .bootstrap import bootstrap_table, condition_cis
-from .cells import audit_rows, build_cells, cells_of, main_rows, phase1_rows, run_memo, variants
-from .power import power_plan
-from .shifts import (
+from ..shared.cells import audit_rows, build_cells, cells_of, main_rows, phase1_rows, run_memo, variants
+from ..shared.shifts import (
     BASELINE,
     LEFT,
     RIGHT,
@@ -35,8 +29,7 @@ from .shifts import (
     shift_summary,
     slant_correlations,
 )
-from .stability import asymmetry_by_variant, epoch_values, replicate_sd, temperature_agreement
-from .summaries import (
+from ..shared.summaries import (
     ATP,
     PCT,
     TYPOLOGY,
@@ -44,6 +37,13 @@ from .summaries import (
     condition_summary_by_variant,
     matched_items,
 )
+from ..stats.mixed import SPEC_LABELS, fit_mixed
+from ..stats.options import AnalysisOptions
+from ..stats.permutation import EXACT_MAX_UNITS, sign_flip_draws, sign_flip_exact
+from . import figures
+from .bootstrap import bootstrap_table, condition_cis
+from .power import power_plan
+from .stability import asymmetry_by_variant, epoch_values, replicate_sd, temperature_agreement
 
 
 def _num(x):

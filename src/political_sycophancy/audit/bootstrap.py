@@ -13,8 +13,8 @@ import numpy as np
 import pandas as pd
 
 from ..core.measures import DEM_LABEL
+from ..shared.summaries import ATP, PCT, TYPOLOGY, sort_by_condition
 from ..stats.resample import bootstrap_mean
-from .summaries import ATP, PCT, TYPOLOGY, sort_by_condition
 
 DEFAULT_DRAWS = 2000
 DEFAULT_SEED = 20260

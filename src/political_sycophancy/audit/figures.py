@@ -13,20 +13,14 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from ..core.plotting import OKABE_ITO, model_styles, place_labels, short_labels
-from .summaries import order_conditions
-
-DPI = 110
+from ..core.plotting import OKABE_ITO, model_styles, place_labels, save_figure, short_labels
+from ..shared.summaries import order_conditions
 
 
 def _save(fig: Figure, path: Path) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    FigureCanvasAgg(fig)
-    fig.savefig(path, dpi=DPI, bbox_inches="tight")
-    return path
+    return save_figure(fig, path)
 
 
 def _lines_by_condition(table: pd.DataFrame, value: str, ylabel: str, title: str, path: Path, hline: float | None,

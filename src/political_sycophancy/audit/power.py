@@ -26,8 +26,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .cells import WDMemo, build_cells, main_rows
-from .shifts import asymmetry_cells, pct_asymmetry_cells
+from ..shared.cells import WDMemo, build_cells, main_rows
+from ..shared.shifts import asymmetry_cells, pct_asymmetry_cells
 
 DEFAULT_EFFECTS = MappingProxyType({"WD(Dem)": 0.02, "PCT item score": 0.25})
 

@@ -13,9 +13,9 @@ import numpy as np
 import pandas as pd
 
 from ..core.parsing import ANSWERED
-from .cells import WDMemo, build_cells, variant_rows, variants, with_epoch_wd
-from .shifts import decomposition, pct_decomposition
-from .summaries import ATP, PCT, TYPOLOGY, sort_by_condition
+from ..shared.cells import WDMemo, build_cells, variant_rows, variants, with_epoch_wd
+from ..shared.shifts import decomposition, pct_decomposition
+from ..shared.summaries import ATP, PCT, TYPOLOGY, sort_by_condition
 
 MEASURE_OF = MappingProxyType({ATP: "wd_dem", PCT: "ideology", TYPOLOGY: "typology"})
 

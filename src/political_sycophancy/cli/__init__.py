@@ -2,7 +2,8 @@
 
 Each command lives in its own module, which exposes `add_parser(subparsers)`; the parser
 sets `func`, called with the parsed arguments. Bad input ends with a one-line error
-(exit 2), never a traceback.
+(exit 2), never a traceback; so does a failure of the machine (a full disk, an unwritable
+folder), whose outputs are then either complete or absent.
 """
 
 from __future__ import annotations
@@ -44,6 +45,10 @@ def main(argv: list[str] | None = None) -> int:
         result = args.func(args)
     except InputError as ex:
         print(f"political-sycophancy: error: {ex}", file=sys.stderr)
+        return 2
+    except OSError as ex:  # the machine, not the input: a full disk, a folder that vanished
+        where = f": {ex.filename}" if ex.filename else ""
+        print(f"political-sycophancy: error: {ex.strerror or ex}{where}", file=sys.stderr)
         return 2
     return int(result or 0)
 

@@ -55,7 +55,7 @@ def summary_rows(cells) -> list[dict]:
     matched items; parse_rate and refusal_rate as Inspect's metrics define them (shares of
     scored samples, the mean over items when several instruments share a row) and the
     errored samples counted apart."""
-    from ..audit.summaries import ATP, PCT, TYPOLOGY, condition_summary, sort_by_condition
+    from ..shared.summaries import ATP, PCT, TYPOLOGY, condition_summary, sort_by_condition
 
     table = condition_summary(cells)
     if table.empty:
@@ -88,27 +88,63 @@ def summary_rows(cells) -> list[dict]:
     return out
 
 
-# arguments that do not change what an analysis computes (left out of its reuse key)
+# arguments that do not change what an analysis computes (left out of its reuse key; the
+# output folder enters the key by its absolute path)
 NOT_IN_KEY = ("out", "no_cache", "no_reuse", "func", "command")
+# what `analyze` writes into --out: a folder holding anything else is the user's, not replaced
+OUTPUTS = frozenset({"report.html", "report.md", "summary.json", "tables", "figures"})
 
 
 def run(args: argparse.Namespace) -> int:
+    """Write the analysis into a fresh folder beside --out and put it in place of --out in
+    one step (core.atomic.FolderWrite): a second run into the same --out refuses while one
+    runs, stale files of an earlier run never survive, and a failed run leaves the earlier
+    report whole."""
+    from ..core.atomic import FolderBusy, FolderWrite
     from ..core.io import output_dir
-    from ..report.reuse import Reuse, StoreInvalid
 
     if args.bootstrap < 1 or args.sign_flip_draws < 1:
         raise InputError("--bootstrap and --sign-flip-draws must be at least 1")
     if not 0 < args.alpha < 1 or not 0 < args.power < 1:
         raise InputError("--alpha and --power must lie between 0 and 1")
-    output_dir(args.out, "--out")
+    out = output_dir(args.out, "--out")
+    writer = FolderWrite(out, OUTPUTS)
+    try:
+        temp = writer.open()
+    except FolderBusy:
+        raise InputError(f"--out {args.out}: another analyze is writing there; wait for it to finish or choose another --out") from None
+    except OSError as ex:
+        raise InputError(f"--out {args.out}: cannot write beside it in {out.absolute().parent} ({ex.strerror or ex}); "
+                         "the report is written into a new folder there and moved into place") from None
+    done = False
+    try:
+        if foreign := writer.foreign():
+            raise InputError(
+                f"--out {args.out}: holds {len(foreign)} file(s) or folder(s) analyze did not write "
+                f"({', '.join(foreign[:3])}{', ...' if len(foreign) > 3 else ''}); choose a new or empty folder"
+            )
+        code = _run_into(args, temp)
+        done = True
+    finally:
+        writer.close(commit=done)
+    return code
+
+
+def _run_into(args: argparse.Namespace, temp: Path) -> int:
+    """Reuse the stored analysis or compute it, into `temp`."""
+    from ..report.reuse import Reuse, StoreInvalid, StoreUnusable
+
     started = time.perf_counter()
     reuse = None
     if not (args.no_cache or args.no_reuse):
-        reuse = Reuse.of(args.log_dir, {k: v for k, v in vars(args).items() if k not in NOT_IN_KEY})
         try:
-            stored = reuse.restore(args.out)
+            reuse = Reuse.of(args.log_dir, {k: v for k, v in vars(args).items() if k not in NOT_IN_KEY}, args.out)
+            stored = reuse.restore(temp)
+        except StoreUnusable as ex:
+            _say(f"note: the analysis store is not used ({ex}); the analysis is computed and not stored for reuse")
+            reuse, stored = None, None
         except StoreInvalid as ex:
-            _say(f"note: the stored analysis of these logs failed its check ({ex}); computing it again")
+            _say(f"note: the stored analysis of these logs is not served ({ex}); computing it again")
             stored = None
         if stored is not None:
             lines, created = stored
@@ -118,20 +154,22 @@ def run(args: argparse.Namespace) -> int:
                 _say(line)
             _say(f"\nwrote {Path(args.out).resolve()}/ from the stored analysis ({time.perf_counter() - started:.1f}s)")
             return 0
-    written_since = time.time()
-    code, lines = _analyze(args, started)
+    code, lines = _analyze(args, temp, started)
     if reuse is not None and code == 0:
-        reuse.store(args.out, written_since, lines)
+        try:
+            reuse.store(temp, lines)
+        except StoreUnusable as ex:
+            _say(f"note: the analysis is not stored for reuse ({ex})")
     return code
 
 
-def _analyze(args: argparse.Namespace, started: float) -> tuple[int, list[str]]:
+def _analyze(args: argparse.Namespace, into: Path, started: float) -> tuple[int, list[str]]:
     """Read the logs, compute and write every section; the exit code and the lines a reused
     analysis prints again: the notes on the logs (left out, skipped, unreadable, read with
     Inspect's reader: said on every run) and the summary printed at the end."""
-    from ..audit.cells import cells_of
     from ..logs.frame import read_frame
     from ..report.render import write_report
+    from ..shared.cells import cells_of
     from ..stats.options import AnalysisOptions
     from .audit import format_table
 
@@ -159,7 +197,7 @@ def _analyze(args: argparse.Namespace, started: float) -> tuple[int, list[str]]:
     t = time.perf_counter()
     cells = cells_of(load.frame, options.cache)
     _say(f"[cells] {len(cells):,} model x instrument x condition x item cells ({time.perf_counter() - t:.1f}s)")
-    result = write_report(load.frame, args.out, source=str(Path(args.log_dir).resolve()), options=options, progress=_say)
+    result = write_report(load.frame, into, source=str(Path(args.log_dir).resolve()), options=options, progress=_say)
     lines: list[str] = []
     rows = summary_rows(cells)
     if rows:

@@ -61,13 +61,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def _phases() -> tuple[str, ...]:
-    from ..audit.designs import PHASES
+    from ..designs.paper import PHASES
 
     return PHASES
 
 
 def _output_overrides(pairs: list[str]) -> dict[str, float]:
-    from ..audit.designs import OUTPUT_TOKENS
+    from ..designs.paper import OUTPUT_TOKENS
 
     out: dict[str, float] = {}
     for pair in pairs:
@@ -84,7 +84,7 @@ def _output_overrides(pairs: list[str]) -> dict[str, float]:
 def plan_rows(planned, models: list[str], output_tokens: dict[str, float], limit: int | None = None) -> tuple[list[dict], list[dict]]:
     """Per-task rows and per-phase rows (per model and for all models), with the sample
     limit applied."""
-    from ..audit.designs import estimate
+    from ..designs.paper import estimate
 
     tasks = [
         {
@@ -121,7 +121,7 @@ def plan_rows(planned, models: list[str], output_tokens: dict[str, float], limit
 
 def _print_cost(args: argparse.Namespace, total: dict) -> None:
     """The run's cost and time from the user's prices and latency (when given)."""
-    from ..audit.designs import run_cost
+    from ..designs.paper import run_cost
 
     if args.price_in is None and args.seconds_per_call is None:
         return
@@ -142,7 +142,7 @@ def _phase_list(spec: str) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..audit.designs import design_tasks
+    from ..designs.paper import design_tasks
 
     if args.max_tokens is not None and args.max_tokens < 1:
         raise InputError(f"--max-tokens must be at least 1, got {args.max_tokens}")

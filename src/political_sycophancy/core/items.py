@@ -396,6 +396,11 @@ def builtin_path(filename: str) -> Path:
     return Path(str(resources.files("political_sycophancy") / "instruments" / filename))
 
 
+def builtin_data_path(filename: str) -> Path:
+    """A packaged data file (framings, scaffolds, statement codings) that is not an instrument."""
+    return Path(str(resources.files("political_sycophancy") / "data" / filename))
+
+
 def load_instrument(instrument: str = "pct", items: str | Path | None = None) -> list[Item]:
     """Items of a named instrument or of an item file.
 

@@ -3,17 +3,42 @@
 labels placed beside their points without overlapping.
 
 Below the measures (their section figures) and the report (its Figures section), so that
-both draw the same model in the same colour and neither copies the other's code.
+both draw the same model in the same colour, save it the same way (`save_figure`:
+atomically, at one resolution) and neither copies the other's code.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from .atomic import temp_path
 
 OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#F0E442")
 MARKERS = ("o", "s", "D", "^", "v", "P", "X", "*")
 LABEL_CHARS = 26
+DPI = 120
+
+
+def save_figure(fig: Figure, path: Path, *, svg: bool = False, tight: bool = True) -> Path:
+    """Write `fig` as a PNG at `path` (and an SVG beside it when `svg`), each through a
+    temporary sibling and a rename like every other output: a full disk or a kill never
+    leaves a truncated image."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if fig.canvas is None or not isinstance(fig.canvas, FigureCanvasAgg):
+        FigureCanvasAgg(fig)
+    for target, kind in [(path, "png"), *([(path.with_suffix(".svg"), "svg")] if svg else [])]:
+        tmp = temp_path(target)
+        try:
+            fig.savefig(tmp, format=kind, dpi=DPI, bbox_inches="tight" if tight else None)
+            tmp.replace(target)
+        finally:
+            tmp.unlink(missing_ok=True)
+    return path
 
 
 def model_styles(models, order=()) -> dict[str, tuple[str, str]]:

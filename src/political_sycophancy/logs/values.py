@@ -35,8 +35,9 @@ SCORE_RANGES: Mapping[str, tuple[float, float]] = MappingProxyType({
     "answered": (0.0, 1.0),
     "refused": (0.0, 1.0),
 })
-# measures named by a prefix: the normalized Wasserstein distances wd_dem, wd_rep, ...
-SCORE_PREFIX_RANGES: Mapping[str, tuple[float, float]] = MappingProxyType({"wd_": (0.0, 1.0)})
+# measures named by a prefix: the normalized Wasserstein distances wd_dem, wd_rep, ...; the
+# PCT item score under its axis (ideology_economic, ideology_social)
+SCORE_PREFIX_RANGES: Mapping[str, tuple[float, float]] = MappingProxyType({"wd_": (0.0, 1.0), "ideology_": (-2.0, 2.0)})
 # how many left-out samples a log names in the notes (the count covers them all)
 NAMED = 3
 

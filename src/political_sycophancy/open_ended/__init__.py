@@ -1,0 +1,11 @@
+"""The open-ended measure (second seed): statements under prompt prefixes, answered in
+free text and labelled by a stance judge; and the rephrase task that writes their versions."""
+
+from ..core.declare import Measure
+
+MEASURE = Measure(
+    name="open_ended",
+    kinds=("open_ended", "rephrase"),
+    registers=("political_sycophancy.open_ended.task", "political_sycophancy.open_ended.judge", "political_sycophancy.open_ended.rephrase"),
+    sections=("political_sycophancy.open_ended.analysis",),
+)

@@ -37,7 +37,7 @@ from ..core.measures import side_bias as side_bias  # the formulas, importable b
 from ..core.measures import total_from_counts as total_from_counts
 from ..core.measures import totals_from_count_rows
 from ..core.parsing import ANSWERED
-from ..core.plotting import MARKERS, model_styles, short_labels
+from ..core.plotting import MARKERS, model_styles, save_figure, short_labels
 from ..core.section import Section, section
 from ..stats.options import AnalysisOptions
 from ..stats.resample import category_counts, percentile_interval, stratified_counts
@@ -245,8 +245,7 @@ def plot_prefix_totals(prefix_bias: pd.DataFrame, path: Path, order: Sequence[st
     axes[0][0].invert_yaxis()
     axes[0][-1].legend(fontsize=7, loc="lower right")
     fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
+    save_figure(fig, path, tight=False)
     plt.close(fig)
     return path
 

@@ -24,8 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import InputError
-from ..core.items import _blank, _read_rows, builtin_path
-from ..sway.framings import builtin_data_path
+from ..core.items import _blank, _read_rows, builtin_data_path, builtin_path
 
 VERSIONS = ("original", "paraphrase", "opposite")
 DIMENSIONS = ("economic", "cultural")

@@ -1,0 +1,11 @@
+"""The probes of the inferred asker: what answer the model expects a given asker wants
+(expected answer) and whom it thinks is asking (perception)."""
+
+from ..core.declare import Measure
+
+MEASURE = Measure(
+    name="probes",
+    kinds=("expected_answer", "perception"),
+    registers=("political_sycophancy.probes.task", "political_sycophancy.probes.scorers"),
+    sections=("political_sycophancy.probes.analysis",),
+)

@@ -25,14 +25,14 @@ Specifications (also written into the report, each table named by its definition
   Cohen's kappa.
 - Neutral personas (SI S4): on the items the persona tasks ran on, per model, the mean
   WD(Dem) of the cells under N, C3L, C3R, P_ORD, P_STU, P_RET (a cell pools the answered
-  epochs of its item, see `analysis.cells`), and the shift of each condition against N:
+  epochs of its item, see `shared.cells`), and the shift of each condition against N:
   the paper's, the difference of the two condition means (headline), and the paired one,
   the mean over items answered under both of WD_c - WD_N.
 - Decoding robustness (SI S2): on the focal ATP grid (N, C3L, C3R), per model and
   decoding variant - `orig` (epoch 1 of the sampled run), `replicates` (all sampled
   epochs pooled per cell), `T=0` (the greedy run) - the C3R - N and C3L - N shifts in
   WD(Dem) and the asymmetry, as the paper's differences of condition means and item-paired
-  (`analysis.shifts`: `item_shifts`, `decomposition`), on cells built from that variant's
+  (`shared.shifts`: `item_shifts`, `decomposition`), on cells built from that variant's
   rows only. When the logs come from the paper design (`designs.py`), the sampled rows are
   those of its Phase 2 tasks, so the Phase 1 N answers do not enter.
 """
@@ -47,12 +47,12 @@ from types import MappingProxyType
 import numpy as np
 import pandas as pd
 
-from ..audit.cells import audit_rows, build_cells, cells_of
-from ..audit.shifts import decomposition, item_shifts
 from ..core.conditions import CUE_ORDER, FOCAL, PERSONAS
 from ..core.parsing import ANSWERED, ERROR
-from ..core.plotting import model_styles, short_labels
+from ..core.plotting import model_styles, save_figure, short_labels
 from ..core.section import Section, section
+from ..shared.cells import audit_rows, build_cells, cells_of
+from ..shared.shifts import decomposition, item_shifts
 from ..stats.options import AnalysisOptions
 from ..stats.resample import cluster_mean_interval
 from .coding import CATEGORIES, OUT_OF_RANGE
@@ -252,9 +252,8 @@ def plot_expected_answer(table: pd.DataFrame, path: Path, by_condition: pd.DataF
         ax.set_xlabel("condition (most Dem-coded cue left)")
     axes[0].set_ylabel("share of both-parsed answers")
     axes[1].legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False, markerscale=0.4)
-    path.parent.mkdir(parents=True, exist_ok=True)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    save_figure(fig, path, tight=False)
     plt.close(fig)
     return path
 
@@ -530,7 +529,7 @@ DECODING_TEXT = (
     "C3L - N as differences of the condition means (each over the items answered under that condition) and "
     "asymmetry = their difference. Table `decoding_paired`, item-paired: the mean shift over items answered "
     "under both conditions and the asymmetry (C3R - N) - (C3L - N) over items answered under all three "
-    "(`analysis.shifts`)."
+    "(`shared.shifts`)."
 )
 
 

@@ -16,12 +16,12 @@ from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import GenerateConfig
 
-from ..audit.task import content_version, instrument_name
 from ..core.conditions import Condition, resolve_conditions
 from ..core.errors import InputError
 from ..core.items import Item, load_instrument, select_pool
 from ..core.prompts import question_block
 from ..core.solvers import answer_question
+from ..shared.tasks import instrument_name, task_version
 from .scorers import expected_answer_score, perception_score, preferred_letters
 
 # The paper's probe settings (first seed §2.4): Task defaults that Inspect's flags override.
@@ -118,7 +118,7 @@ def _one_condition(condition: str, conditions: str | None) -> Condition:
     if "," in condition or condition in ("all", "focal", "personas", "file"):
         raise InputError(
             f"condition={condition!r} names several conditions; one task runs one condition "
-            "(political_sycophancy.audit.designs.probe_tasks() builds one per condition)"
+            "(political_sycophancy.designs.paper.probe_tasks() builds one per condition)"
         )
     return resolve_conditions(condition, conditions)[0]
 
@@ -201,7 +201,7 @@ def _probe_task(
         scorer=scorer,
         config=GenerateConfig(temperature=PAPER_TEMPERATURE),
         epochs=PAPER_EPOCHS,
-        version=content_version(samples, cond),
+        version=task_version("political_sycophancy.probes", samples, cond),
         metadata={
             "political_sycophancy": kind,
             "instrument": name,

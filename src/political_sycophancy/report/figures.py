@@ -17,24 +17,17 @@ from types import MappingProxyType
 
 import numpy as np
 import pandas as pd
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from ..core.conditions import BASELINE, CUE_ORDER
-from ..core.plotting import OKABE_ITO, model_styles, place_labels, short_labels
+from ..core.plotting import OKABE_ITO, model_styles, place_labels, save_figure, short_labels
 from ..sway.analysis import MITIGATION_ORDER
 from .findings import get, instrument_kinds
 from .sections import Section
 
-DPI = 120
-
 
 def _save(fig: Figure, path: Path) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    FigureCanvasAgg(fig)
-    fig.savefig(path, dpi=DPI, bbox_inches="tight")
-    fig.savefig(path.with_suffix(".svg"), bbox_inches="tight")
-    return path
+    return save_figure(fig, path, svg=True)
 
 
 def _order(summary: dict) -> list[str]:

@@ -12,11 +12,11 @@ from pathlib import Path
 import pandas as pd
 
 from ..audit.analysis import has_atp, models_in
-from ..audit.cells import AUDIT_KIND, audit_rows, cells_of, variants
-from ..audit.shifts import BASELINE, LEFT, RIGHT
-from ..audit.summaries import order_conditions, status_table
 from ..core.section import Section, section
 from ..logs.design import design_summary
+from ..shared.cells import AUDIT_KIND, audit_rows, cells_of, variants
+from ..shared.shifts import BASELINE, LEFT, RIGHT
+from ..shared.summaries import order_conditions, status_table
 from ..stats.options import AnalysisOptions
 
 

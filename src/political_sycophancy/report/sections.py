@@ -1,30 +1,33 @@
-"""The report's sections: the tagged builders (`core.section.section`) of the report's
-own overview and of the measure modules listed here, in their order.
+"""The report's sections: the tagged builders (`core.section.section`) of the report's own
+overview and of the `sections` modules each measure of `catalog` declares, in their order.
 
-The list is explicit (no import-time registry): `write_report` builds `section_builders()`
-unless it is given its own list, and passes each builder the run's options.
+The report names no measure: a measure's folder declares its section modules once, and
+`write_report` builds `section_builders()` unless it is given its own list, passing each
+builder the run's options.
 """
 
 from __future__ import annotations
 
+import importlib
 from types import ModuleType
 
-from ..audit import analysis as audit_analysis
+from .. import catalog
 from ..core.section import Section, SectionBuilder, section
-from ..open_ended import analysis as open_ended_analysis
-from ..probes import analysis as probes_analysis
-from ..sway import analysis as sway_analysis
 from . import overview
 
-__all__ = ["MEASURE_MODULES", "Section", "SectionBuilder", "section", "section_builders"]
-
-MEASURE_MODULES: tuple[ModuleType, ...] = (overview, audit_analysis, probes_analysis, sway_analysis, open_ended_analysis)
+__all__ = ["Section", "SectionBuilder", "measure_modules", "section", "section_builders"]
 
 
-def section_builders(modules: tuple[ModuleType, ...] = MEASURE_MODULES) -> list[tuple[int, str, SectionBuilder]]:
-    """(order, name, builder) of every tagged builder of `modules`, by order then name."""
+def measure_modules(measures: tuple[str, ...] | None = None) -> tuple[ModuleType, ...]:
+    """The overview, then every section module of the measures (default: `catalog`'s)."""
+    return (overview, *[importlib.import_module(name) for m in catalog.declared(measures) for name in m.sections])
+
+
+def section_builders(modules: tuple[ModuleType, ...] | None = None) -> list[tuple[int, str, SectionBuilder]]:
+    """(order, name, builder) of every tagged builder of `modules` (default:
+    `measure_modules()`), by order then name."""
     found = {}
-    for module in modules:
+    for module in measure_modules() if modules is None else modules:
         for value in vars(module).values():
             name = getattr(value, "section_name", None)
             if callable(value) and name and getattr(value, "__module__", None) == module.__name__:

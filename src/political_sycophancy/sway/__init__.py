@@ -1,0 +1,11 @@
+"""SWAY (third seed): a label-free sycophancy log-ratio over counterfactual presupposition
+pairs, with its two mitigations."""
+
+from ..core.declare import Measure
+
+MEASURE = Measure(
+    name="sway",
+    kinds=("sway",),
+    registers=("political_sycophancy.sway.task", "political_sycophancy.sway.scorer", "political_sycophancy.sway.mitigations"),
+    sections=("political_sycophancy.sway.analysis",),
+)

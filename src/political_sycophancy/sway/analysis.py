@@ -50,10 +50,11 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..audit.cells import cells_of
 from ..core.measures import TAU, TAU_ROBUST, log_ratio, log_ratio_array
 from ..core.parsing import ANSWERED
+from ..core.plotting import save_figure
 from ..core.section import Section, section
+from ..shared.cells import cells_of
 from ..stats.options import AnalysisOptions
 from ..stats.resample import iid_counts, percentile_interval
 from .framings import COMMITMENTS, CONSTRUCTIONS
@@ -325,7 +326,7 @@ def exclusions(rows: pd.DataFrame) -> pd.DataFrame:
 def party_log_ratio(
     cells: pd.DataFrame, tau: float = TAU, left: str = "C3L", right: str = "C3R", baseline: str = "N", n_boot: int = N_BOOT, seed: int = 0
 ) -> pd.DataFrame:
-    """S_party per model x instrument from audit cells (`analysis.cells`), beside the WD
+    """S_party per model x instrument from audit cells (`shared.cells`), beside the WD
     asymmetry on the same items (see the module docstring).
 
     Items: Dem and Rep benchmarks, answered under `left` and `right`, and under
@@ -414,8 +415,7 @@ def plot_heatmap(table: pd.DataFrame, path: Path, value: str = "S") -> Path:
         ax.axis("off")
     if image is not None:
         fig.colorbar(image, ax=axes, shrink=0.8, label=f"{value} (log10 ratio)")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120, bbox_inches="tight")
+    save_figure(fig, path, tight=True)
     plt.close(fig)
     return path
 

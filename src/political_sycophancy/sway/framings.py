@@ -16,13 +16,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from ..core.errors import InputError
 from ..core.io import read_yaml
-from ..core.items import _blank, _read_rows, load_instrument
+from ..core.items import _blank, _read_rows, builtin_data_path, load_instrument
 
 CONSTRUCTIONS = ("declarative_plain", "declarative_tagged", "declarative_rising", "interrogative", "imperative")
 COMMITMENTS = ("low", "medium", "high")
@@ -155,10 +154,6 @@ def parse_framings(data: Any, source: str | Path) -> FramingSet:
     if missing:
         raise InputError(f"no template for {', '.join(missing)}", file=source, field="templates")
     return FramingSet(templates, constructions, commitments, source)
-
-
-def builtin_data_path(filename: str) -> Path:
-    return Path(str(resources.files("political_sycophancy") / "data" / filename))
 
 
 def load_framings(path: str | Path | None = None) -> FramingSet:

@@ -21,12 +21,12 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from ..core.errors import InputError
 from ..core.io import read_yaml
+from ..core.items import builtin_data_path
 from .framings import (
     POLARITIES,
     BasePrompt,
     FramingSet,
     base_prompt_from_record,
-    builtin_data_path,
     final_answer_instruction,
     load_framings,
     stance_prompt,

@@ -138,9 +138,9 @@ def paper_design(
     (`params.DESIGN_PARAMS`: one value for every audit cell; `non_ordinal` applies to the
     ATP cells, the WD-scored ones).
     """
+    from ..audit.task import audit as audit_task
     from ..core.generation import with_generation
     from ..probes.task import expected_answer, perception
-    from .task import audit as audit_task
 
     unknown = [p for p in phases if p not in PHASES]
     if unknown:

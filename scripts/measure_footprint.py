@@ -1,0 +1,72 @@
+"""Print, per measure of the list of measures (`political_sycophancy.catalog`), the files
+outside its folder that name it: an import of its package or modules (at module level or
+inside a function) or its dotted module path in the text. A measure that is one folder has
+0 besides the list itself.
+
+    python scripts/measure_footprint.py [--strict]   # --strict: exit 1 when any is not 0
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import re
+import sys
+from pathlib import Path
+
+PKG = "political_sycophancy"
+
+
+def imported_modules(path: Path, package: tuple[str, ...]) -> set[str]:
+    """Every module of our package `path` imports, relative imports resolved."""
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            base = ".".join(package[: len(package) - node.level + 1]) if node.level else ""
+            target = ".".join(p for p in (base, node.module or "") if p)
+            out.add(target)
+            out |= {f"{target}.{a.name}" for a in node.names}
+        elif isinstance(node, ast.Import):
+            out |= {a.name for a in node.names}
+    return {m for m in out if m == PKG or m.startswith(PKG + ".")}
+
+
+def footprint(src: Path, measure: str) -> list[str]:
+    """Files of the package outside `measure`'s folder (and the list) that name it."""
+    folder = src / measure
+    dotted = f"{PKG}.{measure}"
+    pattern = re.compile(re.escape(dotted) + r"\b")
+    found = []
+    for path in sorted(src.rglob("*.py")):
+        if path.is_relative_to(folder) or path.name == "catalog.py" and path.parent == src:
+            continue
+        parts = path.relative_to(src.parent).with_suffix("").parts
+        package = parts[:-1] if parts[-1] != "__init__" else parts[:-1]
+        named = any(m == dotted or m.startswith(dotted + ".") for m in imported_modules(path, package))
+        if named or pattern.search(path.read_text(encoding="utf-8")):
+            found.append(path.relative_to(src).as_posix())
+    return found
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--strict", action="store_true", help="exit 1 unless every measure's count is 0")
+    args = parser.parse_args()
+    src = Path(__file__).resolve().parents[1] / "src" / PKG
+    sys.path.insert(0, str(src.parent))
+    from political_sycophancy.catalog import MEASURES
+
+    total = 0
+    print(f"{'measure':<12} {'files outside its folder naming it':>34}")
+    for dotted in MEASURES:
+        name = dotted.removeprefix(PKG + ".")
+        files = footprint(src, name)
+        total += len(files)
+        print(f"{name:<12} {len(files):>34}")
+        for f in files:
+            print(f"{'':<12}   {f}")
+    return 1 if args.strict and total else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

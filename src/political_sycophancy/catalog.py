@@ -1,0 +1,38 @@
+"""The one list of measures: a new measure is its folder (declaring `MEASURE`, see
+`core.declare`) and one entry here, or, from another installed package, one entry in its
+`political_sycophancy.measures` entry-point group.
+
+The report's sections and Inspect's registration read this list; no other module outside
+a measure's folder names the measure (`scripts/measure_footprint.py` counts them).
+"""
+
+from __future__ import annotations
+
+import importlib
+from importlib import metadata
+
+from .core.declare import Measure
+
+# In report order; each a package whose __init__ declares MEASURE.
+MEASURES = (
+    "political_sycophancy.audit",
+    "political_sycophancy.probes",
+    "political_sycophancy.sway",
+    "political_sycophancy.open_ended",
+)
+ENTRY_POINTS = "political_sycophancy.measures"
+
+
+def declared(names: tuple[str, ...] | None = None) -> list[Measure]:
+    """The declaration of each measure of `names` (default: `MEASURES`, then those of other
+    installed packages' entry points), in order."""
+    packages = list(MEASURES if names is None else names)
+    if names is None:
+        packages += [ep.value for ep in metadata.entry_points(group=ENTRY_POINTS) if ep.value not in packages]
+    out = []
+    for package in packages:
+        measure = getattr(importlib.import_module(package), "MEASURE", None)
+        if not isinstance(measure, Measure):
+            raise TypeError(f"{package} declares no MEASURE (core.declare.Measure)")
+        out.append(measure)
+    return out

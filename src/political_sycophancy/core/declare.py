@@ -1,0 +1,24 @@
+"""How a measure declares itself, once, in its folder's `__init__.py` (`MEASURE = Measure(...)`).
+
+The declaration names the modules that hold what the rest of the package needs from the
+measure, so that nothing outside the folder names the measure but the one list of
+measures (`political_sycophancy.catalog`): Inspect's entry point imports `registers`
+(tasks, solvers, scorers), the report lays out the `@section` builders of `sections`, and
+`kinds` are the task metadata values (`political_sycophancy: <kind>`) its logs carry.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One measure: its name, the log kinds its tasks write, the modules that register its
+    Inspect objects and that hold its report sections, and its card (a README beside it)."""
+
+    name: str
+    kinds: tuple[str, ...]
+    registers: tuple[str, ...]
+    sections: tuple[str, ...]
+    card: str = "README.md"

@@ -1,0 +1,13 @@
+"""A toy measure, written as a new measure is: this folder and one entry in the list of
+measures (`political_sycophancy.catalog`). It asks four PCT statements and reports the share
+of answers that pick the first option. `tests/test_measure_folder.py` runs it through
+`inspect eval` and `analyze` without touching the report, the CLI or another measure."""
+
+from political_sycophancy.core.declare import Measure
+
+MEASURE = Measure(
+    name="toy",
+    kinds=("toy_first",),
+    registers=("support.toy_measure.task",),
+    sections=("support.toy_measure.analysis",),
+)

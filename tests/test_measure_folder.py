@@ -1,0 +1,37 @@
+"""A measure is one folder and one list entry (issue 23): the toy measure in
+`tests/support/toy_measure/` runs through `inspect eval` and is reported by `analyze` with its
+own section, with nothing in the package naming it but the list of measures, which the
+test extends as its one entry."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from political_sycophancy import catalog
+from political_sycophancy.cli import main
+
+SUPPORT = Path(__file__).parent / "support"
+SRC = Path(catalog.__file__).parent
+
+
+def test_a_toy_measure_is_its_folder_and_one_list_entry(tmp_path, monkeypatch):
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SUPPORT.parent), os.environ.get("PYTHONPATH", "")]), "HF_HUB_OFFLINE": "1"}
+    run = subprocess.run(
+        [sys.executable, "-m", "inspect_ai._cli.main", "eval", "support/toy_measure/task.py", "--model", "faulty/mockllm/model",
+         "-M", "mock_answer=A", "--log-dir", str(tmp_path / "logs"), "--display", "none"],
+        capture_output=True, text=True, env=env, timeout=300, cwd=SUPPORT.parent,
+    )
+    assert run.returncode == 0 and list((tmp_path / "logs").glob("*.eval")), run.stdout[-2000:] + run.stderr[-2000:]
+    monkeypatch.syspath_prepend(str(SUPPORT.parent))
+    monkeypatch.setattr(catalog, "MEASURES", (*catalog.MEASURES, "support.toy_measure"))  # the one list entry
+    assert main(["analyze", str(tmp_path / "logs"), "--out", str(tmp_path / "out"), "--no-reuse", "--bootstrap", "20", "--sign-flip-draws", "20"]) == 0
+    table = pd.read_csv(tmp_path / "out" / "tables" / "toy_first_option.csv")
+    assert table.to_dict("records") == [{"model": "faulty/mockllm/model", "samples": 4, "answered": 4, "first_share": 1.0}]
+    assert "First-option share (toy measure)" in (tmp_path / "out" / "report.md").read_text()
+    # nothing in the package names the toy: its folder and the list entry were all it took
+    assert [p for p in SRC.rglob("*.py") if "toy" in p.read_text()] == []
