@@ -15,7 +15,8 @@ import pandas as pd
 from ..core.conditions import FOCAL
 from ..core.section import Section, section
 from ..core.text import md_text, text_table
-from ..shared.cells import audit_rows, build_cells, cells_of, main_rows, phase1_rows, run_memo, variants
+from ..shared.bootstrap import bootstrap_table, condition_cis
+from ..shared.cells import audit_rows, build_cells, cells_of, has_atp, main_rows, models_in, phase1_rows, run_memo, variants
 from ..shared.shifts import (
     BASELINE,
     LEFT,
@@ -43,7 +44,6 @@ from ..stats.mixed import SPEC_LABELS, fit_mixed
 from ..stats.options import AnalysisOptions
 from ..stats.permutation import EXACT_MAX_UNITS, sign_flip_draws, sign_flip_exact
 from . import figures
-from .bootstrap import bootstrap_table, condition_cis
 from .power import power_plan
 from .stability import asymmetry_by_variant, epoch_values, replicate_sd, temperature_agreement
 
@@ -68,14 +68,6 @@ def _nested(root: dict, *keys) -> dict:
     for k in keys:
         root = root.setdefault(k, {})
     return root
-
-
-def has_atp(cells: pd.DataFrame) -> bool:
-    return not cells.empty and bool(((cells["scoring"] == ATP) & cells["has_benchmarks"]).any())
-
-
-def models_in(cells: pd.DataFrame) -> list[str]:
-    return sorted(cells["model"].unique()) if not cells.empty else []
 
 
 def _no_audit(frame: pd.DataFrame) -> bool:
