@@ -89,8 +89,8 @@ def sav_with_label(label: str):
 
 
 def console_clean(tmp: Path, ran) -> bool:
-    """No control character but newline and tab reached the console."""
-    return not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", ran.out + ran.err)
+    """No control character but newline and tab reached the console (warnings included)."""
+    return not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", ran.out + ran.err + "".join(ran.warnings))
 
 
 def permissive() -> MarkdownIt:
@@ -131,6 +131,12 @@ def html_inert(path: Path) -> bool:
 
 def report_inert(tmp: Path, ran) -> bool:
     return console_clean(tmp, ran) and markdown_inert(tmp / "out" / "report.md") and html_inert(tmp / "out" / "report.html")
+
+
+def report_whole(tmp: Path, ran) -> bool:
+    """Inert, and no section or figure failed on the values."""
+    summary = json.loads((tmp / "out" / "summary.json").read_text())
+    return report_inert(tmp, ran) and summary["failed_sections"] == [] and "(failed)" not in (tmp / "out" / "report.md").read_text()
 
 
 def formula_safe(path: Path) -> bool:
@@ -174,6 +180,8 @@ SCENARIOS: list[Scenario] = [
     accept("E3 a Markdown image in the log folder's name renders as text in report.md", "analyze 'l![b](http:x.png)' --out out --no-reuse --bootstrap 10 "
            "--sign-flip-draws 10", report_inert, files=model_files("p/m"),
            before=("import-responses r.csv --items items.csv --log-dir 'l![b](http:x.png)'",)),
+    accept("E3 math text ($...$) in model names and item texts is drawn as text in the figures", ANALYZE, report_whole,
+           files=model_files("p/$\\badcmd{x}$ a", {"q1": "Taxes $\\frac{a}$ rise?", "q2": "Costs $5?"}), before=(IMPORT,)),
     accept("S10 a newline in a model name adds no table row or heading to report.md", ANALYZE, report_inert, files=model_files(ROWS), before=(IMPORT,)),
     # E4: every CSV the package writes is formula-safe, and reads back unchanged
     accept("E4 validate-judge --output quotes formula-leading cells", JUDGE + f"-M 'mock_answer={FORMULA}' --output p.csv", judge_output_safe,
