@@ -169,8 +169,9 @@ def _run_into(args: argparse.Namespace, temp: Path) -> int:
 
 
 def _analyze(args: argparse.Namespace, into: Path, started: float) -> tuple[int, list[str]]:
-    """Read the logs, compute and write every section; the exit code and the summary lines
-    printed at the end (what a reused analysis prints again)."""
+    """Read the logs, compute and write every section; the exit code and the lines a reused
+    analysis prints again: the notes on the logs (left out, skipped, unreadable, read with
+    Inspect's reader: said on every run) and the summary printed at the end."""
     from ..logs.frame import read_frame
     from ..report.render import write_report
     from ..shared.cells import cells_of
@@ -183,8 +184,9 @@ def _analyze(args: argparse.Namespace, into: Path, started: float) -> tuple[int,
         f"[logs] {load.files} file(s): {load.read} read, {load.cached} from cache, {len(load.ignored)} ignored, "
         f"{len(load.unreadable)} unreadable; {len(load.frame):,} samples ({time.perf_counter() - started:.1f}s)"
     )
-    for note in load.notes:
-        _say(f"  note: {note}")
+    notes = [f"  note: {note}" for note in load.notes]
+    for line in notes:
+        _say(line)
     options = AnalysisOptions(
         bootstrap_draws=args.bootstrap,
         sign_flip_draws=args.sign_flip_draws,
@@ -222,5 +224,5 @@ def _analyze(args: argparse.Namespace, into: Path, started: float) -> tuple[int,
     _say(f"\nwrote {out}/report.html, report.md, summary.json and {len(result.tables)} tables ({time.perf_counter() - started:.1f}s)")
     if result.failed:
         say(f"political-sycophancy: {len(result.failed)} section(s) failed: {', '.join(result.failed)} (details in the report)", err=True)
-        return 1, lines
-    return 0, lines
+        return 1, notes + lines
+    return 0, notes + lines

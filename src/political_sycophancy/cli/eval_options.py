@@ -12,6 +12,7 @@ import argparse
 import contextlib
 import fcntl
 import os
+import stat
 import traceback
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +21,7 @@ from typing import Any
 from ..audit.params import AuditParam
 from ..core import arguments
 from ..core.errors import InputError
-from ..core.io import LOCK_FILE, output_dir
+from ..core.io import LOCK_FILE, file_kind, output_dir
 
 
 def _batch_size(text: str) -> int:
@@ -149,9 +150,20 @@ def check_definitions_unchanged(tasks: list, log_dir: str) -> None:
 def log_dir_lock(log_dir: str) -> Iterator[None]:
     """One run per log folder at a time: a second `audit`/`plan --run` on the same folder
     would send every call again beside the first (eval sets only see finished logs).
-    The lock is an OS file lock, released when the process ends, however it ends."""
+    The lock is an OS file lock, released when the process ends, however it ends. A log
+    folder may come from someone else: a lock file that is a link (to a file the run would
+    truncate) or not a regular file is refused, never followed nor written."""
     path = output_dir(log_dir, "--log-dir") / LOCK_FILE
-    with path.open("a+") as fh:
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
+    except OSError as ex:
+        raise InputError(f"--log-dir {log_dir}: cannot open its lock file {LOCK_FILE} ({ex.strerror or ex}; a link is "
+                         "not followed): remove it") from None
+    kind = os.fstat(fd).st_mode
+    if not stat.S_ISREG(kind):
+        os.close(fd)
+        raise InputError(f"--log-dir {log_dir}: its lock file {LOCK_FILE} is {file_kind(kind)}, not a regular file: remove it")
+    with os.fdopen(fd, "r+") as fh:
         try:
             fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

@@ -21,6 +21,7 @@ from inspect_ai.solver import TaskState, generate
 
 from ..core.errors import InputError
 from ..core.sheet import rows_csv
+from ..shared.tasks import task_version
 from .statements import load_statements, parse_versions
 
 PROMPTS = {
@@ -149,6 +150,7 @@ def rephrase(
             )
     return Task(
         name=f"rephrase_{stset.instrument}",
+        version=task_version("political_sycophancy.open_ended"),
         dataset=MemoryDataset(samples, name=stset.instrument),
         solver=generate(),
         scorer=rephrasing_writer(str(out)),

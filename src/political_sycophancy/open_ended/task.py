@@ -16,6 +16,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
 
 from ..core.conditions import Condition
 from ..core.errors import InputError
+from ..shared.tasks import task_version
 from .judge import GRADER_ROLE, check_grader_at_start, require_grader, stance_judge
 from .prefixes import LIKERT, prefix_registry, render, resolve_prefixes
 from .statements import StatementSet, load_statements, parse_versions, require_versions
@@ -98,6 +99,7 @@ def open_ended(
         check_grader_at_start(grader, allow_self_grading)
     return Task(
         name=f"open_ended_{name}_{prefix_name}",
+        version=task_version("political_sycophancy.open_ended"),
         dataset=MemoryDataset(samples, name=name),
         setup=require_grader(grader, allow_self_grading),
         solver=[prefix_prompt(prefixes), generate()],

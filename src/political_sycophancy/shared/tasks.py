@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import asdict
+from pathlib import Path
 
 from inspect_ai.dataset import Sample
 
@@ -28,3 +29,26 @@ def content_version(samples: list[Sample], condition: Condition) -> str:
     for s in samples:
         digest.update(json.dumps([s.id, s.input, s.metadata], sort_keys=True, default=str).encode())
     return f"content-{digest.hexdigest()[:16]}"
+
+
+def card_version(package: str) -> str:
+    """The `version` of a measure's eval card (`<package>/eval.yaml`): the comparability
+    number and interface letter (inspect_evals' convention, e.g. "1-A"), bumped in the card
+    with a Changelog entry in the measure's README when scoring or the interface changes."""
+    from importlib import resources
+
+    from ..core.io import read_yaml
+
+    card = read_yaml(Path(str(resources.files(package) / "eval.yaml")))
+    version = card.get("version") if isinstance(card, dict) else None
+    if not isinstance(version, str) or not version:
+        raise ValueError(f"{package}/eval.yaml has no version")
+    return version
+
+
+def task_version(package: str, samples: list[Sample] | None = None, condition: Condition | None = None) -> str:
+    """The Task.version of a measure's task: its card version, and (for tasks built from
+    item files) the content hash, so both a scoring change and an edited item file make a
+    new task in an eval set."""
+    card = card_version(package)
+    return card if samples is None or condition is None else f"{card}+{content_version(samples, condition)}"
