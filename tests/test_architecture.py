@@ -41,7 +41,6 @@ KNOWN_MUTABLE = {
     "shared.shifts:DECOMPOSITION_COLUMNS": "pandas column list",
     "audit.task:CONDITION_TASKS": "audit parameter definition (params helper)",
     "cli:COMMAND_MODULES": "CLI (params helper)",
-    "cli.analyze:SUMMARY_COLUMNS": "CLI (params helper)",
     "core.items:KNOWN_COLUMNS": "file readers (concepts helper: core/io)",
     "core.items:INSTRUMENTS": "file readers (concepts helper: core/io)",
     "core.parsing:REFUSAL_PATTERNS": "parser (concepts helper)",

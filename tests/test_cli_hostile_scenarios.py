@@ -1,307 +1,242 @@
-"""What a hostile user tried against the tree (issue 22), one line each, run and classified
-by `support.bad_input.classify` as the bad-input scenarios are: every one must end as a
-clear error, a counted exclusion or a correct acceptance. Each name starts with the
-scenario's id in the issue.
+"""Issue 22, "nothing lost, nothing foreign served": hostile values in logs and input files
+stay inert wherever the package shows them (console, report.md, report.html, every CSV it
+writes), and every command refuses a bad option where it is parsed, in one line.
+
+Each scenario is run and classified by `support.bad_input.classify`, as in
+test_cli_bad_input_scenarios.py; each name starts with the issue's scenario id (further
+cases of the same class carry the id of the class they test).
 """
 
 from __future__ import annotations
 
+import ast
+import csv
 import json
-import math
-import os
-import shutil
+import re
 from pathlib import Path
 
-import pandas as pd
 import pytest
-from support.bad_input import DIR, Scenario, classify, error, exclusion
-from support.hostile import (
-    ANALYZE,
-    IMPORT,
-    edit_header,
-    edit_sample,
-    eval_logs,
-    killed_import,
-    metadata,
-    responses,
-    rezip,
-    score_value,
-)
-from support.pew import GOOD, GOOD_ITEM, mini_package
+from markdown_it import MarkdownIt
+from support import ROOT
+from support.bad_input import DIR, Scenario, accept, classify, error
 
-IMPORTED = IMPORT.format(file="r.csv")
-# three logs; the first in name order (the one `edit_header` edits) is C3L's
-THREE_CONDITIONS = responses(conditions=("N", "C3L", "C3R"))
+from political_sycophancy.core.items import LIKERT4, load_items
+from political_sycophancy.core.text import md_code, md_text
 
-# --- checks ------------------------------------------------------------------------------
+# --- inputs ------------------------------------------------------------------------------
+
+ESCAPES = "evil\x1b[2J\x1b[31m"
+BEACON = "![beacon](http://127.0.0.1:9/track.png)"
+JS_LINK = "[x](javascript:alert(1))"
+ROWS = "m\n\n| injected | row |\n| --- | --- |\n| injected | two |\n\n# injected heading"
+FORMULA = '=HYPERLINK("http://127.0.0.1:9/x","click")'
+COLUMNS = ["model_id", "question_id", "question_text", "n_options", "options", "raw_response", "letter", "letter_index", "condition"]
 
 
-def summary_row(tmp: Path, condition: str = "N") -> dict:
-    table = pd.read_csv(tmp / "out" / "tables" / "condition_summary.csv")
-    (row,) = table[table["condition"] == condition].to_dict("records")
-    return row
+def item_file(texts: dict[str, str]) -> str:
+    """An item file of Likert items with these ids and texts (direction +1, PCT scoring)."""
+    return csv_text(["id", "text", "options", "direction", "scoring"], [[k, t, json.dumps(list(LIKERT4)), 1, "pct"] for k, t in texts.items()])
 
 
-def counted(n_samples: int, condition: str = "N"):
-    """The condition's summary holds `n_samples` samples with a finite mean, and nothing
-    written says inf or NaN where a number was read."""
-
-    def check(tmp: Path, ran) -> bool:
-        row = summary_row(tmp, condition)
-        text = (tmp / "out" / "summary.json").read_text()
-        return row["n_samples"] == n_samples and math.isfinite(row["mean_ideology"]) and "Infinity" not in text and " inf " not in ran.out
-
-    return check
+def answers(texts: dict[str, str], model: str = "p/m", conditions=(("N", "A"), ("C3L", "B"), ("C3R", "D"))) -> str:
+    """A response file answering every item of `item_file(texts)` under each condition with
+    its letter (so the shift tables list the items with their texts)."""
+    rows = [[model, k, t, 4, json.dumps(list(LIKERT4)), letter, letter, "ABCD".index(letter), cond]
+            for cond, letter in conditions for k, t in texts.items()]
+    return csv_text(COLUMNS, rows)
 
 
-def notes_hold(pattern: str):
-    """summary.json's notes (what the report lists) hold the note too."""
-    import re
+def csv_text(header: list, rows: list[list]) -> str:
+    import io
 
-    return lambda tmp, ran: any(re.search(pattern, n) for n in json.loads((tmp / "out" / "summary.json").read_text())["notes"])
-
-
-def both(*checks):
-    return lambda tmp, ran: all(c(tmp, ran) for c in checks)
-
-
-def from_cache(tmp: Path, ran) -> bool:
-    return "0 read, 1 from cache" in ran.out
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(rows)
+    return buf.getvalue()
 
 
-def from_cache_not(tmp: Path, ran) -> bool:
-    return "1 read, 0 from cache" in ran.out
+PLAIN = {"q1": "Should taxes rise?", "q2": "Is the economy better?"}
+HOSTILE_ITEMS = {"h1": f"Taxes {BEACON} rise?", "h2": f"Click {JS_LINK} now", "h3": "Plain <img src=x onerror=alert(1)> |pipe| end"}
+IMPORT = "import-responses r.csv --items items.csv --log-dir logs"
+ANALYZE = "analyze logs --out out --no-reuse --bootstrap 10 --sign-flip-draws 10"
+AUDIT = "audit --model faulty/mockllm/model --conditions N --limit 1 --log-dir logs "
+PLAN = "plan --model faulty/mockllm/model --items items --log-dir logs --phases phase1 "
+LABELLED = csv_text(["id", "statement", "response", "label"], [["r1", "Taxes should rise.", "I agree.", "agree"], ["r2", "War is good.", "No.", "disagree"],
+                                                             [FORMULA, "Markets work.", "@SUM(A1:A9)", "neutral"]])
+JUDGE = "validate-judge l.csv --grader faulty/mockllm/model "
 
 
-# --- hostile logs and folders -------------------------------------------------------------
+def model_files(model: str, texts: dict[str, str] = PLAIN) -> dict[str, str]:
+    return {"items.csv": item_file(texts), "r.csv": answers(texts, model=model)}
 
 
-def duplicate_members(tmp: Path) -> None:
-    """A second header.json (another model) and summaries.json (ideology 99) appended."""
-    (log,) = eval_logs(tmp)
-    import zipfile
+def sav_with_label(label: str):
+    """A one-variable ATP wave whose question label is `label`."""
 
-    with zipfile.ZipFile(log) as z:
-        header, summaries = json.loads(z.read("header.json")), json.loads(z.read("summaries.json"))
-    header["eval"]["model"] = "evil/other-model"
-    for s in summaries:
-        score_value("ideology", 99)(s)
-    rezip(log, append=(("header.json", header), ("summaries.json", summaries)))
-
-
-def relogged_sample(tmp: Path) -> None:
-    """A second record of sample p1_01 appended with ideology 1.5 (its summary says -1)."""
-    (log,) = eval_logs(tmp)
-    import zipfile
-
-    with zipfile.ZipFile(log) as z:
-        record = json.loads(z.read("samples/p1_01_epoch_1.json"))
-    score_value("ideology", 1.5)(record)
-    rezip(log, append=(("samples/p1_01_epoch_1.json", record),))
-
-
-def claim_huge_header(tmp: Path) -> None:
-    """The first log's central directory made to say header.json unpacks to 4 GiB (what a
-    zip bomb claims)."""
-    log = eval_logs(tmp)[0]
-    data = bytearray(log.read_bytes())
-    at = data.rindex(b"PK\x01\x02")  # the central directory's entries; header.json is written last
-    if data[at + 46:at + 57] != b"header.json":
-        raise RuntimeError("header.json is not the last member")
-    data[at + 24:at + 28] = (0xFFFFFFF0).to_bytes(4, "little")  # uncompressed size
-    log.write_bytes(bytes(data))
-
-
-def drop_summaries(tmp: Path) -> None:
-    """No summaries.json and no journal: the fast reader falls back to Inspect's."""
-    (log,) = eval_logs(tmp)
-    rezip(log, drop=("summaries.json", "_journal/"))
-
-
-def symlinks(tmp: Path) -> None:
-    """A symlinked sub-folder holding a log and a symlink to a log file under the log dir."""
-    (log,) = eval_logs(tmp)
-    (tmp / "elsewhere").mkdir()
-    shutil.copy(log, tmp / "elsewhere" / "other.eval")
-    (tmp / "logs" / "linked").symlink_to(tmp / "elsewhere", target_is_directory=True)
-    (tmp / "logs" / "link.eval").symlink_to(log)
-
-
-def fifo_log(tmp: Path) -> None:
-    os.mkfifo(tmp / "logs" / "pipe.eval")
-
-
-def zero_log(tmp: Path) -> None:
-    (tmp / "logs" / "sub").mkdir()
-    (tmp / "logs" / "sub" / "eval-set.json").symlink_to("/dev/zero")
-
-
-def zero(path: Path) -> None:
-    path.symlink_to("/dev/zero")
-
-
-def fifo(path: Path) -> None:
-    os.mkfifo(path)
-
-
-def sparse(size: int):
     def write(path: Path) -> None:
-        with path.open("wb") as fh:
-            fh.truncate(size)
+        import pandas as pd
+        import pyreadstat
+
+        df = pd.DataFrame({"QKEY": [1.0, 2, 3, 4], "F_PARTYSUM_FINAL": [1.0, 2, 1, 2], "WEIGHT_W1": [1.0, 1, 1, 1], "Q1_W1": [1.0, 2, 1, 2]})
+        pyreadstat.write_sav(df, str(path), column_labels=["id", "party", "weight", f"Q1_W1. {label}"],
+                             variable_value_labels={"Q1_W1": {1: "Favor", 2: "Oppose"}, "F_PARTYSUM_FINAL": {1: "Rep", 2: "Dem"}})
 
     return write
 
 
-def package_with_zero(root: Path) -> None:
-    mini_package(root, [GOOD], [GOOD_ITEM])
-    target = root / "pew_atp_partisan_distributions.csv"
-    target.unlink()
-    target.symlink_to("/dev/zero")
+# --- checks ------------------------------------------------------------------------------
 
 
-def epochs(n: int):
-    def edit(header: dict) -> None:
-        header["eval"]["config"]["epochs"] = n
-
-    return edit
+def console_clean(tmp: Path, ran) -> bool:
+    """No control character but newline and tab reached the console."""
+    return not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", ran.out + ran.err)
 
 
-def temperature(value):
-    def edit(header: dict) -> None:
-        header["plan"]["config"]["temperature"] = value
-
-    return edit
-
-
-def sample_epoch(value):
-    def edit(sample: dict) -> None:
-        sample["epoch"] = value
-
-    return edit
+def permissive() -> MarkdownIt:
+    """A GitHub-like Markdown parser that makes a link of any URL (markdown-it drops
+    `javascript:` links by itself; another viewer need not)."""
+    md = MarkdownIt("commonmark").enable(["table", "strikethrough"])
+    md.validateLink = lambda url: True
+    return md
 
 
-def plant_epochs(tmp: Path) -> None:
-    """The frame cache's index edited to say the log plans 10**12 epochs."""
-    index = tmp / "logs" / ".political-sycophancy-cache" / "index.json"
-    data = json.loads(index.read_text())
-    for entry in data["files"].values():
-        entry["design"]["epochs"] = 10**12
-    index.write_text(json.dumps(data))
+def _tokens(tokens):
+    for t in tokens:
+        yield t
+        yield from _tokens(t.children or [])
 
 
-CACHE = Path("logs") / ".political-sycophancy-cache"
+def markdown_inert(path: Path) -> bool:
+    """report.md renders no link or image but its own (anchors, figures/), no raw HTML, no
+    control character, and no line the data started (a table row or heading of its own)."""
+    md = path.read_text(encoding="utf-8")
+    if re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", md):
+        return False
+    for t in _tokens(permissive().parse(md)):
+        if t.type in ("html_inline", "html_block"):
+            return False
+        if t.type == "image" and not str(t.attrGet("src")).startswith("figures/"):
+            return False
+        if t.type == "link_open" and not str(t.attrGet("href")).startswith("#"):
+            return False
+    return not any(line.lstrip("> ").startswith(("| injected", "# injected")) for line in md.splitlines())
 
 
-def cache_file(pattern: str, make):
-    """A step replacing the frame cache's files matching `pattern` by `make(path)`."""
-
-    def step(tmp: Path) -> None:
-        for path in (tmp / CACHE).glob(pattern):
-            path.unlink()
-            make(path)
-
-    return step
+def html_inert(path: Path) -> bool:
+    """report.html loads nothing from the network and links nowhere but within the page."""
+    page = path.read_text(encoding="utf-8")
+    return not re.search(r"""(src|href)\s*=\s*['"]?\s*(https?:|javascript:|//)""", page, re.I)
 
 
-INF = math.inf
+def report_inert(tmp: Path, ran) -> bool:
+    return console_clean(tmp, ran) and markdown_inert(tmp / "out" / "report.md") and html_inert(tmp / "out" / "report.html")
+
+
+def formula_safe(path: Path) -> bool:
+    """Every cell of a CSV that starts like a formula is a number or quoted as text."""
+    with path.open(newline="", encoding="utf-8") as fh:
+        for row in csv.reader(fh):
+            for cell in row:
+                if cell[:1] in ("=", "+", "-", "@", "\t", "\r"):
+                    try:
+                        float(cell)
+                    except ValueError:
+                        return False
+    return True
+
+
+def judge_output_safe(tmp: Path, ran) -> bool:
+    """The formula-like id (from the labelled file) and judge text (the model's) are written, quoted."""
+    return formula_safe(tmp / "p.csv") and (tmp / "p.csv").read_text().count("'=HYPERLINK") == 4
+
+
+def atp_label_safe_and_kept(tmp: Path, ran) -> bool:
+    [item] = load_items(tmp / "atp.csv")
+    return formula_safe(tmp / "atp.csv") and item.text == FORMULA
+
+
+# --- the scenarios -----------------------------------------------------------------------
+
 SCENARIOS: list[Scenario] = [
-    # non-finite, out-of-range and non-numeric values in a log: the sample left out and counted
-    exclusion("S4 a sample score of inf is left out and counted", ANALYZE, r"left out 1 sample.*'ideology'.*not finite",
-              counted(2), files={"r.csv": responses()}, before=(IMPORTED, edit_sample("p1_01", score_value("ideology", INF)))),
-    exclusion("S4 a sample score of -inf in another measure is left out", ANALYZE, r"left out 1 sample.*'acquiescence'.*not finite",
-              counted(2), files={"r.csv": responses()}, before=(IMPORTED, edit_sample("p1_02", score_value("acquiescence", -INF)))),
-    exclusion("S4 an infinite score in a log read with Inspect's reader is left out", ANALYZE, r"left out 1 sample.*'ideology'.*not finite",
-              counted(2), files={"r.csv": responses()}, before=(IMPORTED, edit_sample("p1_01", score_value("ideology", -INF)), drop_summaries)),
-    exclusion("S4 a score given as text is left out", ANALYZE, r"left out 1 sample.*'ideology'.*not a number",
-              counted(2), files={"r.csv": responses()}, before=(IMPORTED, edit_sample("p1_03", score_value("ideology", "1.5")))),
-    exclusion("S5 a non-numeric direction is left out and counted", ANALYZE, r"left out 1 sample.*'direction'.*not a whole number",
-              counted(2), files={"r.csv": responses()}, before=(IMPORTED, edit_sample("p1_01", metadata("direction", "left")))),
-    exclusion("S5 a direction of 2 is left out and counted", ANALYZE, r"left out 1 sample.*'direction'.*outside",
-              counted(2), files={"r.csv": responses()}, before=(IMPORTED, edit_sample("p1_02", metadata("direction", 2)))),
-    exclusion("S5 answer probabilities that are not numbers are left out", ANALYZE, r"left out 1 sample.*'probs'",
-              counted(2), files={"r.csv": responses()},
-              before=(IMPORTED, edit_sample("p1_02", lambda s: [sc["metadata"].update(probs=["x", 1, 0, 0]) for sc in s["scores"].values()]))),
-    exclusion("S5 answer probabilities summing to 4 are left out", ANALYZE, r"left out 1 sample.*'probs' sum to 4",
-              counted(2), files={"r.csv": responses()},
-              before=(IMPORTED, edit_sample("p1_03", lambda s: [sc["metadata"].update(probs=[1, 1, 1, 1]) for sc in s["scores"].values()]))),
-    exclusion("S6 duplicated header.json and summaries.json are read as Inspect reads them", ANALYZE, r"duplicate zip member",
-              both(counted(3), lambda tmp, ran: "evil/other-model" in summary_row(tmp)["model"], notes_hold("duplicate zip member")),
-              files={"r.csv": responses()}, before=(IMPORTED, duplicate_members)),
-    exclusion("S6 a sample record written twice is read as Inspect reads it", ANALYZE, r"duplicate zip member\(s\) samples/p1_01_epoch_1\.json",
-              both(counted(3), lambda tmp, ran: summary_row(tmp)["mean_ideology"] == 0.5), files={"r.csv": responses()},
-              before=(IMPORTED, relogged_sample)),
-    exclusion("S6 an infinite partisan gap given as text is left out", ANALYZE, r"left out 1 sample.*'item_partisan_gap'",
-              counted(2), files={"r.csv": responses()}, before=(IMPORTED, edit_sample("p1_03", metadata("item_partisan_gap", "inf")))),
-    exclusion("S6 an ideology of 99 (outside -2..2) is left out and counted", ANALYZE, r"left out 1 sample.*'ideology'.*outside",
-              both(counted(2), notes_hold("left out 1 sample")), files={"r.csv": responses()},
-              before=(IMPORTED, edit_sample("p1_01", score_value("ideology", 99)))),
-    # notes survive a cached re-run
-    exclusion("S7 the fallback reader's note is printed again on the cached re-run", ANALYZE, r"read with Inspect's read_eval_log",
-              from_cache, files={"r.csv": responses()}, before=(IMPORTED, drop_summaries, ANALYZE)),
-    exclusion("S7 a left-out sample is counted again on the cached re-run", ANALYZE, r"left out 1 sample.*'ideology'",
-              both(from_cache, counted(2)), files={"r.csv": responses()},
-              before=(IMPORTED, edit_sample("p1_01", score_value("ideology", INF)), ANALYZE)),
-    exclusion("S7 the fallback note is printed again on a reused analysis", ANALYZE.replace(" --no-reuse", ""), r"read with Inspect's read_eval_log",
-              lambda tmp, ran: "reused the analysis" in ran.out, files={"r.csv": responses()},
-              before=(IMPORTED, drop_summaries, ANALYZE.replace(" --no-reuse", ""))),
-    # what is under the log folder but not read
-    exclusion("S8 a symlinked sub-folder and log file are noted", ANALYZE, r"skipped 2 .*link\.eval \(a symbolic link to a file\).*linked \(a symbolic link to a folder\)",
-              counted(3), files={"r.csv": responses()}, before=(IMPORTED, symlinks)),
-    exclusion("S8 a FIFO named like a log is noted, not opened", ANALYZE, r"skipped 1 .*pipe\.eval \(a FIFO",
-              counted(3), files={"r.csv": responses()}, before=(IMPORTED, fifo_log)),
-    exclusion("S8 an eval-set manifest linked to /dev/zero is noted, not read", ANALYZE, r"skipped 1 .*eval-set\.json \(a symbolic link",
-              counted(3), files={"r.csv": responses()}, before=(IMPORTED, zero_log)),
-    exclusion("S8 a log linked to /dev/zero is noted, not read", ANALYZE, r"skipped 1 .*zero\.eval \(a symbolic link to a character device",
-              counted(3), files={"r.csv": responses(), "logs/zero.eval": zero}, before=(IMPORTED,)),
-    error("S8 a lock file linked to another file is refused, not truncated", "audit --model faulty/mockllm/model --conditions N --limit 1 --log-dir logs",
-          r"--log-dir logs: cannot open its lock file", files={"victim.txt": "keep me", "logs/.political-sycophancy.lock": lambda p: p.symlink_to("../victim.txt")}),
-    # response files
-    error("S11 rep 1e3 is not a whole number", IMPORTED, r"r\.csv, row 1, field 'rep': .*whole number .*'1e3'",
-          files={"r.csv": responses(extra={"rep": "1e3"})}),
-    error("S12 a 20-digit rep", IMPORTED, r"r\.csv, row 1, field 'rep': .*whole number from 0 to",
-          files={"r.csv": responses(extra={"rep": "12345678901234567890"})}),
-    error("S12 a rep of 1e300", IMPORTED, r"r\.csv, row 2, field 'rep'", files={"r.csv": responses({(2, "rep"): "1e300"}, extra={"rep": "0"})}),
-    error("S13 a negative temperature", IMPORTED, r"r\.csv, row 1, field 'temperature': .*0 or more", files={"r.csv": responses(extra={"temperature": "-0.5"})}),
-    error("S13 a temperature just below 0", IMPORTED, r"r\.csv, row 3, field 'temperature'", files={"r.csv": responses({(3, "temperature"): "-1e-9"}, extra={"temperature": "1"})}),
-    exclusion("S17 a killed import-responses is noted by analyze", ANALYZE, r"import-responses of \S*r\.csv did not finish",
-              notes_hold("did not finish"), files={"r.csv": THREE_CONDITIONS}, before=(killed_import("r.csv"),)),
-    Scenario("S17 running the killed import again completes it", "accept", ANALYZE, files={"r.csv": THREE_CONDITIONS},
-             before=(killed_import("r.csv"), IMPORTED), check=lambda tmp, ran: "did not finish" not in ran.out and counted(3, "C3R")(tmp, ran)),
-    # sizes and counts bounded before allocation; one bad log never stops the others
-    exclusion("T3 a log declaring 10**12 epochs is left out, the others read", ANALYZE, r"could not read 1 log.*epochs",
-              both(counted(3), counted(3, "C3R")), files={"r.csv": THREE_CONDITIONS}, before=(IMPORTED, edit_header(epochs(10**12)))),
-    exclusion("T3 a log declaring epochs as text is left out", ANALYZE, r"could not read 1 log.*epochs",
-              both(counted(3), counted(3, "C3R")), files={"r.csv": THREE_CONDITIONS}, before=(IMPORTED, edit_header(epochs("5")))),
-    exclusion("T3 a log with an infinite temperature is left out", ANALYZE, r"could not read 1 log.*temperature",
-              both(counted(3), counted(3, "C3R")), files={"r.csv": THREE_CONDITIONS}, before=(IMPORTED, edit_header(temperature(INF)))),
-    exclusion("T3 a frame cache planted with 10**12 epochs is rebuilt", ANALYZE, r"frame cache .* failed validation",
-              counted(3), files={"r.csv": responses()}, before=(IMPORTED, ANALYZE, plant_epochs)),
-    exclusion("T6 a frame cache index linked to /dev/zero is not read", ANALYZE, r"index\.json failed validation \(it is a symbolic link",
-              both(counted(3), from_cache_not), files={"r.csv": responses()}, before=(IMPORTED, ANALYZE, cache_file("index.json", zero))),
-    exclusion("H1 a FIFO as a frame cache rows file is not opened", ANALYZE, r"failed validation \(the rows file is a FIFO",
-              counted(3), files={"r.csv": responses()}, before=(IMPORTED, ANALYZE, cache_file("rows/*.parquet", fifo))),
-    exclusion("T6 a frame cache folder linked elsewhere is neither read nor written", ANALYZE, r"frame cache folder \S+ is a symbolic link",
-              both(counted(3), lambda tmp, ran: not any((tmp / "elsewhere").iterdir())), files={"r.csv": responses(), "elsewhere": DIR},
-              before=(IMPORTED, lambda tmp: (tmp / CACHE).symlink_to(tmp / "elsewhere", target_is_directory=True))),
-    exclusion("T3 a log whose zip says a member unpacks to 4 GiB is left out before unpacking", ANALYZE, r"could not read 1 log.*header\.json would unpack to 4,294,967,280 bytes",
-              both(counted(3, "C3R"), counted(3)), files={"r.csv": THREE_CONDITIONS}, before=(IMPORTED, claim_huge_header)),
-    exclusion("T8 a sample with a 20-digit epoch is left out", ANALYZE, r"left out 1 sample.*'epoch'",
-              counted(2), files={"r.csv": responses()}, before=(IMPORTED, edit_sample("p1_01", sample_epoch(12345678901234567890)))),
-    error("T6 /dev/urandom as the response file", "import-responses /dev/urandom --items {pct} --log-dir logs", r"/dev/urandom: not a regular file"),
-    error("T6 a 2 GiB sparse response file", IMPORTED, r"r\.csv: .*larger than", files={"r.csv": sparse(2 << 30)}),
-    error("T7 a symlink to /dev/zero as the item file", "import-responses r.csv --items items.csv --log-dir logs", r"items\.csv: not a regular file",
-          files={"r.csv": responses(), "items.csv": zero}),
-    error("T7 a symlink to /dev/zero as the response file", IMPORTED, r"r\.csv: not a regular file", files={"r.csv": zero}),
-    error("T11 a replication file linked to /dev/zero", "import-items pkg --out out", r"pew_atp_partisan_distributions\.csv: not a regular file",
-          files={"pkg": DIR}, before=(lambda tmp: package_with_zero(tmp / "pkg"),)),
-    error("T11 a conditions file linked to /dev/zero", IMPORTED + " --conditions-file conds.yaml", r"conds\.yaml: not a regular file",
-          files={"r.csv": responses(), "conds.yaml": zero}),
-    error("H1 a FIFO as the response file", IMPORTED, r"r\.csv: not a regular file \(a FIFO", files={"r.csv": fifo}),
-    error("H1 a FIFO as the item file", "import-responses r.csv --items items.csv --log-dir logs", r"items\.csv: not a regular file \(a FIFO",
-          files={"r.csv": responses(), "items.csv": fifo}),
+    # E2/E3/S10: values from logs and input files stay inert in the console and the reports
+    accept("E2 terminal escapes in a model id stay off import-responses' console", IMPORT, console_clean, files=model_files(ESCAPES)),
+    accept("E2 terminal escapes in a model id stay off analyze's console", ANALYZE, console_clean, files=model_files(ESCAPES), before=(IMPORT,)),
+    accept("E2 terminal escapes in an item text stay off pools' console", "pools --items items.csv --pool all", console_clean,
+           files={"items.csv": item_file({"q1": f"Taxes {ESCAPES} rise?"})}),
+    error("E2 terminal escapes in a file name stay off the error line", f"pools --items '{ESCAPES}.csv'", r"evil\\x1b\[2J\\x1b\[31m\.csv: file not found"),
+    error("E2 terminal escapes in an option value stay off the error line", f"analyze logs --out out --seed '{ESCAPES}'", r"--seed must be .*\\x1b\[2J",
+          files={"logs": DIR}),
+    accept("E3 terminal escapes in a model id stay out of report.md", ANALYZE, report_inert, files=model_files(ESCAPES), before=(IMPORT,)),
+    accept("E3 a Markdown image and link in item texts render as text in report.md", ANALYZE, report_inert, files=model_files("p/m", HOSTILE_ITEMS),
+           before=(IMPORT,)),
+    accept("E3 a javascript: link as a model name renders as text in report.md", ANALYZE, report_inert, files=model_files(JS_LINK), before=(IMPORT,)),
+    accept("E3 a Markdown image in the log folder's name renders as text in report.md", "analyze 'l![b](http:x.png)' --out out --no-reuse --bootstrap 10 "
+           "--sign-flip-draws 10", report_inert, files=model_files("p/m"),
+           before=("import-responses r.csv --items items.csv --log-dir 'l![b](http:x.png)'",)),
+    accept("S10 a newline in a model name adds no table row or heading to report.md", ANALYZE, report_inert, files=model_files(ROWS), before=(IMPORT,)),
+    # E4: every CSV the package writes is formula-safe, and reads back unchanged
+    accept("E4 validate-judge --output quotes formula-leading cells", JUDGE + f"-M 'mock_answer={FORMULA}' --output p.csv", judge_output_safe,
+           files={"l.csv": LABELLED}),
+    accept("E4 atp build quotes a formula-like question in atp.csv and reads it back unchanged", "atp build --sav w.sav --out atp.csv",
+           atp_label_safe_and_kept, files={"w.sav": sav_with_label(FORMULA)}),
+    # validate-judge's options
+    error("S14 validate-judge --limit -1", JUDGE + "--limit -1", r"--limit must be at least 1, not -1", files={"l.csv": LABELLED}),
+    error("S15 validate-judge --limit 0", JUDGE + "--limit 0", r"--limit must be at least 1, not 0", files={"l.csv": LABELLED}),
+    error("S16 validate-judge --output is its own input", JUDGE + "--output l.csv", r"--output l\.csv: is the input file", files={"l.csv": LABELLED}),
+    error("S16 validate-judge --output another name for its input", JUDGE + "--output sub/../l.csv", r"--output sub/\.\./l\.csv: is the input file",
+          files={"l.csv": LABELLED, "sub": DIR}),
+    error("T9 validate-judge --grader mockllm/model offline", "validate-judge l.csv --grader mockllm/model", r"--grader mockllm/model: .*tokenizer",
+          files={"l.csv": LABELLED}),
+    error("T10 validate-judge --output is a directory", JUDGE + "--output out", r"--output out: is a directory", files={"l.csv": LABELLED, "out": DIR}),
+    error("T10 validate-judge --output under a file", JUDGE + "--output f/p.csv", r"--output f/p\.csv: cannot write there", files={"l.csv": LABELLED, "f": "x"}),
+    error("S14 validate-judge --thresholds nan", JUDGE + "--thresholds 0.5,nan", r"--thresholds must be a finite number from 0 to 1, not nan",
+          files={"l.csv": LABELLED}),
+    # audit / plan (the shared eval options and the task parameters)
+    error("S18 audit --temperature nan", AUDIT + "--temperature nan", r"--temperature must be a finite number at least 0, not nan"),
+    error("S18 audit --temperature inf", AUDIT + "--temperature inf", r"--temperature must be a finite number at least 0, not inf"),
+    error("S19 audit --fail-on-error nan", AUDIT + "--fail-on-error nan", r"--fail-on-error must be .*finite.*, not nan"),
+    error("S19 audit --fail-on-error inf", AUDIT + "--fail-on-error inf", r"--fail-on-error must be .*finite.*, not inf"),
+    error("T15 audit --seed -1", AUDIT + "--seed -1", r"--seed must be a whole number from 0 to 4294967295, not -1"),
+    error("T15 audit --seed 2^32", AUDIT + "--seed 4294967296", r"--seed must be a whole number from 0 to 4294967295, not 4294967296"),
+    error("S14 audit --retry-on-error -1", AUDIT + "--retry-on-error -1", r"--retry-on-error must be at least 0, not -1"),
+    error("S14 audit --max-connections 0", AUDIT + "--max-connections 0", r"--max-connections must be at least 1, not 0"),
+    error("S14 audit --epochs 1.5", AUDIT + "--epochs 1.5", r"--epochs must be at least 1 \(a whole number\), not 1\.5"),
+    error("S14 audit --top-logprobs 21", AUDIT + "--top-logprobs 21", r"--top-logprobs must be a whole number from 1 to 20, not 21"),
+    error("S18 plan --temperature nan", PLAN + "--temperature nan", r"--temperature must be a finite number at least 0, not nan", files={"items": DIR}),
+    error("S18 plan --price-in nan", PLAN + "--price-in nan --price-out 1", r"--price-in must be a finite number at least 0, not nan", files={"items": DIR}),
+    error("S18 plan --seconds-per-call inf", PLAN + "--seconds-per-call inf", r"--seconds-per-call must be a finite number", files={"items": DIR}),
+    error("S18 plan --output-tokens audit=nan", PLAN + "--output-tokens audit=nan", r"--output-tokens: audit: N must be a finite number", files={"items": DIR}),
+    error("S14 plan --replicates 0", PLAN + "--replicates 0", r"--replicates must be at least 1, not 0", files={"items": DIR}),
+    error("T15 plan --seed -1", PLAN + "--seed -1", r"--seed must be a whole number from 0 to 4294967295, not -1", files={"items": DIR}),
+    # analyze
+    error("T15 analyze --seed -1", "analyze logs --out out --seed -1", r"--seed must be a whole number from 0 to 4294967295, not -1",
+          files=model_files("p/m"), before=(IMPORT,)),
+    error("T16 analyze --bootstrap 1000000000", "analyze logs --out out --bootstrap 1000000000",
+          r"--bootstrap must be a whole number from 1 to 100000, not 1000000000", files={"logs": DIR}),
+    error("T16 analyze --sign-flip-draws 10^12", "analyze logs --out out --sign-flip-draws 1000000000000",
+          r"--sign-flip-draws must be a whole number from 1 to 10000000", files={"logs": DIR}),
+    error("S18 analyze --alpha nan", "analyze logs --out out --alpha nan", r"--alpha must be a finite number above 0 and below 1, not nan", files={"logs": DIR}),
+    error("S18 analyze --power-effect inf", "analyze logs --out out --power-effect inf", r"--power-effect must be a finite number above 0, not inf",
+          files=model_files("p/m"), before=(IMPORT,)),
+    error("S18 analyze --power-effect -0.1", "analyze logs --out out --power-effect -0.1", r"--power-effect must be a finite number above 0, not -0\.1",
+          files=model_files("p/m"), before=(IMPORT,)),
+    # import-responses, pools
+    error("S14 import-responses --jobs -3", IMPORT + " --jobs -3", r"--jobs must be at least 1, not -3", files=model_files("p/m")),
+    error("S14 pools --pool top0", "pools --items items.csv --pool top0", r"pool 'top0': top<N> takes N of at least 1", files={"items.csv": item_file(PLAIN)}),
 ]
 
 
+@pytest.fixture(autouse=True)
+def offline(monkeypatch, tmp_path):
+    """No network: Inspect's mockllm (T9) must not find a tokenizer cached or downloadable."""
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path / "tiktoken-empty"))
+    for var in ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"):
+        monkeypatch.setenv(var, "http://127.0.0.1:9")
+    monkeypatch.setenv("POLITICAL_SYCOPHANCY_CACHE", str(tmp_path / "cache"))
+
+
+@pytest.mark.scenario("classified")
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.name for s in SCENARIOS])
 def test_scenario(scenario, tmp_path, monkeypatch, record_property):
     monkeypatch.setenv("INSPECT_LOG_DIR", str(tmp_path / "inspect-logs"))
@@ -311,3 +246,57 @@ def test_scenario(scenario, tmp_path, monkeypatch, record_property):
     assert outcome in ("clear error", "counted exclusion", "correctly accepted"), (
         f"{scenario.name}: {outcome}\n--- error line: {ran.error_line}\n--- out:\n{ran.out[-2000:]}\n--- err:\n{ran.err[-2000:]}\n{ran.crash[-3000:]}"
     )
+
+
+# --- the escaping functions themselves ---------------------------------------------------
+
+HOSTILE_VALUES = [ESCAPES, BEACON, JS_LINK, ROWS, FORMULA, "<script>alert(1)</script>", "a | b", "- item", "# heading", "1. first", "---",
+                  "`code` and ``more``", "*em* _em_ **strong**", "~~gone~~", "$x^2$", "&amp; &lt;b&gt;", "back\\slash \\[x](y)",
+                  "<http://127.0.0.1:9/auto>", "[ref]: http://127.0.0.1:9/r", "\u202eevil", "line\rover", "atp_W1_Q2"]
+
+
+def _plain(value: str) -> str:
+    return " ".join(re.sub(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e]", "", value.replace("\r", " ")).split())
+
+
+@pytest.mark.parametrize("value", HOSTILE_VALUES)
+def test_md_text_renders_exactly_the_value(value):
+    """Rendered in the middle of a sentence and as a table cell, `md_text(value)` is one
+    paragraph / cell holding the value's characters and no markup."""
+    tokens = list(_tokens(permissive().parse(f"Before {md_text(value)} after.\n\n| a |\n| --- |\n| {md_text(value)} |\n")))
+    assert [t.type for t in tokens if t.type.endswith("_open") and t.type not in ("paragraph_open", "table_open", "thead_open", "tbody_open",
+                                                                                   "tr_open", "th_open", "td_open")] == []
+    texts = [t.content for t in tokens if t.type == "text"]
+    shown = [_plain(t.replace("\\x1b", "").replace("\\u202e", "")) for t in texts]
+    assert _plain(f"Before {value} after.") in shown and _plain(value) in shown
+
+
+@pytest.mark.parametrize("value", HOSTILE_VALUES)
+def test_md_code_is_one_code_span(value):
+    [para] = [t for t in permissive().parse(f"Model {md_code(value)} here.") if t.type == "inline"]
+    kinds = [t.type for t in para.children]
+    assert kinds.count("code_inline") == (1 if value.strip() else 0) and "html_inline" not in kinds and "link_open" not in kinds
+
+
+def test_every_command_prints_through_say():
+    """The commands print only through `cli.console.say` (which makes control characters
+    visible): no bare print() in cli/."""
+    offenders = []
+    for path in sorted((ROOT / "src" / "political_sycophancy" / "cli").glob("*.py")):
+        if path.name == "console.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print":
+                offenders.append(f"{path.name}:{node.lineno}")
+    assert offenders == []
+
+
+@pytest.mark.scenario("clear error")
+def test_refused_output_leaves_the_input(tmp_path):
+    """S16: the labelled file named as --output is refused and left as it was."""
+    from political_sycophancy.cli import main
+
+    labelled = tmp_path / "l.csv"
+    labelled.write_text(LABELLED)
+    assert main(["validate-judge", str(labelled), "--grader", "faulty/mockllm/model", "--output", str(labelled)]) == 2
+    assert labelled.read_text() == LABELLED

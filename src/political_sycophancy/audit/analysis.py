@@ -14,6 +14,7 @@ import pandas as pd
 
 from ..core.conditions import FOCAL
 from ..core.section import Section, section
+from ..core.text import md_text, text_table
 from ..shared.cells import audit_rows, build_cells, cells_of, main_rows, phase1_rows, run_memo, variants
 from ..shared.shifts import (
     BASELINE,
@@ -36,6 +37,7 @@ from ..shared.summaries import (
     condition_summary,
     condition_summary_by_variant,
     matched_items,
+    sort_by_condition,
 )
 from ..stats.mixed import SPEC_LABELS, fit_mixed
 from ..stats.options import AnalysisOptions
@@ -94,6 +96,59 @@ def phase1_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOptio
         "Columns as in the next section."
     )
     return Section("Phase 1 baseline (all items under N)", tables={"phase1_summary": table}, text=text)
+
+
+CONSOLE_COLUMNS = ("model", "condition", "samples", "pct", "typology", "wd_dem", "wd_rep", "closer_dem", "parse_rate", "refusal_rate", "errors")
+
+
+def console_rows(table: pd.DataFrame) -> list[dict]:
+    """One row per model x condition of a condition summary with the headline numbers of
+    every instrument, over matched items; parse_rate and refusal_rate as Inspect's metrics
+    define them (shares of scored samples, the mean over items when several instruments
+    share a row) and the errored samples counted apart: what `analyze` prints."""
+    if table.empty:
+        return []
+    rows: dict[tuple, dict] = {}
+    for _, r in sort_by_condition(table, ["model"]).iterrows():
+        row = rows.setdefault(
+            (r["model"], r["condition"]),
+            {"model": r["model"], "condition": r["condition"], "samples": 0, "errors": 0, "unmatched": 0, "_items": 0, "_ans": 0.0, "_ref": 0.0},
+        )
+        row["samples"] += int(r["n_samples"])
+        row["errors"] += int(r["n_errors"])
+        row["unmatched"] += int(r["n_unmatched"])
+        if r["n_items"] and not math.isnan(r["parse_rate"]):
+            row["_items"] += int(r["n_items"])
+            row["_ans"] += r["parse_rate"] * r["n_items"]
+            row["_ref"] += r["refusal_rate"] * r["n_items"]
+        if r["scoring"] == PCT:
+            row["pct"] = r["mean_ideology"]
+        elif r["scoring"] == TYPOLOGY:
+            row["typology"] = r["typology_score"]
+        elif r["scoring"] == ATP:
+            row.update(wd_dem=r["mean_wd_dem"], wd_rep=r["mean_wd_rep"], closer_dem=r["pct_closer_dem"])
+    out = []
+    for row in rows.values():
+        items, answered, refused = row.pop("_items"), row.pop("_ans"), row.pop("_ref")
+        row["parse_rate"] = answered / items if items else float("nan")
+        row["refusal_rate"] = refused / items if items else float("nan")
+        out.append(row)
+    return out
+
+
+def console_lines(table: pd.DataFrame) -> list[str]:
+    """The headline table `analyze` prints, and the count of unmatched cells left out."""
+    rows = console_rows(table)
+    if not rows:
+        return []
+    lines = ["", text_table(rows, [c for c in CONSOLE_COLUMNS if any(c in r for r in rows)])]
+    unmatched = sum(r["unmatched"] for r in rows)
+    if unmatched:
+        lines.append(
+            f"(conditions compared over matched items: {unmatched} model x condition x item cell(s) run under only "
+            "some of a model's conditions are left out; see table design_cells)"
+        )
+    return lines
 
 
 @section(10, "conditions")
@@ -167,7 +222,8 @@ def conditions_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisO
             " Models run under several variants (generate config such as temperature or token limit, or answer mode): "
             "every variant's summary side by side in `condition_summary_by_variant` (`main` = the variant used above)."
         )
-    return Section("Results by model, instrument and asker", tables=tables, figures=figs, summary=summary, text=text)
+    return Section("Results by model, instrument and asker", tables=tables, figures=figs, summary=summary, text=text,
+                   console=console_lines(table))
 
 
 @section(20, "shifts")
@@ -393,7 +449,7 @@ def mixed_data(cells: pd.DataFrame, conditions: str = "focal", rows: str = "all"
 def _estimates_line(fit) -> str:
     """'C3L -0.011 [-0.019, -0.003]; C3R ...' in the fit's condition order."""
     rows = fit.coefficients[fit.coefficients["condition"] != "(Intercept)"]
-    return "; ".join(f"{r.condition} {r.estimate:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}]" for r in rows.itertuples())
+    return "; ".join(f"{md_text(r.condition)} {r.estimate:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}]" for r in rows.itertuples())
 
 
 @section(50, "mixed")
@@ -418,7 +474,7 @@ def mixed_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOption
     except ValueError as ex:
         return Section(title, summary={"tests": {"mixed_model": {"spec": opts.mixed_spec, "data": selection, "converged": None,
                                                                  "coefficients": {}, "reason": str(ex)}}},
-                       text=f"The mixed model is not fitted: {ex}.")
+                       text=f"The mixed model is not fitted: {md_text(ex)}.")
     main = fits[specs[0]]
     tables, summary = {}, {}
     for s, fit in fits.items():
@@ -433,7 +489,7 @@ def mixed_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOption
     text = [
         f"Outcome: {label}; data: {which} (`--mixed-conditions {opts.mixed_conditions} --mixed-rows {opts.mixed_rows}`): "
         f"{main.n_obs:,} observations, {main.n_items} items, {main.n_models} model(s), conditions "
-        f"{', '.join(main.conditions)} (N reference). Fixed effect of condition; Wald 95% CIs."
+        f"{', '.join(map(md_text, main.conditions))} (N reference). Fixed effect of condition; Wald 95% CIs."
     ]
     for s, fit in fits.items():
         state = f"converged ({fit.optimizer})" if fit.converged else "did NOT converge"
