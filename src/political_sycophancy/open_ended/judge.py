@@ -29,6 +29,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from ..core.answers import NAN, read_answer
 from ..core.errors import InputError
+from ..core.inspect_compat import resolving_tasks_for_eval
 from ..core.measures import total_from_counts
 from ..core.parsing import ANSWERED, REFUSAL, token_mass
 from .prefixes import LIKERT5, LIKERT5_STANCE
@@ -196,9 +197,12 @@ def resolve_grader(evaluated: str, grader: str | Model | None = None, allow_self
 def check_grader_at_start(grader: str | Model | None = None, allow_self_grading: bool = False) -> None:
     """The grader check of `resolve_grader` when the task is built, so that a missing or
     self-grading judge stops `inspect eval` in one line before any sample runs (else every
-    sample errors in `require_grader`). Inspect makes the model under test active before it
-    builds the tasks; with no active model (a task built in Python before `eval`), the
-    check waits for `require_grader`."""
+    sample errors in `require_grader`). Inspect makes the model under test active before its
+    loader builds the tasks; a task built in Python before `eval` (when an earlier eval may
+    have left its model active) cannot know that model, so there the check waits for
+    `require_grader`."""
+    if not resolving_tasks_for_eval():
+        return
     try:
         evaluated = get_model()
     except Exception:  # noqa: BLE001 (no active model yet: require_grader checks per sample)
