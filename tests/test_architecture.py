@@ -36,7 +36,6 @@ KNOWN_MUTABLE = {
     "shared.cells:ITEM_COLUMNS": "pandas column list",
     "designs.paper:OUTPUT_TOKENS": "audit parameter definition (params helper)",
     "designs.paper:DESIGNS": "audit parameter definition (params helper)",
-    "audit.scorers:SCORERS_BY_SCORING": "scorer table (params helper)",
     "shared.shifts:ITEM": "pandas column list",
     "shared.shifts:DECOMPOSITION_COLUMNS": "pandas column list",
     "audit.task:CONDITION_TASKS": "audit parameter definition (params helper)",

@@ -23,9 +23,9 @@ from ..core.errors import InputError
 from ..core.items import Item, load_instrument, select_pool
 from ..core.prompts import audit_prompt
 from ..core.solvers import answer_question, asker_preamble
+from ..shared.scorers import scorer_for
 from ..shared.tasks import content_version, instrument_name
 from .params import PARAMS, check_signature
-from .scorers import scorer_for
 
 # The first seed's decoding: provider defaults at temperature 1 (overridden by --temperature).
 DEFAULT_CONFIG = GenerateConfig(temperature=1.0)
