@@ -21,7 +21,7 @@ import pytest
 
 PKG = "political_sycophancy"
 SRC = Path(__file__).resolve().parents[1] / "src" / PKG
-LAYER = {"core": 0, "stats": 1, "shared": 2, "audit": 3, "probes": 3, "open_ended": 3, "sway": 3, "pew": 3, "models": 3, "designs": 4,
+LAYER = {"core": 0, "stats": 1, "shared": 2, "audit": 3, "profiles": 3, "probes": 3, "open_ended": 3, "sway": 3, "pew": 3, "models": 3, "designs": 4,
          "logs": 5, "report": 6, "cli": 7}
 MEASURES = frozenset(k for k, v in LAYER.items() if v == 3)
 MUTABLE_CALLS = frozenset({"dict", "list", "set", "defaultdict", "OrderedDict", "Counter", "deque", "bytearray", "WDMemo", "RunCache"})

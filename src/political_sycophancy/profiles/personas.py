@@ -32,6 +32,8 @@ PLACEMENTS = ("preamble", "turn")
 NAME = re.compile(r"[a-z0-9_]+")
 LEVEL_ID = re.compile(r"[A-Za-z0-9_]+")
 SIDES = ("dem", "rep")
+# attribute names that would collide with the sample metadata persona_id, persona_weight, persona_cue
+RESERVED = ("id", "weight", "cue")
 PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
 
 
@@ -218,6 +220,8 @@ def parse_schema(data: Any, source: str | Path) -> Schema:
         name = rec.get("name")
         if not isinstance(name, str) or not NAME.fullmatch(name):
             raise InputError("missing or invalid name (a-z, 0-9, '_')", file=file, row=row, field="name")
+        if name in RESERVED:
+            raise InputError(f"attribute name {name!r} is reserved ({', '.join(RESERVED)})", file=file, row=row, field="name")
         if name in {a.name for a in out}:
             raise InputError(f"attribute {name!r} defined twice", file=file, row=row, field="name")
         levels_raw = rec.get("levels")
