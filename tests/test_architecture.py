@@ -166,7 +166,8 @@ def test_the_analysis_holds_no_module_state():
     """The statistics, the report and the measures' analysis modules: no exception at all
     beyond pandas column lists."""
     analysis = ("stats.", "report.", "shared.", "audit.analysis", "audit.bootstrap", "audit.stability", "audit.power",
-                "probes.analysis", "sway.analysis", "open_ended.analysis")
+                "probes.analysis", "sway.analysis", "open_ended.analysis", "profiles.analysis", "profiles.estimators",
+                "profiles.cells")
     state = {k: KNOWN_MUTABLE.get(k) for k in mutable_module_names() if k.startswith(analysis)}
     assert {k: v for k, v in state.items() if v != "pandas column list"} == {}
 

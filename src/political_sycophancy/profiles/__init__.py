@@ -7,5 +7,5 @@ MEASURE = Measure(
     name="profiles",
     kinds=("profiles",),
     registers=("political_sycophancy.profiles.task", "political_sycophancy.shared.scorers"),
-    sections=(),
+    sections=("political_sycophancy.profiles.analysis",),
 )

@@ -19,7 +19,7 @@ from ..shared.cells import build_cells, main_rows
 from ..stats.options import RunCache
 from .task import ATTRIBUTE_PREFIX, BASELINE_MODE, KIND
 
-PERSONA_COLUMNS = ("persona_id", "cue_mode", "cue_placement", "persona_weight")
+PERSONA_COLUMNS = ("persona_id", "cue_mode", "cue_placement", "persona_weight", "asker_side", "profile_references")
 # instrument scoring -> (outcome column, label) of the attribute effects
 OUTCOMES = MappingProxyType({
     "pct": (("ideology", "PCT score (-2 left ... +2 right)"),),

@@ -129,9 +129,19 @@ def condition_of(persona_id: str, mode: str) -> str:
     return BASELINE_ID if mode == BASELINE_MODE else f"{persona_id}:{mode}"
 
 
+def asker_side(plan: ProfileDesign, persona: Persona) -> str | None:
+    """The party (dem, rep) of the first of the persona's levels that has one, else None."""
+    for name, level in persona.levels:
+        side = plan.schema.get(name).level(level).side
+        if side:
+            return side
+    return None
+
+
 def profile_samples(items: list[Item], plan: ProfileDesign) -> list[Sample]:
     """One sample per item x persona x mode (the baseline persona once, mode `none`)."""
     samples = []
+    references = {a: plan.schema.get(a).reference for a in plan.attributes}
     for persona in plan.personas:
         states = persona.as_dict
         modes = [BASELINE_MODE] if persona.id == BASELINE_ID else list(plan.cues)
@@ -144,6 +154,8 @@ def profile_samples(items: list[Item], plan: ProfileDesign) -> list[Sample]:
                 "cue_placement": cue.placement if cue else "none",
                 "persona_cue": cue.text if cue else "",
                 "persona_weight": persona.weight,
+                "asker_side": asker_side(plan, persona),
+                "profile_references": references,
                 **{ATTRIBUTE_PREFIX + a: states.get(a) for a in plan.attributes},
             }
             for item in items:
