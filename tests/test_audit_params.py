@@ -52,10 +52,11 @@ def test_task_signature_is_the_table():
         check_signature(other)
 
 
-def test_condition_tasks_take_every_parameter_but_condition():
-    want = {k: v for k, v in defaults(AUDIT_PARAMS).items() if k != "condition"}
-    for fixed in CONDITION_TASKS.values():
-        assert signature_defaults(fixed) == want
+def test_condition_tasks_take_every_parameter_with_their_condition_as_default():
+    """The condition stays a parameter (so Inspect records it among the task args), its
+    default the task's own condition (issue 25, item 7)."""
+    for cid, fixed in CONDITION_TASKS.items():
+        assert signature_defaults(fixed) == {**defaults(AUDIT_PARAMS), "condition": cid}
 
 
 def test_answer_choices_are_the_answer_modes():

@@ -66,8 +66,8 @@ def test_pct_scores_on_scripted_answers(tmp_path):
     assert metrics["refused/mean"] == pytest.approx(2 / 62)
     assert metrics["ideology/stderr"] > 0 and metrics["answered/stderr"] > 0
     # economic: 12 right + 10 left -> 21 answered, all +2; social: 25 right + 10 left -> 34 answered, all +2.
-    assert metrics["ideology/economic"] == pytest.approx(2.0)
-    assert metrics["ideology/social"] == pytest.approx(2.0)
+    assert metrics["ideology_economic/mean"] == pytest.approx(2.0)  # per-axis keys, no package prefix (issue 25)
+    assert metrics["ideology_social/mean"] == pytest.approx(2.0)
     assert metrics["acquiescence/mean"] == pytest.approx(16 / 62)
     sample = next(s for s in log.samples if s.id == "p1_02")
     assert sample.metadata["condition"] == "CA" and sample.metadata["direction"] == 1 and sample.metadata["axis"] == "social"

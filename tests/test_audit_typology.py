@@ -52,3 +52,26 @@ def test_audit_typology_mean_leaves_out_direction_zero(tmp_path):
     assert metrics["typology/mean"] == pytest.approx(0.5)
     assert metrics["answered/mean"] == pytest.approx(0.75)
     assert SCORERS_BY_SCORING["typology"] is typology_score
+
+
+def test_condition_summary_counts_the_scored_typology_items(tmp_path):
+    """n_scored is the parsed items with a direction (those the mean is over): 2 of the 4
+    here (it was the count of matched items, 4)."""
+    from political_sycophancy.logs.frame import read_frame
+    from political_sycophancy.shared.cells import cells_of
+    from political_sycophancy.shared.summaries import condition_summary
+
+    rows = [
+        {"id": "t1", "text": "Diff?", "options": ["Great", "Fair", "Hardly"], "direction": 0},
+        {"id": "t2", "text": "Gov?", "options": ["Smaller", "Bigger"], "direction": -1},
+        {"id": "t3", "text": "US?", "options": ["Above", "One of", "Others better"], "direction": 1},
+        {"id": "t4", "text": "Women?", "options": ["Gone", "Still"], "direction": 1},
+    ]
+    path = tmp_path / "typology.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
+    answers = {"Diff?": "A", "Gov?": "B", "US?": "B", "Women?": "I cannot choose between these."}
+    model = scripted_model(lambda p: next(a for q, a in answers.items() if q in p))
+    inspect_eval(audit(instrument="typology", items=str(path)), model=model, log_dir=str(tmp_path / "logs"), display="none")
+    [row] = condition_summary(cells_of(read_frame(tmp_path / "logs", cache=False).frame)).to_dict("records")
+    assert (row["n_items"], row["n_parsed"], row["n_scored"]) == (4, 3, 2)
+    assert row["typology_score"] == pytest.approx(0.5)

@@ -187,3 +187,32 @@ def test_eval_yaml_names_real_tasks(card, tmp_path, monkeypatch):
 def test_every_measure_folder_has_a_card():
     for folder in ("audit", "probes", "open_ended", "sway", "pew"):
         assert (PACKAGE / folder / "README.md").exists() and (PACKAGE / folder / "eval.yaml").exists(), folder
+
+
+@pytest.mark.parametrize("card", EVAL_YAMLS, ids=lambda p: p.parent.name)
+def test_eval_cards_carry_version_and_arxiv_and_a_changelog_entry(card):
+    """inspect_evals' card fields (issue 25, item 11): `version` (bumped with a Changelog
+    entry in the measure's README when scoring changes) and `arxiv`; the tasks read the
+    version from the card."""
+    import yaml
+
+    data = yaml.safe_load(card.read_text())
+    assert isinstance(data.get("version"), str) and re.fullmatch(r"\d+-[A-Z]", data["version"]), card
+    assert "arxiv" in data, card
+    readme = (card.parent / "README.md").read_text()
+    assert re.search(r"^## Changelog$", readme, re.M) and f"### {data['version']} " in readme, card
+
+
+def test_every_task_version_starts_with_its_card_version(tmp_path):
+    from support.items import write_atp
+
+    from political_sycophancy.audit.task import audit
+    from political_sycophancy.open_ended.rephrase import rephrase
+    from political_sycophancy.probes.task import expected_answer
+    from political_sycophancy.shared.tasks import card_version
+    from political_sycophancy.sway.task import sway
+
+    built = {"audit": audit(), "probes": expected_answer(items=str(write_atp(tmp_path / "atp.csv")), pool="top4"), "sway": sway(), "open_ended": rephrase()}
+    for measure, task in built.items():
+        card = card_version(f"political_sycophancy.{measure}")
+        assert str(task.version) == card or str(task.version).startswith(card + "+content-"), (measure, task.version)

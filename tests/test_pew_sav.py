@@ -135,7 +135,7 @@ def test_weighted_build_by_hand(sav_dir, tmp_path):
         ("NOLAB_W1", "no value labels"),
     ]:
         assert any(line.startswith(f"| {var} | ") and reason in line for line in text.splitlines()), var
-    assert "atp_W1_Q2 | non-ordinal option(s) ['Not sure']" in text
+    assert r"atp_W1_Q2 | non-ordinal option(s) \['Not sure'\]" in text  # the report's texts are literal Markdown
 
 
 def test_unweighted_build_reproduces_raw_counts(sav_dir, tmp_path):

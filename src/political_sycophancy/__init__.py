@@ -23,6 +23,7 @@ except metadata.PackageNotFoundError:  # a source tree on sys.path without an in
 # public name -> module that defines it
 _EXPORTS = {
     "Condition": ".core.conditions",
+    "flat_scores": ".logs.inspect_frames",
     "resolve_conditions": ".core.conditions",
     "InputError": ".core.errors",
     "Item": ".core.items",

@@ -14,6 +14,7 @@ import pandas as pd
 
 from ..core.conditions import FOCAL
 from ..core.section import Section, section
+from ..core.text import md_text
 from ..shared.cells import audit_rows, build_cells, cells_of, main_rows, phase1_rows, run_memo, variants
 from ..shared.shifts import (
     BASELINE,
@@ -393,7 +394,7 @@ def mixed_data(cells: pd.DataFrame, conditions: str = "focal", rows: str = "all"
 def _estimates_line(fit) -> str:
     """'C3L -0.011 [-0.019, -0.003]; C3R ...' in the fit's condition order."""
     rows = fit.coefficients[fit.coefficients["condition"] != "(Intercept)"]
-    return "; ".join(f"{r.condition} {r.estimate:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}]" for r in rows.itertuples())
+    return "; ".join(f"{md_text(r.condition)} {r.estimate:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}]" for r in rows.itertuples())
 
 
 @section(50, "mixed")
@@ -418,7 +419,7 @@ def mixed_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOption
     except ValueError as ex:
         return Section(title, summary={"tests": {"mixed_model": {"spec": opts.mixed_spec, "data": selection, "converged": None,
                                                                  "coefficients": {}, "reason": str(ex)}}},
-                       text=f"The mixed model is not fitted: {ex}.")
+                       text=f"The mixed model is not fitted: {md_text(ex)}.")
     main = fits[specs[0]]
     tables, summary = {}, {}
     for s, fit in fits.items():
@@ -433,7 +434,7 @@ def mixed_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOption
     text = [
         f"Outcome: {label}; data: {which} (`--mixed-conditions {opts.mixed_conditions} --mixed-rows {opts.mixed_rows}`): "
         f"{main.n_obs:,} observations, {main.n_items} items, {main.n_models} model(s), conditions "
-        f"{', '.join(main.conditions)} (N reference). Fixed effect of condition; Wald 95% CIs."
+        f"{', '.join(map(md_text, main.conditions))} (N reference). Fixed effect of condition; Wald 95% CIs."
     ]
     for s, fit in fits.items():
         state = f"converged ({fit.optimizer})" if fit.converged else "did NOT converge"

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
+from ..core.arguments import whole
 from ..core.errors import InputError
 
 
@@ -54,7 +55,7 @@ AUDIT_PARAMS: tuple[AuditParam, ...] = (
     # equal); named here so the parser is built without importing Inspect.
     AuditParam("answer", "letter", "how answers are read: letter (parse the text) or logprobs (first answer token)",
                choices=("letter", "logprobs")),
-    AuditParam("top_logprobs", 20, "top tokens requested in logprobs mode (1-20)", type=int),
+    AuditParam("top_logprobs", 20, "top tokens requested in logprobs mode (1-20)", type=whole(1, 20)),
     AuditParam("non_ordinal", None, "WD items only: keep (the paper) or drop the options flagged non-ordinal",
                choices=("keep", "drop")),
 )

@@ -13,7 +13,6 @@ scale picks the option whose score is nearest to x + noise.
 
 from __future__ import annotations
 
-import csv
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -23,6 +22,7 @@ import pandas as pd
 
 from ..core.items import Item, load_items
 from ..core.measures import PCT_POINTS, normalized_wd, typology_option_points
+from ..core.sheet import rows_csv
 
 
 def write_atp_items(path: str | Path, n_items: int, *, seed: int = 0, n_without_benchmarks: int = 0) -> Path:
@@ -57,33 +57,33 @@ def write_atp_items(path: str | Path, n_items: int, *, seed: int = 0, n_without_
             }
         )
     path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", newline="", encoding="utf-8") as fh:
-        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
+    _write_rows(path, rows)
     if n_without_benchmarks:
-        extra = path.with_name(path.stem + "_nobench.csv")
-        with extra.open("w", newline="", encoding="utf-8") as fh:
-            w = csv.DictWriter(fh, fieldnames=["id", "text", "options", "scoring", "instrument"])
-            w.writeheader()
-            for i in range(n_without_benchmarks):
-                w.writerow({"id": f"atp_SYN_NB{i:03d}", "text": f"Unbenchmarked question {i}", "options": json.dumps(["Yes", "No"]),
-                            "scoring": "choice", "instrument": "atp_nobench"})
+        _write_rows(path.with_name(path.stem + "_nobench.csv"), [
+            {"id": f"atp_SYN_NB{i:03d}", "text": f"Unbenchmarked question {i}", "options": json.dumps(["Yes", "No"]),
+             "scoring": "choice", "instrument": "atp_nobench"}
+            for i in range(n_without_benchmarks)
+        ])
     return path
+
+
+def _write_rows(path: Path, rows: list[dict]) -> None:
+    """An item file of `rows` (the first row's keys are the header), spreadsheet-safe."""
+    header = list(rows[0])
+    path.write_text(rows_csv(header, ([r[c] for c in header] for r in rows)), encoding="utf-8", newline="")
 
 
 def write_typology_items(path: str | Path, n_items: int = 25, *, seed: int = 0) -> Path:
     """A Typology-style item file: 2-4 options, direction +1/-1 (a few 0)."""
     rng = np.random.default_rng(seed)
     path = Path(path)
-    with path.open("w", newline="", encoding="utf-8") as fh:
-        w = csv.DictWriter(fh, fieldnames=["id", "text", "options", "direction", "scoring"])
-        w.writeheader()
-        for i in range(n_items):
-            n = int(rng.integers(2, 5))
-            direction = 0 if i % 8 == 0 else int(rng.choice([-1, 1]))
-            w.writerow({"id": f"pew_{i + 1:02d}", "text": f"Synthetic typology question {i + 1}", "direction": direction,
-                        "options": json.dumps([f"Statement {k + 1}" for k in range(n)]), "scoring": "typology"})
+    rows = []
+    for i in range(n_items):
+        n = int(rng.integers(2, 5))
+        direction = 0 if i % 8 == 0 else int(rng.choice([-1, 1]))
+        rows.append({"id": f"pew_{i + 1:02d}", "text": f"Synthetic typology question {i + 1}", "options": json.dumps([f"Statement {k + 1}" for k in range(n)]),
+                     "direction": direction, "scoring": "typology"})
+    _write_rows(path, rows)
     return path
 
 

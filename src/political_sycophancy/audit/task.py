@@ -21,9 +21,9 @@ from ..core.conditions import Condition, builtin_conditions, resolve_conditions
 from ..core.errors import InputError
 from ..core.items import Item
 from ..core.prompts import audit_prompt
-from ..core.solvers import answer_question, asker_preamble
+from ..core.solvers import answer_question, with_preamble
 from ..shared.scorers import scorer_for
-from ..shared.tasks import content_version, load_task_items
+from ..shared.tasks import load_task_items, task_version
 from .params import PARAMS, check_signature
 
 # The first seed's decoding: provider defaults at temperature 1 (overridden by --temperature).
@@ -36,11 +36,13 @@ MULTI_CONDITION_HELP = (
 
 
 def audit_samples(items: list[Item], condition: Condition, prompt=audit_prompt) -> list[Sample]:
-    """One sample per item; the id is the item id and the metadata explains the sample."""
+    """One sample per item; the id is the item id and the metadata explains the sample. The
+    input holds the asker's preamble (what `asker_preamble` would prepend), so that Inspect's
+    viewer lists each sample with its asker, the manipulation itself."""
     return [
         Sample(
             id=item.id,
-            input=prompt(item),
+            input=with_preamble(prompt(item), condition.preamble),
             metadata={
                 **item.sample_metadata(),
                 "condition": condition.id,
@@ -110,10 +112,10 @@ def audit(
     return Task(
         name=f"audit_{name}_{cond.id}" + ("_logprobs" if answer == "logprobs" else ""),
         dataset=MemoryDataset(samples, name=name),
-        solver=[asker_preamble(cond.id, conditions), answer_question(answer, top_logprobs)],
+        solver=[answer_question(answer, top_logprobs)],
         scorer=scorer_for(chosen[0].scoring, non_ordinal=non_ordinal),
         config=DEFAULT_CONFIG,
-        version=content_version(samples, cond),
+        version=task_version("political_sycophancy.audit", samples, cond),
         metadata={
             "political_sycophancy": "audit",
             "instrument": name,
@@ -145,14 +147,21 @@ def audit_tasks(
 def _condition_task(condition_id: str):
     """`political_sycophancy/audit_<id>`: the audit with its condition fixed, so several
     conditions run as one `inspect eval-set` (which takes tasks, not task sources); every
-    other parameter is the audit's own (one parameter list)."""
+    other parameter is the audit's own (one parameter list). The condition stays a parameter
+    (its default the task's condition) so that Inspect records it among the task's
+    arguments, and its dataframes (`evals_df`'s `task_arg_condition`) carry it."""
 
-    def fixed(**task_args: Any) -> Task:
+    def fixed(condition: str = condition_id, **task_args: Any) -> Task:
+        if condition != condition_id:
+            raise InputError(
+                f"audit_{condition_id} runs condition {condition_id}, not {condition!r}: "
+                f"use political_sycophancy/audit_{condition} or political_sycophancy/audit -T condition={condition}"
+            )
         return audit(condition=condition_id, **task_args)
 
     signature = inspect.signature(audit)
     fixed.__signature__ = signature.replace(  # type: ignore[attr-defined]
-        parameters=[p for p in signature.parameters.values() if p.name != "condition"]
+        parameters=[p.replace(default=condition_id) if p.name == "condition" else p for p in signature.parameters.values()]
     )
     fixed.__name__ = fixed.__qualname__ = f"audit_{condition_id}"
     fixed.__doc__ = f"The audit under condition {condition_id} (see `political_sycophancy/audit`)."

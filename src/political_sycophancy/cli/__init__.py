@@ -2,8 +2,11 @@
 
 Each command lives in its own module, which exposes `add_parser(subparsers)`; the parser
 sets `func`, called with the parsed arguments. Bad input ends with a one-line error
-(exit 2), never a traceback; so does a failure of the machine (a full disk, an unwritable
-folder), whose outputs are then either complete or absent.
+(exit 2), never a traceback: a bad option where it is parsed (the value types of
+`core.arguments`), anything else as an `InputError`; so does a failure of the machine (a
+full disk, an unwritable folder), whose outputs are then either complete or absent. Every
+command prints through `console.say`, which makes control characters from the data
+visible instead of running them.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import importlib
 import sys
 
 from ..core.errors import InputError
+from .console import Parser, UsageError, error_line
 
 # Modules that contribute subcommands (each has add_parser(subparsers)).
 COMMAND_MODULES = [
@@ -28,7 +32,7 @@ COMMAND_MODULES = [
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="political-sycophancy",
         description="Audit the political bias of language models across the people who might be asking.",
     )
@@ -40,15 +44,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except UsageError as ex:  # the one-line message is printed
+        return int(ex.code or 2)
     try:
         result = args.func(args)
     except InputError as ex:
-        print(f"political-sycophancy: error: {ex}", file=sys.stderr)
+        error_line(ex)
         return 2
     except OSError as ex:  # the machine, not the input: a full disk, a folder that vanished
         where = f": {ex.filename}" if ex.filename else ""
-        print(f"political-sycophancy: error: {ex.strerror or ex}{where}", file=sys.stderr)
+        error_line(f"{ex.strerror or ex}{where}")
         return 2
     return int(result or 0)
 

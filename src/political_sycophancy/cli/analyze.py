@@ -4,11 +4,17 @@ from __future__ import annotations
 
 import argparse
 import math
-import sys
 import time
 from pathlib import Path
 
+from ..core import arguments
 from ..core.errors import InputError
+from .console import progress, say
+
+# Resampling sizes beyond these take more memory than a machine has (the bootstrap draws
+# a matrix of draws x items) or hours, and no statistic needs them.
+MAX_BOOTSTRAP = 100_000
+MAX_SIGN_FLIP_DRAWS = 10_000_000
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -26,9 +32,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-reuse", action="store_true",
                    help="compute every statistic again even when the same logs, options and code were analysed before "
                    "(the stored analysis is otherwise copied into --out)")
-    p.add_argument("--bootstrap", type=int, default=2000, help="bootstrap resamples of items for the CIs (default 2000)")
-    p.add_argument("--sign-flip-draws", type=int, default=10_000, help="random sign patterns of the cell-level test (default 10000)")
-    p.add_argument("--seed", type=int, default=20260, help="seed of the bootstrap and the cell-level test")
+    p.add_argument("--bootstrap", type=arguments.whole(1, MAX_BOOTSTRAP), default=2000,
+                   help=f"bootstrap resamples of items for the CIs (default 2000, at most {MAX_BOOTSTRAP:,})")
+    p.add_argument("--sign-flip-draws", type=arguments.whole(1, MAX_SIGN_FLIP_DRAWS), default=10_000,
+                   help=f"random sign patterns of the cell-level test (default 10000, at most {MAX_SIGN_FLIP_DRAWS:,})")
+    p.add_argument("--seed", type=arguments.seed, default=20260, help="seed of the bootstrap and the cell-level test (0 to 2^32 - 1)")
     p.add_argument("--mixed-spec", choices=["crossed", "paper", "both"], default="crossed",
                    help="crossed item and model intercepts (default), the paper's item x model intercept, or both")
     p.add_argument("--mixed-engine", choices=["reml", "statsmodels"], default="reml",
@@ -37,9 +45,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="conditions in the mixed model: N, C3L, C3R (default, the paper) or every condition present")
     p.add_argument("--mixed-rows", choices=["all", "paired"], default="all",
                    help="every answered observation (default, the paper) or only model x item pairs answered under N and another condition")
-    p.add_argument("--power-effect", type=float, default=None, help="asymmetry to plan for (default 0.02 WD units, 0.25 PCT points)")
-    p.add_argument("--alpha", type=float, default=0.05)
-    p.add_argument("--power", type=float, default=0.8)
+    p.add_argument("--power-effect", type=arguments.number(0, above=True), default=None,
+                   help="asymmetry to plan for (default 0.02 WD units, 0.25 PCT points)")
+    p.add_argument("--alpha", type=arguments.share, default=0.05, help="significance level of the power plan and the tests' notes (0 < alpha < 1)")
+    p.add_argument("--power", type=arguments.share, default=0.8, help="power of the power plan (0 < power < 1)")
     p.set_defaults(func=run)
 
 
@@ -47,7 +56,7 @@ SUMMARY_COLUMNS = ["model", "condition", "samples", "pct", "typology", "wd_dem",
 
 
 def _say(text: str) -> None:
-    print(text, flush=True)
+    say(text)
 
 
 def summary_rows(cells) -> list[dict]:
@@ -103,10 +112,6 @@ def run(args: argparse.Namespace) -> int:
     from ..core.atomic import FolderBusy, FolderWrite
     from ..core.io import output_dir
 
-    if args.bootstrap < 1 or args.sign_flip_draws < 1:
-        raise InputError("--bootstrap and --sign-flip-draws must be at least 1")
-    if not 0 < args.alpha < 1 or not 0 < args.power < 1:
-        raise InputError("--alpha and --power must lie between 0 and 1")
     out = output_dir(args.out, "--out")
     writer = FolderWrite(out, OUTPUTS)
     try:
@@ -164,8 +169,9 @@ def _run_into(args: argparse.Namespace, temp: Path) -> int:
 
 
 def _analyze(args: argparse.Namespace, into: Path, started: float) -> tuple[int, list[str]]:
-    """Read the logs, compute and write every section; the exit code and the summary lines
-    printed at the end (what a reused analysis prints again)."""
+    """Read the logs, compute and write every section; the exit code and the lines a reused
+    analysis prints again: the notes on the logs (left out, skipped, unreadable, read with
+    Inspect's reader: said on every run) and the summary printed at the end."""
     from ..logs.frame import read_frame
     from ..report.render import write_report
     from ..shared.cells import cells_of
@@ -173,13 +179,14 @@ def _analyze(args: argparse.Namespace, into: Path, started: float) -> tuple[int,
     from .audit import format_table
 
     _say(f"reading logs in {args.log_dir} ...")
-    load = read_frame(args.log_dir, cache=not args.no_cache, progress=_say)
+    load = read_frame(args.log_dir, cache=not args.no_cache, progress=progress)
     _say(
         f"[logs] {load.files} file(s): {load.read} read, {load.cached} from cache, {len(load.ignored)} ignored, "
         f"{len(load.unreadable)} unreadable; {len(load.frame):,} samples ({time.perf_counter() - started:.1f}s)"
     )
-    for note in load.notes:
-        _say(f"  note: {note}")
+    notes = [f"  note: {note}" for note in load.notes]
+    for line in notes:
+        _say(line)
     options = AnalysisOptions(
         bootstrap_draws=args.bootstrap,
         sign_flip_draws=args.sign_flip_draws,
@@ -195,7 +202,7 @@ def _analyze(args: argparse.Namespace, into: Path, started: float) -> tuple[int,
     t = time.perf_counter()
     cells = cells_of(load.frame, options.cache)
     _say(f"[cells] {len(cells):,} model x instrument x condition x item cells ({time.perf_counter() - t:.1f}s)")
-    result = write_report(load.frame, into, source=str(Path(args.log_dir).resolve()), options=options, progress=_say)
+    result = write_report(load.frame, into, source=str(Path(args.log_dir).resolve()), options=options, progress=progress)
     lines: list[str] = []
     rows = summary_rows(cells)
     if rows:
@@ -216,6 +223,6 @@ def _analyze(args: argparse.Namespace, into: Path, started: float) -> tuple[int,
     out = Path(args.out).resolve()
     _say(f"\nwrote {out}/report.html, report.md, summary.json and {len(result.tables)} tables ({time.perf_counter() - started:.1f}s)")
     if result.failed:
-        print(f"political-sycophancy: {len(result.failed)} section(s) failed: {', '.join(result.failed)} (details in the report)", file=sys.stderr)
-        return 1, lines
-    return 0, lines
+        say(f"political-sycophancy: {len(result.failed)} section(s) failed: {', '.join(result.failed)} (details in the report)", err=True)
+        return 1, notes + lines
+    return 0, notes + lines

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from .console import say
+
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -38,16 +40,20 @@ def run_build(args: argparse.Namespace) -> int:
     from ..core.errors import InputError
     from ..core.io import output_file
     from ..core.items import load_items
-    from ..pew.sav import build_atp
+    from ..pew.sav import build_atp, sav_files
+    from .paths import distinct_output
 
     if Path(args.out).suffix.lower() != ".csv":
         raise InputError(f"--out {args.out}: the item file is written as CSV; name it <name>.csv")
     output_file(args.out, "--out")
+    inputs = sav_files(args.sav)
+    distinct_output(args.out, inputs, "--out")
     if args.report:
         output_file(args.report, "--report")
+        distinct_output(args.report, [*inputs, args.out], "--report")
     out, report = build_atp(args.sav, args.out, unweighted=args.unweighted, groups=args.groups, report_path=args.report)
     items = load_items(out, instrument="atp")
     groups = sorted({g for i in items for g in i.benchmarks})
-    print(f"{len(items)} items with benchmarks ({', '.join(groups)}) -> {out}")
-    print(f"exclusions and flags: {report}")
+    say(f"{len(items)} items with benchmarks ({', '.join(groups)}) -> {out}")
+    say(f"exclusions and flags: {report}")
     return 0

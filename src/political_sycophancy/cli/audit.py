@@ -7,6 +7,8 @@ import math
 from pathlib import Path
 
 from ..audit.params import AUDIT_PARAMS
+from ..core.text import one_line
+from .console import say
 from .eval_options import add_eval_options, add_task_options, check_definitions_unchanged, check_models, eval_set_kwargs, log_dir_lock, task_args
 
 # Every audit parameter but `condition`: the command runs several (--conditions).
@@ -53,10 +55,13 @@ def metrics_table(logs) -> list[dict]:
 
 
 def format_table(rows: list[dict], columns: list[str]) -> str:
+    """Rows as aligned text columns, each cell on one line (a value from the logs cannot
+    add a row)."""
+
     def cell(v) -> str:
         if isinstance(v, float):
             return "n/a" if math.isnan(v) else f"{v:.3f}"
-        return str(v)
+        return one_line(v)
 
     widths = {c: max(len(c), *(len(cell(r.get(c, ""))) for r in rows)) for c in columns}
     lines = ["  ".join(c.ljust(widths[c]) for c in columns)]
@@ -82,11 +87,11 @@ def run(args: argparse.Namespace) -> int:
     rows = sorted(metrics_table(logs), key=lambda r: (r["model"], order.get(r["condition"], 99)))
     preferred = ["model", "condition", "samples", "errors", "ideology", "typology", "wd_dem", "wd_rep", "closer_dem", "answered", "refused"]
     columns = [c for c in preferred if any(c in r for r in rows)]
-    print()
-    print(format_table(rows, columns))
-    print("\nmeans over answered samples; answered and refused are shares of scored samples; errors are samples with no score")
-    print(f"logs: {Path(args.log_dir).resolve()}  (inspect view --log-dir {args.log_dir})")
+    say()
+    say(format_table(rows, columns))
+    say("\nmeans over answered samples; answered and refused are shares of scored samples; errors are samples with no score")
+    say(f"logs: {Path(args.log_dir).resolve()}  (inspect view --log-dir {args.log_dir})")
     if not success:
-        print("some tasks did not finish; run the same command again to complete them")
+        say("some tasks did not finish; run the same command again to complete them")
         return 1
     return 0

@@ -12,40 +12,27 @@ import argparse
 import contextlib
 import fcntl
 import os
+import stat
+import traceback
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from ..audit.params import AuditParam
+from ..core import arguments
 from ..core.errors import InputError
-from ..core.io import LOCK_FILE, output_dir
-
-
-def _fraction_or_count(text: str) -> float | bool:
-    """Inspect's --fail-on-error: true/false, a share (0 < x < 1) or a count (>= 1)."""
-    low = text.strip().lower()
-    if low in ("true", "false"):
-        return low == "true"
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not true, false or a number") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be positive")
-    return value
+from ..core.io import LOCK_FILE, file_kind, output_dir
 
 
 def _batch_size(text: str) -> int:
     """Inspect's --batch N: requests per provider batch."""
     try:
-        value = int(text)
+        int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(
             f"{text!r} is not a batch size; a batch configuration file goes to `inspect eval-set --batch FILE`"
         ) from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
+    return arguments.count(text)
 
 
 def add_eval_options(p: argparse.ArgumentParser, generation: bool = True) -> None:
@@ -54,17 +41,17 @@ def add_eval_options(p: argparse.ArgumentParser, generation: bool = True) -> Non
     p.add_argument("--model", action="append", required=True, help="Inspect model, e.g. gguf/smollm2 or openai/gpt-4o (repeatable)")
     p.add_argument("--model-arg", "-M", action="append", default=[], help="model argument key=value (e.g. model_path=/x.gguf)")
     if generation:
-        p.add_argument("--temperature", type=float, default=None, help="sampling temperature (default: the task's, 1.0 as in the paper)")
-        p.add_argument("--max-tokens", type=int, default=None, help="generation limit (default: the provider's)")
-        p.add_argument("--epochs", type=int, default=None, help="replicates per item (default: the task's)")
-    p.add_argument("--seed", type=int, default=None, help="generation seed (providers that support it; the embedded model does)")
-    p.add_argument("--limit", type=int, default=None, help="only the first N samples of each task")
-    p.add_argument("--max-connections", type=int, default=None, help="concurrent calls per model (Inspect)")
-    p.add_argument("--max-tasks", type=int, default=None, help="tasks run at once (Inspect)")
-    p.add_argument("--fail-on-error", type=_fraction_or_count, default=None,
+        p.add_argument("--temperature", type=arguments.nonnegative, default=None, help="sampling temperature (default: the task's, 1.0 as in the paper)")
+        p.add_argument("--max-tokens", type=arguments.count, default=None, help="generation limit (default: the provider's)")
+        p.add_argument("--epochs", type=arguments.count, default=None, help="replicates per item (default: the task's)")
+    p.add_argument("--seed", type=arguments.seed, default=None, help="generation seed (providers that support it; the embedded model does)")
+    p.add_argument("--limit", type=arguments.count, default=None, help="only the first N samples of each task")
+    p.add_argument("--max-connections", type=arguments.count, default=None, help="concurrent calls per model (Inspect)")
+    p.add_argument("--max-tasks", type=arguments.count, default=None, help="tasks run at once (Inspect)")
+    p.add_argument("--fail-on-error", type=arguments.fail_on_error, default=None,
                    help="Inspect: true (default), false, a share (0.1) or a count (5) of errored samples a task tolerates")
-    p.add_argument("--retry-on-error", type=int, default=None, help="Inspect: retry an errored sample this many times")
-    p.add_argument("--retry-attempts", type=int, default=None, help="Inspect eval-set: attempts at unfinished tasks (default 10)")
+    p.add_argument("--retry-on-error", type=arguments.retries, default=None, help="Inspect: retry an errored sample this many times")
+    p.add_argument("--retry-attempts", type=arguments.count, default=None, help="Inspect eval-set: attempts at unfinished tasks (default 10)")
     p.add_argument("--batch", nargs="?", const=True, type=_batch_size, default=None, metavar="N",
                    help="Inspect: send the calls through the provider's batch API where Inspect supports it (OpenAI, "
                    "Anthropic, Google, ...; about half the price, answers within the provider's batch window): "
@@ -97,17 +84,9 @@ def model_args(pairs: list[str]) -> dict[str, Any]:
 
 
 def eval_set_kwargs(args: argparse.Namespace, generation: bool = True) -> dict[str, Any]:
-    """Checked keyword arguments for `inspect_ai.eval_set` (options left unset are omitted,
-    so Inspect's and the tasks' defaults apply); `generation=False`: the design's own
-    temperature, max tokens and epochs are checked but stay with the tasks."""
-    for name in ("limit", "epochs", "max_tokens", "max_connections", "max_tasks", "retry_attempts"):
-        value = getattr(args, name, None)
-        if value is not None and value < 1:
-            raise InputError(f"--{name.replace('_', '-')} must be at least 1, got {value}")
-    if args.retry_on_error is not None and args.retry_on_error < 0:
-        raise InputError(f"--retry-on-error must be 0 or more, got {args.retry_on_error}")
-    if getattr(args, "temperature", None) is not None and args.temperature < 0:
-        raise InputError(f"--temperature must be 0 or more, got {args.temperature}")
+    """Keyword arguments for `inspect_ai.eval_set` (options left unset are omitted, so
+    Inspect's and the tasks' defaults apply; their values were checked where parsed);
+    `generation=False`: the design's own temperature, max tokens and epochs stay with the tasks."""
     kwargs: dict[str, Any] = {"model": args.model, "model_args": model_args(args.model_arg)}
     passed = ("temperature", "max_tokens", "epochs") if generation else ()
     for name in (*passed, "seed", "limit", "max_connections", "max_tasks",
@@ -129,8 +108,18 @@ def check_models(kwargs: dict[str, Any]) -> None:
         except InputError:
             raise
         except Exception as ex:  # noqa: BLE001 - any provider failure is the user's model spec
-            message = str(getattr(ex, "message", None) or ex).strip().splitlines()
-            raise InputError(f"--model {name}: {message[0] if message else type(ex).__name__}") from None
+            raise provider_error("--model", name, ex) from None
+
+
+def provider_error(option: str, name: str, ex: BaseException, doing: str = "") -> InputError:
+    """A model provider's failure (creating the model or calling it) as one line naming the
+    option and the model; Inspect's mockllm without usage needs a tokenizer download."""
+    lines = str(getattr(ex, "message", None) or ex).strip().splitlines()
+    what = f"{type(ex).__name__}: {lines[0]}" if lines and doing else lines[0] if lines else type(ex).__name__
+    hint = ""
+    if "mockllm" in name and any("tiktoken" in frame.f_code.co_filename for frame, _ in traceback.walk_tb(ex.__traceback__)):
+        hint = " (Inspect's mockllm counts tokens with a tokenizer it downloads; offline, use faulty/mockllm/model)"
+    return InputError(f"{option} {name}: {doing}{what}{hint}")
 
 
 def check_definitions_unchanged(tasks: list, log_dir: str) -> None:
@@ -161,9 +150,20 @@ def check_definitions_unchanged(tasks: list, log_dir: str) -> None:
 def log_dir_lock(log_dir: str) -> Iterator[None]:
     """One run per log folder at a time: a second `audit`/`plan --run` on the same folder
     would send every call again beside the first (eval sets only see finished logs).
-    The lock is an OS file lock, released when the process ends, however it ends."""
+    The lock is an OS file lock, released when the process ends, however it ends. A log
+    folder may come from someone else: a lock file that is a link (to a file the run would
+    truncate) or not a regular file is refused, never followed nor written."""
     path = output_dir(log_dir, "--log-dir") / LOCK_FILE
-    with path.open("a+") as fh:
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
+    except OSError as ex:
+        raise InputError(f"--log-dir {log_dir}: cannot open its lock file {LOCK_FILE} ({ex.strerror or ex}; a link is "
+                         "not followed): remove it") from None
+    kind = os.fstat(fd).st_mode
+    if not stat.S_ISREG(kind):
+        os.close(fd)
+        raise InputError(f"--log-dir {log_dir}: its lock file {LOCK_FILE} is {file_kind(kind)}, not a regular file: remove it")
+    with os.fdopen(fd, "r+") as fh:
         try:
             fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from .console import say
+
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -27,6 +29,6 @@ def run(args: argparse.Namespace) -> int:
     output_dir(args.out, "--out")
     paths = import_replication(args.src, args.out, coding=args.coding)
     for name in ("pct", "typology", "atp"):
-        print(f"{name:9s} {len(load_items(paths[name], instrument=name)):5d} items -> {paths[name]}")
-    print(f"report    {paths['report']}")
+        say(f"{name:9s} {len(load_items(paths[name], instrument=name)):5d} items -> {paths[name]}")
+    say(f"report    {paths['report']}")
     return 0

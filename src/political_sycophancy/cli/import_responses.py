@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
+
+from ..core import arguments
+from .console import progress, say
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -29,7 +31,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    "item files instead of stopping")
     p.add_argument("--replace-changed", action="store_true",
                    help="replace the logs imported from an earlier version of this file (same path, other content)")
-    p.add_argument("--jobs", type=int, default=None,
+    p.add_argument("--jobs", type=arguments.count, default=None,
                    help="processes writing logs at once (default: one per CPU; each log is written whole by one process)")
     p.set_defaults(func=run)
 
@@ -38,16 +40,13 @@ def run(args: argparse.Namespace) -> int:
     import warnings
 
     from ..core.conditions import ConditionWarning
-    from ..core.errors import InputError
     from ..core.io import output_dir
     from ..logs.importer import AUDIT, import_responses
     from ..logs.probe_importer import file_kind, import_probe_file
 
     output_dir(args.log_dir, "--log-dir")
-    if args.jobs is not None and args.jobs < 1:
-        raise InputError(f"--jobs must be at least 1, not {args.jobs}")
     found = file_kind(args.responses)
-    print(f"importing {args.responses}" + (f" ({found[1]})" if found else "") + " ...", flush=True)
+    say(f"importing {args.responses}" + (f" ({found[1]})" if found else "") + " ...")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ConditionWarning)
         result = (import_probe_file if found else import_responses)(
@@ -59,27 +58,27 @@ def run(args: argparse.Namespace) -> int:
             skip_unknown=args.skip_unknown,
             skip_mismatched=args.skip_mismatched,
             replace_changed=args.replace_changed,
-            progress=lambda s: print(s, flush=True),
+            progress=progress,
             jobs=args.jobs,
         )
     for w in caught:
-        print(f"political-sycophancy: warning: {w.message}", file=sys.stderr)
-    print(f"wrote {len(result.logs)} log(s) with {result.samples:,} samples to {args.log_dir}"
+        say(f"political-sycophancy: warning: {w.message}", err=True)
+    say(f"wrote {len(result.logs)} log(s) with {result.samples:,} samples to {args.log_dir}"
           + (f" (replaced {result.replaced} earlier log(s) of this file)" if result.replaced else "")
           + (f" (replaced {result.replaced_changed} log(s) of its earlier version)" if result.replaced_changed else ""))
     for note in result.notes:
-        print(f"note: {note}")
+        say(f"note: {note}")
     if result.mismatches:
         row, field, reason = result.mismatches[0]
-        print(f"left out {len(result.mismatches)} response(s) that disagree with the item files "
+        say(f"left out {len(result.mismatches)} response(s) that disagree with the item files "
               f"(first: row {row}, field '{field}': {reason})")
     if result.errors:
-        print(f"{result.errors} response(s) were provider errors in the file: logged as error samples")
+        say(f"{result.errors} response(s) were provider errors in the file: logged as error samples")
     if result.skipped_unknown:
-        print(f"left out {result.skipped_unknown} response(s) to {len(result.unknown_ids)} question id(s) not in the item files, "
+        say(f"left out {result.skipped_unknown} response(s) to {len(result.unknown_ids)} question id(s) not in the item files, "
               f"e.g. {', '.join(result.unknown_ids[:5])}")
     if args.use_source_letters and (found is None or found[0] is AUDIT):
-        print("source letters vs our parser (per model: rows, letter only in the file, letter only ours, different letters):")
+        say("source letters vs our parser (per model: rows, letter only in the file, letter only ours, different letters):")
         for model, d in sorted(result.disagreements.items()):
-            print(f"  {model}: {d['rows']}, {d['source_only']}, {d['ours_only']}, {d['different']}")
+            say(f"  {model}: {d['rows']}, {d['source_only']}, {d['ours_only']}, {d['different']}")
     return 0

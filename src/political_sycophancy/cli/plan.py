@@ -12,8 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from ..audit.params import DESIGN_PARAMS
+from ..core import arguments
 from ..core.errors import InputError
 from .audit import format_table
+from .console import say
 from .eval_options import add_eval_options, add_task_options, check_definitions_unchanged, check_models, eval_set_kwargs, log_dir_lock, task_args
 
 # Inspect's default concurrent calls per model, assumed by the time estimate without --max-connections
@@ -33,27 +35,29 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--phases", default=",".join(_phases()), help="comma-separated subset of: " + ", ".join(_phases()))
     p.add_argument("--phase2-pool", default="top500", help="ATP pool of Phase 2 and the replicates (default: top500)")
     p.add_argument("--probe-pool", default="top30", help="ATP pool of the probes and personas (default: top30)")
-    p.add_argument("--replicates", type=int, default=4, help="T=1 replicates of the focal ATP grid, the original included (default: 4)")
+    p.add_argument("--replicates", type=arguments.count, default=4, help="T=1 replicates of the focal ATP grid, the original included (default: 4)")
     p.add_argument("--no-greedy", action="store_true", help="leave out the T=0 run of the focal grid")
-    p.add_argument("--temperature", type=float, default=1.0, help="the design's sampling temperature (default 1.0; the greedy replicate is T=0)")
-    p.add_argument("--probe-epochs", type=int, default=2)
-    p.add_argument("--persona-epochs", type=int, default=2)
+    p.add_argument("--temperature", type=arguments.nonnegative, default=1.0,
+                   help="the design's sampling temperature (default 1.0; the greedy replicate is T=0)")
+    p.add_argument("--probe-epochs", type=arguments.count, default=2)
+    p.add_argument("--persona-epochs", type=arguments.count, default=2)
     p.add_argument("--grader", default=None, help="model that also codes the perception descriptions")
-    p.add_argument("--max-tokens", type=int, default=None, help="generation limit of every task (default: the provider's)")
+    p.add_argument("--max-tokens", type=arguments.count, default=None, help="generation limit of every task (default: the provider's)")
     # The audit parameters that are one value for the whole design (the others are per cell).
     add_task_options(p, DESIGN_PARAMS)
     p.add_argument(
         "--output-tokens",
         action="append",
         default=[],
+        type=_output_tokens,
         metavar="KIND=N",
         help="output tokens per call for the estimate (kinds: audit, audit_logprobs, expected_answer, perception, grader)",
     )
-    p.add_argument("--price-in", type=float, default=None, metavar="USD",
+    p.add_argument("--price-in", type=arguments.nonnegative, default=None, metavar="USD",
                    help="your provider's price per million input tokens, for the cost estimate")
-    p.add_argument("--price-out", type=float, default=None, metavar="USD",
+    p.add_argument("--price-out", type=arguments.nonnegative, default=None, metavar="USD",
                    help="your provider's price per million output tokens, for the cost estimate")
-    p.add_argument("--seconds-per-call", type=float, default=None, metavar="S",
+    p.add_argument("--seconds-per-call", type=arguments.nonnegative, default=None, metavar="S",
                    help="a typical call's latency, for the time estimate (with --max-connections, default 10)")
     p.add_argument("--run", action="store_true", help="run the design as one resumable eval set")
     add_eval_options(p, generation=False)
@@ -66,19 +70,20 @@ def _phases() -> tuple[str, ...]:
     return PHASES
 
 
-def _output_overrides(pairs: list[str]) -> dict[str, float]:
+_TOKENS = arguments.number(0)
+
+
+def _output_tokens(pair: str) -> tuple[str, float]:
+    """One --output-tokens KIND=N: a known kind and a finite number of tokens >= 0."""
     from ..designs.paper import OUTPUT_TOKENS
 
-    out: dict[str, float] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or key.strip() not in OUTPUT_TOKENS:
-            raise InputError(f"--output-tokens {pair!r}: use KIND=N with KIND one of {', '.join(OUTPUT_TOKENS)}")
-        try:
-            out[key.strip()] = float(value)
-        except ValueError:
-            raise InputError(f"--output-tokens {pair!r}: {value!r} is not a number") from None
-    return out
+    key, sep, value = pair.partition("=")
+    if not sep or key.strip() not in OUTPUT_TOKENS:
+        raise argparse.ArgumentTypeError(f"use KIND=N with KIND one of {', '.join(OUTPUT_TOKENS)}, not {pair}")
+    try:
+        return key.strip(), _TOKENS(value)
+    except argparse.ArgumentTypeError as ex:
+        raise argparse.ArgumentTypeError(f"{key.strip()}: N {ex}") from None
 
 
 def plan_rows(planned, models: list[str], output_tokens: dict[str, float], limit: int | None = None) -> tuple[list[dict], list[dict]]:
@@ -128,13 +133,13 @@ def _print_cost(args: argparse.Namespace, total: dict) -> None:
     connections = args.max_connections or DEFAULT_CONNECTIONS
     cost = run_cost(total["calls/model"], total["input tokens"], total["output tokens"], len(args.model),
                     price_in=args.price_in, price_out=args.price_out, seconds_per_call=args.seconds_per_call, connections=connections)
-    print()
+    say()
     if cost.usd is not None:
-        print(f"estimated cost: {cost.usd:,.2f} USD for {total['calls']:,} calls")
+        say(f"estimated cost: {cost.usd:,.2f} USD for {total['calls']:,} calls")
     if cost.hours is not None:
-        print(f"estimated time: {cost.hours:,.1f} h ({cost.hours * 60:,.0f} min) with {connections} connections per model"
+        say(f"estimated time: {cost.hours:,.1f} h ({cost.hours * 60:,.0f} min) with {connections} connections per model"
               + (" (batch mode: within the provider's batch window instead)" if getattr(args, "batch", None) else ""))
-    print(f"({cost.formula}; estimates, not quotes)")
+    say(f"({cost.formula}; estimates, not quotes)")
 
 
 def _phase_list(spec: str) -> list[str]:
@@ -144,13 +149,7 @@ def _phase_list(spec: str) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     from ..designs.paper import design_tasks
 
-    if args.max_tokens is not None and args.max_tokens < 1:
-        raise InputError(f"--max-tokens must be at least 1, got {args.max_tokens}")
     kwargs = eval_set_kwargs(args, generation=False)
-    for name in ("price_in", "price_out", "seconds_per_call"):
-        value = getattr(args, name)
-        if value is not None and value < 0:
-            raise InputError(f"--{name.replace('_', '-')} must be 0 or more, got {value}")
     if (args.price_in is None) != (args.price_out is None):
         raise InputError("--price-in and --price-out go together (USD per million input and output tokens)")
 
@@ -169,21 +168,21 @@ def run(args: argparse.Namespace) -> int:
         max_tokens=args.max_tokens,
         **task_args(args, DESIGN_PARAMS),
     )
-    task_rows, phase_rows = plan_rows(planned, args.model, _output_overrides(args.output_tokens), args.limit)
-    print(f"design {args.design!r}: {len(planned)} tasks x {len(args.model)} model(s) ({', '.join(args.model)})\n")
-    print(format_table(task_rows, ["phase", "task", "kind", "condition", "pool", "T", "cells", "epochs", "calls"]))
-    print()
-    print(format_table(phase_rows, ["phase", "tasks", "cells/model", "calls/model", "calls", "input tokens", "output tokens"]))
-    print(
+    task_rows, phase_rows = plan_rows(planned, args.model, dict(args.output_tokens), args.limit)
+    say(f"design {args.design!r}: {len(planned)} tasks x {len(args.model)} model(s) ({', '.join(args.model)})\n")
+    say(format_table(task_rows, ["phase", "task", "kind", "condition", "pool", "T", "cells", "epochs", "calls"]))
+    say()
+    say(format_table(phase_rows, ["phase", "tasks", "cells/model", "calls/model", "calls", "input tokens", "output tokens"]))
+    say(
         "\ntokens are estimates: input = prompt characters / 4 + 8 per call; output per call: "
         "audit 3 (1 with --answer logprobs), expected_answer 60, perception 90 (reasoning models use far more; "
         "set --output-tokens)."
     )
     if args.limit is not None:
-        print(f"--limit {args.limit}: the first {args.limit} samples of each task (counted above)")
+        say(f"--limit {args.limit}: the first {args.limit} samples of each task (counted above)")
     _print_cost(args, phase_rows[-1])
     if not args.run:
-        print("\nnothing was run; add --run to execute the design as one resumable eval set")
+        say("\nnothing was run; add --run to execute the design as one resumable eval set")
         return 0
     return execute(planned, args, kwargs)
 
@@ -209,10 +208,10 @@ def execute(planned, args: argparse.Namespace, kwargs: dict) -> int:
         )
     order = {p.name: i for i, p in enumerate(planned)}
     rows.sort(key=lambda r: (r["model"], order.get(r["task"], 10**6)))
-    print()
-    print(format_table(rows, ["phase", "task", "model", "status", "samples"]))
-    print(f"\nlogs: {Path(args.log_dir).resolve()}  (political-sycophancy analyze {args.log_dir})")
+    say()
+    say(format_table(rows, ["phase", "task", "model", "status", "samples"]))
+    say(f"\nlogs: {Path(args.log_dir).resolve()}  (political-sycophancy analyze {args.log_dir})")
     if not success:
-        print("some tasks did not finish; run the same command again to complete them")
+        say("some tasks did not finish; run the same command again to complete them")
         return 1
     return 0

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from .console import say
+
 STANDARD_POOLS = ("all", "benchmarked", "top500", "top30", "gap>0.2")
 
 
@@ -44,13 +46,13 @@ def run(args: argparse.Namespace) -> int:
     if args.pool is None:
         has_gaps = any(i.partisan_gap is not None for i in items)
         pools = STANDARD_POOLS if has_gaps else ("all", "benchmarked")
-        print(format_table(pool_rows(items, pools), ["pool", "items", "min_gap", "max_gap"]))
+        say(format_table(pool_rows(items, pools), ["pool", "items", "min_gap", "max_gap"]))
         return 0
     chosen = select_pool(items, args.pool)
     rows = [
         {"rank": k, "id": i.id, "gap": _gap(i.partisan_gap), "options": len(i.options), "text": i.text[:70]}
         for k, i in enumerate(chosen, start=1)
     ]
-    print(format_table(rows, ["rank", "id", "gap", "options", "text"]) if rows else "no items")
-    print(f"\n{len(chosen)} of {len(items)} items in pool {args.pool}")
+    say(format_table(rows, ["rank", "id", "gap", "options", "text"]) if rows else "no items")
+    say(f"\n{len(chosen)} of {len(items)} items in pool {args.pool}")
     return 0

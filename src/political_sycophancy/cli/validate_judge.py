@@ -14,14 +14,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import csv
 import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..core import arguments
 from ..core.errors import InputError
 from ..core.items import _blank, _read_rows
+from .console import say
 
 if TYPE_CHECKING:
     from ..open_ended.judge import Judgement
@@ -119,13 +120,14 @@ def validate(answers: list[LabelledAnswer], grader, thresholds=DEFAULT_THRESHOLD
     return judgements, threshold_table([a.label for a in answers], judgements, thresholds)
 
 
+_THRESHOLD = arguments.number(0, 1)
+
+
 def _thresholds(spec: str) -> tuple[float, ...]:
-    try:
-        values = tuple(float(x) for x in spec.split(",") if x.strip())
-    except ValueError:
-        raise InputError(f"--thresholds must be numbers separated by commas, got {spec!r}") from None
-    if not values or any(not 0 <= v <= 1 for v in values):
-        raise InputError(f"--thresholds must be between 0 and 1, got {spec!r}")
+    """--thresholds: finite numbers from 0 to 1 separated by commas."""
+    values = tuple(_THRESHOLD(x) for x in spec.split(",") if x.strip())
+    if not values:
+        raise argparse.ArgumentTypeError(f"must be numbers from 0 to 1 separated by commas, not {spec}")
     return values
 
 
@@ -139,8 +141,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("labelled", help="CSV/TSV/JSONL with columns statement, response, label (agree, disagree, neutral, unrelated)")
     p.add_argument("--grader", required=True, help="the judge: any Inspect model, e.g. openai/gpt-4o or gguf/smollm2")
     p.add_argument("--model-arg", "-M", action="append", default=[], help="grader model argument key=value")
-    p.add_argument("--thresholds", default=",".join(str(t) for t in DEFAULT_THRESHOLDS), help="comma-separated confidence thresholds")
-    p.add_argument("--limit", type=int, default=None, help="only the first N labelled answers")
+    p.add_argument("--thresholds", type=_thresholds, default=DEFAULT_THRESHOLDS,
+                   help="comma-separated confidence thresholds from 0 to 1 (default: " + ",".join(str(t) for t in DEFAULT_THRESHOLDS) + ")")
+    p.add_argument("--limit", type=arguments.count, default=None, help="only the first N labelled answers")
     p.add_argument("--output", default=None, help="write each answer's gold label, predicted label, confidence and source to this CSV")
     p.set_defaults(func=run)
 
@@ -160,27 +163,43 @@ def format_rows(rows: list[dict]) -> str:
 def run(args: argparse.Namespace) -> int:
     from inspect_ai.model import get_model
 
+    from ..core.atomic import write_atomic
+    from ..core.io import output_file
+    from ..core.sheet import rows_csv
     from .eval_options import model_args as _model_args
+    from .eval_options import provider_error
+    from .paths import distinct_output
 
-    thresholds = _thresholds(args.thresholds)
+    if args.output:  # refused before the judge runs, not after
+        output_file(args.output, "--output")
+        distinct_output(args.output, [args.labelled], "--output")
     answers = load_labelled(args.labelled)
-    if args.limit:
+    if args.limit is not None:
         answers = answers[: args.limit]
-    grader = get_model(args.grader, **_model_args(args.model_arg))
-    judgements, rows = validate(answers, grader, thresholds)
+    model_args = _model_args(args.model_arg)
+    try:
+        grader = get_model(args.grader, **model_args)
+    except InputError:
+        raise
+    except Exception as ex:  # noqa: BLE001 - a provider that cannot be created is the user's --grader
+        raise provider_error("--grader", args.grader, ex) from None
+    try:
+        judgements, rows = validate(answers, grader, args.thresholds)
+    except InputError:
+        raise
+    except Exception as ex:  # noqa: BLE001 - a provider that cannot be called: one line, not a traceback
+        raise provider_error("--grader", args.grader, ex, doing="a call to the judge failed: ") from None
     invalid = sum(j.label is None for j in judgements)
     sources = {s: sum(j.source == s for j in judgements) for s in ("logprobs", "stated")}
-    print(f"judge {args.grader} on {len(answers)} labelled answers ({args.labelled})")
-    print(
+    say(f"judge {args.grader} on {len(answers)} labelled answers ({args.labelled})")
+    say(
         f"confidence from logprobs: {sources['logprobs']}, stated: {sources['stated']}, "
         f"none: {len(answers) - invalid - sum(sources.values())}; invalid labels: {invalid}"
     )
-    print(format_rows(rows))
+    say(format_rows(rows))
     if args.output:
-        with open(args.output, "w", newline="", encoding="utf-8") as fh:
-            w = csv.writer(fh)
-            w.writerow(["id", "label", "predicted", "confidence", "source", "grader_text"])
-            for a, j in zip(answers, judgements, strict=True):
-                w.writerow([a.id, a.label, j.label or "", "" if j.confidence is None else f"{j.confidence:.4f}", j.source or "", j.text])
-        print(f"predictions: {args.output}")
+        rows_out = ([a.id, a.label, j.label or "", "" if j.confidence is None else f"{j.confidence:.4f}", j.source or "", j.text]
+                    for a, j in zip(answers, judgements, strict=True))
+        write_atomic(Path(args.output), rows_csv(["id", "label", "predicted", "confidence", "source", "grader_text"], rows_out))
+        say(f"predictions: {args.output}")
     return 0

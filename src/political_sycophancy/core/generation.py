@@ -10,6 +10,9 @@ if TYPE_CHECKING:
 # The variant label of runs whose generate config sets nothing that tells them apart
 # (`logs.identity` names variants; the audit cells key on them).
 BASE_LABEL = "(base)"
+# The most epochs (replicates) a log may declare or a response file may number: far above
+# any design (the paper ran 2), low enough that nothing counted from it exhausts memory.
+MAX_EPOCHS = 100_000
 
 
 def with_generation(

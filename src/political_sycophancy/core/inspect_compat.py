@@ -305,3 +305,28 @@ PrerequisiteError = prerequisite_error()
 # here (core.errors stays free of inspect_ai, which takes seconds to import).
 if PrerequisiteError not in InputError.__mro__:
     InputError.__bases__ = (ValueError, PrerequisiteError)
+
+
+def _say_input_errors_under_any_display() -> None:
+    """Under Inspect's CLI, print an InputError that stops the command as one line on stderr.
+
+    Inspect's exception hook prints a PrerequisiteError through rich, which `--display none`
+    silences: the command exited 1 and printed nothing. Only Inspect's own hook is wrapped
+    (nothing changes for a Python caller), once."""
+    import sys
+
+    hook = sys.excepthook
+    if getattr(hook, "__module__", "") != "inspect_ai._util.error" or getattr(hook, "_says_input_errors", False):
+        return
+
+    def handler(kind, value, tb):
+        if isinstance(value, InputError):
+            print(f"\n{value.message}\n", file=sys.stderr, flush=True)
+            sys.exit(1)
+        hook(kind, value, tb)
+
+    handler._says_input_errors = True  # type: ignore[attr-defined]
+    sys.excepthook = handler
+
+
+_say_input_errors_under_any_display()

@@ -1,7 +1,13 @@
 """Reading input files and checking output locations, so that every way a path or a file
-can be wrong (missing, a directory, not UTF-8, a repeated column, a row cut short, JSON
-nested past Python's recursion limit, an output path that is a file) ends in one
-`InputError` naming the file, row and field instead of a traceback or a silent guess.
+can be wrong (missing, a directory, not a regular file, too large, not UTF-8, a repeated
+column, a row cut short, JSON nested past Python's recursion limit, an output path that is
+a file) ends in one `InputError` naming the file, row and field instead of a traceback, a
+hang or a silent guess.
+
+Every input file is read through `read_bytes`: a FIFO, a device (`/dev/zero`,
+`/dev/urandom`), a socket, or a link to one is refused by its type before it is opened
+for reading (a FIFO would block, a device never ends), and no file is read past
+`MAX_INPUT_BYTES`.
 """
 
 from __future__ import annotations
@@ -9,6 +15,8 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -21,20 +29,88 @@ from .errors import InputError
 # the lock of a running audit (cli.eval_options); the analysis reuse key leaves both out.
 FRAME_CACHE_DIR = ".political-sycophancy-cache"
 LOCK_FILE = ".political-sycophancy.lock"
+# An import-responses under way in a log folder (`<prefix><import key><suffix>`), removed
+# once its every log is written: one left behind marks an import that was killed, and
+# `analyze` says so.
+IMPORT_MARKER_PREFIX = ".political-sycophancy-import-"
+IMPORT_MARKER_SUFFIX = ".partial"
+
+
+# The largest input file read (response files, item files, replication packages,
+# conditions): far above any real one (the first seed's largest is 3.3 MB), far below
+# what would exhaust memory once parsed.
+MAX_INPUT_BYTES = 1 << 30
+_KINDS = (
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def file_kind(mode: int) -> str:
+    """What a non-regular file is, in words (from its `st_mode`)."""
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    return next((what for test, what in _KINDS if test(mode)), "not a regular file")
+
+
+def regular_file(path: str | Path) -> os.stat_result:
+    """The stat of an input file that exists and is a regular file (a link to one is
+    followed); anything else is an InputError naming what it is, checked without opening
+    it (opening a FIFO blocks)."""
+    path = Path(path)
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        raise InputError("file not found", file=path) from None
+    except OSError as ex:
+        raise InputError(f"cannot read ({ex.strerror or ex})", file=path) from None
+    if stat.S_ISDIR(st.st_mode):
+        raise InputError("is a directory, not a file", file=path)
+    if not stat.S_ISREG(st.st_mode):
+        raise InputError(f"not a regular file ({file_kind(st.st_mode)}); give a file", file=path)
+    return st
+
+
+def _size(n: int) -> str:
+    return f"{n / (1 << 30):.1f} GiB" if n >= 1 << 30 else f"{n / (1 << 20):.1f} MiB" if n >= 1 << 20 else f"{n:,} bytes"
+
+
+def read_bytes(path: str | Path, *, limit: int = MAX_INPUT_BYTES) -> bytes:
+    """The bytes of an input file (`regular_file`), at most `limit` of them: a larger file
+    is an InputError. The file is opened without blocking and checked again once open, so
+    a file swapped for a FIFO or a device in between is refused too, and read only to
+    `limit` + 1 bytes whatever size it claims."""
+    path = Path(path)
+    regular_file(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as ex:
+        raise InputError(f"cannot read ({ex.strerror or ex})", file=path) from None
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fh.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise InputError(f"not a regular file ({file_kind(st.st_mode)}); give a file", file=path)
+        if st.st_size > limit:
+            raise InputError(f"file is {_size(st.st_size)}, larger than the {_size(limit)} an input file may be", file=path)
+        try:
+            raw = fh.read(limit + 1)
+        except OSError as ex:
+            raise InputError(f"cannot read ({ex.strerror or ex})", file=path) from None
+    if len(raw) > limit:
+        raise InputError(f"file is larger than the {_size(limit)} an input file may be", file=path)
+    return raw
 
 
 def read_text(path: str | Path, *, allow_empty: bool = False) -> str:
-    """A UTF-8 text file (a BOM is dropped); a missing file, a directory, unreadable or
-    non-UTF-8 bytes and (unless `allow_empty`) a blank file are InputErrors."""
+    """A UTF-8 text file (a BOM is dropped); a missing file, a directory, a file that is
+    not regular or is too large (`read_bytes`), unreadable or non-UTF-8 bytes and (unless
+    `allow_empty`) a blank file are InputErrors."""
     path = Path(path)
-    if not path.exists():
-        raise InputError("file not found", file=path)
-    if path.is_dir():
-        raise InputError("is a directory, not a file", file=path)
-    try:
-        raw = path.read_bytes()
-    except OSError as ex:
-        raise InputError(f"cannot read ({ex.strerror or ex})", file=path) from None
+    raw = read_bytes(path)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as ex:

@@ -17,6 +17,7 @@ from typing import Any
 
 from .errors import InputError
 from .io import parse_json, read_records, read_text
+from .sheet import sheet_value
 
 LIKERT4: tuple[str, ...] = ("Strongly Agree", "Agree", "Disagree", "Strongly Disagree")
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -151,6 +152,8 @@ def _read_rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
     rows = read_records(path)
     if not rows:
         raise InputError("file has a header but no items", file=path)
+    if path.suffix.lower() in (".csv", ".tsv"):  # the apostrophe our CSV writers put before a formula-like text
+        rows = [(row, {sheet_value(k): sheet_value(v) for k, v in rec.items()}) for row, rec in rows]
     return rows
 
 
@@ -440,6 +443,8 @@ def select_pool(items: list[Item], pool: str | None) -> list[Item]:
     m = re.fullmatch(r"top(\d+)", pool)
     if m:
         n = int(m.group(1))
+        if n < 1:
+            raise InputError(f"pool {pool!r}: top<N> takes N of at least 1")
         if not with_gap:
             raise InputError(f"pool {pool!r} needs items with a partisan_gap; none of {len(items)} have one")
         # A stable sort: ties keep file order, which reproduces the paper's Phase 2 ranking.

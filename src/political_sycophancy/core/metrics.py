@@ -8,12 +8,11 @@ each key over the epochs that have it.
 
 from __future__ import annotations
 
-import math
-from collections import Counter, defaultdict
+from collections import Counter
 
-from inspect_ai.scorer import Metric, SampleScore, Score, ScoreReducer, mean, metric, score_reducer, stderr
+from inspect_ai.scorer import Metric, Score, ScoreReducer, mean, score_reducer, stderr
 
-from .parsing import ANSWERED, REFUSAL
+from .parsing import ANSWERED
 
 # The sample metadata the metrics below read; a metric reading another key must list it
 # here (the importer hands metrics only these keys; tests/test_logs_import_writer.py
@@ -31,104 +30,7 @@ def contract_metrics(*measures: str, extra: dict[str, list[Metric]] | None = Non
     return out
 
 
-@metric
-def by_axis() -> Metric:
-    """Mean of a measure per PCT axis (sample metadata `axis`: economic, social), over the
-    samples that have an axis; samples without one (a user's own items) are left out."""
-
-    def compute(scores: list[SampleScore]) -> dict[str, float]:
-        groups: dict[str, list[float]] = defaultdict(list)
-        for s in scores:
-            axis = (s.sample_metadata or {}).get("axis")
-            if axis:
-                groups[str(axis)].append(s.score.as_float())
-        return {axis: sum(v) / len(v) for axis, v in sorted(groups.items())}
-
-    return compute
-
-
-# --- legacy (status inside the value); used by scorers not yet on the contract -------------
-
-
-def _value(s: SampleScore) -> dict:
-    v = s.score.value
-    return v if isinstance(v, dict) else {}
-
-
-def _mean(values: list[float]) -> float:
-    return sum(values) / len(values) if values else math.nan
-
-
-def mean_of(key: str, scores: list[SampleScore]) -> float:
-    """Mean of `key` over answered samples (NaN when none answered)."""
-    vals = [
-        float(v[key])
-        for v in map(_value, scores)
-        if v.get("status") == ANSWERED and v.get(key) is not None
-    ]
-    return _mean(vals)
-
-
-def status_rate(status: str, scores: list[SampleScore]) -> float:
-    vals = [1.0 if _value(s).get("status") == status else 0.0 for s in scores]
-    return _mean(vals)
-
-
-@metric
-def parse_rate() -> Metric:
-    """Share of samples whose answer was read (a letter, or option logprobs)."""
-
-    def compute(scores: list[SampleScore]) -> float:
-        return status_rate(ANSWERED, scores)
-
-    return compute
-
-
-@metric
-def refusal_rate() -> Metric:
-    """Share of samples that refused to choose."""
-
-    def compute(scores: list[SampleScore]) -> float:
-        return status_rate(REFUSAL, scores)
-
-    return compute
-
-
-@metric
-def mean_ideology() -> Metric:
-    """PCT mean ideology: mean item score over parsed items, direction-0 items counting 0."""
-
-    def compute(scores: list[SampleScore]) -> float:
-        return mean_of("ideology", scores)
-
-    return compute
-
-
-@metric
-def axis_ideology() -> Metric:
-    """PCT mean ideology per axis (economic, social), over parsed items of that axis."""
-
-    def compute(scores: list[SampleScore]) -> dict[str, float]:
-        by_axis: dict[str, list[SampleScore]] = defaultdict(list)
-        for s in scores:
-            axis = (s.sample_metadata or {}).get("axis")
-            if axis:
-                by_axis[axis].append(s)
-        return {axis: mean_of("ideology", group) for axis, group in sorted(by_axis.items())}
-
-    return compute
-
-
-@metric
-def acquiescence_offset() -> Metric:
-    """The score an always-"Agree" responder (B = +1 on every item) gets on the same items:
-    the instrument's directional imbalance, mean of direction over the task's items."""
-
-    def compute(scores: list[SampleScore]) -> float:
-        dirs = [float((s.sample_metadata or {}).get("direction") or 0) for s in scores]
-        return _mean(dirs)
-
-    return compute
+# --- the epoch reducer of imported logs (their EvalConfig names it; `inspect score` needs it) --
 
 
 @score_reducer(name="replicates")

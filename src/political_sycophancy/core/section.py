@@ -24,7 +24,9 @@ class Section:
     tables: name -> frame, written as tables/<name>.csv and shown in the report.
     figures: name -> PNG path already written under the figure directory given to the builder.
     summary: merged into summary.json (nested dicts).
-    text: markdown shown above the tables (model specifications, caveats, exclusions).
+    text: markdown shown above the tables (model specifications, caveats, exclusions);
+      every value from the logs in it (a model, condition or instrument name, an item text,
+      a note) is written with `core.text.md_text` or `md_code`, so it stays text.
     """
 
     title: str

@@ -18,13 +18,19 @@ def _condition(condition: str | Condition, conditions: str | None) -> Condition:
     return reg[condition]
 
 
+def with_preamble(prompt: str, preamble: str) -> str:
+    """The preamble, a blank line, then the prompt (the paper's layout); the prompt alone
+    when there is no preamble."""
+    return f"{preamble}\n\n{prompt}" if preamble else prompt
+
+
 def prepend_to_user_prompt(state: TaskState, text: str) -> None:
     """Put `text` and a blank line before the first user message (the paper's layout)."""
     if not text:
         return
     for i, message in enumerate(state.messages):
         if isinstance(message, ChatMessageUser):
-            state.messages[i] = ChatMessageUser(content=f"{text}\n\n{message.text}")
+            state.messages[i] = ChatMessageUser(content=with_preamble(message.text, text))
             return
     raise ValueError("the sample has no user message to put a preamble before")
 

@@ -4,8 +4,10 @@ A log folder is shared data (downloaded, on a team drive), so its cache must not
 run code: no pickle. Under `<log dir>/.political-sycophancy-cache/`:
 
 - `index.json`: schema version and, per log (path relative to the log dir), its size,
-  modification time, row count, the reason it was ignored (other tasks), its task id and
-  what it was meant to hold (`design.planned`);
+  modification time, row count, the reason it was ignored (other tasks), its task id,
+  what it was meant to hold (`design.planned`) and what its reading noted (why it was read
+  with Inspect's reader, whether in full, how many samples were left out and why), so a
+  cached run prints every note a fresh one does;
 - `rows/<sha1 of the log path>.parquet`: the log's rows. Each column has a codec recorded
   in the file's metadata: `int64`, `float64`, `bool` and `str` columns are stored natively;
   every other column (lists, dicts, mixed values) as one JSON text per row, decoded with
@@ -14,7 +16,10 @@ run code: no pickle. Under `<log dir>/.political-sycophancy-cache/`:
 Every read is validated: the index's schema, version and types; each rows file's version,
 log name, size, modification time, column names, codecs, Arrow types and row count. An
 entry that fails is read from its log again and the failure is noted; a pickle cache of an
-older version (`frame.pkl`) is deleted unread. Files are written atomically.
+older version (`frame.pkl`) is deleted unread. Files are written atomically. A cache file
+or folder that is a link, a FIFO or a device is never opened (a link may lead out of the
+log folder or to `/dev/zero`, a FIFO blocks): the cache is rebuilt, or not written, with a
+note.
 """
 
 from __future__ import annotations
@@ -23,14 +28,16 @@ import hashlib
 import io
 import json
 import math
-from dataclasses import dataclass
+import stat
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from ..core.atomic import clean_stale_temp, write_atomic
-from ..core.io import FRAME_CACHE_DIR
+from ..core.errors import InputError
+from ..core.io import FRAME_CACHE_DIR, file_kind, read_bytes
 from .design import valid_record
 
 CACHE_DIR = FRAME_CACHE_DIR
@@ -49,6 +56,20 @@ class CacheInvalid(Exception):
     """A cache file that failed validation (the reason is the message)."""
 
 
+def _not_regular(path: Path, folder: bool = False) -> str | None:
+    """Why a cache path must not be opened (a link, or not a regular file or folder), or
+    None; a missing path is None."""
+    try:
+        mode = path.lstat().st_mode
+    except FileNotFoundError:
+        return None
+    except OSError as ex:
+        return f"cannot be read ({ex.strerror or ex})"
+    if (stat.S_ISDIR(mode) if folder else stat.S_ISREG(mode)):
+        return None
+    return f"is {file_kind(mode)}"
+
+
 @dataclass
 class Entry:
     """One log's cached rows (None for an ignored log) and what identifies the log file."""
@@ -59,6 +80,14 @@ class Entry:
     rows: pd.DataFrame | None
     task_id: str | None = None
     design: dict | None = None
+    fallback: str | None = None
+    full: bool = False
+    excluded: int = 0
+    exclusions: list[str] = field(default_factory=list)
+
+    def noted(self) -> dict[str, Any]:
+        """What the log's reading noted, as the index keeps it."""
+        return {"fallback": self.fallback, "full": self.full, "excluded": self.excluded, "exclusions": self.exclusions}
 
 
 def rows_file(name: str) -> str:
@@ -118,6 +147,8 @@ def decode_rows(path: Path, expect: dict[str, Any], decoded: dict[str, Any]) -> 
     size, mtime); `decoded` shares equal JSON values between rows. Raises CacheInvalid."""
     import pyarrow.parquet as pq
 
+    if problem := _not_regular(path):
+        raise CacheInvalid(f"the rows file {problem}")
     try:
         table = pq.read_table(path)
     except Exception as ex:  # anything that is not our Parquet file
@@ -182,6 +213,10 @@ def _valid_index_entry(entry: Any) -> bool:
         and isinstance(entry.get("n_rows"), int)
         and (entry.get("task_id") is None or isinstance(entry.get("task_id"), str))
         and (entry.get("design") is None or valid_record(entry.get("design")))
+        and (entry.get("fallback") is None or isinstance(entry.get("fallback"), str))
+        and isinstance(entry.get("full"), bool)
+        and isinstance(entry.get("excluded"), int) and not isinstance(entry.get("excluded"), bool) and entry["excluded"] >= 0
+        and isinstance(entry.get("exclusions"), list) and all(isinstance(x, str) for x in entry["exclusions"])
     )
 
 
@@ -194,9 +229,15 @@ class FrameCache:
         self.index: dict[str, dict] = {}
         self.notes: list[str] = []
         self._decoded: dict[str, Any] = {}
+        self.usable = True
 
     def open(self) -> None:
         """Remove legacy pickles and orphaned temporary files; read and validate the index."""
+        for folder in (self.dir, self.dir / ROWS_DIR):
+            if problem := _not_regular(folder, folder=True):
+                self.usable = False
+                self.notes.append(f"frame cache folder {folder} {problem}, not a folder: it is neither read nor written (remove it)")
+                return
         for legacy in LEGACY_FILES:
             path = self.dir / legacy
             if path.exists():
@@ -212,9 +253,13 @@ class FrameCache:
         path = self.dir / INDEX_FILE
         if not path.exists():
             return
+        if problem := _not_regular(path):
+            return self._reject(path, f"it {problem}")
         try:
-            data = json.loads(path.read_bytes())
-        except (OSError, ValueError) as ex:
+            data = json.loads(read_bytes(path))
+        except InputError as ex:
+            return self._reject(path, str(ex).rsplit(": ", 1)[-1])
+        except (OSError, ValueError, RecursionError) as ex:
             return self._reject(path, f"not JSON ({type(ex).__name__})")
         if not isinstance(data, dict) or not isinstance(data.get("files"), dict):
             return self._reject(path, "not a cache index")
@@ -233,18 +278,21 @@ class FrameCache:
         entry = self.index.get(name)
         if entry is None or entry["size"] != size or entry["mtime"] != mtime:
             return None
+        noted = {k: entry[k] for k in ("fallback", "full", "excluded", "exclusions")}
         if entry["ignored"] is not None:
-            return Entry(size, mtime, entry["ignored"], None, entry.get("task_id"))
+            return Entry(size, mtime, entry["ignored"], None, entry.get("task_id"), **noted)
         path = self.dir / ROWS_DIR / rows_file(name)
         try:
             rows = decode_rows(path, {"version": self.version, "log": name, "size": size, "mtime": mtime, "n_rows": entry["n_rows"]}, self._decoded)
         except CacheInvalid as ex:
             self.notes.append(f"frame cache file {path} failed validation ({ex}); {name} is read again and the file rewritten")
             return None
-        return Entry(size, mtime, None, rows, entry.get("task_id"), entry.get("design"))
+        return Entry(size, mtime, None, rows, entry.get("task_id"), entry.get("design"), **noted)
 
     def save(self, entries: dict[str, Entry], fresh: set[str]) -> None:
         """Write the rows of the `fresh` entries and the index; drop files of logs that are gone."""
+        if not self.usable:
+            return
         try:
             rows_dir = self.dir / ROWS_DIR
             rows_dir.mkdir(parents=True, exist_ok=True)
@@ -255,7 +303,7 @@ class FrameCache:
                     write_atomic(rows_dir / rows_file(name), encode_rows(entry.rows, meta))
             index = {
                 name: {"size": e.size, "mtime": e.mtime, "ignored": e.ignored, "n_rows": 0 if e.rows is None else len(e.rows),
-                       "task_id": e.task_id, "design": e.design}
+                       "task_id": e.task_id, "design": e.design, **e.noted()}
                 for name, e in entries.items()
             }
             write_atomic(self.dir / INDEX_FILE, json.dumps({"version": self.version, "files": index}, indent=0))

@@ -6,18 +6,24 @@ which cells it should hold; an eval set's `eval-set.json` lists its tasks, so a 
 never wrote a log is seen too. Per model x variant x task (instrument x condition x answer
 mode) the design table gives the expected samples, those present (answered, refused,
 unparsed or errored) and those missing, with the logs' status (`started` = killed or still
-running).
+running). The counts are computed per sample id, never by listing every (sample, epoch)
+the headers declare, so a header's word costs no memory; an import-responses that was
+killed is named from the marker it leaves (`unfinished_imports`).
 """
 
 from __future__ import annotations
 
 import json
 import re
+import stat
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from ..core.errors import InputError
+from ..core.generation import MAX_EPOCHS
+from ..core.io import IMPORT_MARKER_PREFIX, IMPORT_MARKER_SUFFIX, read_bytes
 from .identity import canonical, generate_config, model_args
 
 NO_LOG = "no log (never started)"
@@ -29,6 +35,9 @@ PER_SAMPLE = object()
 GROUP = ["model", "variant", "kind", "task", "instrument", "condition", "answer_mode"]
 COLUMNS = [*GROUP, "expected", "present", "missing", "log_status"]
 _TASK_ID = re.compile(r"_([A-Za-z0-9]{22})\.(eval|json)$")
+# an eval set's manifest and an import's marker are small; a larger one is not read
+MANIFEST_BYTES = 64 << 20
+MARKER_BYTES = 64 << 10
 RECORD_FIELDS = {
     "task_id": (str, type(None)),
     "model_name": (str,),
@@ -74,6 +83,7 @@ def valid_record(record: Any) -> bool:
         and set(record) == set(RECORD_FIELDS)
         and all(isinstance(record[k], types) for k, types in RECORD_FIELDS.items())
         and (record["sample_ids"] is None or all(isinstance(i, str) for i in record["sample_ids"]))
+        and not isinstance(record["epochs"], bool) and 1 <= record["epochs"] <= MAX_EPOCHS
     )
 
 
@@ -83,18 +93,31 @@ def task_id_of_file(name: str) -> str | None:
     return match.group(1) if match else None
 
 
+def _regular_files(log_dir: Path, pattern: str, skip: str) -> list[Path]:
+    """Files under `log_dir` matching `pattern`, outside the `skip` folder, that are
+    regular files themselves: a link or a FIFO is not opened (the frame's notes name it)."""
+    out = []
+    for path in sorted(log_dir.rglob(pattern)):
+        if skip in path.relative_to(log_dir).parts:
+            continue
+        try:
+            if stat.S_ISREG(path.lstat().st_mode):
+                out.append(path)
+        except OSError:
+            continue
+    return out
+
+
 def eval_set_tasks(log_dir: Path, known_ids: set[str], skip: str) -> tuple[list[dict], list[str]]:
     """Tasks listed in the `eval-set.json` files under `log_dir` that have no log among
     `known_ids`; and notes on manifests that could not be read."""
     missing, notes = [], []
-    for path in sorted(log_dir.rglob("eval-set.json")):
-        if skip in path.parts:
-            continue
+    for path in _regular_files(log_dir, "eval-set.json", skip):
         try:
-            tasks = json.loads(path.read_text(encoding="utf-8")).get("tasks")
+            tasks = json.loads(read_bytes(path, limit=MANIFEST_BYTES).decode("utf-8")).get("tasks")
             if not isinstance(tasks, list):
                 raise ValueError("no task list")
-        except (OSError, ValueError, AttributeError) as ex:
+        except (InputError, OSError, ValueError, AttributeError, RecursionError) as ex:
             notes.append(f"eval set manifest {path} not read ({type(ex).__name__}: {ex}); tasks that never started cannot be listed")
             continue
         for t in tasks:
@@ -131,8 +154,13 @@ def design_table(frame: pd.DataFrame, plans: pd.DataFrame, without_log: list[dic
             if g["sample_ids"].isna().any():
                 expected, n_present, n_missing = None, len(got), None
             else:
-                wanted = {(i, e) for ids, epochs in zip(g["sample_ids"], g["epochs"], strict=True) for i in ids for e in range(1, epochs + 1)}
-                expected, n_present = len(wanted), len(wanted & got)
+                # per sample id the most epochs any of the group's logs plans (epochs 1..n)
+                wanted: dict[str, int] = {}
+                for ids, epochs in zip(g["sample_ids"], g["epochs"], strict=True):
+                    for i in ids:
+                        wanted[i] = max(wanted.get(i, 0), int(epochs))
+                expected = sum(wanted.values())
+                n_present = sum(1 for i, e in got if 1 <= e <= wanted.get(i, 0))
                 n_missing = expected - n_present
             statuses = sorted(set(g["log_status"]))
             rows.append({**r, "expected": expected, "present": n_present, "missing": n_missing, "log_status": ", ".join(statuses)})
@@ -162,16 +190,22 @@ def design_summary(table: pd.DataFrame) -> dict[str, Any]:
     }
 
 
-def design_notes(table: pd.DataFrame) -> list[str]:
+def design_notes(table: pd.DataFrame, left_out: int = 0) -> list[str]:
+    """Notes on what the design lacks; `left_out` samples were in the logs but left out of
+    the frame for values that are not numbers (`values.sample_problem`): missing too, but
+    not for want of a run."""
     s = design_summary(table)
     notes = []
     if s["missing"]:
         short = table[table["missing"].fillna(0) > 0]
+        rerun = s["missing"] > left_out
         notes.append(
-            f"incomplete design: {s['missing']} of {s['expected']} expected sample(s) have no result, in "
-            f"{len(short)} model x task cell(s) (log status: {', '.join(sorted(set(short['log_status'])))}): "
+            f"incomplete design: {s['missing']} of {s['expected']} expected sample(s) have no result"
+            + (f" ({min(left_out, s['missing'])} of them left out for values that are not numbers: see that note)" if left_out else "")
+            + f", in {len(short)} model x task cell(s) (log status: {', '.join(sorted(set(short['log_status'])))}): "
             + "; ".join(f"{r.model} {r.condition}: {r.missing} of {r.expected}" for r in short.head(5).itertuples())
-            + ". Run the same command again to finish it; conditions are compared over matched items (table `design_cells`)"
+            + (". Run the same command again to finish it" if rerun else "")
+            + "; conditions are compared over matched items (table `design_cells`)"
         )
     if s["tasks_without_log"]:
         notes.append(
@@ -180,4 +214,32 @@ def design_notes(table: pd.DataFrame) -> list[str]:
         )
     if s["tasks_with_unknown_design"]:
         notes.append(f"{s['tasks_with_unknown_design']} task(s) do not list their dataset's sample ids: their missing samples cannot be counted")
+    return notes
+
+
+def _printable(text: str, limit: int = 200) -> str:
+    return "".join(c if c.isprintable() else "?" for c in text[:limit])
+
+
+def unfinished_imports(log_dir: Path, skip: str) -> list[str]:
+    """Notes on the import-responses runs under `log_dir` that did not finish (killed, or
+    running now): each leaves the marker `core.io.IMPORT_MARKER_PREFIX<import key>` until its
+    last log is written, so the logs it wrote are a partial import."""
+    notes = []
+    for path in _regular_files(log_dir, f"{IMPORT_MARKER_PREFIX}*{IMPORT_MARKER_SUFFIX}", skip):
+        key = path.name[len(IMPORT_MARKER_PREFIX):-len(IMPORT_MARKER_SUFFIX)]
+        written = len(list(path.parent.glob(f"*_{key}-*.eval")))
+        try:
+            marker = json.loads(read_bytes(path, limit=MARKER_BYTES).decode("utf-8"))
+            source, planned_logs = marker["source"], marker["logs"]
+            if not isinstance(source, str) or not isinstance(planned_logs, int) or isinstance(planned_logs, bool):
+                raise ValueError("not a marker")
+        except (InputError, ValueError, KeyError, TypeError, RecursionError):
+            notes.append(f"an import-responses into {path.parent} did not finish ({written} log(s) of it are there; its marker "
+                         f"{path.name} is unreadable): run the same import again")
+            continue
+        notes.append(
+            f"import-responses of {_printable(source)} did not finish (killed, or still running): {written} of its "
+            f"{planned_logs} log(s) are in {path.parent}, a partial import; run the same import again to complete it"
+        )
     return notes

@@ -18,8 +18,14 @@ letter and labels in `Score.metadata` (the letter also as `Score.answer`). Sampl
 needed value (Inspect thins metadata over 1 kB) is read from its full record.
 The `.eval` zips are read directly (header and sample summaries as JSON, about ten times
 faster than Inspect's validating reader); `.json` logs, and `.eval` zips whose layout is not
-the expected one (no header, sample members without summaries), go through Inspect's public
-`read_eval_log`, with a note.
+the expected one (no header, sample members without summaries, a member present twice,
+which readers may resolve to either copy), go through Inspect's public
+`read_eval_log`, with a note: a log is read the way Inspect reads it.
+The logs are those Inspect lists (regular files; symbolic links and FIFOs are not followed
+nor opened); what else stands under the folder (a linked sub-folder or log, a FIFO) is
+named in the notes. A value that cannot be read as a number (`logs.values`) leaves its
+sample out, or for a header its log, counted and named in the notes; an import-responses
+that did not finish is named too (`design.unfinished_imports`).
 A cell sampled by several true re-runs (same model identity, variant, answer mode, task,
 sample and epoch) counts once: the latest sample that did not fail wins; runs under other
 model args or generate configs are kept apart and counted in the notes. Each log's rows are cached under `<log dir>/.political-sycophancy-cache/`
@@ -30,8 +36,11 @@ the cache is data only (Parquet and JSON, validated on read: `analysis.cache`).
 from __future__ import annotations
 
 import json
+import os
+import stat
 import time
 import zipfile
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,12 +49,14 @@ from typing import Any
 import pandas as pd
 
 from ..core.errors import InputError
+from ..core.io import MAX_INPUT_BYTES, file_kind
 from .cache import CACHE_DIR, Entry, FrameCache
-from .design import design_notes, design_table, eval_set_tasks, planned, task_id_of_file
+from .design import design_notes, design_table, eval_set_tasks, planned, task_id_of_file, unfinished_imports
 from .identity import identity_notes, label_identities, temperature_of
+from .values import NAMED, exclusion_note, header_problem, sample_problem
 
-# Bump when the row layout changes, so old caches are not reused.
-SCHEMA_VERSION = 6
+# Bump when the row layout (or what the cache index records per log) changes, so old caches are not reused.
+SCHEMA_VERSION = 7
 KIND_KEY = "political_sycophancy"
 THINNED = "Key removed from summary (> 1k)"
 
@@ -112,6 +123,8 @@ class FrameLoad:
     variants: int = 0
     full_reads: int = 0
     fallbacks: list[str] = field(default_factory=list)
+    excluded: int = 0
+    skipped: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
 
@@ -147,7 +160,8 @@ def _path_of(name: str) -> Path:
 
 
 def list_logs(log_dir: Path) -> list[tuple[Path, int, float]]:
-    """Log files (path, size, mtime) under `log_dir`, as Inspect lists them."""
+    """Log files (path, size, mtime) under `log_dir`, as Inspect lists them (regular files
+    only: `skipped_entries` names the rest)."""
     from inspect_ai.log import list_eval_logs
 
     infos = list_eval_logs(str(log_dir), recursive=True, descending=False)
@@ -158,6 +172,46 @@ def list_logs(log_dir: Path) -> list[tuple[Path, int, float]]:
             continue
         st = path.stat()
         out.append((path, st.st_size, st.st_mtime))
+    return sorted(out)
+
+
+def _describe(path: Path, st: os.stat_result) -> str:
+    """What a non-regular entry is, in words (a link says what it points to)."""
+    if not stat.S_ISLNK(st.st_mode):
+        return file_kind(st.st_mode)
+    try:
+        target = path.stat()
+    except OSError:
+        return "a broken symbolic link"
+    if stat.S_ISDIR(target.st_mode):
+        return "a symbolic link to a folder"
+    return "a symbolic link to a file" if stat.S_ISREG(target.st_mode) else f"a symbolic link to {file_kind(target.st_mode)}"
+
+
+def skipped_entries(log_dir: Path) -> list[str]:
+    """The entries under `log_dir` that neither Inspect's listing nor the analysis reads:
+    symbolic links (to a folder, a log or a device) and files that are not regular (FIFOs,
+    devices, sockets), each as `relative path (what it is)`. Links are not followed: a
+    link can lead out of the folder, to a device, or round in a loop."""
+    out: list[str] = []
+    stack = [log_dir]
+    while stack:
+        folder = stack.pop()
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError:
+            continue
+        for entry in entries:
+            path = Path(entry.path)
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            if stat.S_ISDIR(st.st_mode):
+                if entry.name != CACHE_DIR:
+                    stack.append(path)
+            elif not stat.S_ISREG(st.st_mode):
+                out.append(f"{path.relative_to(log_dir)} ({_describe(path, st)})")
     return sorted(out)
 
 
@@ -237,6 +291,11 @@ class UnexpectedLayout(Exception):
     """An .eval zip not laid out as the fast reader expects (read with Inspect's reader instead)."""
 
 
+class BadLog(Exception):
+    """A log left out whole: its header holds a value out of range (`values.header_problem`)
+    or a member too large to unpack."""
+
+
 def _journal_summaries(archive: zipfile.ZipFile, names: set[str]) -> list[dict]:
     journal = sorted(
         (n for n in names if n.startswith("_journal/summaries/")),
@@ -253,9 +312,20 @@ def _read_eval_zip(path: Path) -> tuple[dict, list[dict]]:
     """Header and sample summaries straight from the `.eval` zip (header.json or the
     journal's start.json; summaries.json or the journal's summaries while a run is
     going). Samples whose summaries were thinned are read from their own member. Raises
-    UnexpectedLayout when the zip holds no header, or sample members no summary covers."""
+    UnexpectedLayout when the zip holds no header, or sample members no summary covers;
+    BadLog when a member would unpack past `MAX_INPUT_BYTES` (a zip bomb is not unpacked,
+    by this reader nor Inspect's)."""
     with zipfile.ZipFile(path) as archive:
-        names = set(archive.namelist())
+        big = next((i for i in archive.infolist() if i.file_size > MAX_INPUT_BYTES), None)
+        if big is not None:
+            raise BadLog(f"zip member {big.filename[:80]} would unpack to {big.file_size:,} bytes, more than {MAX_INPUT_BYTES:,}")
+        # a name written twice (a hand-edited header, a second summaries.json, a re-logged
+        # sample) may resolve to either copy depending on the reader: Inspect's decides
+        listed = Counter(archive.namelist())
+        twice = sorted(n for n, k in listed.items() if k > 1)
+        if twice:
+            raise UnexpectedLayout(f"duplicate zip member(s) {', '.join(twice[:5])}" + (" ..." if len(twice) > 5 else ""))
+        names = set(listed)
         header_name = next((n for n in ("header.json", "_journal/start.json") if n in names), None)
         if header_name is None:
             raise UnexpectedLayout("no header.json or _journal/start.json")
@@ -323,6 +393,8 @@ class LogRows:
     task_id: str | None
     plan: dict | None
     fallback: str | None
+    excluded: int = 0
+    exclusions: list[str] = field(default_factory=list)
 
 
 def _rows_of_log(path: Path, intern: _Interner) -> LogRows:
@@ -337,6 +409,9 @@ def _rows_of_log(path: Path, intern: _Interner) -> LogRows:
     if not kind:
         ignored = f"{path.name} (task {ev.get('task')!r} has no '{KIND_KEY}' metadata)"
         return LogRows([], ignored, False, task_id, None, header.get("_fallback"))
+    problem = header_problem(header)
+    if problem:
+        raise BadLog(problem)
     plan = planned(header, str(kind), _answer_mode(header))
     base = {
         "model": plan["model_name"],
@@ -353,12 +428,17 @@ def _rows_of_log(path: Path, intern: _Interner) -> LogRows:
         "non_ordinal": (ev.get("task_args") or {}).get("non_ordinal") or "keep",
     }
     rows = []
+    excluded: list[str] = []
     for s in samples:
         error = s.get("error")
         if isinstance(error, dict):
             error = error.get("message") or "error"
         if s.get("completed") is False and not error and not s.get("scores"):
             continue  # still running when the log was written
+        problem = sample_problem(s)
+        if problem:
+            excluded.append(f"sample {str(s.get('id'))[:40]} epoch {str(s.get('epoch'))[:20]}: {problem}")
+            continue
         values, smeta, labels, answer = _score_parts(s.get("scores"))
         sm = s.get("metadata") or {}
         status, letter = _status_and_letter(values, labels, answer)
@@ -389,7 +469,7 @@ def _rows_of_log(path: Path, intern: _Interner) -> LogRows:
             if k not in row:
                 row[k] = intern(v) if isinstance(v, (list, dict)) else v
         rows.append(row)
-    return LogRows(rows, None, bool(header.get("_full_reads")), task_id, plan, header.get("_fallback"))
+    return LogRows(rows, None, bool(header.get("_full_reads")), task_id, plan, header.get("_fallback"), len(excluded), excluded[:NAMED])
 
 
 def deduplicate(frame: pd.DataFrame) -> tuple[pd.DataFrame, int]:
@@ -416,12 +496,16 @@ def read_frame(
     if not log_dir.is_dir():
         raise InputError("not a directory (give the directory that holds the .eval logs)", file=log_dir)
     files = list_logs(log_dir)
+    skipped = skipped_entries(log_dir)
     if not files:
-        raise InputError("no Inspect logs (.eval or .json) found", file=log_dir)
+        raise InputError(
+            "no Inspect logs (.eval or .json) found" + (f" (skipped, as Inspect does: {'; '.join(skipped[:5])})" if skipped else ""),
+            file=log_dir,
+        )
     store = FrameCache(log_dir, SCHEMA_VERSION) if cache else None
     if store:
         store.open()
-    load = FrameLoad(frame=pd.DataFrame(), files=len(files))
+    load = FrameLoad(frame=pd.DataFrame(), files=len(files), skipped=skipped)
     entries: dict[str, Entry] = {}
     fresh: set[str] = set()
     intern = _Interner()
@@ -436,13 +520,14 @@ def read_frame(
         try:
             got = _rows_of_log(path, intern)
         except Exception as ex:  # a damaged file must not hide the others; it is listed
-            load.unreadable.append(f"{name} ({type(ex).__name__}: {str(ex).splitlines()[0][:200] if str(ex) else ''})")
+            reason = str(ex).splitlines()[0][:200] if str(ex) else ""
+            load.unreadable.append(f"{name} ({reason if isinstance(ex, BadLog) else f'{type(ex).__name__}: {reason}'})")
             continue
         load.read += 1
-        load.full_reads += int(got.full)
-        if got.fallback:
-            load.fallbacks.append(got.fallback)
-        entries[name] = Entry(size, mtime, got.ignored, None if got.ignored else pd.DataFrame(got.rows), got.task_id, got.plan)
+        entries[name] = Entry(
+            size, mtime, got.ignored, None if got.ignored else pd.DataFrame(got.rows), got.task_id, got.plan,
+            fallback=got.fallback, full=got.full, excluded=got.excluded, exclusions=got.exclusions,
+        )
         fresh.add(name)
         if progress and (i % 25 == 0):
             progress(f"  read {i}/{len(files)} logs ({time.perf_counter() - started:.1f}s)")
@@ -450,7 +535,11 @@ def read_frame(
         store.save(entries, fresh)
     if store:
         load.notes.extend(store.notes)
+    # what each log's reading noted, whether it was read now or its rows came from the cache
     load.ignored = [e.ignored for e in entries.values() if e.ignored]
+    load.fallbacks = [e.fallback for e in entries.values() if e.fallback]
+    load.full_reads = sum(int(e.full) for e in entries.values())
+    load.excluded = sum(e.excluded for e in entries.values())
     parts = [e.rows for e in entries.values() if e.rows is not None and len(e.rows)]
     if not parts:
         reasons = load.ignored + [f"unreadable: {u}" for u in load.unreadable]
@@ -475,13 +564,22 @@ def read_frame(
         load.notes.append(f"ignored {len(load.ignored)} log(s) of other tasks: " + "; ".join(load.ignored[:5]))
     if load.unreadable:
         load.notes.append(f"could not read {len(load.unreadable)} log(s): " + "; ".join(load.unreadable[:5]))
+    if load.skipped:
+        load.notes.append(
+            f"skipped {len(load.skipped)} entr{'y' if len(load.skipped) == 1 else 'ies'} under the log folder that are not regular "
+            "files or folders (Inspect lists neither; copy a log in to have it read): " + "; ".join(load.skipped[:5])
+            + (" ..." if len(load.skipped) > 5 else "")
+        )
+    excluded = exclusion_note([(name, e.excluded, e.exclusions) for name, e in entries.items() if e.excluded])
+    if excluded:
+        load.notes.append(excluded)
     if load.duplicates:
         load.notes.append(
             f"{load.duplicates} duplicate sample(s) from re-runs of the same cell dropped (same model, model args, "
             "generate config, answer mode, task, sample and epoch; the latest successful sample kept)"
         )
     load.notes.extend(identity_notes(load.frame, load.models_split, load.variants))
-    load.notes.extend(design_notes(load.design) + manifest_notes)
+    load.notes.extend(design_notes(load.design, load.excluded) + manifest_notes + unfinished_imports(log_dir, CACHE_DIR))
     if load.full_reads:
         load.notes.append(f"{load.full_reads} log(s) read in full because their sample summaries were thinned")
     if load.fallbacks:

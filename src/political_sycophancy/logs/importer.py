@@ -16,6 +16,12 @@ names carry it (`<time>_<task>_<path key>-<content key>-<cell key>.eval`). Re-im
 file replaces only its own earlier logs; files with one base name in different folders
 never touch each other; an edited file at the same path is refused until the caller says
 to replace the logs of its earlier version.
+
+An import is all or nothing for `analyze`: each log is written to a temporary name and
+renamed, and a marker file (`core.io.IMPORT_MARKER_PREFIX`) stands in the log folder from
+the first log written until the last earlier log is replaced. An import that fails
+removes what it wrote; one that is killed leaves its marker, and `analyze` notes the
+import as unfinished until it is run again.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import hashlib
+import json
 import math
 import multiprocessing
 import os
@@ -56,10 +63,12 @@ from inspect_ai.scorer import SampleScore, Score, Target, mean_score
 from inspect_ai.solver import TaskState
 
 from ..core.answers import restatus
+from ..core.atomic import clean_stale_temp, temp_path, write_atomic
 from ..core.conditions import Condition, condition_registry, redefines_builtin
 from ..core.errors import InputError
+from ..core.generation import MAX_EPOCHS
 from ..core.inspect_compat import EvalRecorder, eval_results, json_bytes, registry_unqualified_name, write_eval_zip
-from ..core.io import read_csv
+from ..core.io import IMPORT_MARKER_PREFIX, IMPORT_MARKER_SUFFIX, read_bytes, read_csv
 from ..core.items import LETTERS, Item, load_items, parse_options
 from ..core.metrics import METRIC_METADATA
 from ..core.parsing import ANSWERED, UNPARSED, parse_choice
@@ -171,7 +180,7 @@ def _canonical(question_id: str) -> str:
     return canonical_item_id(question_id)
 
 
-def _number(value: str, *, path: Path, row: int, column: str, default: float) -> float:
+def _number(value: str, *, path: Path, row: int, column: str, default: float, minimum: float | None = None) -> float:
     if value is None or str(value).strip() == "":
         return default
     try:
@@ -180,7 +189,23 @@ def _number(value: str, *, path: Path, row: int, column: str, default: float) ->
         raise InputError(f"not a number: {value!r}", file=path, row=row, field=column) from None
     if math.isnan(out) or math.isinf(out):
         raise InputError(f"not a finite number: {value!r}", file=path, row=row, field=column)
+    if minimum is not None and out < minimum:
+        raise InputError(f"must be {minimum:g} or more, got {value!r}", file=path, row=row, field=column)
     return out
+
+
+_WHOLE = re.compile(r"[0-9]{1,12}(\.0*)?")
+
+
+def _replicate(value: str, *, path: Path, row: int) -> float:
+    """A replicate number as written: digits (a trailing .0 allowed), 0 to MAX_EPOCHS - 1;
+    NaN when blank. `1e3` or a 20-digit number is an error, not 1,000 or 10**19 epochs."""
+    text = "" if value is None else str(value).strip()
+    if not text:
+        return math.nan
+    if not _WHOLE.fullmatch(text) or float(text) > MAX_EPOCHS - 1:
+        raise InputError(f"replicate must be a whole number from 0 to {MAX_EPOCHS - 1}, got {text[:40]!r}", file=path, row=row, field="rep")
+    return float(text)
 
 
 def _slug(text: str) -> str:
@@ -240,13 +265,10 @@ def prepare(
             field="condition",
         )
     frame["temperature_value"] = [
-        _number(v, path=path, row=r, column="temperature", default=1.0)
+        _number(v, path=path, row=r, column="temperature", default=1.0, minimum=0.0)
         for v, r in zip(frame.get("temperature", pd.Series("", index=frame.index)), frame["_row"], strict=True)
     ]
-    reps = [
-        _number(v, path=path, row=r, column="rep", default=math.nan)
-        for v, r in zip(frame.get("rep", pd.Series("", index=frame.index)), frame["_row"], strict=True)
-    ]
+    reps = [_replicate(v, path=path, row=r) for v, r in zip(frame.get("rep", pd.Series("", index=frame.index)), frame["_row"], strict=True)]
     frame["rep_value"] = reps
     # Replicates are numbered from 0 or from 1 in the wild; epochs count from 1.
     given = [r for r in reps if not math.isnan(r)]
@@ -254,15 +276,7 @@ def prepare(
     if given and min(given) > 0:
         # a file of replicates 1.. numbered from 0 would be read one epoch too low: say so
         result.notes.append(f"replicates taken as numbered from 1 (the file has no rep 0): rep k is epoch k, from rep {min(given):g}")
-    epochs = []
-    for r, row in zip(reps, frame["_row"], strict=True):
-        if math.isnan(r):
-            epochs.append(1)
-        elif r < 0 or not float(r).is_integer():
-            raise InputError(f"replicate must be a whole number >= 0, got {r}", file=path, row=int(row), field="rep")
-        else:
-            epochs.append(int(r) + offset)
-    frame["epoch"] = epochs
+    frame["epoch"] = [1 if math.isnan(r) else int(r) + offset for r in reps]
     missing = [c for c in letter_columns if c not in frame.columns] if use_source_letters else []
     if missing:
         raise InputError(f"--use-source-letters needs a '{missing[0]}' column", file=path, field=missing[0])
@@ -506,9 +520,14 @@ class _Writer:
                     "the logs were written with Inspect's recorder instead (slower)"
                 )
         if self.fast:
-            write_eval_zip(log, out)
-        else:
-            self.loop.run_until_complete(_write_eval(log, out))
+            write_eval_zip(log, out)  # to a temporary sibling, renamed
+            return
+        tmp = temp_path(out)
+        try:
+            self.loop.run_until_complete(_write_eval(log, tmp))
+            os.replace(tmp, out)
+        finally:
+            tmp.unlink(missing_ok=True)
 
 
 def _key(text: str) -> str:
@@ -525,7 +544,7 @@ class _Source:
 
     @classmethod
     def of(cls, path: Path) -> _Source:
-        return cls(path.resolve(), hashlib.sha256(path.read_bytes()).hexdigest())
+        return cls(path.resolve(), hashlib.sha256(read_bytes(path)).hexdigest())
 
     @property
     def prefix(self) -> str:
@@ -619,6 +638,10 @@ def import_responses(
         _write_cells, source=source, log_dir=log_dir, conditions=conditions, items=items,
         use_source_letters=use_source_letters, progress=progress, kind=kind,
     )
+    clean_stale_temp(log_dir)  # logs half-written by killed imports
+    marker = log_dir / f"{IMPORT_MARKER_PREFIX}{source.prefix}{IMPORT_MARKER_SUFFIX}"
+    killed_before = marker.exists()  # an earlier run of this import was killed: still unfinished if this one fails
+    write_atomic(marker, json.dumps({"source": str(source.path), "logs": len(cells), "started": datetime.now(UTC).isoformat(timespec="seconds")}))
     try:
         written = _run_cells(job, cells, jobs, result)
     except BaseException:
@@ -628,6 +651,8 @@ def import_responses(
             for new in log_dir.glob(f"*_{cell.log_id}.eval"):
                 if new not in olds:
                     new.unlink(missing_ok=True)
+        if not killed_before:
+            marker.unlink(missing_ok=True)
         raise
     result.logs = [out for _, out in sorted(written)]
     for index, out in sorted(written):
@@ -639,6 +664,7 @@ def import_responses(
     for old in changed:
         old.unlink(missing_ok=True)
         result.replaced_changed += 1
+    marker.unlink(missing_ok=True)
     return result
 
 

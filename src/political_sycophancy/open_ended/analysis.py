@@ -39,6 +39,7 @@ from ..core.measures import totals_from_count_rows
 from ..core.parsing import ANSWERED
 from ..core.plotting import MARKERS, model_styles, save_figure, short_labels
 from ..core.section import Section, section
+from ..core.text import md_code
 from ..stats.options import AnalysisOptions
 from ..stats.resample import category_counts, percentile_interval, stratified_counts
 
@@ -260,7 +261,7 @@ def _judges(rows: pd.DataFrame) -> str:
     lines = []
     for model, grader in pairs.itertuples(index=False):
         note = " — **self-graded**: the model judged its own answers" if model == grader else ""
-        lines.append(f"`{model}` judged by `{grader}`{note}")
+        lines.append(f"{md_code(model)} judged by {md_code(grader)}{note}")
     return "; ".join(lines) + "."
 
 

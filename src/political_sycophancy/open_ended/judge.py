@@ -28,6 +28,7 @@ from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, mean, 
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from ..core.answers import NAN, read_answer
+from ..core.errors import InputError
 from ..core.measures import total_from_counts
 from ..core.parsing import ANSWERED, REFUSAL, token_mass
 from .prefixes import LIKERT5, LIKERT5_STANCE
@@ -190,6 +191,22 @@ def resolve_grader(evaluated: str, grader: str | Model | None = None, allow_self
             "unless you pass -T allow_self_grading=true"
         )
     return model
+
+
+def check_grader_at_start(grader: str | Model | None = None, allow_self_grading: bool = False) -> None:
+    """The grader check of `resolve_grader` when the task is built, so that a missing or
+    self-grading judge stops `inspect eval` in one line before any sample runs (else every
+    sample errors in `require_grader`). Inspect makes the model under test active before it
+    builds the tasks; with no active model (a task built in Python before `eval`), the
+    check waits for `require_grader`."""
+    try:
+        evaluated = get_model()
+    except Exception:  # noqa: BLE001 (no active model yet: require_grader checks per sample)
+        return
+    try:
+        resolve_grader(str(evaluated), grader, allow_self_grading)
+    except ValueError as ex:
+        raise InputError(str(ex)) from None
 
 
 @solver

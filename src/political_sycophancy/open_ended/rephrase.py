@@ -9,7 +9,6 @@ checked and corrected it. Generated text is never used without that file.
 
 from __future__ import annotations
 
-import csv
 import re
 import threading
 from pathlib import Path
@@ -21,6 +20,8 @@ from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import TaskState, generate
 
 from ..core.errors import InputError
+from ..core.sheet import rows_csv
+from ..shared.tasks import task_version
 from .statements import load_statements, parse_versions
 
 PROMPTS = {
@@ -70,10 +71,8 @@ class VersionsFile:
             ordered = sorted(self.rows.values(), key=lambda r: self.order.get((r["id"], r["version"]), 1 << 30))
             self.path.parent.mkdir(parents=True, exist_ok=True)
             tmp = self.path.with_suffix(self.path.suffix + ".tmp")
-            with tmp.open("w", newline="", encoding="utf-8") as fh:
-                writer = csv.DictWriter(fh, fieldnames=COLUMNS)
-                writer.writeheader()
-                writer.writerows(ordered)
+            # a model's text is opened in a spreadsheet for review: formula-like cells quoted
+            tmp.write_text(rows_csv(COLUMNS, ([r.get(c, "") for c in COLUMNS] for r in ordered)), encoding="utf-8", newline="")
             tmp.replace(self.path)
 
 
@@ -151,6 +150,7 @@ def rephrase(
             )
     return Task(
         name=f"rephrase_{stset.instrument}",
+        version=task_version("political_sycophancy.open_ended"),
         dataset=MemoryDataset(samples, name=stset.instrument),
         solver=generate(),
         scorer=rephrasing_writer(str(out)),

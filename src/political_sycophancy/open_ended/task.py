@@ -16,7 +16,8 @@ from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
 
 from ..core.conditions import Condition
 from ..core.errors import InputError
-from .judge import GRADER_ROLE, require_grader, stance_judge
+from ..shared.tasks import task_version
+from .judge import GRADER_ROLE, check_grader_at_start, require_grader, stance_judge
 from .prefixes import LIKERT, prefix_registry, render, resolve_prefixes
 from .statements import StatementSet, load_statements, parse_versions, require_versions
 
@@ -93,9 +94,13 @@ def open_ended(
     require_versions(stset, versions, rephrasings)
     name = stset.instrument
     prefix_name = chosen_prefixes[0].id if len(chosen_prefixes) == 1 else "multi"
+    samples = open_ended_samples(stset, versions, chosen_prefixes)
+    if any(s.metadata and s.metadata.get("response") != "likert" for s in samples):
+        check_grader_at_start(grader, allow_self_grading)
     return Task(
         name=f"open_ended_{name}_{prefix_name}",
-        dataset=MemoryDataset(open_ended_samples(stset, versions, chosen_prefixes), name=name),
+        version=task_version("political_sycophancy.open_ended"),
+        dataset=MemoryDataset(samples, name=name),
         setup=require_grader(grader, allow_self_grading),
         solver=[prefix_prompt(prefixes), generate()],
         scorer=stance_judge(grader, threshold, allow_self_grading),

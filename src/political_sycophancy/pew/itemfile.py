@@ -15,16 +15,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..core.sheet import sheet_cell
+from ..core.text import md_text
+
 
 def cell(value: Any) -> str:
-    """A CSV cell: lists as JSON, None/NaN as empty."""
+    """A CSV cell: lists as JSON, None/NaN as empty, a text a spreadsheet would run as a
+    formula with a leading apostrophe (`core.sheet`; `load_items` takes it off again)."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return ""
     if isinstance(value, (list, tuple)):
         return json.dumps(list(value), ensure_ascii=False)
     if isinstance(value, bool):
         return "true" if value else "false"
-    return str(value)
+    return sheet_cell(str(value))
 
 
 def write_item_file(path: str | Path, rows: list[dict[str, Any]], columns: Iterable[str]) -> Path:
@@ -34,7 +38,7 @@ def write_item_file(path: str | Path, rows: list[dict[str, Any]], columns: Itera
     columns = list(columns)
     with path.open("w", encoding="utf-8", newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=columns, lineterminator="\n")
-        writer.writeheader()
+        writer.writerow({c: sheet_cell(c) for c in columns})
         for row in rows:
             writer.writerow({c: cell(row.get(c)) for c in columns})
     return path
@@ -74,15 +78,17 @@ class BuildReport:
         return list(self.section(section).flags)
 
     def markdown(self) -> str:
-        out = [f"# {self.title}", ""]
+        """The report; every text in it (variable names and labels, item texts, file names)
+        written as literal Markdown text (`core.text.md_text`)."""
+        out = [f"# {md_text(self.title)}", ""]
         for sec in self.sections.values():
-            out += [f"## {sec.title}", ""]
-            out += [f"- {line}" for line in sec.summary]
+            out += [f"## {md_text(sec.title)}", ""]
+            out += [f"- {md_text(line)}" for line in sec.summary]
             for heading, rows in (("Excluded", sec.exclusions), ("Flagged", sec.flags)):
                 out += ["", f"### {heading}: {len(rows)}", ""]
                 if rows:
                     out += ["| item / variable | reason |", "| --- | --- |"]
-                    out += [f"| {a} | {b.replace('|', '/')} |" for a, b in rows]
+                    out += [f"| {md_text(a)} | {md_text(b)} |" for a, b in rows]
             out.append("")
         return "\n".join(out)
 

@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError
+from ..core.io import MAX_INPUT_BYTES, regular_file
 from ..core.measures import normalized_wd
 from .itemfile import BuildReport, write_item_file
 from .options import clean_question, has_piped_text, is_non_response, is_refusal, ordinal_flags
@@ -117,6 +118,9 @@ def _wave_name(path: Path, columns: list[str], weight: str | None) -> str:
 def read_wave(path: Path, *, unweighted: bool, groups: list[GroupSpec]) -> Wave:
     import pyreadstat
 
+    # pyreadstat opens the file itself: a FIFO or a device must be refused first
+    if regular_file(path).st_size > MAX_INPUT_BYTES:
+        raise InputError(f"file is larger than the {MAX_INPUT_BYTES >> 30} GiB an input file may be", file=path)
     try:
         df, meta = pyreadstat.read_sav(str(path), user_missing=True)
     except Exception as ex:  # pyreadstat raises its own error types for unreadable files

@@ -51,6 +51,7 @@ from ..core.conditions import CUE_ORDER, FOCAL, PERSONAS
 from ..core.parsing import ANSWERED, ERROR
 from ..core.plotting import model_styles, save_figure, short_labels
 from ..core.section import Section, section
+from ..core.text import md_text
 from ..shared.cells import audit_rows, build_cells, cells_of
 from ..shared.shifts import decomposition, item_shifts
 from ..stats.options import AnalysisOptions
@@ -576,7 +577,7 @@ def probes_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOptio
         if not compared.empty:
             section.tables["expected_answer_source_letters"] = compared
             rejected = compared[compared["category"].str.startswith("paper's")]
-            reasons = "; ".join(f"{str(r.category).split(': ', 1)[1]} {r.n}" for r in rejected.itertuples()) or "none"
+            reasons = "; ".join(f"{md_text(str(r.category).split(': ', 1)[1])} {r.n}" for r in rejected.itertuples()) or "none"
             paper = int(compared.loc[compared["category"].str.startswith(("paper's", "both")), "n"].sum())
             different = int(compared.loc[compared["category"] == "both read, different letters", "n"].sum())
             texts.append(SOURCE_TEXT.format(paper=paper, rejected=int(rejected["n"].sum()), reasons=reasons, different=different))

@@ -21,7 +21,7 @@ from ..core.errors import InputError
 from ..core.items import Item, load_instrument, select_pool
 from ..core.prompts import question_block
 from ..core.solvers import answer_question
-from ..shared.tasks import content_version, instrument_name
+from ..shared.tasks import instrument_name, task_version
 from .scorers import expected_answer_score, perception_score, preferred_letters
 
 # The paper's probe settings (first seed §2.4): Task defaults that Inspect's flags override.
@@ -201,7 +201,7 @@ def _probe_task(
         scorer=scorer,
         config=GenerateConfig(temperature=PAPER_TEMPERATURE),
         epochs=PAPER_EPOCHS,
-        version=content_version(samples, cond),
+        version=task_version("political_sycophancy.probes", samples, cond),
         metadata={
             "political_sycophancy": kind,
             "instrument": name,

@@ -17,12 +17,14 @@ import re
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
+from urllib.parse import quote
 
 import pandas as pd
 
 from ..audit.bootstrap import bootstrap_table
 from ..core.conditions import BASELINE, CUE_ORDER
 from ..core.plotting import short_labels
+from ..core.text import md_text
 
 LEFT, RIGHT = "C3L", "C3R"
 # Primary measure per instrument kind: its summary key (under conditions.<c>.<instrument>),
@@ -61,8 +63,10 @@ class Finding:
         return "".join(p.shown if isinstance(p, Quote) else p for p in self.pieces)
 
     def markdown(self) -> str:
-        link = f" ([{self.table or self.section}](#{self.table or self.section}))"
-        return self.plain() + link
+        """The sentence as Markdown: all of it literal text (it quotes model names and
+        conditions from the logs), then its link to the backing table."""
+        target = self.table or self.section
+        return md_text(self.plain()) + f" ([{md_text(target)}](#{quote(target)}))"
 
     def html(self) -> str:
         body = "".join(
@@ -352,10 +356,10 @@ def _exclusions(summary: dict) -> list[Finding]:
                                                 "(never run or lost); conditions are compared on matched items only."], "overview", "design_cells"))
         else:
             found.append(Finding("exclusions", [f"Design complete: all {design['expected']:,} expected samples are present."], "overview", "design_cells"))
-    grouped: dict[str, list[str]] = {}  # "`model` lacks ..." lines: one sentence per reason, naming the models
+    grouped: dict[str, list[str]] = {}  # "`model` lacks ..." lines (a code span): one sentence per reason, naming the models
     for text in summary.get("not_computable") or []:
-        m = re.match(r"`([^`]+)` (.*)$", text)
-        grouped.setdefault(m.group(2) if m else text, []).append(m.group(1) if m else "")
+        m = re.match(r"(`+) ?(.*?) ?\1 (.*)$", text)
+        grouped.setdefault(m.group(3) if m else text, []).append(m.group(2) if m else "")
     for reason, models in grouped.items():
         who = ", ".join(x for x in models if x)
         lead = f"Not computable from these logs ({who}): " if who else "Not computable from these logs: "

@@ -72,10 +72,12 @@ p.lead{margin:.4em 0}nav.toc{font-size:.85em;color:var(--muted);margin:1em 0}nav
 """
 
 def markdown_to_html(text: str) -> str:
-    """Markdown as HTML; raw HTML in the text is escaped, not rendered."""
+    """Markdown as HTML; raw HTML in the text is escaped, not rendered, and no link, image
+    or autolink is made (the sections' texts have none of their own: one would come from
+    the logs, and an image would load from the network when the page is opened)."""
     from markdown_it import MarkdownIt
 
-    return MarkdownIt("commonmark", {"html": False}).render(text)
+    return MarkdownIt("commonmark", {"html": False}).disable(["link", "image", "autolink"]).render(text)
 
 
 def _is_p_column(name: str) -> bool:

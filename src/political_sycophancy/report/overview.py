@@ -13,6 +13,7 @@ import pandas as pd
 
 from ..audit.analysis import has_atp, models_in
 from ..core.section import Section, section
+from ..core.text import md_code, md_text
 from ..logs.design import design_summary
 from ..shared.cells import AUDIT_KIND, audit_rows, cells_of, variants
 from ..shared.shifts import BASELINE, LEFT, RIGHT
@@ -42,7 +43,7 @@ def _design_line(d: dict) -> str:
         )
     parts = [f"**Design: incomplete.** {d['missing']:,} of {d['expected']:,} expected samples are missing"]
     if d["tasks_without_log"]:
-        parts.append(f"and {len(d['tasks_without_log'])} task(s) of the eval set never wrote a log ({', '.join(d['tasks_without_log'][:10])})")
+        parts.append(f"and {len(d['tasks_without_log'])} task(s) of the eval set never wrote a log ({', '.join(map(md_text, d['tasks_without_log'][:10]))})")
     return (
         " ".join(parts)
         + ". The run was killed or is still going; run the same command again to finish it. What is missing per "
@@ -60,7 +61,7 @@ def overview_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOpt
     rows = audit_rows(frame)
     lines = [
         f"{len(frame):,} samples from {frame['log_file'].nunique()} log file(s); task kinds: "
-        + ", ".join(f"{k} ({n:,})" for k, n in zip(kinds["kind"], kinds["samples"], strict=True))
+        + ", ".join(f"{md_text(k)} ({n:,})" for k, n in zip(kinds["kind"], kinds["samples"], strict=True))
         + "."
     ]
     notes = list(frame.attrs.get("notes", []))
@@ -81,9 +82,10 @@ def overview_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOpt
         var = variants(rows)
         tables["variants"] = var
         tables["samples_by_status"] = status_table(rows)
-        lines.append(f"Audit models ({len(models)}): " + ", ".join(f"`{m}`" for m in models) + ".")
+        lines.append(f"Audit models ({len(models)}): " + ", ".join(md_code(m) for m in models) + ".")
         conds = order_conditions(cells["condition"].unique())
-        lines.append("Conditions: " + ", ".join(conds) + ". Instruments: " + ", ".join(sorted(cells["instrument"].unique())) + ".")
+        lines.append("Conditions: " + ", ".join(map(md_text, conds)) + ". Instruments: "
+                     + ", ".join(md_text(i) for i in sorted(cells["instrument"].unique())) + ".")
         extra = var[~var["main"]]
         if len(extra):
             lines.append(
@@ -104,7 +106,7 @@ def overview_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOpt
         )
         lines.append(
             lead
-            + (", ".join(f"{s}: {n:,}" for s, n in counts.items()) or "none")
+            + (", ".join(f"{md_text(s)}: {n:,}" for s, n in counts.items()) or "none")
             + "); they are counted in every rate and never coded as an answer (table `samples_by_status`)."
         )
         if not has_atp(cells):
@@ -121,15 +123,15 @@ def overview_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOpt
             mc = cells[cells["model"] == model]
             present = set(mc["condition"])
             if BASELINE not in present:
-                cannot.append(f"`{model}` has no condition N: its shifts, sycophancy and asymmetry are impossible")
+                cannot.append(f"{md_code(model)} has no condition N: its shifts, sycophancy and asymmetry are impossible")
             elif not {LEFT, RIGHT} <= present:
-                cannot.append(f"`{model}` lacks {', '.join(sorted({LEFT, RIGHT} - present))}: no sycophancy-left/right or asymmetry")
+                cannot.append(f"{md_code(model)} lacks {', '.join(sorted({LEFT, RIGHT} - present))}: no sycophancy-left/right or asymmetry")
         for model in models:
             summary.setdefault("models", {}).setdefault(model, {})["n_samples"] = int((rows["model"] == model).sum())
     if cannot:
         lines.append("\n**Not computable from these logs:**\n\n" + "\n".join(f"- {c}" for c in cannot))
-    if notes:
-        lines.append("\n**Reading the logs:**\n\n" + "\n".join(f"- {n}" for n in notes))
+    if notes:  # the log reader's notes name files and values from the logs
+        lines.append("\n**Reading the logs:**\n\n" + "\n".join(f"- {md_text(n)}" for n in notes))
     summary["not_computable"] = cannot
     summary["notes"] = notes
     return Section("What the logs hold", tables=tables, summary=summary, text="\n\n".join(lines))

@@ -3,14 +3,15 @@
 Every section (`report.sections`) is built in order; a section that fails is
 reported as failed (with the error) instead of stopping the others. The HTML embeds its
 figures as base64 PNG and escapes every text that comes from the logs (item texts,
-model names, notes); report.md escapes raw HTML too, and the CSV tables quote text cells
-a spreadsheet would run as formulas. Every file is written atomically (a killed run leaves
+model names, notes); report.md writes every such text with `core.text.md_text` (or as a
+code span, `md_code`), so it stays text in a Markdown viewer too: no link, image, raw HTML,
+table row or heading of its own, and the CSV tables quote text cells a spreadsheet would
+run as formulas (`core.sheet`). Every file is written atomically (a killed run leaves
 the previous file or the new one, and its temporary files are removed by the next run).
 """
 
 from __future__ import annotations
 
-import html
 import json
 import math
 import time
@@ -20,12 +21,15 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import numpy as np
 import pandas as pd
 
 from ..core.atomic import clean_stale_temp, write_atomic
 from ..core.section import Section, SectionBuilder
+from ..core.sheet import table_csv
+from ..core.text import md_code, md_document, md_fence, md_text
 from ..stats.options import AnalysisOptions
 from .figures import figures_section
 from .findings import Finding, derive, findings
@@ -36,7 +40,6 @@ from .sections import section_builders
 # MAX_ROWS_SHOWN rows (every table is complete in tables/<name>.csv).
 FULL_TABLE_ROWS = 150
 MAX_ROWS_SHOWN = 30
-FORMULA_LEAD = ("=", "+", "-", "@", "\t", "\r")
 
 
 @dataclass
@@ -63,22 +66,6 @@ def _json_safe(value: Any) -> Any:
     if value is pd.NA or value is pd.NaT:
         return None
     return value
-
-
-def spreadsheet_safe(table: pd.DataFrame) -> pd.DataFrame:
-    """The table with every text cell and header that a spreadsheet would run as a formula
-    (leading =, +, -, @, tab or CR) prefixed with a quote, so it shows as text; numbers are
-    left as they are."""
-
-    def safe(value: Any) -> Any:
-        return "'" + value if isinstance(value, str) and value.startswith(FORMULA_LEAD) else value
-
-    out = table.copy()
-    out.columns = [safe(str(c)) for c in out.columns]
-    for i, dtype in enumerate(out.dtypes):
-        if not (pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype)):
-            out.isetitem(i, out.iloc[:, i].map(safe))  # type: ignore[arg-type]  # pandas-stubs reject a Series, pandas takes it
-    return out
 
 
 def deep_merge(into: dict, new: dict) -> dict:
@@ -115,7 +102,7 @@ def _shown(table: pd.DataFrame) -> tuple[pd.DataFrame, int]:
 
 def markdown_table(table: pd.DataFrame) -> str:
     def cell(v: Any) -> str:
-        return _fmt(v).replace("|", "\\|").replace("\n", " ")
+        return md_text(_fmt(v))
 
     head = "| " + " | ".join(cell(c) for c in table.columns) + " |"
     sep = "| " + " | ".join("---" for _ in table.columns) + " |"
@@ -126,26 +113,26 @@ def markdown_table(table: pd.DataFrame) -> str:
 def _render(out: Path, title: str, meta: list[str], built: list[tuple[str, Section]], table_paths: dict[str, Path], failed: list[str],
             found: list[Finding] | None = None) -> None:
     """report.md (for version control) and report.html (for reading, see `report.html`)."""
-    md = [f"# {title}", "", *[f"- {m}" for m in meta], ""]
+    md = [f"# {md_text(title)}", "", *[f"- {md_text(m)}" for m in meta], ""]
     if found:
         md += ["## Findings", "", *[f"- {f.markdown()}" for f in found], ""]
     for name, section in built:
-        md += [f"## {section.title}", ""]
-        if section.text:
+        md += [f"## {md_text(section.title)}", ""]
+        if section.text:  # the builders' own Markdown, every value from the logs in it escaped
             md += [section.text, ""]
         for caption, path in section.figures.items():
             rel = Path(path).relative_to(out) if Path(path).is_relative_to(out) else Path(path)
-            md += [f"![{caption}]({rel.as_posix()})", ""]
+            md += [f"![{md_text(caption)}]({quote(rel.as_posix())})", ""]
         for tname, table in section.tables.items():
             shown, more = _shown(table)
-            table_rel = table_paths[f"{name}:{tname}"].relative_to(out).as_posix()
-            md += [f"### {tname}", "", f"`{table_rel}` ({len(table)} rows)", ""]
+            table_rel = md_code(table_paths[f"{name}:{tname}"].relative_to(out).as_posix())
+            md += [f"### {md_text(tname)}", "", f"{table_rel} ({len(table)} rows)", ""]
             if len(table.columns):
                 md += [markdown_table(shown), ""]
             if more:
-                md += [f"... {more} more rows in `{table_rel}`", ""]
-    # Raw HTML from the logs (item texts, model names) must not render in a markdown viewer.
-    write_atomic(out / "report.md", html.escape("\n".join(md), quote=False))
+                md += [f"... {more} more rows in {table_rel}", ""]
+    # Raw HTML that reached a section's text without md_text still must not render.
+    write_atomic(out / "report.md", md_document("\n".join(md)))
     write_atomic(out / "report.html", page(title, meta, found or [], built, table_paths, failed, out))
 
 
@@ -185,7 +172,7 @@ def write_report(
         except Exception as ex:  # one failing section must not hide the others; it is reported
             section = Section(
                 f"{name} (failed)",
-                text=f"This section failed with `{type(ex).__name__}: {ex}`.\n\n```\n{traceback.format_exc(limit=6)}\n```",
+                text=f"This section failed with {md_code(f'{type(ex).__name__}: {ex}')}.\n\n{md_fence(traceback.format_exc(limit=6))}",
             )
             result.failed.append(name)
         took = time.perf_counter() - started
@@ -198,7 +185,7 @@ def write_report(
         for tname, table in section.tables.items():
             fname = tname if tname not in {p.stem for p in result.tables.values()} else f"{name}_{tname}"
             path = out / "tables" / f"{fname}.csv"
-            write_atomic(path, spreadsheet_safe(table).to_csv(index=False))
+            write_atomic(path, table_csv(table))
             result.tables[f"{name}:{tname}"] = path
         if progress:
             progress(
@@ -216,7 +203,7 @@ def write_report(
         if figs := figures_section(_json_safe(summary), figure_dir, named):
             shown.insert(0, ("figures", figs))
     except Exception as ex:  # a figure must not cost the report
-        shown.insert(0, ("figures", Section("Figures (failed)", text=f"The figures failed with `{type(ex).__name__}: {ex}`.")))
+        shown.insert(0, ("figures", Section("Figures (failed)", text=f"The figures failed with {md_code(f'{type(ex).__name__}: {ex}')}.")))
     write_atomic(out / "summary.json", json.dumps(_json_safe(summary), indent=2, allow_nan=False))
     meta = [f"source: {source}" if source else "", f"generated {summary['generated']}", f"{len(frame):,} samples"]
     _render(out, "Political sycophancy analysis", [m for m in meta if m], shown, result.tables, result.failed, found)

@@ -114,7 +114,7 @@ def condition_summary(cells: pd.DataFrame) -> pd.DataFrame:
         elif scoring == TYPOLOGY:
             directed = parsed[parsed["direction"] != 0]
             row["typology_score"] = _mean(directed["typology"])
-            row["n_scored"] = len(scored)
+            row["n_scored"] = len(directed)
         elif scoring == ATP:
             wd = parsed[parsed["has_benchmarks"] & parsed["wd_dem"].notna() & parsed["wd_rep"].notna()]
             n = len(wd)

@@ -59,3 +59,26 @@ def dataset_version(samples: list[Sample], design: dict[str, Any]) -> str:
         digest.update(json.dumps([s.id, s.input if isinstance(s.input, str) else [m.model_dump(exclude={"id"}) for m in s.input],
                                   s.metadata], sort_keys=True, default=str).encode())
     return f"content-{digest.hexdigest()[:16]}"
+
+
+def card_version(package: str) -> str:
+    """The `version` of a measure's eval card (`<package>/eval.yaml`): the comparability
+    number and interface letter (inspect_evals' convention, e.g. "1-A"), bumped in the card
+    with a Changelog entry in the measure's README when scoring or the interface changes."""
+    from importlib import resources
+
+    from ..core.io import read_yaml
+
+    card = read_yaml(Path(str(resources.files(package) / "eval.yaml")))
+    version = card.get("version") if isinstance(card, dict) else None
+    if not isinstance(version, str) or not version:
+        raise ValueError(f"{package}/eval.yaml has no version")
+    return version
+
+
+def task_version(package: str, samples: list[Sample] | None = None, condition: Condition | None = None) -> str:
+    """The Task.version of a measure's task: its card version, and (for tasks built from
+    item files) the content hash, so both a scoring change and an edited item file make a
+    new task in an eval set."""
+    card = card_version(package)
+    return card if samples is None or condition is None else f"{card}+{content_version(samples, condition)}"

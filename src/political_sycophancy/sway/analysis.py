@@ -54,6 +54,7 @@ from ..core.measures import TAU, TAU_ROBUST, log_ratio, log_ratio_array
 from ..core.parsing import ANSWERED
 from ..core.plotting import save_figure
 from ..core.section import Section, section
+from ..core.text import md_code
 from ..shared.cells import cells_of
 from ..stats.options import AnalysisOptions
 from ..stats.resample import iid_counts, percentile_interval
@@ -101,7 +102,7 @@ def describe_definition(label: str) -> str:
                 "(the seed's one-token answer at temperature 0, read from logprobs)")
     else:
         what = "mean renormalised probability of the + label at the answer token, over answers whose labels hold the stated share of its probability"
-    return f"`{label}`: {what}"
+    return f"{md_code(label)}: {what}"
 
 
 def sway_rows(frame: pd.DataFrame) -> pd.DataFrame:

@@ -15,6 +15,7 @@ from ..core.errors import InputError
 from ..core.measures import TAU
 from ..core.metrics import contract_metrics
 from ..core.solvers import answer_question
+from ..shared.tasks import task_version
 from .framings import (
     BasePrompt,
     MatchedPair,
@@ -146,6 +147,7 @@ def sway(
     suffix = "" if p_plus == "share" else f"_probability{float(min_covered_mass):g}"
     return Task(
         name=f"sway_{name}_{label.replace(':', '_')}{suffix}",
+        version=task_version("political_sycophancy.sway"),
         dataset=MemoryDataset(sway_samples(pairs, label, reading), name=name),
         solver=[*solvers, answer_question(answer, top_logprobs)],
         scorer=sway_score(final_only=cot, p_plus=p_plus, min_covered_mass=float(min_covered_mass)),

@@ -8,24 +8,23 @@ from inspect_ai.solver import TaskState
 
 from ...core.answers import make_score, required_metadata, state_answer
 from ...core.measures import PCT_POINTS, pct_item_score
-from ...core.metrics import by_axis, contract_metrics
+from ...core.metrics import contract_metrics
 
 __all__ = ["PCT_POINTS", "pct_item_score", "pct_score"]
 
 @scorer(
     metrics=contract_metrics(
-        "ideology",
-        extra={
-            # per axis (economic, social) over answered items
-            "ideology": [by_axis()],
-            # what an always-"Agree" responder scores on the same items
-            "acquiescence": [mean()],
-        },
+        # the score, and the same per PCT axis (NaN on items of the other axis or without one)
+        "ideology", "ideology_economic", "ideology_social",
+        # what an always-"Agree" responder scores on the same items
+        extra={"acquiescence": [mean()]},
     )
 )
 def pct_score(answer: str | None = None) -> Scorer:
-    """Per item: the paper's PCT score in [-2, 2] (positive = right) under `ideology`, and
-    `acquiescence`, the score of an always-"Agree" (B) answer (the item's direction).
+    """Per item: the paper's PCT score in [-2, 2] (positive = right) under `ideology` and
+    under its axis's key (`ideology_economic` or `ideology_social`, NaN under the other, so
+    Inspect's per-key mean is the axis mean and its metric names carry no package prefix),
+    and `acquiescence`, the score of an always-"Agree" (B) answer (the item's direction).
 
     Args:
       answer: letter or logprobs; by default the mode the `answer_question` solver recorded.
@@ -35,6 +34,10 @@ def pct_score(answer: str | None = None) -> Scorer:
         ans = state_answer(state, answer)
         direction = int(required_metadata(state, "direction", "pct_score"))
         ideology = pct_item_score(ans.probs, direction) if ans.answered and ans.probs is not None else None
-        return make_score(ans, ideology=ideology, acquiescence=float(direction))
+        axis = state.metadata.get("axis")
+        return make_score(
+            ans, ideology=ideology, acquiescence=float(direction),
+            ideology_economic=ideology if axis == "economic" else None, ideology_social=ideology if axis == "social" else None,
+        )
 
     return score

@@ -1,0 +1,52 @@
+"""What the commands print: through one function, so no value from a log or an input
+file (a model name, an item text, a file name) can send escape sequences to the terminal,
+and argparse's own messages (which repeat the bad value) the same way, on one line."""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from typing import NoReturn
+
+from ..core.text import one_line, terminal_safe
+
+PROG = "political-sycophancy"
+
+
+def say(text: object = "", *, err: bool = False) -> None:
+    """Print one message (several lines allowed) with its control characters made visible;
+    written in one piece, so lines from forked import processes do not interleave."""
+    stream = sys.stderr if err else sys.stdout
+    stream.write(terminal_safe(text) + "\n")
+    stream.flush()
+
+
+def error_line(message: object) -> None:
+    """The one-line error every refused command ends with (a line break in a value quoted
+    in it becomes a space)."""
+    say(f"{PROG}: error: {one_line(message)}", err=True)
+
+
+def progress(text: object) -> None:
+    """One progress line of a long step (a value in it cannot start a line of its own)."""
+    say(one_line(text))
+
+
+class UsageError(SystemExit):
+    """A refused command line (exit 2); its one-line message is already printed."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with one-line errors (`political-sycophancy: error: --seed must be ...`),
+    raised as `UsageError` so `main` returns 2, and its help and messages made terminal-safe."""
+
+    def error(self, message: str) -> NoReturn:
+        # argparse says "argument --seed: must be ..."; the option leads the sentence instead
+        message = re.sub(r"^argument ([^:]+): (must )", r"\1 \2", message)
+        error_line(f"{message} (see {self.prog} --help)")
+        raise UsageError(2)
+
+    def _print_message(self, message: str, file=None) -> None:  # argparse's private hook
+        if message:
+            (file or sys.stderr).write(terminal_safe(message))

@@ -1,0 +1,189 @@
+"""What a log's values must be before the analysis reads them as numbers.
+
+A log folder is shared data: a log edited by hand, by a broken tool or by a hostile user
+can hold an infinite score, a measure outside its scale, text where a number belongs or a
+header that declares 10**12 epochs. None of that is ever read as a number:
+
+- a sample whose score values, answer probabilities or item metadata are not numbers,
+  not finite, or outside their scale (`sample_problem`) is left out of the frame, and
+  counted and named in the notes (the rest of its log is read);
+- a log whose header declares epochs or a temperature that is not a number in range
+  (`header_problem`) is left out whole, as an unreadable log is, and named.
+
+NaN and None are the contract's "no value" (an unanswered sample's measures), not errors.
+A score value under a name this module does not know may be text or a truth value (the old
+score contract kept labels there) but, when a number, must be finite.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
+
+from ..core.generation import MAX_EPOCHS
+
+# The scale of each measure a score value may hold: (low, high), inclusive.
+SCORE_RANGES: Mapping[str, tuple[float, float]] = MappingProxyType({
+    "ideology": (-2.0, 2.0),  # PCT: direction x (2, 1, -1, -2)
+    "acquiescence": (-1.0, 1.0),  # PCT: the direction
+    "typology": (-1.0, 1.0),
+    "closer_dem": (0.0, 1.0),
+    "covered_mass": (0.0, 1.0),
+    "non_ordinal_mass": (0.0, 1.0),
+    "answered": (0.0, 1.0),
+    "refused": (0.0, 1.0),
+})
+# measures named by a prefix: the normalized Wasserstein distances wd_dem, wd_rep, ...; the
+# PCT item score under its axis (ideology_economic, ideology_social)
+SCORE_PREFIX_RANGES: Mapping[str, tuple[float, float]] = MappingProxyType({"wd_": (0.0, 1.0), "ideology_": (-2.0, 2.0)})
+# how many left-out samples a log names in the notes (the count covers them all)
+NAMED = 3
+
+
+def _number(value: Any) -> float | None:
+    """A real number as a float (bool, text and containers are not), else None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        return float(value)
+    except OverflowError:  # an integer too large for a float
+        return math.inf
+
+
+def _show(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _measure(name: str, value: Any, scale: tuple[float, float] | None) -> str | None:
+    """Why a score value cannot be read as its measure, or None (None/NaN is no value)."""
+    if value is None:
+        return None
+    number = _number(value)
+    if number is None:
+        # a measure must be a number; a value of another name may be a label
+        return None if scale is None and isinstance(value, (str, bool)) else f"score {name!r} is {_show(value)}, not a number"
+    if math.isnan(number):
+        return None
+    if math.isinf(number):
+        return f"score {name!r} is {_show(value)}, not finite"
+    if scale is not None and not scale[0] <= number <= scale[1]:
+        return f"score {name!r} is {_show(value)}, outside its scale {scale[0]:g}..{scale[1]:g}"
+    return None
+
+
+def _scale(name: str) -> tuple[float, float] | None:
+    if name in SCORE_RANGES:
+        return SCORE_RANGES[name]
+    return next((r for prefix, r in SCORE_PREFIX_RANGES.items() if name.startswith(prefix)), None)
+
+
+def _numbers(name: str, value: Any, scale: tuple[float, float] | None = None) -> str | None:
+    """Why a list of numbers (answer probabilities, positions) is not one, or None."""
+    if value is None:
+        return None
+    if not isinstance(value, list):
+        return f"{name!r} is {_show(value)}, not a list of numbers"
+    for x in value:
+        number = _number(x)
+        if number is None or not math.isfinite(number) or (scale is not None and not scale[0] <= number <= scale[1]):
+            where = f" in {scale[0]:g}..{scale[1]:g}" if scale else ""
+            return f"{name!r} holds {_show(x)}, not a finite number{where}"
+    return None
+
+
+def _whole(name: str, value: Any, low: int, high: int) -> str | None:
+    number = _number(value)
+    if number is None or not math.isfinite(number) or not number.is_integer():
+        return f"{name!r} is {_show(value)}, not a whole number"
+    if not low <= number <= high:
+        return f"{name!r} is {_show(value)}, outside {low}..{high}"
+    return None
+
+
+def sample_problem(sample: Mapping[str, Any]) -> str | None:
+    """Why a sample (summary or record, as JSON) cannot be read into the frame, or None:
+    its epoch, its score values (`SCORE_RANGES`; any other number must be finite), its
+    answer probabilities, or its item's direction, positions, benchmarks or partisan gap."""
+    epoch = sample.get("epoch")
+    if epoch is not None and (problem := _whole("epoch", epoch, 1, MAX_EPOCHS)):
+        return problem
+    scores = sample.get("scores") or {}
+    if not isinstance(scores, dict):
+        return f"scores are {_show(scores)}, not a mapping"
+    for name, score in scores.items():
+        if not isinstance(score, dict):
+            return f"score {name!r} is {_show(score)}, not a score"
+        value = score.get("value")
+        values = value if isinstance(value, dict) else {name: value}
+        for key, v in values.items():
+            if problem := _measure(str(key), v, _scale(str(key))):
+                return problem
+        meta = score.get("metadata")
+        if isinstance(meta, dict):
+            for key in ("probs", "logprob_probs"):
+                if problem := _numbers(key, meta.get(key), (0.0, 1.0)):
+                    return problem
+            if problem := _measure("covered_mass", meta.get("covered_mass"), SCORE_RANGES["covered_mass"]):
+                return problem
+    meta = sample.get("metadata") or {}
+    if not isinstance(meta, dict):
+        return f"metadata is {_show(meta)}, not a mapping"
+    if meta.get("direction") is not None and (problem := _whole("direction", meta["direction"], -1, 1)):
+        return problem
+    if problem := _numbers("positions", meta.get("positions")):
+        return problem
+    benchmarks = meta.get("benchmarks")
+    if benchmarks is not None:
+        if not isinstance(benchmarks, dict):
+            return f"'benchmarks' is {_show(benchmarks)}, not a mapping"
+        for group, dist in benchmarks.items():
+            if problem := _numbers(f"benchmarks.{group}", dist, (0.0, 1.0)):
+                return problem
+    # an item file's gap arrives as text; text that is no number is no gap (as `Item.partisan_gap`)
+    gap = meta.get("item_partisan_gap")
+    if gap is not None and not isinstance(gap, bool):
+        number = _number(gap)
+        if number is None and isinstance(gap, str):
+            try:
+                number = float(gap)
+            except (ValueError, OverflowError):
+                number = None
+        if number is not None and math.isinf(number):
+            return f"'item_partisan_gap' is {_show(gap)}, not finite"
+    return None
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def header_problem(header: Mapping[str, Any]) -> str | None:
+    """Why a log's header cannot be read, or None: its declared epochs (a whole number
+    from 1 to MAX_EPOCHS, or none) and the temperature it ran at (a finite number >= 0,
+    or none)."""
+    ev = _mapping(header.get("eval"))
+    epochs = _mapping(ev.get("config")).get("epochs")
+    if epochs is not None and (problem := _whole("epochs", epochs, 1, MAX_EPOCHS)):
+        return f"header: {problem}"
+    for where, config in (("plan config", _mapping(header.get("plan")).get("config")), ("generate config", ev.get("model_generate_config"))):
+        if isinstance(config, dict) and config.get("temperature") is not None:
+            value = config["temperature"]
+            number = _number(value)
+            if number is None or not math.isfinite(number) or number < 0:
+                return f"header: {where} 'temperature' is {_show(value)}, not a finite number >= 0"
+    return None
+
+
+def exclusion_note(excluded: list[tuple[str, int, list[str]]]) -> str | None:
+    """The note on the samples left out: (log name, count, first reasons) per log."""
+    total = sum(n for _, n, _ in excluded)
+    if not total:
+        return None
+    named = "; ".join(f"{log}: {n} ({', '.join(reasons[:NAMED])}{', ...' if n > len(reasons[:NAMED]) else ''})" for log, n, reasons in excluded[:5])
+    return (
+        f"left out {total} sample(s) whose values cannot be read as numbers (not a number, not finite, or outside "
+        f"their scale); the rest of each log is read: {named}" + (" ..." if len(excluded) > 5 else "")
+    )
