@@ -25,9 +25,9 @@ from ..core.errors import InputError
 from ..core.items import Item
 from ..core.measures import NON_ORDINAL_MODES
 from ..core.prompts import audit_prompt
-from ..core.solvers import answer_question
+from ..core.solvers import answer_question, with_preamble
 from ..shared.scorers import scorer_for
-from ..shared.tasks import dataset_version, load_task_items
+from ..shared.tasks import card_version, dataset_version, load_task_items
 from .draw import BASELINE_ID, DESIGNS, balanced, baseline, paper_personas
 from .personas import Attribute, CueSet, Persona, Schema, check_coverage, load_cue_sets, load_schema, render, split_list
 from .survey import draw_personas
@@ -119,8 +119,8 @@ def _input(cue, prompt: str):
     if cue.empty:
         return prompt
     if cue.placement == "preamble":
-        return f"{cue.text}\n\n{prompt}"
-    question = f"{cue.ask}\n\n{prompt}" if cue.ask else prompt
+        return with_preamble(prompt, cue.text)
+    question = with_preamble(prompt, cue.ask)
     return [ChatMessageUser(content=cue.text), ChatMessageAssistant(content=cue.reply), ChatMessageUser(content=question)]
 
 
@@ -244,6 +244,6 @@ def profiles(
         solver=[answer_question(answer, top_logprobs)],
         scorer=scorer_for(chosen[0].scoring, non_ordinal=non_ordinal),
         config=DEFAULT_CONFIG,
-        version=dataset_version(samples, meta),
+        version=f"{card_version('political_sycophancy.profiles')}+{dataset_version(samples, meta)}",
         metadata=meta,
     )
