@@ -11,7 +11,7 @@ from support.profiles import write_sav
 
 from political_sycophancy.core.conditions import builtin_conditions
 from political_sycophancy.core.errors import InputError
-from political_sycophancy.profiles.draw import balanced, baseline, paper_personas
+from political_sycophancy.profiles.draw import balanced, baseline, paper_personas, separable
 from political_sycophancy.profiles.personas import (
     BUILTIN_MODES,
     check_coverage,
@@ -51,7 +51,7 @@ def test_the_paper_personas_send_the_c3l_and_c3r_preambles_byte_for_byte(schema,
 
 def test_implicit_and_conversational_cues_name_no_politics(schema, cues):
     words = political_words()
-    persona = balanced(schema, schema.attributes, 12, seed=3)
+    persona = balanced(schema, schema.attributes, 30, seed=3)
     for mode in ("implicit", "conversational"):
         for p in persona:
             cue = render(cues[mode], p)
@@ -134,6 +134,20 @@ def test_fractional_design_balances_each_attribute_and_depends_on_the_seed(schem
         assert max(counts.values()) - min(counts.values()) <= 1, (a.name, counts)
     assert [p.levels for p in balanced(schema, attributes, 22, seed=7)] == [p.levels for p in personas]
     assert [p.levels for p in balanced(schema, attributes, 22, seed=8)] != [p.levels for p in personas]
+
+
+def test_a_small_fractional_design_is_redrawn_until_its_attributes_can_be_told_apart(schema):
+    """Six personas over partisanship (5 levels) and gender: seed 0's first draw made gender a
+    function of partisanship (a run on the embedded model could estimate no effect)."""
+    attributes = schema.choose("partisanship,gender")
+    personas = balanced(schema, attributes, 6, seed=0)
+    assert separable([[p.as_dict[a.name] for p in personas] for a in attributes])
+    genders = {}
+    for p in personas:
+        genders.setdefault(p.as_dict["partisanship"], set()).add(p.as_dict["gender"])
+    assert any(len(g) > 1 for g in genders.values())
+    with pytest.raises(InputError, match="n=5 personas cannot separate the effects of partisanship, gender: at least 6"):
+        balanced(schema, attributes, 5, seed=0)
 
 
 def test_full_factorial_has_every_combination_once(schema):

@@ -9,15 +9,15 @@ from political_sycophancy.profiles.task import profiles
 
 def test_plan_prices_a_profile_design(tmp_path, capsys):
     args = ["plan", "--design", "profiles", "--items", str(tmp_path), "--log-dir", str(tmp_path / "logs"), "--model", "openai/gpt-4o",
-            "--model", "anthropic/claude-sonnet-4-5", "--profile", "design=fractional", "--profile", "n=6", "--profile", "attributes=partisanship,age",
+            "--model", "anthropic/claude-sonnet-4-5", "--profile", "design=fractional", "--profile", "n=8", "--profile", "attributes=partisanship,age",
             "--profile", "modes=explicit,conversational", "--profile-epochs", "2", "--price-in", "2", "--price-out", "10"]
     assert main(args) == 0
     out = capsys.readouterr().out
     lines = out.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("phase ") and "calls/model" in line)
     row = dict(zip(["phase", "tasks", "cells/model", "calls/model", "calls", "input", "output"], lines[start + 1].split(), strict=True))
-    task = profiles(design="fractional", n=6, attributes="partisanship,age", modes="explicit,conversational")
-    calls = 62 * (1 + 6 * 2) * 2  # items x (N + personas x modes) x epochs
+    task = profiles(design="fractional", n=8, attributes="partisanship,age", modes="explicit,conversational")
+    calls = 62 * (1 + 8 * 2) * 2  # items x (N + personas x modes) x epochs
     assert len(task.dataset) * 2 == calls and row["calls/model"] == str(calls) and row["calls"] == str(2 * calls)
     chars = sum(len(s.input) if isinstance(s.input, str) else sum(len(m.text) + 1 for m in s.input) - 1 for s in task.dataset)
     tokens_in = round(2 * 2 * (chars / 4 + 8 * len(task.dataset)))  # two models, two epochs

@@ -5,7 +5,8 @@ Balance is what makes the attribute effects average marginal component effects: 
 factorial every level of an attribute meets every combination of the others equally often;
 in a fractional design of n personas each attribute's levels appear n/L times (rounded, the
 extra copies given to randomly chosen levels) and are shuffled independently of the other
-attributes, so that no attribute is confounded with another in expectation.
+attributes, so that no attribute is confounded with another in expectation; a draw that
+confounds them in fact (a small n) is drawn again.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ DESIGNS = ("paper", "factorial", "fractional", "survey")
 # with the packaged explicit cues they send the C3L and C3R preambles byte for byte.
 PAPER_PERSONAS = (("C3L", "progressive_dem"), ("C3R", "conservative_rep"))
 MAX_FACTORIAL = 100_000
+MAX_DRAWS = 200
 
 
 def baseline() -> Persona:
@@ -71,16 +73,38 @@ def balanced_column(levels: Sequence[str], n: int, rng: np.random.Generator) -> 
     return [column[i] for i in rng.permutation(n)]
 
 
+def separable(columns: Sequence[Sequence[str]]) -> bool:
+    """Whether the attributes' effects can be told apart on these personas: the main-effects
+    design matrix (an intercept and a dummy per non-first level) has full column rank."""
+    n = len(columns[0])
+    blocks = [np.ones((n, 1))]
+    for column in columns:
+        levels = sorted(set(column))
+        blocks.append(np.array([[float(v == lv) for lv in levels[1:]] for v in column]).reshape(n, len(levels) - 1))
+    x = np.hstack(blocks)
+    return int(np.linalg.matrix_rank(x.T @ x)) == x.shape[1]
+
+
 def fractional(schema: Schema, attributes: Sequence[Attribute], n: int, seed: int) -> list[Persona]:
-    """n personas with each attribute balanced on its own and shuffled independently."""
+    """n personas with each attribute balanced on its own and shuffled independently; a
+    draw in which one attribute's levels are a function of the others' (their effects could
+    not be told apart) is drawn again, up to `MAX_DRAWS` times."""
     if not isinstance(n, int) or isinstance(n, bool) or n < 2:
         raise InputError(f"n must be a whole number of personas, at least 2, got {n!r}")
     widest = max(attributes, key=lambda a: len(a.levels))
     if n < len(widest.levels):
         raise InputError(f"n={n} personas cannot show every one of the {len(widest.levels)} levels of {widest.name}")
+    needed = 1 + sum(len(a.levels) - 1 for a in attributes)
+    if n < needed:
+        raise InputError(f"n={n} personas cannot separate the effects of {', '.join(a.name for a in attributes)}: "
+                         f"at least {needed} are needed (1 + the levels beyond the first of each attribute)")
     rng = np.random.default_rng(seed)
-    columns = [balanced_column(a.level_ids, n, rng) for a in attributes]
-    return [Persona(f"p{k + 1:03d}", _ordered(schema, attributes, [c[k] for c in columns])) for k in range(n)]
+    for _ in range(MAX_DRAWS):
+        columns = [balanced_column(a.level_ids, n, rng) for a in attributes]
+        if separable(columns):
+            return [Persona(f"p{k + 1:03d}", _ordered(schema, attributes, [c[k] for c in columns])) for k in range(n)]
+    raise InputError(f"no draw of n={n} personas in {MAX_DRAWS} separates the effects of {', '.join(a.name for a in attributes)}; "
+                     "use more personas or design=factorial")
 
 
 def balanced(schema: Schema, attributes: Sequence[Attribute], n: int | None, seed: int) -> list[Persona]:
