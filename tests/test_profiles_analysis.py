@@ -97,6 +97,7 @@ def test_the_section_through_analyze_reports_effects_congruence_and_a_complete_d
     assert closer.round(9).to_dict() == {"conservative_rep": -50.0, "moderate_dem": 50.0, "moderate_rep": -50.0, "progressive_dem": 50.0}
     implicit = effects[effects["mode"] == "implicit"]
     assert np.allclose(implicit["estimate"], 0.0)  # implicit cues never name a party: nothing moved
-    assert any(p.name.startswith("profile_effects_atp") for p in (out / "figures").iterdir())
+    figures = [p.name for p in (out / "figures").iterdir()]
+    assert any(f.startswith("profile_effects_atp") for f in figures) and any(f.startswith("profile_weighted_atp") for f in figures)
     summary = json.loads((out / "summary.json").read_text())
     assert "explicit" in summary["profiles"]["models"]["mockllm/model"]["atp"]["effects"]["closer_dem"]

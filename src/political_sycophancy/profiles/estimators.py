@@ -252,8 +252,9 @@ def weighted_positions(cells: pd.DataFrame, outcomes: Sequence[tuple[str, str]] 
             if outcome not in group.columns:
                 continue
             n_by_item = base.dropna(subset=[outcome]).groupby("item_id")[outcome].mean()
-            for mode, g in group[~group["is_baseline"]].groupby("cue_mode", sort=False):
-                g = g.dropna(subset=[outcome])
+            personas = group[~group["is_baseline"]]
+            for mode in order_modes(personas["cue_mode"]):
+                g = personas[personas["cue_mode"] == mode].dropna(subset=[outcome])
                 g = g[g["item_id"].isin(n_by_item.index)]
                 if g.empty:
                     continue

@@ -11,7 +11,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ..core.plotting import MARKERS, model_styles, save_figure, short_labels
+from ..core.plotting import model_styles, save_figure, short_labels
+from .estimators import order_modes
 
 
 def forest(effects: pd.DataFrame, path: Path, title: str, order: Sequence[str] = ()) -> Path | None:
@@ -20,12 +21,12 @@ def forest(effects: pd.DataFrame, path: Path, title: str, order: Sequence[str] =
     data = effects.dropna(subset=["estimate"])
     if data.empty:
         return None
-    modes = list(dict.fromkeys(data["mode"]))
+    modes = order_modes(data["mode"])
     rows = list(dict.fromkeys(zip(data["attribute"], data["level"], data["reference"], strict=True)))
     models = sorted(data["model"].unique())
     styles, names = model_styles(models, order), short_labels(models)
     height = max(2.5, 0.32 * len(rows) + 1.2)
-    fig = Figure(figsize=(3.4 * len(modes) + 1.6, height))
+    fig = Figure(figsize=(3.4 * len(modes) + 1.6, height), layout="constrained")
     axes = fig.subplots(1, len(modes), sharey=True, squeeze=False)[0]
     y = {key: len(rows) - 1 - k for k, key in enumerate(rows)}
     offsets = np.linspace(-0.25, 0.25, len(models)) if len(models) > 1 else np.zeros(1)
@@ -48,30 +49,36 @@ def forest(effects: pd.DataFrame, path: Path, title: str, order: Sequence[str] =
 
 
 def weighted_against_n(table: pd.DataFrame, path: Path, title: str, order: Sequence[str] = ()) -> Path | None:
-    """Per model and cue mode: the population-weighted position (with the 95% interval of
-    its gap to N) against the N position on the same items; the diagonal is "no gap"."""
+    """Per model: the auditor (N) position, then the population-weighted position over the
+    personas of each cue mode with the 95% interval of its gap to N (drawn around the
+    weighted position); a dashed line marks each model's N."""
     data = table.dropna(subset=["weighted", "n_position"])
     if data.empty:
         return None
     models = sorted(data["model"].unique())
     styles, names = model_styles(models, order), short_labels(models)
-    modes = list(dict.fromkeys(data["mode"]))
-    fig = Figure(figsize=(5.6, 5.0))
+    modes = order_modes(data["mode"])
+    columns = ["N (auditor)", *modes]
+    offsets = np.linspace(-0.15, 0.15, len(models)) if len(models) > 1 else np.zeros(1)
+    fig = Figure(figsize=(1.6 * len(columns) + 2.4, 4.2), layout="constrained")
     ax = fig.add_subplot()
-    for _, r in data.iterrows():
-        colour, _ = styles[r["model"]]
-        low = r["n_position"] + r.get("gap_weighted_low", np.nan)
-        high = r["n_position"] + r.get("gap_weighted_high", np.nan)
-        err = None if not (np.isfinite(low) and np.isfinite(high)) else [[max(0.0, r["weighted"] - low)], [max(0.0, high - r["weighted"])]]
-        ax.errorbar([r["n_position"]], [r["weighted"]], yerr=err, fmt=MARKERS[modes.index(r["mode"]) % len(MARKERS)], color=colour,
-                    ms=6, capsize=3, label=f"{names[r['model']]}, {r['mode']}")
-    values = np.concatenate([data["weighted"].to_numpy(float), data["n_position"].to_numpy(float)])
-    lo, hi = float(np.nanmin(values)), float(np.nanmax(values))
-    pad = 0.1 * (hi - lo) or 0.1
-    ax.plot([lo - pad, hi + pad], [lo - pad, hi + pad], color="grey", lw=0.8, ls="--")
-    ax.set_xlabel("auditor position (N, no cue)")
-    ax.set_ylabel("population-weighted position over personas")
+    for model, offset in zip(models, offsets, strict=True):
+        g = data[data["model"] == model].set_index("mode")
+        colour, marker = styles[model]
+        n_position = float(g["n_position"].iloc[0])
+        ax.axhline(n_position, color=colour, lw=0.8, ls="--", alpha=0.6)
+        ax.plot([offset], [n_position], marker="o", color=colour, ms=6, ls="none", label=names[model])
+        for k, mode in enumerate(modes, start=1):
+            if mode not in g.index:
+                continue
+            r = g.loc[mode]
+            low, high = n_position + r.get("gap_weighted_low", np.nan), n_position + r.get("gap_weighted_high", np.nan)
+            err = None if not (np.isfinite(low) and np.isfinite(high)) else [[max(0.0, r["weighted"] - low)], [max(0.0, high - r["weighted"])]]
+            ax.errorbar([k + offset], [r["weighted"]], yerr=err, fmt=marker, color=colour, ms=6, capsize=3)
+    ax.set_xticks(range(len(columns)), columns)
+    ax.set_xlim(-0.5, len(columns) - 0.5)
+    ax.set_ylabel("position (weighted over personas; N: no cue)")
     ax.set_title(title)
     ax.legend(fontsize=7, loc="best")
-    ax.grid(alpha=0.3)
+    ax.grid(axis="y", alpha=0.3)
     return save_figure(fig, path)
