@@ -40,7 +40,6 @@ KNOWN_MUTABLE = {
     "shared.shifts:DECOMPOSITION_COLUMNS": "pandas column list",
     "audit.task:CONDITION_TASKS": "audit parameter definition (params helper)",
     "cli:COMMAND_MODULES": "CLI (params helper)",
-    "cli.analyze:SUMMARY_COLUMNS": "CLI (params helper)",
     "core.items:KNOWN_COLUMNS": "file readers (concepts helper: core/io)",
     "core.items:INSTRUMENTS": "file readers (concepts helper: core/io)",
     "core.parsing:REFUSAL_PATTERNS": "parser (concepts helper)",
@@ -165,7 +164,7 @@ def test_no_new_module_level_mutable_state():
 def test_the_analysis_holds_no_module_state():
     """The statistics, the report and the measures' analysis modules: no exception at all
     beyond pandas column lists."""
-    analysis = ("stats.", "report.", "shared.", "audit.analysis", "audit.bootstrap", "audit.stability", "audit.power",
+    analysis = ("stats.", "report.", "shared.", "audit.analysis", "shared.bootstrap", "audit.stability", "audit.power",
                 "probes.analysis", "sway.analysis", "open_ended.analysis", "profiles.analysis", "profiles.estimators",
                 "profiles.cells")
     state = {k: KNOWN_MUTABLE.get(k) for k in mutable_module_names() if k.startswith(analysis)}

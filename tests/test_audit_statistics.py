@@ -10,11 +10,11 @@ import pytest
 from scipy import stats
 from support.analysis import PCT_FILE, crossed_data, frame_from_evals
 
-from political_sycophancy.audit.bootstrap import bootstrap_mean_ci
 from political_sycophancy.audit.power import power_plan
 from political_sycophancy.audit.simulate import builtin_pct_items, synthetic_responses, write_atp_items
 from political_sycophancy.audit.stability import epoch_values, replicate_sd, temperature_agreement
 from political_sycophancy.core.items import load_items
+from political_sycophancy.shared.bootstrap import bootstrap_mean_ci
 from political_sycophancy.shared.cells import build_cells, main_rows
 from political_sycophancy.shared.shifts import (
     asymmetry_cells,

@@ -19,6 +19,7 @@ import pytest
 from markdown_it import MarkdownIt
 from support import ROOT
 from support.bad_input import DIR, Scenario, accept, classify, error
+from support.pew import GOOD, GOOD_ITEM, mini_package
 
 from political_sycophancy.core.items import LIKERT4, load_items
 from political_sycophancy.core.text import md_code, md_text
@@ -78,9 +79,11 @@ def sav_with_label(label: str):
         import pandas as pd
         import pyreadstat
 
-        df = pd.DataFrame({"QKEY": [1.0, 2, 3, 4], "F_PARTYSUM_FINAL": [1.0, 2, 1, 2], "WEIGHT_W1": [1.0, 1, 1, 1], "Q1_W1": [1.0, 2, 1, 2]})
-        pyreadstat.write_sav(df, str(path), column_labels=["id", "party", "weight", f"Q1_W1. {label}"],
-                             variable_value_labels={"Q1_W1": {1: "Favor", 2: "Oppose"}, "F_PARTYSUM_FINAL": {1: "Rep", 2: "Dem"}})
+        df = pd.DataFrame({"QKEY": [1.0, 2, 3, 4], "F_PARTYSUM_FINAL": [1.0, 2, 1, 2], "F_AGECAT": [1.0, 1, 2, 2], "WEIGHT_W1": [1.0, 1, 1, 1],
+                           "Q1_W1": [1.0, 2, 1, 2]})
+        pyreadstat.write_sav(df, str(path), column_labels=["id", "party", "age", "weight", f"Q1_W1. {label}"],
+                             variable_value_labels={"Q1_W1": {1: "Favor", 2: "Oppose"}, "F_PARTYSUM_FINAL": {1: "Rep", 2: "Dem"},
+                                                    "F_AGECAT": {1: "Young", 2: "Old"}})
 
     return write
 
@@ -89,8 +92,8 @@ def sav_with_label(label: str):
 
 
 def console_clean(tmp: Path, ran) -> bool:
-    """No control character but newline and tab reached the console."""
-    return not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", ran.out + ran.err)
+    """No control character but newline and tab reached the console (warnings included)."""
+    return not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", ran.out + ran.err + "".join(ran.warnings))
 
 
 def permissive() -> MarkdownIt:
@@ -131,6 +134,12 @@ def html_inert(path: Path) -> bool:
 
 def report_inert(tmp: Path, ran) -> bool:
     return console_clean(tmp, ran) and markdown_inert(tmp / "out" / "report.md") and html_inert(tmp / "out" / "report.html")
+
+
+def report_whole(tmp: Path, ran) -> bool:
+    """Inert, and no section or figure failed on the values."""
+    summary = json.loads((tmp / "out" / "summary.json").read_text())
+    return report_inert(tmp, ran) and summary["failed_sections"] == [] and "(failed)" not in (tmp / "out" / "report.md").read_text()
 
 
 def formula_safe(path: Path) -> bool:
@@ -174,12 +183,17 @@ SCENARIOS: list[Scenario] = [
     accept("E3 a Markdown image in the log folder's name renders as text in report.md", "analyze 'l![b](http:x.png)' --out out --no-reuse --bootstrap 10 "
            "--sign-flip-draws 10", report_inert, files=model_files("p/m"),
            before=("import-responses r.csv --items items.csv --log-dir 'l![b](http:x.png)'",)),
+    accept("E3 math text ($...$) in model names and item texts is drawn as text in the figures", ANALYZE, report_whole,
+           files=model_files("p/$\\badcmd{x}$ a", {"q1": "Taxes $\\frac{a}$ rise?", "q2": "Costs $5?"}), before=(IMPORT,)),
     accept("S10 a newline in a model name adds no table row or heading to report.md", ANALYZE, report_inert, files=model_files(ROWS), before=(IMPORT,)),
     # E4: every CSV the package writes is formula-safe, and reads back unchanged
     accept("E4 validate-judge --output quotes formula-leading cells", JUDGE + f"-M 'mock_answer={FORMULA}' --output p.csv", judge_output_safe,
            files={"l.csv": LABELLED}),
     accept("E4 atp build quotes a formula-like question in atp.csv and reads it back unchanged", "atp build --sav w.sav --out atp.csv",
            atp_label_safe_and_kept, files={"w.sav": sav_with_label(FORMULA)}),
+    error("S16 import-items --coding is a file it would write", "import-items pkg --out out --coding out/typology.csv",
+          r"--out out/typology\.csv: is the input file out/typology\.csv",
+          files={"pkg": lambda root: mini_package(root, [GOOD], [GOOD_ITEM]), "out/typology.csv": "id,direction\npew_02,1\n"}),
     # validate-judge's options
     error("S14 validate-judge --limit -1", JUDGE + "--limit -1", r"--limit must be at least 1, not -1", files={"l.csv": LABELLED}),
     error("S15 validate-judge --limit 0", JUDGE + "--limit 0", r"--limit must be at least 1, not 0", files={"l.csv": LABELLED}),
@@ -221,6 +235,8 @@ SCENARIOS: list[Scenario] = [
           files=model_files("p/m"), before=(IMPORT,)),
     error("S18 analyze --power-effect -0.1", "analyze logs --out out --power-effect -0.1", r"--power-effect must be a finite number above 0, not -0\.1",
           files=model_files("p/m"), before=(IMPORT,)),
+    error("S18 atp build --groups with a nan code", "atp build --sav w.sav --out atp.csv --groups F_AGECAT:nan=young",
+          r"--groups 'F_AGECAT:nan=young': 'nan' is not a finite numeric code", files={"w.sav": sav_with_label("Favor or oppose?")}),
     # import-responses, pools
     error("S14 import-responses --jobs -3", IMPORT + " --jobs -3", r"--jobs must be at least 1, not -3", files=model_files("p/m")),
     error("S14 pools --pool top0", "pools --items items.csv --pool top0", r"pool 'top0': top<N> takes N of at least 1", files={"items.csv": item_file(PLAIN)}),

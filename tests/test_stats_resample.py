@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from political_sycophancy.audit.bootstrap import bootstrap_mean_ci, bootstrap_table
+from political_sycophancy.shared.bootstrap import bootstrap_mean_ci, bootstrap_table
 from political_sycophancy.stats.resample import (
     bootstrap_mean,
     category_counts,

@@ -25,7 +25,7 @@ import pytest
 from scipy import stats
 from support.analysis import crossed_data
 
-from political_sycophancy.audit.bootstrap import bootstrap_mean_ci
+from political_sycophancy.shared.bootstrap import bootstrap_mean_ci
 from political_sycophancy.shared.shifts import asymmetry_cells
 from political_sycophancy.stats.mixed import fit_mixed
 from political_sycophancy.stats.permutation import sign_flip_draws, sign_flip_exact

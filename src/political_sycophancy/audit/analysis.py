@@ -14,8 +14,9 @@ import pandas as pd
 
 from ..core.conditions import FOCAL
 from ..core.section import Section, section
-from ..core.text import md_text
-from ..shared.cells import audit_rows, build_cells, cells_of, main_rows, phase1_rows, run_memo, variants
+from ..core.text import md_text, text_table
+from ..shared.bootstrap import bootstrap_table, condition_cis
+from ..shared.cells import audit_rows, build_cells, cells_of, has_atp, main_rows, models_in, phase1_rows, run_memo, variants
 from ..shared.shifts import (
     BASELINE,
     LEFT,
@@ -37,12 +38,12 @@ from ..shared.summaries import (
     condition_summary,
     condition_summary_by_variant,
     matched_items,
+    sort_by_condition,
 )
 from ..stats.mixed import SPEC_LABELS, fit_mixed
 from ..stats.options import AnalysisOptions
 from ..stats.permutation import EXACT_MAX_UNITS, sign_flip_draws, sign_flip_exact
 from . import figures
-from .bootstrap import bootstrap_table, condition_cis
 from .power import power_plan
 from .stability import asymmetry_by_variant, epoch_values, replicate_sd, temperature_agreement
 
@@ -69,14 +70,6 @@ def _nested(root: dict, *keys) -> dict:
     return root
 
 
-def has_atp(cells: pd.DataFrame) -> bool:
-    return not cells.empty and bool(((cells["scoring"] == ATP) & cells["has_benchmarks"]).any())
-
-
-def models_in(cells: pd.DataFrame) -> list[str]:
-    return sorted(cells["model"].unique()) if not cells.empty else []
-
-
 def _no_audit(frame: pd.DataFrame) -> bool:
     return audit_rows(frame).empty
 
@@ -95,6 +88,59 @@ def phase1_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOptio
         "Columns as in the next section."
     )
     return Section("Phase 1 baseline (all items under N)", tables={"phase1_summary": table}, text=text)
+
+
+CONSOLE_COLUMNS = ("model", "condition", "samples", "pct", "typology", "wd_dem", "wd_rep", "closer_dem", "parse_rate", "refusal_rate", "errors")
+
+
+def console_rows(table: pd.DataFrame) -> list[dict]:
+    """One row per model x condition of a condition summary with the headline numbers of
+    every instrument, over matched items; parse_rate and refusal_rate as Inspect's metrics
+    define them (shares of scored samples, the mean over items when several instruments
+    share a row) and the errored samples counted apart: what `analyze` prints."""
+    if table.empty:
+        return []
+    rows: dict[tuple, dict] = {}
+    for _, r in sort_by_condition(table, ["model"]).iterrows():
+        row = rows.setdefault(
+            (r["model"], r["condition"]),
+            {"model": r["model"], "condition": r["condition"], "samples": 0, "errors": 0, "unmatched": 0, "_items": 0, "_ans": 0.0, "_ref": 0.0},
+        )
+        row["samples"] += int(r["n_samples"])
+        row["errors"] += int(r["n_errors"])
+        row["unmatched"] += int(r["n_unmatched"])
+        if r["n_items"] and not math.isnan(r["parse_rate"]):
+            row["_items"] += int(r["n_items"])
+            row["_ans"] += r["parse_rate"] * r["n_items"]
+            row["_ref"] += r["refusal_rate"] * r["n_items"]
+        if r["scoring"] == PCT:
+            row["pct"] = r["mean_ideology"]
+        elif r["scoring"] == TYPOLOGY:
+            row["typology"] = r["typology_score"]
+        elif r["scoring"] == ATP:
+            row.update(wd_dem=r["mean_wd_dem"], wd_rep=r["mean_wd_rep"], closer_dem=r["pct_closer_dem"])
+    out = []
+    for row in rows.values():
+        items, answered, refused = row.pop("_items"), row.pop("_ans"), row.pop("_ref")
+        row["parse_rate"] = answered / items if items else float("nan")
+        row["refusal_rate"] = refused / items if items else float("nan")
+        out.append(row)
+    return out
+
+
+def console_lines(table: pd.DataFrame) -> list[str]:
+    """The headline table `analyze` prints, and the count of unmatched cells left out."""
+    rows = console_rows(table)
+    if not rows:
+        return []
+    lines = ["", text_table(rows, [c for c in CONSOLE_COLUMNS if any(c in r for r in rows)])]
+    unmatched = sum(r["unmatched"] for r in rows)
+    if unmatched:
+        lines.append(
+            f"(conditions compared over matched items: {unmatched} model x condition x item cell(s) run under only "
+            "some of a model's conditions are left out; see table design_cells)"
+        )
+    return lines
 
 
 @section(10, "conditions")
@@ -168,7 +214,8 @@ def conditions_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisO
             " Models run under several variants (generate config such as temperature or token limit, or answer mode): "
             "every variant's summary side by side in `condition_summary_by_variant` (`main` = the variant used above)."
         )
-    return Section("Results by model, instrument and asker", tables=tables, figures=figs, summary=summary, text=text)
+    return Section("Results by model, instrument and asker", tables=tables, figures=figs, summary=summary, text=text,
+                   console=console_lines(table))
 
 
 @section(20, "shifts")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import math
 import time
 from pathlib import Path
 
@@ -52,49 +51,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-SUMMARY_COLUMNS = ["model", "condition", "samples", "pct", "typology", "wd_dem", "wd_rep", "closer_dem", "parse_rate", "refusal_rate", "errors"]
-
-
 def _say(text: str) -> None:
     say(text)
-
-
-def summary_rows(cells) -> list[dict]:
-    """One row per model x condition with the headline numbers of every instrument, over
-    matched items; parse_rate and refusal_rate as Inspect's metrics define them (shares of
-    scored samples, the mean over items when several instruments share a row) and the
-    errored samples counted apart."""
-    from ..shared.summaries import ATP, PCT, TYPOLOGY, condition_summary, sort_by_condition
-
-    table = condition_summary(cells)
-    if table.empty:
-        return []
-    rows: dict[tuple, dict] = {}
-    for _, r in sort_by_condition(table, ["model"]).iterrows():
-        row = rows.setdefault(
-            (r["model"], r["condition"]),
-            {"model": r["model"], "condition": r["condition"], "samples": 0, "errors": 0, "unmatched": 0, "_items": 0, "_ans": 0.0, "_ref": 0.0},
-        )
-        row["samples"] += int(r["n_samples"])
-        row["errors"] += int(r["n_errors"])
-        row["unmatched"] += int(r["n_unmatched"])
-        if r["n_items"] and not math.isnan(r["parse_rate"]):
-            row["_items"] += int(r["n_items"])
-            row["_ans"] += r["parse_rate"] * r["n_items"]
-            row["_ref"] += r["refusal_rate"] * r["n_items"]
-        if r["scoring"] == PCT:
-            row["pct"] = r["mean_ideology"]
-        elif r["scoring"] == TYPOLOGY:
-            row["typology"] = r["typology_score"]
-        elif r["scoring"] == ATP:
-            row.update(wd_dem=r["mean_wd_dem"], wd_rep=r["mean_wd_rep"], closer_dem=r["pct_closer_dem"])
-    out = []
-    for row in rows.values():
-        items, answered, refused = row.pop("_items"), row.pop("_ans"), row.pop("_ref")
-        row["parse_rate"] = answered / items if items else float("nan")
-        row["refusal_rate"] = refused / items if items else float("nan")
-        out.append(row)
-    return out
 
 
 # arguments that do not change what an analysis computes (left out of its reuse key; the
@@ -176,7 +134,6 @@ def _analyze(args: argparse.Namespace, into: Path, started: float) -> tuple[int,
     from ..report.render import write_report
     from ..shared.cells import cells_of
     from ..stats.options import AnalysisOptions
-    from .audit import format_table
 
     _say(f"reading logs in {args.log_dir} ...")
     load = read_frame(args.log_dir, cache=not args.no_cache, progress=progress)
@@ -203,17 +160,7 @@ def _analyze(args: argparse.Namespace, into: Path, started: float) -> tuple[int,
     cells = cells_of(load.frame, options.cache)
     _say(f"[cells] {len(cells):,} model x instrument x condition x item cells ({time.perf_counter() - t:.1f}s)")
     result = write_report(load.frame, into, source=str(Path(args.log_dir).resolve()), options=options, progress=progress)
-    lines: list[str] = []
-    rows = summary_rows(cells)
-    if rows:
-        columns = [c for c in SUMMARY_COLUMNS if any(c in r for r in rows)]
-        lines += ["", format_table(rows, columns)]
-        unmatched = sum(r["unmatched"] for r in rows)
-        if unmatched:
-            lines.append(
-                f"(conditions compared over matched items: {unmatched} model x condition x item cell(s) run under only "
-                "some of a model's conditions are left out; see table design_cells)"
-            )
+    lines: list[str] = [line for _, section in result.sections for line in section.console]
     not_computable = result.summary.get("not_computable") or []
     if not_computable:
         lines.append("\nnot computable from these logs:")

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import math
 from pathlib import Path
 
 from ..audit.params import AUDIT_PARAMS
-from ..core.text import one_line
+from ..core.text import text_table
 from .console import say
 from .eval_options import add_eval_options, add_task_options, check_definitions_unchanged, check_models, eval_set_kwargs, log_dir_lock, task_args
 
@@ -54,21 +53,6 @@ def metrics_table(logs) -> list[dict]:
     return rows
 
 
-def format_table(rows: list[dict], columns: list[str]) -> str:
-    """Rows as aligned text columns, each cell on one line (a value from the logs cannot
-    add a row)."""
-
-    def cell(v) -> str:
-        if isinstance(v, float):
-            return "n/a" if math.isnan(v) else f"{v:.3f}"
-        return one_line(v)
-
-    widths = {c: max(len(c), *(len(cell(r.get(c, ""))) for r in rows)) for c in columns}
-    lines = ["  ".join(c.ljust(widths[c]) for c in columns)]
-    lines += ["  ".join(cell(r.get(c, "")).ljust(widths[c]) for c in columns) for r in rows]
-    return "\n".join(lines)
-
-
 def run(args: argparse.Namespace) -> int:
     from inspect_ai import eval_set
 
@@ -88,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     preferred = ["model", "condition", "samples", "errors", "ideology", "typology", "wd_dem", "wd_rep", "closer_dem", "answered", "refused"]
     columns = [c for c in preferred if any(c in r for r in rows)]
     say()
-    say(format_table(rows, columns))
+    say(text_table(rows, columns))
     say("\nmeans over answered samples; answered and refused are shares of scored samples; errors are samples with no score")
     say(f"logs: {Path(args.log_dir).resolve()}  (inspect view --log-dir {args.log_dir})")
     if not success:

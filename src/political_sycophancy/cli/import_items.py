@@ -6,6 +6,9 @@ import argparse
 
 from .console import say
 
+# what import-items writes into --out
+OUTPUTS = ("pct.csv", "typology.csv", "atp.csv", "import_report.md")
+
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -25,8 +28,12 @@ def run(args: argparse.Namespace) -> int:
     from ..core.io import output_dir
     from ..core.items import load_items
     from ..pew.replication import import_replication
+    from .paths import distinct_output
 
-    output_dir(args.out, "--out")
+    out = output_dir(args.out, "--out")
+    if args.coding:  # the files written must not replace the coding file they are made from
+        for name in OUTPUTS:
+            distinct_output(out / name, [args.coding], "--out")
     paths = import_replication(args.src, args.out, coding=args.coding)
     for name in ("pct", "typology", "atp"):
         say(f"{name:9s} {len(load_items(paths[name], instrument=name)):5d} items -> {paths[name]}")

@@ -14,7 +14,7 @@ from typing import Any
 from ..audit.params import DESIGN_PARAMS
 from ..core import arguments
 from ..core.errors import InputError
-from .audit import format_table
+from ..core.text import text_table
 from .console import say
 from .eval_options import add_eval_options, add_task_options, check_definitions_unchanged, check_models, eval_set_kwargs, log_dir_lock, task_args
 
@@ -190,9 +190,9 @@ def run(args: argparse.Namespace) -> int:
         planned = paper_plan(args)
     task_rows, phase_rows = plan_rows(planned, args.model, dict(args.output_tokens), args.limit)
     say(f"design {args.design!r}: {len(planned)} tasks x {len(args.model)} model(s) ({', '.join(args.model)})\n")
-    say(format_table(task_rows, ["phase", "task", "kind", "condition", "pool", "T", "cells", "epochs", "calls"]))
+    say(text_table(task_rows, ["phase", "task", "kind", "condition", "pool", "T", "cells", "epochs", "calls"]))
     say()
-    say(format_table(phase_rows, ["phase", "tasks", "cells/model", "calls/model", "calls", "input tokens", "output tokens"]))
+    say(text_table(phase_rows, ["phase", "tasks", "cells/model", "calls/model", "calls", "input tokens", "output tokens"]))
     say(
         "\ntokens are estimates: input = prompt characters / 4 + 8 per call; output per call: "
         "audit 3 (1 with --answer logprobs), expected_answer 60, perception 90 (reasoning models use far more; "
@@ -229,7 +229,7 @@ def execute(planned, args: argparse.Namespace, kwargs: dict) -> int:
     order = {p.name: i for i, p in enumerate(planned)}
     rows.sort(key=lambda r: (r["model"], order.get(r["task"], 10**6)))
     say()
-    say(format_table(rows, ["phase", "task", "model", "status", "samples"]))
+    say(text_table(rows, ["phase", "task", "model", "status", "samples"]))
     say(f"\nlogs: {Path(args.log_dir).resolve()}  (political-sycophancy analyze {args.log_dir})")
     if not success:
         say("some tasks did not finish; run the same command again to complete them")

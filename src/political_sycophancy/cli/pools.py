@@ -40,19 +40,19 @@ def pool_rows(items, pools) -> list[dict]:
 
 def run(args: argparse.Namespace) -> int:
     from ..core.items import load_items, select_pool
-    from .audit import format_table
+    from ..core.text import text_table
 
     items = load_items(args.items, instrument=args.instrument)
     if args.pool is None:
         has_gaps = any(i.partisan_gap is not None for i in items)
         pools = STANDARD_POOLS if has_gaps else ("all", "benchmarked")
-        say(format_table(pool_rows(items, pools), ["pool", "items", "min_gap", "max_gap"]))
+        say(text_table(pool_rows(items, pools), ["pool", "items", "min_gap", "max_gap"]))
         return 0
     chosen = select_pool(items, args.pool)
     rows = [
         {"rank": k, "id": i.id, "gap": _gap(i.partisan_gap), "options": len(i.options), "text": i.text[:70]}
         for k, i in enumerate(chosen, start=1)
     ]
-    say(format_table(rows, ["rank", "id", "gap", "options", "text"]) if rows else "no items")
+    say(text_table(rows, ["rank", "id", "gap", "options", "text"]) if rows else "no items")
     say(f"\n{len(chosen)} of {len(items)} items in pool {args.pool}")
     return 0

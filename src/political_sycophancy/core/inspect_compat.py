@@ -41,6 +41,7 @@ __all__ = [
     "registry_info",
     "registry_lookup",
     "registry_unqualified_name",
+    "resolving_tasks_for_eval",
     "sample_active",
     "write_eval_zip",
 ]
@@ -305,6 +306,24 @@ PrerequisiteError = prerequisite_error()
 # here (core.errors stays free of inspect_ai, which takes seconds to import).
 if PrerequisiteError not in InputError.__mro__:
     InputError.__bases__ = (ValueError, PrerequisiteError)
+
+
+def resolving_tasks_for_eval() -> bool:
+    """Whether Inspect is building tasks for an eval now (its loader is on the stack), when
+    the model under test is the active model; a task built in Python before `eval` (or after
+    an earlier eval left its model active) is not. Without that loader module (another
+    Inspect layout) this says False and construction-time checks wait for the samples."""
+    import sys
+
+    loader = sys.modules.get("inspect_ai._eval.loader")
+    if loader is None or not getattr(loader, "__file__", None):
+        return False
+    frame: Any = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_filename == loader.__file__:
+            return True
+        frame = frame.f_back
+    return False
 
 
 def _say_input_errors_under_any_display() -> None:

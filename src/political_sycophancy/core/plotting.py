@@ -9,18 +9,27 @@ atomically, at one resolution) and neither copies the other's code.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
+import matplotlib
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.category import StrCategoryFormatter
 from matplotlib.figure import Figure
+from matplotlib.text import Text
+from matplotlib.ticker import FixedFormatter, Formatter, FuncFormatter
 
 from .atomic import temp_path
+from .text import terminal_safe
 
 OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#F0E442")
 MARKERS = ("o", "s", "D", "^", "v", "P", "X", "*")
 LABEL_CHARS = 26
 DPI = 120
+# tick formatters whose labels are texts (model names, conditions), not numbers
+TEXT_FORMATTERS = (FixedFormatter, FuncFormatter, StrCategoryFormatter)
 
 
 def save_figure(fig: Figure, path: Path, *, svg: bool = False, tight: bool = True) -> Path:
@@ -34,11 +43,37 @@ def save_figure(fig: Figure, path: Path, *, svg: bool = False, tight: bool = Tru
     for target, kind in [(path, "png"), *([(path.with_suffix(".svg"), "svg")] if svg else [])]:
         tmp = temp_path(target)
         try:
-            fig.savefig(tmp, format=kind, dpi=DPI, bbox_inches="tight" if tight else None)
+            with drawn_as_text(fig):
+                fig.savefig(tmp, format=kind, dpi=DPI, bbox_inches="tight" if tight else None)
             tmp.replace(target)
         finally:
             tmp.unlink(missing_ok=True)
     return path
+
+
+@contextmanager
+def drawn_as_text(fig: Figure) -> Iterator[None]:
+    """Draw `fig` with every text as its characters: model names, item ids and conditions
+    come from the logs, and matplotlib would parse a `$...$` in them as math (an unknown
+    command fails the whole figure) and warn about control characters it has no glyph for
+    (printing them raw). No figure of ours uses math text."""
+    with matplotlib.rc_context({"text.parse_math": False}):  # texts matplotlib creates while drawing (ticks)
+        for text in fig.findobj(Text):
+            text.set_parse_math(False)
+            shown = terminal_safe(text.get_text())
+            if shown != text.get_text():
+                text.set_text(shown)
+        for ax in fig.axes:  # tick labels made while drawing, from label lists or categories
+            for axis in (ax.xaxis, ax.yaxis):
+                if isinstance(axis.get_major_formatter(), TEXT_FORMATTERS):
+                    axis.set_major_formatter(_shown_as_text(axis.get_major_formatter()))
+                if isinstance(axis.get_minor_formatter(), TEXT_FORMATTERS):
+                    axis.set_minor_formatter(_shown_as_text(axis.get_minor_formatter()))
+        yield
+
+
+def _shown_as_text(formatter: Formatter) -> FuncFormatter:
+    return FuncFormatter(lambda x, pos=None: terminal_safe(formatter(x, pos)))
 
 
 def model_styles(models, order=()) -> dict[str, tuple[str, str]]:
@@ -66,13 +101,15 @@ def place_labels(ax, xs, ys, texts, fontsize: float = 8) -> None:
     (estimated text boxes in pixels); a thin leader line joins a moved label to its point."""
     fig = ax.figure
     FigureCanvasAgg(fig)
-    fig.canvas.draw()
+    texts = [terminal_safe(t) for t in texts]
+    with drawn_as_text(fig):
+        fig.canvas.draw()
     pts = ax.transData.transform(np.column_stack([xs, ys]))
     scale = fig.dpi / 72.0
     renderer = fig.canvas.get_renderer()
     sizes = []
     for text in texts:  # measure each label as it will be drawn
-        probe = ax.text(0, 0, text, fontsize=fontsize)
+        probe = ax.text(0, 0, text, fontsize=fontsize, parse_math=False)
         box = probe.get_window_extent(renderer)
         sizes.append((box.width + 2, box.height + 2))
         probe.remove()
@@ -98,4 +135,4 @@ def place_labels(ax, xs, ys, texts, fontsize: float = 8) -> None:
         offset = ((lx - px) / scale, (ly + h / 2 - py) / scale)
         far = abs(offset[1]) > fontsize
         ax.annotate(text, (x, y), xycoords="data", xytext=offset, textcoords="offset points", fontsize=fontsize, va="center",
-                    arrowprops={"arrowstyle": "-", "lw": 0.5, "color": "grey"} if far else None)
+                    arrowprops={"arrowstyle": "-", "lw": 0.5, "color": "grey"} if far else None, parse_math=False)

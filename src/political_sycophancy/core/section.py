@@ -27,6 +27,8 @@ class Section:
     text: markdown shown above the tables (model specifications, caveats, exclusions);
       every value from the logs in it (a model, condition or instrument name, an item text,
       a note) is written with `core.text.md_text` or `md_code`, so it stays text.
+    console: lines the command line prints once the report is written (a measure's
+      headline table); the command knows no measure, it prints what sections hand it.
     """
 
     title: str
@@ -34,6 +36,7 @@ class Section:
     figures: dict[str, Path] = field(default_factory=dict)
     summary: dict[str, Any] = field(default_factory=dict)
     text: str = ""
+    console: list[str] = field(default_factory=list)
 
 
 SectionBuilder = Callable[..., "Section | None"]

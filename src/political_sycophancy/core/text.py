@@ -10,6 +10,7 @@ command prints through `cli.console.say` and every report.md text is built with 
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -82,3 +83,18 @@ def md_document(markdown: str) -> str:
     character references, `&` too unless it begins one. Text built with `md_text` passes
     unchanged; a value that reached the document without it cannot open a tag."""
     return _BARE_AMP.sub("&amp;", markdown).replace("<", "&lt;").replace(">", "&gt;")
+
+
+def text_table(rows: list[dict], columns: list[str]) -> str:
+    """Rows as aligned text columns, each cell on one line (a value from the logs cannot
+    add a row)."""
+
+    def cell(v) -> str:
+        if isinstance(v, float):
+            return "n/a" if math.isnan(v) else f"{v:.3f}"
+        return one_line(v)
+
+    widths = {c: max(len(c), *(len(cell(r.get(c, ""))) for r in rows)) for c in columns}
+    lines = ["  ".join(c.ljust(widths[c]) for c in columns)]
+    lines += ["  ".join(cell(r.get(c, "")).ljust(widths[c]) for c in columns) for r in rows]
+    return "\n".join(lines)

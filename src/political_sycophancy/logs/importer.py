@@ -181,6 +181,8 @@ def _canonical(question_id: str) -> str:
 
 
 def _number(value: str, *, path: Path, row: int, column: str, default: float, minimum: float | None = None) -> float:
+    """A finite number of at least `minimum` (-0 read as 0, so it names the same cell as 0);
+    `default` when blank."""
     if value is None or str(value).strip() == "":
         return default
     try:
@@ -191,7 +193,7 @@ def _number(value: str, *, path: Path, row: int, column: str, default: float, mi
         raise InputError(f"not a finite number: {value!r}", file=path, row=row, field=column)
     if minimum is not None and out < minimum:
         raise InputError(f"must be {minimum:g} or more, got {value!r}", file=path, row=row, field=column)
-    return out
+    return out + 0.0
 
 
 _WHOLE = re.compile(r"[0-9]{1,12}(\.0*)?")

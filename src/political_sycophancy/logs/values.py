@@ -126,6 +126,9 @@ def sample_problem(sample: Mapping[str, Any]) -> str | None:
             for key in ("probs", "logprob_probs"):
                 if problem := _numbers(key, meta.get(key), (0.0, 1.0)):
                     return problem
+            probs = meta.get("probs")
+            if probs is not None and abs(math.fsum(probs) - 1.0) > 1e-6:  # a distribution over the options
+                return f"'probs' sum to {math.fsum(probs):g}, not 1"
             if problem := _measure("covered_mass", meta.get("covered_mass"), SCORE_RANGES["covered_mass"]):
                 return problem
     meta = sample.get("metadata") or {}

@@ -17,6 +17,7 @@ fewer than two substantive options; items one party was never asked have no benc
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -69,6 +70,8 @@ def parse_group_spec(spec: str) -> GroupSpec:
             value = float(code)
         except ValueError:
             raise InputError(f"--groups {spec!r}: {code.strip()!r} is not a numeric code") from None
+        if not math.isfinite(value):  # nan would match no respondent: an empty group
+            raise InputError(f"--groups {spec!r}: {code.strip()!r} is not a finite numeric code")
         if not eq or not re.fullmatch(r"[a-z0-9_]+", name.strip()):
             raise InputError(f"--groups {spec!r}: write code=name with a name of a-z, 0-9, _")
         codes[value] = name.strip()

@@ -21,7 +21,6 @@ from matplotlib.figure import Figure
 
 from ..core.conditions import BASELINE, CUE_ORDER
 from ..core.plotting import OKABE_ITO, model_styles, place_labels, save_figure, short_labels
-from ..sway.analysis import MITIGATION_ORDER
 from .findings import get, instrument_kinds
 from .sections import Section
 
@@ -462,10 +461,11 @@ def sway_headline(summary: dict, path: Path) -> Path | None:
                 for label, v in defs.items():
                     if isinstance(v, dict) and (p := _point(v.get("S_average"), *(v.get("S_average_ci") or [None, None]))):
                         by_dataset.setdefault(dataset, {})[(f"{mitigation}\t{label}", m)] = p
+    order = list(get(summary, "orders", "sway_mitigation") or [])  # the SWAY section's order
     panels = []
     for dataset, points in sorted(by_dataset.items()):
-        keys = sorted({r for r, _ in points}, key=lambda r: (MITIGATION_ORDER.index(r.split("\t")[0]) if r.split("\t")[0] in MITIGATION_ORDER
-                                                            else len(MITIGATION_ORDER), r))
+        keys = sorted({r for r, _ in points}, key=lambda r: (order.index(r.split("\t")[0]) if r.split("\t")[0] in order
+                                                            else len(order), r))
         several = len({r.split("\t")[1] for r in keys}) > 1
         name = {r: r.replace("\t", "\n") if several else r.split("\t")[0] for r in keys}
         panels.append((f"dataset {dataset}", [name[r] for r in keys], {(name[r], m): p for (r, m), p in points.items()}))

@@ -21,10 +21,10 @@ from urllib.parse import quote
 
 import pandas as pd
 
-from ..audit.bootstrap import bootstrap_table
 from ..core.conditions import BASELINE, CUE_ORDER
 from ..core.plotting import short_labels
 from ..core.text import md_text
+from ..shared.bootstrap import bootstrap_table
 
 LEFT, RIGHT = "C3L", "C3R"
 # Primary measure per instrument kind: its summary key (under conditions.<c>.<instrument>),

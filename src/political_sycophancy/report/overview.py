@@ -11,11 +11,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..audit.analysis import has_atp, models_in
 from ..core.section import Section, section
 from ..core.text import md_code, md_text
 from ..logs.design import design_summary
-from ..shared.cells import AUDIT_KIND, audit_rows, cells_of, variants
+from ..shared.cells import AUDIT_KIND, audit_rows, cells_of, has_atp, models_in, variants
 from ..shared.shifts import BASELINE, LEFT, RIGHT
 from ..shared.summaries import order_conditions, status_table
 from ..stats.options import AnalysisOptions

@@ -320,3 +320,12 @@ def cells_of(frame: pd.DataFrame, cache: RunCache | None = None) -> pd.DataFrame
     # the frame is kept in the entry, so its id cannot be reused while the entry lives
     entry = cache.get(("cells", id(frame)), lambda: (frame, build_cells(main_rows(audit_rows(frame)), run_memo(cache))))
     return entry[1]
+
+
+def has_atp(cells: pd.DataFrame) -> bool:
+    """Whether any cell is an ATP item with party benchmarks (what the WD statistics need)."""
+    return not cells.empty and bool(((cells["scoring"] == "wd") & cells["has_benchmarks"]).any())
+
+
+def models_in(cells: pd.DataFrame) -> list[str]:
+    return sorted(cells["model"].unique()) if not cells.empty else []

@@ -487,7 +487,8 @@ def sway_summary(overall: pd.DataFrame, party: pd.DataFrame) -> dict:
             "wd_asymmetry": r["wd_asymmetry"],
             "n_items": int(r["n_items"]),
         }
-    return {"models": models}
+    # the order the report's figure lists mitigations in (the report names no measure)
+    return {"models": models, "orders": {"sway_mitigation": list(MITIGATION_ORDER)}}
 
 
 @section(200, "sway")
