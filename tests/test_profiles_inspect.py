@@ -5,6 +5,8 @@ nothing (the task's version is its content, stable across builds)."""
 
 from __future__ import annotations
 
+import contextvars
+
 import pandas as pd
 from inspect_ai import eval_set
 from support import run_cli
@@ -38,6 +40,8 @@ def test_an_eval_set_run_again_resends_nothing(tmp_path):
     calls: list = []
     model = conversation_model(lambda text: "B", calls)
     for _ in range(2):  # the second build draws new message ids: the version must not change
-        success, _ = eval_set(profiles(items=items, **TASK_ARGS), model=model, log_dir=str(tmp_path / "logs"), display="none")
+        # in a copy of the context: eval_set leaves its model active, which later tests would see
+        success, _ = contextvars.copy_context().run(
+            eval_set, profiles(items=items, **TASK_ARGS), model=model, log_dir=str(tmp_path / "logs"), display="none")
         assert success
     assert len(calls) == 2 * (1 + 2 * 2)
