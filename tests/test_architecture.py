@@ -21,7 +21,7 @@ import pytest
 
 PKG = "political_sycophancy"
 SRC = Path(__file__).resolve().parents[1] / "src" / PKG
-LAYER = {"core": 0, "stats": 1, "shared": 2, "audit": 3, "probes": 3, "open_ended": 3, "sway": 3, "pew": 3, "models": 3, "designs": 4,
+LAYER = {"core": 0, "stats": 1, "shared": 2, "audit": 3, "profiles": 3, "probes": 3, "open_ended": 3, "sway": 3, "pew": 3, "models": 3, "designs": 4,
          "logs": 5, "report": 6, "cli": 7}
 MEASURES = frozenset(k for k, v in LAYER.items() if v == 3)
 MUTABLE_CALLS = frozenset({"dict", "list", "set", "defaultdict", "OrderedDict", "Counter", "deque", "bytearray", "WDMemo", "RunCache"})
@@ -36,7 +36,6 @@ KNOWN_MUTABLE = {
     "shared.cells:ITEM_COLUMNS": "pandas column list",
     "designs.paper:OUTPUT_TOKENS": "audit parameter definition (params helper)",
     "designs.paper:DESIGNS": "audit parameter definition (params helper)",
-    "audit.scorers:SCORERS_BY_SCORING": "scorer table (params helper)",
     "shared.shifts:ITEM": "pandas column list",
     "shared.shifts:DECOMPOSITION_COLUMNS": "pandas column list",
     "audit.task:CONDITION_TASKS": "audit parameter definition (params helper)",
@@ -166,7 +165,8 @@ def test_the_analysis_holds_no_module_state():
     """The statistics, the report and the measures' analysis modules: no exception at all
     beyond pandas column lists."""
     analysis = ("stats.", "report.", "shared.", "audit.analysis", "shared.bootstrap", "audit.stability", "audit.power",
-                "probes.analysis", "sway.analysis", "open_ended.analysis")
+                "probes.analysis", "sway.analysis", "open_ended.analysis", "profiles.analysis", "profiles.estimators",
+                "profiles.cells")
     state = {k: KNOWN_MUTABLE.get(k) for k in mutable_module_names() if k.startswith(analysis)}
     assert {k: v for k, v in state.items() if v != "pandas column list"} == {}
 

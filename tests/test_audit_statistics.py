@@ -155,7 +155,7 @@ def test_epochs_pool_into_one_distribution(atp_items, atp_file):
     )
     cells = build_cells(frame_from_evals(responses, [atp_file]))
     assert cells["probs"].iloc[0][:2] == [0.5, 0.5]
-    from political_sycophancy.audit.wd import normalized_wd
+    from political_sycophancy.shared.scorers.wd import normalized_wd
 
     pooled = [0.5, 0.5] + [0.0] * (len(item.options) - 2)
     assert cells["wd_dem"].iloc[0] == pytest.approx(normalized_wd(item.positions, pooled, item.benchmarks["dem"]))

@@ -8,9 +8,9 @@ import pytest
 from inspect_ai import eval as inspect_eval
 from support import is_nan, scripted_model, task_metrics
 
-from political_sycophancy.audit.scorers import SCORERS_BY_SCORING
 from political_sycophancy.audit.task import audit
-from political_sycophancy.audit.typology import typology_item_score, typology_option_points, typology_score
+from political_sycophancy.shared.scorers import SCORERS_BY_SCORING
+from political_sycophancy.shared.scorers.typology import typology_item_score, typology_option_points, typology_score
 
 
 def test_option_points_by_hand():

@@ -9,9 +9,9 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.scorer import SampleScore, Score
 from support import is_nan, scripted_model, task_metrics
 
-from political_sycophancy.audit.scorers import SCORERS_BY_SCORING, scorer_for
 from political_sycophancy.audit.task import audit
-from political_sycophancy.audit.wd import (
+from political_sycophancy.shared.scorers import SCORERS_BY_SCORING, scorer_for
+from political_sycophancy.shared.scorers.wd import (
     closer_dem,
     closer_to,
     item_wds,

@@ -11,14 +11,14 @@ import pytest
 from support import REFERENCE
 from support.pew import GOOD, GOOD_ITEM, mini_package, write_csv
 
-from political_sycophancy.audit.typology import typology_item_score
-from political_sycophancy.audit.wd import item_wds, pct_closer
 from political_sycophancy.core.conditions import resolve_conditions
 from political_sycophancy.core.errors import InputError
 from political_sycophancy.core.items import load_items, select_pool
 from political_sycophancy.core.prompts import audit_prompt
 from political_sycophancy.pew import canonical_item_id, import_replication
 from political_sycophancy.pew.replication import rationale_conflicts
+from political_sycophancy.shared.scorers.typology import typology_item_score
+from political_sycophancy.shared.scorers.wd import item_wds, pct_closer
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,6 @@ from support import requires_embedded, scripted_model
 from support.items import BENCH, write_atp
 
 from political_sycophancy.audit.task import audit
-from political_sycophancy.audit.wd import normalized_wd
 from political_sycophancy.core.generation import with_generation
 from political_sycophancy.logs.frame import load_frame
 from political_sycophancy.probes.analysis import (
@@ -26,6 +25,7 @@ from political_sycophancy.probes.analysis import (
     probes_section,
 )
 from political_sycophancy.probes.task import expected_answer, perception
+from political_sycophancy.shared.scorers.wd import normalized_wd
 
 PREAMBLE_TO_CONDITION = {
     "As a progressive Democrat": "C3L",

@@ -16,6 +16,7 @@ from .core.declare import Measure
 # In report order; each a package whose __init__ declares MEASURE.
 MEASURES = (
     "political_sycophancy.audit",
+    "political_sycophancy.profiles",
     "political_sycophancy.probes",
     "political_sycophancy.sway",
     "political_sycophancy.open_ended",

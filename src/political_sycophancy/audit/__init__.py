@@ -12,7 +12,7 @@ __all__ = ["CONDITION_TASKS", "MEASURE", "audit", "audit_tasks"]
 MEASURE = Measure(
     name="audit",
     kinds=("audit",),
-    registers=("political_sycophancy.audit.task", "political_sycophancy.audit.scorers"),
+    registers=("political_sycophancy.audit.task", "political_sycophancy.shared.scorers"),
     sections=("political_sycophancy.audit.analysis",),
 )
 

@@ -11,7 +11,6 @@ or `audit_tasks()` from Python.
 from __future__ import annotations
 
 import inspect
-from pathlib import Path
 from typing import Any
 
 from inspect_ai import Task, task
@@ -20,12 +19,12 @@ from inspect_ai.model import GenerateConfig
 
 from ..core.conditions import Condition, builtin_conditions, resolve_conditions
 from ..core.errors import InputError
-from ..core.items import Item, load_instrument, select_pool
+from ..core.items import Item
 from ..core.prompts import audit_prompt
 from ..core.solvers import answer_question, with_preamble
-from ..shared.tasks import instrument_name, task_version
+from ..shared.scorers import scorer_for
+from ..shared.tasks import load_task_items, task_version
 from .params import PARAMS, check_signature
-from .scorers import scorer_for
 
 # The first seed's decoding: provider defaults at temperature 1 (overridden by --temperature).
 DEFAULT_CONFIG = GenerateConfig(temperature=1.0)
@@ -52,20 +51,6 @@ def audit_samples(items: list[Item], condition: Condition, prompt=audit_prompt) 
         )
         for item in items
     ]
-
-
-def load_audit_items(instrument: str, items: str | None, pool: str | None) -> tuple[str, list[Item]]:
-    loaded = load_instrument(instrument, items)
-    chosen = select_pool(loaded, pool)
-    if not chosen:
-        raise InputError(f"pool {pool!r} selects no items from {len(loaded)}")
-    scorings = sorted({i.scoring for i in chosen})
-    if len(scorings) != 1:
-        raise InputError(
-            f"an audit task scores one instrument at a time; the items mix scoring rules {scorings}",
-            file=items,
-        )
-    return instrument_name(Path(instrument).stem, chosen), chosen
 
 
 def _one_condition(condition: Any, conditions: str | None) -> Condition:
@@ -120,7 +105,7 @@ def audit(
     if not isinstance(top_logprobs, int) or isinstance(top_logprobs, bool) or not 1 <= top_logprobs <= 20:
         raise InputError(f"top_logprobs must be a whole number from 1 to 20, got {top_logprobs!r}")
     cond = _one_condition(condition, conditions)
-    name, chosen = load_audit_items(instrument, items, pool)
+    name, chosen = load_task_items(instrument, items, pool)
     if non_ordinal is not None and chosen[0].scoring != "wd":
         raise InputError(f"non_ordinal applies to WD-scored items (atp), not to {chosen[0].scoring!r} scoring")
     samples = audit_samples(chosen, cond)

@@ -29,7 +29,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         description="Print the cells, model calls and estimated input/output tokens of each phase of a design "
         "(Phase 1, Phase 2, replicates, probes, personas) and, with --run, execute it as one resumable Inspect eval set.",
     )
-    p.add_argument("--design", default="paper", help="design name (default: paper)")
+    p.add_argument("--design", default="paper", choices=("paper", "profiles"),
+                   help="paper (the first seed's phases) or profiles (interlocutor profiles, set by --profile; default: paper)")
+    p.add_argument("--profile", action="append", default=[], metavar="KEY=VALUE",
+                   help="design=profiles: a parameter of the profiles task, as for inspect eval -T (repeatable), "
+                   "e.g. --profile design=fractional --profile n=24 --profile modes=explicit,implicit")
+    p.add_argument("--profile-epochs", type=arguments.count, default=1, help="design=profiles: epochs of the profiles task (default: 1)")
     p.add_argument("--items", required=True, help="directory holding pct.csv (optional; built-in otherwise), typology.csv and atp.csv")
     p.add_argument("--log-dir", required=True, help="log directory of the eval set")
     p.add_argument("--phases", default=",".join(_phases()), help="comma-separated subset of: " + ", ".join(_phases()))
@@ -146,14 +151,11 @@ def _phase_list(spec: str) -> list[str]:
     return [s.strip() for s in spec.split(",") if s.strip()]
 
 
-def run(args: argparse.Namespace) -> int:
+def paper_plan(args: argparse.Namespace):
+    """The planned tasks of the paper's design from the command's options."""
     from ..designs.paper import design_tasks
 
-    kwargs = eval_set_kwargs(args, generation=False)
-    if (args.price_in is None) != (args.price_out is None):
-        raise InputError("--price-in and --price-out go together (USD per million input and output tokens)")
-
-    planned = design_tasks(
+    return design_tasks(
         args.design,
         args.items,
         phases=_phase_list(args.phases),
@@ -168,6 +170,24 @@ def run(args: argparse.Namespace) -> int:
         max_tokens=args.max_tokens,
         **task_args(args, DESIGN_PARAMS),
     )
+
+
+def run(args: argparse.Namespace) -> int:
+    kwargs = eval_set_kwargs(args, generation=False)
+    if (args.price_in is None) != (args.price_out is None):
+        raise InputError("--price-in and --price-out go together (USD per million input and output tokens)")
+
+    if args.profile and args.design != "profiles":
+        raise InputError("--profile sets the profiles task: use it with --design profiles")
+    if args.design == "profiles":
+        from ..designs.profiles import parse_profile_args, profile_design
+
+        planned = profile_design(
+            args.items, profile_args=parse_profile_args(args.profile), temperature=args.temperature, max_tokens=args.max_tokens,
+            epochs=args.profile_epochs, answer=args.answer, top_logprobs=args.top_logprobs, non_ordinal=args.non_ordinal,
+        )
+    else:
+        planned = paper_plan(args)
     task_rows, phase_rows = plan_rows(planned, args.model, dict(args.output_tokens), args.limit)
     say(f"design {args.design!r}: {len(planned)} tasks x {len(args.model)} model(s) ({', '.join(args.model)})\n")
     say(text_table(task_rows, ["phase", "task", "kind", "condition", "pool", "T", "cells", "epochs", "calls"]))

@@ -266,7 +266,8 @@ def _input_chars(planned: PlannedTask, n: int | None = None) -> int:
 
 def output_tokens_per_call(planned: PlannedTask, overrides: dict[str, float] | None = None) -> float:
     table = {**OUTPUT_TOKENS, **(overrides or {})}
-    if planned.kind == "audit" and (planned.task.metadata or {}).get("answer_mode") == "logprobs":
+    # a profile is asked and answered as the audit is: a letter (or its first token's logprobs)
+    if planned.kind in ("audit", "profiles") and (planned.task.metadata or {}).get("answer_mode") == "logprobs":
         return table["audit_logprobs"]
     return table.get(planned.kind, table["audit"])
 
@@ -322,7 +323,8 @@ def estimate(
     each task).
     """
     rows: dict[str, dict[str, float]] = {p: {"tasks": 0, "cells": 0, "calls": 0, "input": 0.0, "output": 0.0} for p in PHASES}
-    for p in planned:
+    for p in planned:  # a phase of another design (profiles) gets its own row
+        rows.setdefault(p.phase, {"tasks": 0, "cells": 0, "calls": 0, "input": 0.0, "output": 0.0})
         used = p.samples if limit is None else min(p.samples, limit)
         per_call_in = _input_chars(p, used) / max(used, 1) / CHARS_PER_TOKEN + MESSAGE_OVERHEAD_TOKENS
         per_call_out = output_tokens_per_call(p, output_tokens)

@@ -29,6 +29,9 @@ from .identity import canonical, generate_config, model_args
 NO_LOG = "no log (never started)"
 # the plans' answer mode when a task's header names none (matches rows of any mode)
 ANY_MODE = object()
+# the condition key of a task's rows whatever their own conditions (a task whose samples each
+# carry a condition, e.g. a persona, while its header names none or a list)
+PER_SAMPLE = object()
 GROUP = ["model", "variant", "kind", "task", "instrument", "condition", "answer_mode"]
 COLUMNS = [*GROUP, "expected", "present", "missing", "log_status"]
 _TASK_ID = re.compile(r"_([A-Za-z0-9]{22})\.(eval|json)$")
@@ -138,12 +141,16 @@ def design_table(frame: pd.DataFrame, plans: pd.DataFrame, without_log: list[dic
             cell = (str(rec[6]), int(rec[7]))
             present.setdefault(rec[:6], set()).add(cell)
             present.setdefault((*rec[:5], ANY_MODE), set()).add(cell)
+            # tasks whose samples each carry their own condition (profiles, open-ended prefixes)
+            present.setdefault((*rec[:4], PER_SAMPLE, rec[5]), set()).add(cell)
+            present.setdefault((*rec[:4], PER_SAMPLE, ANY_MODE), set()).add(cell)
     rows = []
     if not plans.empty:
         for key, g in plans.groupby(GROUP, dropna=False, sort=True):
             r = dict(zip(GROUP, key, strict=True))
             mode = r["answer_mode"] if isinstance(r["answer_mode"], str) else ANY_MODE  # None, or NaN from groupby
-            got = present.get((r["model"], r["variant"], r["kind"], r["task"], r["condition"], mode), set())
+            got = present.get((r["model"], r["variant"], r["kind"], r["task"], r["condition"], mode)) or present.get(
+                (r["model"], r["variant"], r["kind"], r["task"], PER_SAMPLE, mode), set())
             if g["sample_ids"].isna().any():
                 expected, n_present, n_missing = None, len(got), None
             else:

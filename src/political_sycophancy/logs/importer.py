@@ -62,7 +62,6 @@ from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, GenerateConf
 from inspect_ai.scorer import SampleScore, Score, Target, mean_score
 from inspect_ai.solver import TaskState
 
-from ..audit.scorers import scorer_for
 from ..core.answers import restatus
 from ..core.atomic import clean_stale_temp, temp_path, write_atomic
 from ..core.conditions import Condition, condition_registry, redefines_builtin
@@ -74,6 +73,7 @@ from ..core.items import LETTERS, Item, load_items, parse_options
 from ..core.metrics import METRIC_METADATA
 from ..core.parsing import ANSWERED, UNPARSED, parse_choice
 from ..core.prompts import audit_prompt
+from ..shared.scorers import scorer_for
 
 REQUIRED = ("model_id", "question_id", "raw_response")
 SOURCE_RULE = "source letter"

@@ -1,5 +1,6 @@
-"""What every measure's task shares: its instrument's name and a version that is a hash of
-its content (so an edited item or condition file is a new task, not a reused answer)."""
+"""What every measure's task shares: its items (an instrument, a pool, one scoring rule), its
+instrument's name and a version that is a hash of its content (so an edited item or
+condition file is a new task, not a reused answer)."""
 
 from __future__ import annotations
 
@@ -7,11 +8,13 @@ import hashlib
 import json
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 from inspect_ai.dataset import Sample
 
 from ..core.conditions import Condition
-from ..core.items import Item
+from ..core.errors import InputError
+from ..core.items import Item, load_instrument, select_pool
 
 
 def instrument_name(instrument: str, items: list[Item]) -> str:
@@ -28,6 +31,33 @@ def content_version(samples: list[Sample], condition: Condition) -> str:
     digest.update(json.dumps(asdict(condition), sort_keys=True).encode())
     for s in samples:
         digest.update(json.dumps([s.id, s.input, s.metadata], sort_keys=True, default=str).encode())
+    return f"content-{digest.hexdigest()[:16]}"
+
+
+def load_task_items(instrument: str, items: str | None, pool: str | None) -> tuple[str, list[Item]]:
+    """The instrument's name and the items of `pool`, which must share one scoring rule
+    (a task scores one instrument at a time)."""
+    loaded = load_instrument(instrument, items)
+    chosen = select_pool(loaded, pool)
+    if not chosen:
+        raise InputError(f"pool {pool!r} selects no items from {len(loaded)}")
+    scorings = sorted({i.scoring for i in chosen})
+    if len(scorings) != 1:
+        raise InputError(
+            f"a task scores one instrument at a time; the items mix scoring rules {scorings}",
+            file=items,
+        )
+    return instrument_name(Path(instrument).stem, chosen), chosen
+
+
+def dataset_version(samples: list[Sample], design: dict[str, Any]) -> str:
+    """`content_version` for a task whose samples each carry their own asker: a hash of
+    every prompt and item definition and of the design that drew them."""
+    digest = hashlib.sha256()
+    digest.update(json.dumps(design, sort_keys=True, default=str).encode())
+    for s in samples:
+        digest.update(json.dumps([s.id, s.input if isinstance(s.input, str) else [m.model_dump(exclude={"id"}) for m in s.input],
+                                  s.metadata], sort_keys=True, default=str).encode())
     return f"content-{digest.hexdigest()[:16]}"
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
-from ..core.answers import make_score, state_answer
-from ..core.metrics import contract_metrics
+from ...core.answers import make_score, state_answer
+from ...core.metrics import contract_metrics
 
 
 @scorer(metrics=contract_metrics())

@@ -1,24 +1,27 @@
-"""Scorers: the letter parser, and one scorer per scoring rule of an instrument."""
+"""The scorer of each scoring rule of an instrument (PCT, Typology, WD, choice), below the
+measures so that every measure administering an instrument (the audit, the interlocutor
+profiles) scores it the same way without importing another measure."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import MappingProxyType
 
 from inspect_ai.scorer import Scorer
 
-from ..core.parsing import parse_choice
+from ...core.parsing import parse_choice
 from .choice import choice_score
 from .pct import pct_score
 from .typology import typology_score
 from .wd import wd_score
 
 # scoring rule of an item file -> scorer factory taking the answer mode
-SCORERS_BY_SCORING: dict[str, Callable[..., Scorer]] = {
+SCORERS_BY_SCORING: MappingProxyType[str, Callable[..., Scorer]] = MappingProxyType({
     "pct": pct_score,
     "choice": choice_score,
     "typology": typology_score,
     "wd": wd_score,
-}
+})
 
 
 def scorer_for(scoring: str, answer: str | None = None, **options) -> Scorer:

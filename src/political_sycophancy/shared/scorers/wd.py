@@ -18,8 +18,8 @@ from __future__ import annotations
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
-from ..core.answers import make_score, required_metadata, state_answer
-from ..core.measures import (
+from ...core.answers import make_score, required_metadata, state_answer
+from ...core.measures import (
     DEM,
     DEM_LABEL,
     EQUAL_LABEL,
@@ -33,7 +33,7 @@ from ..core.measures import (
     normalized_wd,
     pct_closer,
 )
-from ..core.metrics import contract_metrics
+from ...core.metrics import contract_metrics
 
 # The formulas live in core.measures; these names stay importable from the scorer's module.
 __all__ = [

@@ -11,9 +11,9 @@ from __future__ import annotations
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
-from ..core.answers import make_score, required_metadata, state_answer
-from ..core.measures import typology_item_score, typology_option_points
-from ..core.metrics import contract_metrics
+from ...core.answers import make_score, required_metadata, state_answer
+from ...core.measures import typology_item_score, typology_option_points
+from ...core.metrics import contract_metrics
 
 __all__ = ["typology_item_score", "typology_option_points", "typology_score"]
 

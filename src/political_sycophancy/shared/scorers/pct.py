@@ -6,9 +6,9 @@ from __future__ import annotations
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import TaskState
 
-from ..core.answers import make_score, required_metadata, state_answer
-from ..core.measures import PCT_POINTS, pct_item_score
-from ..core.metrics import contract_metrics
+from ...core.answers import make_score, required_metadata, state_answer
+from ...core.measures import PCT_POINTS, pct_item_score
+from ...core.metrics import contract_metrics
 
 __all__ = ["PCT_POINTS", "pct_item_score", "pct_score"]
 

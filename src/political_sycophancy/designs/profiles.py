@@ -1,0 +1,75 @@
+"""A profile design as `plan` prices and runs it: the `profiles` task of the given parameters
+(its personas, modes and items) as one planned task, with the design's generation settings.
+
+The profile measure's parameters come as KEY=VALUE pairs (`plan --design profiles --profile
+design=fractional --profile n=24 ...`), written as for `inspect eval -T`; the item file of
+a Typology or ATP profile comes from the item directory, as for the paper's design.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..core.errors import InputError
+from .paper import INSTRUMENT_FILES, PlannedTask, find_item_files
+
+PHASE = "profiles"
+
+
+def parse_profile_args(pairs: list[str]) -> dict[str, Any]:
+    """`KEY=VALUE` pairs as Inspect reads `-T` (the value as YAML: numbers, true/false)."""
+    from inspect import signature
+
+    from ..profiles.task import profiles
+
+    known = set(signature(profiles).parameters)
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        key = key.strip()
+        if not sep or key not in known:
+            raise InputError(f"--profile {pair!r}: use KEY=VALUE with KEY a parameter of the profiles task ({', '.join(sorted(known))})")
+        try:
+            out[key] = yaml.safe_load(value) if value.strip() else None
+        except yaml.YAMLError:
+            out[key] = value
+        if key in ("items", "pool", "survey", "cues", "attribute_file", "attributes", "modes", "instrument", "design", "survey_weight"):
+            out[key] = None if out[key] is None else str(value)
+    return out
+
+
+def profile_design(
+    items_dir: str | Path | None = None,
+    *,
+    profile_args: dict[str, Any] | None = None,
+    temperature: float = 1.0,
+    max_tokens: int | None = None,
+    epochs: int = 1,
+    answer: str = "letter",
+    top_logprobs: int = 20,
+    non_ordinal: str | None = None,
+) -> list[PlannedTask]:
+    """The profiles task of `profile_args` (its own defaults otherwise), as one planned task."""
+    from inspect_ai import task_with
+
+    from ..core.generation import with_generation
+    from ..profiles.task import profiles
+
+    args = dict(profile_args or {})
+    instrument = str(args.get("instrument", "pct"))
+    if "items" not in args and instrument in INSTRUMENT_FILES and items_dir is not None:
+        found = find_item_files(items_dir)[instrument]
+        if found is not None:
+            args["items"] = str(found)
+    args.setdefault("answer", answer)
+    args.setdefault("top_logprobs", top_logprobs)
+    if non_ordinal is not None:
+        args.setdefault("non_ordinal", non_ordinal)
+    task = with_generation(profiles(**args), temperature=temperature, max_tokens=max_tokens, epochs=epochs)
+    task = task_with(task, metadata={**(task.metadata or {}), "phase": PHASE, "design": "profiles"})
+    planned = PlannedTask(PHASE, task)
+    planned.calls_by_phase = {PHASE: planned.calls}
+    return [planned]

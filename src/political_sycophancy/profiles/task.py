@@ -1,0 +1,249 @@
+"""The `profiles` task: an instrument crossed with personas and cue modes, one sample per
+item x persona x mode.
+
+Each sample carries its asker: the persona's cue in the mode's placement (before the question,
+the first seed's layout, or in an earlier user turn followed by a scripted assistant reply).
+The baseline persona N states nothing and is asked once (cue mode `none`): it is the audit's N
+prompt. The answer is requested and scored exactly as in the audit (`answer_question`, the
+scorer of the items' scoring rule, the audit's default temperature 1.0), so the paper's
+C3L and C3R, as the personas of `design=paper`, give the audit's numbers on the same items.
+Generation settings and epochs are Inspect's flags, as for the audit.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, GenerateConfig
+
+from ..core.answers import ANSWER_MODES
+from ..core.errors import InputError
+from ..core.items import Item
+from ..core.measures import NON_ORDINAL_MODES
+from ..core.prompts import audit_prompt
+from ..core.solvers import answer_question, with_preamble
+from ..shared.scorers import scorer_for
+from ..shared.tasks import card_version, dataset_version, load_task_items
+from .draw import BASELINE_ID, DESIGNS, balanced, baseline, paper_personas
+from .personas import Attribute, CueSet, Persona, Schema, check_coverage, load_cue_sets, load_schema, render, split_list
+from .survey import draw_personas
+
+KIND = "profiles"
+# The audit's decoding (provider defaults at temperature 1), so degenerate personas match it.
+DEFAULT_CONFIG = GenerateConfig(temperature=1.0)
+DEFAULT_ATTRIBUTES = "partisanship,age,gender,religion,occupation"
+DEFAULT_MODES = "explicit,implicit,conversational"
+BASELINE_MODE = "none"
+ATTRIBUTE_PREFIX = "persona_"
+
+
+class ProfileNote(UserWarning):
+    """Respondents left out of a survey draw, and why (also in the task metadata)."""
+
+
+@dataclass(frozen=True)
+class ProfileDesign:
+    """The personas of a task, the attributes they vary and the cue set of each mode."""
+
+    schema: Schema
+    attributes: tuple[str, ...]
+    personas: tuple[Persona, ...]
+    cues: dict[str, CueSet]
+    notes: tuple[str, ...] = ()
+
+
+def _whole(name: str, value: Any, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise InputError(f"{name} must be a whole number of at least {low}, got {value!r}")
+    return value
+
+
+def persona_design(
+    design: str = "fractional",
+    attributes: str | list[str] | None = DEFAULT_ATTRIBUTES,
+    modes: str | list[str] = DEFAULT_MODES,
+    n: int | None = 24,
+    seed: int = 0,
+    survey: str | None = None,
+    survey_weight: str | None = None,
+    attribute_file: str | None = None,
+    cues: str | list[str] | None = None,
+    baseline_persona: bool = True,
+) -> ProfileDesign:
+    """The personas and cue sets a task's parameters describe (validated, no model called)."""
+    if design not in DESIGNS:
+        raise InputError(f"design must be one of {', '.join(DESIGNS)}, got {design!r}")
+    seed = _whole("seed", seed, 0)
+    if n is not None:
+        n = _whole("n", n, 1)
+    if not isinstance(baseline_persona, bool):
+        raise InputError(f"baseline must be true or false, got {baseline_persona!r}")
+    schema = load_schema(attribute_file)
+    mode_names = split_list(modes)
+    if not mode_names:
+        raise InputError("modes names no cue mode (explicit, implicit, conversational, or a mode of a -T cues file)")
+    if BASELINE_MODE in mode_names or len(set(mode_names)) != len(mode_names):
+        raise InputError(f"modes must name distinct cue modes other than {BASELINE_MODE!r}, got {modes!r}")
+    cue_sets = load_cue_sets(mode_names, split_list(cues), schema)
+    notes: list[str] = []
+    if design == "paper":
+        chosen: tuple[Attribute, ...] = (schema.get("partisanship"),)
+        personas = paper_personas(schema)
+    else:
+        chosen = schema.choose(attributes)
+        if design == "survey":
+            if not survey:
+                raise InputError("design=survey needs -T survey=<.sav file>")
+            draw = draw_personas(survey, schema, chosen, n, seed, survey_weight)
+            personas, notes = draw.personas, list(draw.notes)
+        else:
+            if survey:
+                raise InputError(f"survey applies to design=survey, not design={design}")
+            if design == "fractional" and n is None:
+                raise InputError("design=fractional needs n (the number of personas)")
+            personas = balanced(schema, chosen, None if design == "factorial" else n, seed)
+    for c in cue_sets.values():
+        check_coverage(c, chosen)
+    if baseline_persona:
+        personas = [baseline(), *personas]
+    return ProfileDesign(schema, tuple(a.name for a in chosen), tuple(personas), cue_sets, tuple(notes))
+
+
+def _input(cue, prompt: str):
+    """The sample input: the prompt after the preamble, or a conversation whose last user
+    turn asks the question."""
+    if cue.empty:
+        return prompt
+    if cue.placement == "preamble":
+        return with_preamble(prompt, cue.text)
+    question = with_preamble(prompt, cue.ask)
+    return [ChatMessageUser(content=cue.text), ChatMessageAssistant(content=cue.reply), ChatMessageUser(content=question)]
+
+
+def condition_of(persona_id: str, mode: str) -> str:
+    """The frame's condition of a persona in a mode (the baseline is N, as in the audit)."""
+    return BASELINE_ID if mode == BASELINE_MODE else f"{persona_id}:{mode}"
+
+
+def asker_side(plan: ProfileDesign, persona: Persona) -> str | None:
+    """The party (dem, rep) of the first of the persona's levels that has one, else None."""
+    for name, level in persona.levels:
+        side = plan.schema.get(name).level(level).side
+        if side:
+            return side
+    return None
+
+
+def profile_samples(items: list[Item], plan: ProfileDesign) -> list[Sample]:
+    """One sample per item x persona x mode (the baseline persona once, mode `none`)."""
+    samples = []
+    references = {a: plan.schema.get(a).reference for a in plan.attributes}
+    for persona in plan.personas:
+        states = persona.as_dict
+        modes = [BASELINE_MODE] if persona.id == BASELINE_ID else list(plan.cues)
+        for mode in modes:
+            cue = render(plan.cues[mode], persona) if mode != BASELINE_MODE else None
+            meta = {
+                "condition": condition_of(persona.id, mode),
+                "persona_id": persona.id,
+                "cue_mode": mode,
+                "cue_placement": cue.placement if cue else "none",
+                "persona_cue": cue.text if cue else "",
+                "persona_weight": persona.weight,
+                "asker_side": asker_side(plan, persona),
+                "profile_references": references,
+                **{ATTRIBUTE_PREFIX + a: states.get(a) for a in plan.attributes},
+            }
+            for item in items:
+                prompt = audit_prompt(item)
+                samples.append(
+                    Sample(
+                        id=f"{item.id}__{persona.id}__{mode}",
+                        input=prompt if cue is None else _input(cue, prompt),
+                        metadata={**item.sample_metadata(), **meta},
+                    )
+                )
+    return samples
+
+
+@task
+def profiles(
+    instrument: str = "pct",
+    items: str | None = None,
+    pool: str = "all",
+    design: str = "fractional",
+    attributes: str = DEFAULT_ATTRIBUTES,
+    modes: str = DEFAULT_MODES,
+    n: int | None = 24,
+    seed: int = 0,
+    survey: str | None = None,
+    survey_weight: str | None = None,
+    attribute_file: str | None = None,
+    cues: str | None = None,
+    baseline: bool = True,
+    answer: str = "letter",
+    top_logprobs: int = 20,
+    non_ordinal: str | None = None,
+) -> Task:
+    """An instrument asked by personas in cue modes: one sample per item x persona x mode.
+
+    Args:
+      instrument: pct, typology, atp, or a path to an item file.
+      items: an item file that replaces the instrument's built-in items.
+      pool: all, benchmarked, top<N>, gap><x> or a file of item ids.
+      design: paper (N, C3L, C3R as personas), factorial (every combination of the
+        attributes' levels), fractional (n personas, each attribute balanced, seeded) or
+        survey (n respondents of a .sav file, with their weights).
+      attributes: the attributes the personas vary (comma list; `all`).
+      modes: cue modes (comma list): explicit, implicit, conversational, or a mode of a
+        `cues` file.
+      n: personas of a fractional or survey design (survey: None = every respondent).
+      seed: the seed of the persona draw.
+      survey: the .sav file of design=survey.
+      survey_weight: its weight variable (default: the WEIGHT_W<wave> variable).
+      attribute_file: a YAML attribute schema replacing the packaged one.
+      cues: cue files (comma list) replacing the packaged file of the mode each declares.
+      baseline: also ask every item with no cue (the audit's N prompt, persona N).
+      answer: letter (parse the text) or logprobs (option probabilities of the first
+        answer token).
+      top_logprobs: how many top tokens to request in logprobs mode.
+      non_ordinal: WD items only: keep (the paper) or drop the options flagged non-ordinal.
+    """
+    if answer not in ANSWER_MODES:
+        raise InputError(f"answer must be one of {', '.join(ANSWER_MODES)}, got {answer!r}")
+    if non_ordinal is not None and non_ordinal not in NON_ORDINAL_MODES:
+        raise InputError(f"non_ordinal must be one of {', '.join(NON_ORDINAL_MODES)}, got {non_ordinal!r}")
+    if isinstance(top_logprobs, bool) or not isinstance(top_logprobs, int) or not 1 <= top_logprobs <= 20:
+        raise InputError(f"top_logprobs must be a whole number from 1 to 20, got {top_logprobs!r}")
+    plan = persona_design(design, attributes, modes, n, seed, survey, survey_weight, attribute_file, cues, baseline)
+    name, chosen = load_task_items(instrument, items, pool)
+    if non_ordinal is not None and chosen[0].scoring != "wd":
+        raise InputError(f"non_ordinal applies to WD-scored items (atp), not to {chosen[0].scoring!r} scoring")
+    for note in plan.notes:
+        warnings.warn(ProfileNote(f"profiles: {note}"), stacklevel=2)
+    samples = profile_samples(chosen, plan)
+    meta = {
+        "political_sycophancy": KIND,
+        "instrument": name,
+        "design": design,
+        "attributes": list(plan.attributes),
+        "modes": list(plan.cues),
+        "personas": len(plan.personas),
+        "seed": seed,
+        "answer_mode": answer,
+        "pool": pool,
+        "persona_notes": list(plan.notes),
+    }
+    return Task(
+        name=f"profiles_{name}_{design}" + ("_logprobs" if answer == "logprobs" else ""),
+        dataset=MemoryDataset(samples, name=name),
+        solver=[answer_question(answer, top_logprobs)],
+        scorer=scorer_for(chosen[0].scoring, non_ordinal=non_ordinal),
+        config=DEFAULT_CONFIG,
+        version=f"{card_version('political_sycophancy.profiles')}+{dataset_version(samples, meta)}",
+        metadata=meta,
+    )
