@@ -59,3 +59,20 @@ def test_rephrase_writes_a_versions_file_the_open_ended_task_reads(tmp_path):
         require_versions(stset, ["opposite"], out)
     with pytest.raises(InputError, match="output file exists"):
         rephrase(output=str(out))
+
+
+def test_a_finished_rephrase_run_is_a_complete_design(tmp_path, capsys):
+    """analyze of a finished rephrase run (issue 25, item 2) said "incomplete design: 2 of 2
+    expected sample(s) have no result" and asked for a re-run; design_cells listed present 0."""
+    import pandas as pd
+
+    from political_sycophancy.cli import main
+
+    model = scripted_model(lambda prompt: "A paraphrase of the statement.")
+    [log] = eval(rephrase(output=str(tmp_path / "reph.csv")), model=model, limit=2, log_dir=str(tmp_path / "logs"), display="none")
+    assert log.status == "success"
+    assert main(["analyze", str(tmp_path / "logs"), "--out", str(tmp_path / "out"), "--no-reuse", "--bootstrap", "20", "--sign-flip-draws", "20"]) == 0
+    assert "incomplete design" not in capsys.readouterr().out
+    cells = pd.read_csv(tmp_path / "out" / "tables" / "design_cells.csv")
+    [row] = cells[cells["kind"] == "rephrase"].to_dict("records")
+    assert (row["expected"], row["present"], row["missing"]) == (2, 2, 0)
