@@ -233,3 +233,21 @@ def test_embedded_model_as_model_and_self_grading_judge(tmp_path):
     assert frame.loc[frame["response"] == "open", "self_graded"].all()
     section = open_ended_section(frame, tmp_path / "figures")
     assert set(section.tables["open_ended_exclusions"]["answers"]) == {3}
+
+
+def test_exclusions_are_counted_per_variant(tmp_path):
+    """Two runs under different settings (an errored run without a grader, then a graded run
+    at temperature 0.5) are two variants: the exclusion table keeps them apart instead of
+    pooling 8 answers with 6 errors (issue 25, item 3)."""
+    statements = write_statements(tmp_path / "statements.csv")
+    errored = eval(with_generation(open_ended(statements=str(statements)), epochs=1), model=answering_model(),
+                   log_dir=str(tmp_path / "logs"), display="none")[0]
+    assert errored.status == "error"
+    graded = eval(with_generation(open_ended(statements=str(statements)), epochs=1, temperature=0.5), model=answering_model(),
+                  model_roles={"grader": scripted_grader()}, log_dir=str(tmp_path / "logs"), display="none")[0]
+    assert graded.status == "success"
+    section = open_ended_section(load_frame(tmp_path / "logs", cache=False), tmp_path)
+    exclusions = section.tables["open_ended_exclusions"]
+    assert "variant" in exclusions.columns and exclusions["variant"].nunique() == 2
+    by_variant = exclusions.groupby("variant")[["answers", "excluded_error"]].sum()
+    assert {v: tuple(int(x) for x in r) for v, r in by_variant.iterrows()} == {"temperature=1": (4, 4), "temperature=0.5": (4, 0)}

@@ -278,8 +278,10 @@ def open_ended_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisO
     overall = bias_table(rows, ["model", "instrument", "dimension"], **boot)
     per_prefix = bias_table(rows, ["model", "instrument", "dimension", "prefix"], **boot)
     per_cell = bias_table(rows, GROUP, **boot)
-    cell = ["model", "instrument", "prefix", "version"]
-    exclusions = stance_counts(rows, cell).drop(columns=["side"]).groupby(cell).sum().reset_index()
+    # exclusions per variant (generate config, answer mode): runs under other settings are
+    # counted apart, as the console says variants are kept apart
+    cell = ["model", *(["variant"] if "variant" in rows.columns else []), "instrument", "prefix", "version"]
+    exclusions = stance_counts(rows, cell).drop(columns=["side"]).groupby(cell, dropna=False).sum().reset_index()
     spread = prefix_spread(per_prefix)
     tau = ranking_agreement(overall)
     figure = plot_prefix_totals(per_prefix, Path(figure_dir) / "open_ended_bias.png", options.model_order)
