@@ -95,3 +95,32 @@ def test_log_dir_that_is_a_file_is_one_line_error(tmp_path):
     proc = run_cli("political-sycophancy", "audit", "--conditions", "N", "--model", "faulty/mockllm/model",
                    "--limit", "1", "--log-dir", "logs", cwd=tmp_path)
     assert proc.returncode == 2 and "--log-dir logs: exists and is not a directory" in proc.stderr, proc.stderr
+
+
+def test_a_t0_run_beside_the_t1_audit_goes_to_a_sub_folder_and_both_are_analysed(tmp_path, capsys):
+    """The paper's design: a T=1 audit, then the same grid at T=0 into the same --log-dir
+    (issue 25, item 6). Inspect's eval set refused the second ("not associated with a task
+    passed to eval_set"); now it goes to logs/temperature-0/, said in one line, resumes there,
+    and analyze of logs/ reports both variants."""
+    import pandas as pd
+
+    from political_sycophancy.cli import main
+
+    calls = tmp_path / "calls.jsonl"
+    base = ["audit", "--conditions", "N,C3R", "--limit", "3", "--model", "faulty/mockllm/model", "-M", "mock_answer=B",
+            "-M", f"calls_file={calls}", "--log-dir", str(tmp_path / "logs")]
+    assert main(base) == 0
+    assert len(_calls(calls)) == 6
+    capsys.readouterr()
+    assert main([*base, "--temperature", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "temperature 1 -> 0" in out and str(tmp_path / "logs" / "temperature-0") in out
+    assert len(_calls(calls)) == 12
+    assert len(list((tmp_path / "logs" / "temperature-0").glob("*.eval"))) == 2
+    # re-running either sends nothing new
+    assert main([*base, "--temperature", "0"]) == 0 and main(base) == 0
+    assert len(_calls(calls)) == 12
+    assert main(["analyze", str(tmp_path / "logs"), "--out", str(tmp_path / "out"), "--no-reuse", "--bootstrap", "20",
+                 "--sign-flip-draws", "20"]) == 0
+    by_variant = pd.read_csv(tmp_path / "out" / "tables" / "condition_summary_by_variant.csv")
+    assert by_variant.groupby("variant")["n_samples"].sum().to_dict() == {"temperature=0": 6, "temperature=1": 6}

@@ -8,7 +8,16 @@ from pathlib import Path
 from ..audit.params import AUDIT_PARAMS
 from ..core.text import text_table
 from .console import say
-from .eval_options import add_eval_options, add_task_options, check_definitions_unchanged, check_models, eval_set_kwargs, log_dir_lock, task_args
+from .eval_options import (
+    add_eval_options,
+    add_task_options,
+    check_definitions_unchanged,
+    check_models,
+    eval_set_kwargs,
+    log_dir_lock,
+    task_args,
+    variant_log_dir,
+)
 
 # Every audit parameter but `condition`: the command runs several (--conditions).
 TASK_PARAMS = tuple(p for p in AUDIT_PARAMS if p.name != "condition")
@@ -63,10 +72,13 @@ def run(args: argparse.Namespace) -> int:
     audit_args = task_args(args, TASK_PARAMS)
     conditions = [c.id for c in resolve_conditions(args.condition_spec, audit_args["conditions"])]
     tasks = audit_tasks(conditions=conditions, conditions_file=audit_args.pop("conditions"), **audit_args)
-    check_definitions_unchanged(tasks, args.log_dir)
+    log_dir, moved, allow_dirty = variant_log_dir(tasks, args.log_dir, kwargs)
+    if moved:
+        say(moved)
+    check_definitions_unchanged(tasks, log_dir)
     check_models(kwargs)
-    with log_dir_lock(args.log_dir):
-        success, logs = eval_set(tasks, log_dir=args.log_dir, **kwargs)
+    with log_dir_lock(log_dir):
+        success, logs = eval_set(tasks, log_dir=log_dir, log_dir_allow_dirty=allow_dirty, **kwargs)
     order = {c: i for i, c in enumerate(conditions)}
     rows = sorted(metrics_table(logs), key=lambda r: (r["model"], order.get(r["condition"], 99)))
     preferred = ["model", "condition", "samples", "errors", "ideology", "typology", "wd_dem", "wd_rep", "closer_dem", "answered", "refused"]
@@ -74,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
     say()
     say(text_table(rows, columns))
     say("\nmeans over answered samples; answered and refused are shares of scored samples; errors are samples with no score")
-    say(f"logs: {Path(args.log_dir).resolve()}  (inspect view --log-dir {args.log_dir})")
+    say(f"logs: {Path(log_dir).resolve()}  (inspect view --log-dir {log_dir})")
     if not success:
         say("some tasks did not finish; run the same command again to complete them")
         return 1

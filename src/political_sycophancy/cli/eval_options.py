@@ -146,6 +146,68 @@ def check_definitions_unchanged(tasks: list, log_dir: str) -> None:
             )
 
 
+# the settings an eval set's identity holds that a user changes between runs of one design
+RUN_SETTINGS = ("temperature", "max_tokens", "seed", "epochs")
+
+
+def _settings_of_tasks(tasks: list, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """This run's effective settings: the command's options, else the task's own defaults."""
+    task = tasks[0]
+    epochs = task.epochs if isinstance(task.epochs, int) else getattr(task.epochs, "epochs", None)
+    return {
+        "temperature": kwargs.get("temperature", task.config.temperature),
+        "max_tokens": kwargs.get("max_tokens", task.config.max_tokens),
+        "seed": kwargs.get("seed", task.config.seed),
+        "epochs": kwargs.get("epochs", epochs or 1),
+    }
+
+
+def _settings_of_log(header: Any) -> dict[str, Any]:
+    config = header.plan.config
+    return {"temperature": config.temperature, "max_tokens": config.max_tokens, "seed": config.seed,
+            "epochs": header.eval.config.epochs or 1}
+
+
+def _shown(value: Any) -> str:
+    return "default" if value is None else f"{float(value):g}" if isinstance(value, float) else str(value)
+
+
+def variant_log_dir(tasks: list, log_dir: str, kwargs: dict[str, Any]) -> tuple[str, str | None, bool]:
+    """Where this run's logs go, the line that says why when not in `log_dir`, and whether
+    Inspect must be told that the folder holds other eval sets (our variant sub-folders).
+
+    A run of the same tasks and models with other settings (temperature, max tokens, seed,
+    epochs: the paper's T=0 robustness run beside its T=1 audit) is another eval set, which
+    Inspect refuses to mix into the folder of the first; it goes to a sub-folder named after
+    what differs (`temperature-0/`), where the same command again resumes it. `analyze` of
+    the parent reads both and reports them as variants. Inspect lists a folder's logs with
+    its sub-folders', so the parent's own run is told the sub-folders' eval sets may be there
+    (`log_dir_allow_dirty`) when every log directly in it is one of this run's tasks."""
+    from inspect_ai.log import list_eval_logs, read_eval_log
+
+    if not Path(log_dir).is_dir():
+        return log_dir, None, False
+    names, models = {t.name for t in tasks}, set(kwargs["model"])
+    existing, own_top = None, True
+    for info in list_eval_logs(log_dir, recursive=False):
+        try:
+            header = read_eval_log(info, header_only=True)
+        except Exception:  # noqa: BLE001 - an unreadable log is Inspect's to report
+            continue
+        own_top = own_top and header.eval.task in names
+        if existing is None and header.eval.task in names and header.eval.model in models:
+            existing = _settings_of_log(header)
+    below = any(p.is_dir() and any(p.rglob("*.eval")) for p in Path(log_dir).iterdir())
+    ours = _settings_of_tasks(tasks, kwargs)
+    differ = [] if existing is None else [k for k in RUN_SETTINGS if _shown(existing[k]) != _shown(ours[k])]
+    if existing is None or not differ:
+        return log_dir, None, below and own_top
+    sub = str(Path(log_dir) / "_".join(f"{k.replace('_', '-')}-{_shown(ours[k])}" for k in differ))
+    what = "; ".join(f"{k.replace('_', ' ')} {_shown(existing[k])} -> {_shown(ours[k])}" for k in differ)
+    return sub, (f"this run's settings differ from the eval set in {log_dir} ({what}): its logs go to {sub} "
+                 f"(the same command again resumes there; analyze {log_dir} reports both as variants)"), False
+
+
 @contextlib.contextmanager
 def log_dir_lock(log_dir: str) -> Iterator[None]:
     """One run per log folder at a time: a second `audit`/`plan --run` on the same folder
