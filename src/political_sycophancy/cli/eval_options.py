@@ -187,23 +187,24 @@ def variant_log_dir(tasks: list, log_dir: str, kwargs: dict[str, Any]) -> tuple[
 
     if not Path(log_dir).is_dir():
         return log_dir, None, False
-    names, models = {t.name for t in tasks}, set(kwargs["model"])
+    ours = {t.name: _settings_of_tasks([t], kwargs) for t in tasks}  # per task: a design's phases differ
+    models = set(kwargs["model"])
     existing, own_top = None, True
     for info in list_eval_logs(log_dir, recursive=False):
         try:
             header = read_eval_log(info, header_only=True)
         except Exception:  # noqa: BLE001 - an unreadable log is Inspect's to report
             continue
-        own_top = own_top and header.eval.task in names
-        if existing is None and header.eval.task in names and header.eval.model in models:
-            existing = _settings_of_log(header)
+        own_top = own_top and header.eval.task in ours
+        if existing is None and header.eval.task in ours and header.eval.model in models:
+            existing = (_settings_of_log(header), ours[header.eval.task])
     below = any(p.is_dir() and any(p.rglob("*.eval")) for p in Path(log_dir).iterdir())
-    ours = _settings_of_tasks(tasks, kwargs)
-    differ = [] if existing is None else [k for k in RUN_SETTINGS if _shown(existing[k]) != _shown(ours[k])]
+    differ = [] if existing is None else [k for k in RUN_SETTINGS if _shown(existing[0][k]) != _shown(existing[1][k])]
     if existing is None or not differ:
         return log_dir, None, below and own_top
-    sub = str(Path(log_dir) / "_".join(f"{k.replace('_', '-')}-{_shown(ours[k])}" for k in differ))
-    what = "; ".join(f"{k.replace('_', ' ')} {_shown(existing[k])} -> {_shown(ours[k])}" for k in differ)
+    before, now = existing
+    sub = str(Path(log_dir) / "_".join(f"{k.replace('_', '-')}-{_shown(now[k])}" for k in differ))
+    what = "; ".join(f"{k.replace('_', ' ')} {_shown(before[k])} -> {_shown(now[k])}" for k in differ)
     return sub, (f"this run's settings differ from the eval set in {log_dir} ({what}): its logs go to {sub} "
                  f"(the same command again resumes there; analyze {log_dir} reports both as variants)"), False
 
