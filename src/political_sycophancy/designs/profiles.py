@@ -11,9 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from ..core.errors import InputError
+from ..core.io import parse_yaml
 from .paper import INSTRUMENT_FILES, PlannedTask, find_item_files
 
 PHASE = "profiles"
@@ -33,8 +32,8 @@ def parse_profile_args(pairs: list[str]) -> dict[str, Any]:
         if not sep or key not in known:
             raise InputError(f"--profile {pair!r}: use KEY=VALUE with KEY a parameter of the profiles task ({', '.join(sorted(known))})")
         try:
-            out[key] = yaml.safe_load(value) if value.strip() else None
-        except yaml.YAMLError:
+            out[key] = parse_yaml(value, file=f"--profile {key}") if value.strip() else None
+        except InputError:  # not YAML: the text as written, as Inspect takes a -T value
             out[key] = value
         if key in ("items", "pool", "survey", "cues", "attribute_file", "attributes", "modes", "instrument", "design", "survey_weight"):
             out[key] = None if out[key] is None else str(value)
