@@ -212,3 +212,35 @@ def test_bad_batch_sizes_are_one_line_errors(tmp_path, value):
     proc = run_cli("political-sycophancy", "audit", "--model", "faulty/mockllm/model", "--conditions", "N",
                    "--batch", value, "--log-dir", "logs", cwd=tmp_path)
     assert proc.returncode == 2 and "--batch" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_parse_rate_definitions_agree_under_another_epoch_reducer(tmp_path, capsys):
+    """Issue 25 item 8: with `--epochs-reducer max` the log's `answered` read 1.000 and the
+    report's parse_rate 0.750 with no word on why; the report now defines n_samples and
+    n_parsed and says which of its numbers equals the log's `answered` under that reducer."""
+    import pandas as pd
+    from inspect_ai import Epochs
+
+    from political_sycophancy.cli import main
+
+    calls: list[str] = []
+
+    def respond(text: str) -> str:
+        calls.append(text)  # the very first answer (one epoch of one item) is unreadable
+        return "I could not say." if len(calls) == 1 else "B"
+
+    model = scripted_model(respond)
+    [log] = inspect_eval(audit(condition="N"), model=model, log_dir=str(tmp_path / "logs"), display="none",
+                         limit=2, epochs=Epochs(2, "max"))
+    assert log.status == "success"
+    answered = task_metrics(log)["answered/mean"]
+    assert answered == 1.0
+    assert main(["analyze", str(tmp_path / "logs"), "--out", str(tmp_path / "out"), "--no-reuse",
+                 "--bootstrap", "20"]) == 0
+    row = pd.read_csv(tmp_path / "out" / "tables" / "condition_summary.csv").iloc[0]
+    assert (row["n_items"], row["n_samples"], row["n_parsed"]) == (2, 4, 2)
+    assert row["parse_rate"] == 0.75
+    assert row["n_parsed"] / row["n_items"] == answered
+    report = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+    assert "n_parsed / n_items is what Inspect's `answered` shows under `--epochs-reducer max`" in report
+    assert "n_samples counts the matched items' samples" in report

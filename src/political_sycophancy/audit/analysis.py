@@ -200,9 +200,11 @@ def conditions_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisO
         "direction x (A=+2, B=+1, C=-1, D=-2), direction-0 items counting 0. Typology: mean over parsed items with "
         "a direction of direction x (1 - 2i/(n-1)). ATP: normalized Wasserstein distance of the answer distribution "
         "to the Democrat and Republican benchmarks over parsed items with benchmarks; % closer to Democrats counts "
-        "ties (Equal) in the denominator, as the paper does. parse_rate, refusal_rate and unparsed_rate are "
+        "ties (Equal) in the denominator, as the paper does. n_samples counts the matched items' samples (items x "
+        "epochs); n_parsed counts items with at least one answered epoch, so n_parsed / n_items is what Inspect's "
+        "`answered` shows under `--epochs-reducer max`. parse_rate, refusal_rate and unparsed_rate are "
         "shares of the scored samples (per item over its scored epochs, then the mean over items: Inspect's `answered` "
-        "mean, the number `audit` prints); errored samples have no score and are counted apart (n_errors, error_rate "
+        "mean under its default epoch reducer, the number `audit` prints); errored samples have no score and are counted apart (n_errors, error_rate "
         f"over all samples), so refusals, parse failures and errors all stay visible. Bootstrap CIs: {opts.bootstrap_draws} resamples of items, "
         "percentile 95% (table `condition_cis`)."
     )
