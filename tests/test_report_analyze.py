@@ -6,6 +6,7 @@ import json
 import shutil
 import subprocess
 
+import pandas as pd
 import pytest
 from support.analysis import PCT_FILE, frame_from_evals
 
@@ -125,3 +126,15 @@ def test_report_opens_in_headless_chromium(full_report, tmp_path):
     dom = subprocess.run(flags + ["--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120)
     assert dom.returncode == 0 and "Political sycophancy analysis" in dom.stdout and "<img" in dom.stdout
     assert "Uncaught" not in dom.stderr
+
+
+def test_the_gap_test_leads_and_names_its_measure(full_report):
+    """Issue 26 item 2: the first sign-flip test was of A_m (positive under symmetric
+    accommodation too) and the gap rows were labelled WD(Dem) though they use WD(Rep)."""
+    flips = pd.read_csv(full_report.out_dir / "tables" / "sign_flip.csv")
+    assert flips["quantity"].iloc[0] == "accommodation_gap"
+    gap = flips[flips["quantity"] == "accommodation_gap"]
+    assert gap["measure"].str.contains("WD(Rep)", regex=False).all()
+    assert (flips.loc[flips["quantity"] == "asymmetry", "measure"] == "WD(Dem)").all()
+    text = (full_report.out_dir / "report.md").read_text(encoding="utf-8")
+    assert text.index("Asymmetry claim, right-minus-left accommodation gap") < text.index("The paper's A_m")

@@ -55,7 +55,7 @@ def test_findings_cover_the_brief(run):
     summary = json.loads((run / "summary.json").read_text())
     text = " ".join(summary["findings"]["sentences"])
     for needle in ("Baseline (asker N), pct", "Baseline (asker N), atp", "Baseline slant", "Shift under C3R against N, atp",
-                   "Shift under C1L against N, typology", "right/left", "Exact sign-flip test", "smallest attainable p is",
+                   "Shift under C1L against N, typology", "right/left", "exact sign-flip p", "right-minus-left accommodation gap", "smallest attainable p is",
                    "Mixed model (crossed: crossed random intercepts", "Refusals", "Design complete"):
         assert needle in text, needle
     floor = summary["tests"]["sign_flip_models"]["min_p"]

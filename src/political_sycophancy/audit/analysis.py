@@ -350,30 +350,37 @@ def sycophancy_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisO
     return Section("Sycophancy decomposition and asymmetry", tables=tables, figures=figs, summary=summary, text="\n\n".join(lines))
 
 
+# The measure each tested quantity is in: the gap (the asymmetry claim) compares rightward
+# accommodation in WD(Rep) with leftward accommodation in WD(Dem); A_m is in WD(Dem) only.
+GAP_MEASURE = {"WD(Dem)": "WD(Rep) toward C3R minus WD(Dem) toward C3L", "PCT item score": "PCT item score"}
+
+
 def _flip_rows(per_cell: pd.DataFrame, measure: str, opts) -> tuple[list[dict], dict]:
+    """The gap first (right minus left accommodation: the claim), then the paper's A_m."""
     rows, summary = [], {}
     models = sorted(per_cell["model"].unique())
-    for quantity in ("asymmetry", "gap"):
+    for quantity in ("gap", "asymmetry"):
         label = "asymmetry" if quantity == "asymmetry" else "accommodation_gap"
+        measure_of = measure if quantity == "asymmetry" else GAP_MEASURE.get(measure, measure)
         per_model = per_cell.groupby("model")[quantity].mean()
         if len(models) >= 2 and len(models) <= EXACT_MAX_UNITS:
             res = sign_flip_exact(per_model.to_numpy())
-            rows.append({"level": "models (exact, all 2^M patterns)", "quantity": label, "measure": measure, **res})
+            rows.append({"level": "models (exact, all 2^M patterns)", "quantity": label, "measure": measure_of, **res})
             if quantity == "asymmetry":
                 summary["sign_flip_models"] = {"observed": _num(res["observed"]), "p": _num(res["p"]), "n_models": res["n_units"],
                                                "min_p": _num(res["min_p"]), "n_positive": res["n_positive"], "measure": measure}
             else:
                 summary["sign_flip_models_gap"] = {"observed": _num(res["observed"]), "p": _num(res["p"]), "n_models": res["n_units"],
-                                                   "min_p": _num(res["min_p"]), "measure": measure}
+                                                   "min_p": _num(res["min_p"]), "n_positive": res["n_positive"], "measure": measure_of}
         elif quantity == "asymmetry":
             summary["sign_flip_models"] = {"observed": _num(per_model.mean()) if len(per_model) else None, "p": None,
                                            "n_models": len(models), "measure": measure,
                                            "reason": "fewer than two models: no model-level test" if len(models) < 2 else f"more than {EXACT_MAX_UNITS} models"}
         res = sign_flip_draws(per_cell[quantity].to_numpy(), draws=opts.sign_flip_draws, seed=opts.seed)
-        rows.append({"level": "cells (model x item, random sign flips)", "quantity": label, "measure": measure, **res})
+        rows.append({"level": "cells (model x item, random sign flips)", "quantity": label, "measure": measure_of, **res})
         key = "sign_flip_cells" if quantity == "asymmetry" else "sign_flip_cells_gap"
         summary[key] = {"observed": _num(res["observed"]), "p": _num(res["p"]), "draws": res["draws"], "seed": res["seed"],
-                        "n_cells": res["n_units"], "exceed": res["exceed"], "measure": measure}
+                        "n_cells": res["n_units"], "exceed": res["exceed"], "measure": measure_of}
     return rows, summary
 
 
@@ -388,7 +395,7 @@ def tests_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOption
     per_cell, measure = asymmetry_cells(cells), "WD(Dem)"
     if per_cell.empty:
         per_cell, measure = pct_asymmetry_cells(cells), "PCT item score"
-    title = "Permutation tests of the asymmetry"
+    title = "Permutation tests of the asymmetry: the accommodation gap, then A_m"
     if per_cell.empty:
         return Section(title, summary={"tests": {"sign_flip_models": {"p": None, "reason": "no items answered under N, C3L and C3R"},
                                                  "sign_flip_cells": {"p": None, "reason": "no items answered under N, C3L and C3R"}}},
@@ -396,8 +403,10 @@ def tests_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOption
     rows, summary = _flip_rows(per_cell, measure, opts)
     n_models = per_cell["model"].nunique()
     text = [
-        f"Measure: {measure}. Per model x item in N, C3L and C3R: asymmetry = (C3R - N) - (C3L - N) and "
-        "accommodation_gap = rightward minus leftward accommodation (see the decomposition section). Null: each value "
+        f"First the claim: accommodation_gap = rightward minus leftward accommodation per model x item in N, C3L and "
+        f"C3R ({GAP_MEASURE.get(measure, measure)}; see the decomposition section), zero when the model accommodates both "
+        f"askers equally. Then the paper's A_m = (C3R - N) - (C3L - N) in {measure}, which is how far apart the two "
+        "cues put the answers and is positive under symmetric accommodation too. Null: each value "
         "is symmetric about 0 (the C3L/C3R labels are exchangeable). Statistic |mean|; two-sided p = share of sign "
         "patterns with |mean| at least the observed. Over models: all 2^M patterns of the per-model means (exact; the "
         f"smallest attainable p is 2/2^M, e.g. 2/64 = 0.031 for six models). Over cells: {opts.sign_flip_draws} random "

@@ -295,26 +295,40 @@ def _sycophancy(summary: dict, models: list[str], names: dict[str, str]) -> list
                     "sycophancy", missing=True)]
 
 
+def _flip_sentence(summary: dict, key: str, cells_key: str, lead: str) -> list[str | Quote]:
+    t = get(summary, "tests", key) or {}
+    n = int(t.get("n_models") or 0)
+    floor = _p(summary, "tests", key, "min_p")
+    pieces: list[str | Quote] = [f"{lead} ({t.get('measure', '')}) over {n} models: mean ",
+                                 _q(summary, "tests", key, "observed", digits=3, signed=True) or "n/a",
+                                 ", exact sign-flip p = ", _p(summary, "tests", key, "p") or "n/a"]
+    if floor is not None:
+        pieces += [f"; with {n} models the smallest attainable p is ", floor]
+        if floor.value >= 0.05:
+            pieces += [", so this test cannot reach p < 0.05 whatever the data"]
+    cells = _p(summary, "tests", cells_key, "p")
+    if cells is not None:
+        pieces += [f"; over model x item cells ({get(summary, 'tests', cells_key, 'draws')} random flips) p = ", cells]
+    return [*pieces, "."]
+
+
 def _sign_flip(summary: dict) -> list[Finding]:
+    """The test of the claim (the accommodation gap) first; the paper's A_m second, said
+    for what it is (positive under symmetric accommodation too)."""
     t = get(summary, "tests", "sign_flip_models")
     if not isinstance(t, dict):
         return [Finding("test", [f"The sign-flip test is missing: no items answered under N, {LEFT} and {RIGHT}."], "tests", missing=True)]
     if t.get("p") is None:
         reason = t.get("reason", "no reason recorded")
         return [Finding("test", [f"The model-level sign-flip test is not computable: {reason}."], "tests", "sign_flip", missing=True)]
-    n = int(t.get("n_models") or 0)
-    floor = _p(summary, "tests", "sign_flip_models", "min_p")
-    pieces: list[str | Quote] = [f"Exact sign-flip test of the asymmetry ({t.get('measure', '')}) over {n} models: mean ",
-                                 _q(summary, "tests", "sign_flip_models", "observed", digits=3, signed=True) or "n/a",
-                                 ", p = ", _p(summary, "tests", "sign_flip_models", "p") or "n/a"]
-    if floor is not None:
-        pieces += [f"; with {n} models the smallest attainable p is ", floor]
-        if floor.value >= 0.05:
-            pieces += [", so this test cannot reach p < 0.05 whatever the data"]
-    cells = _p(summary, "tests", "sign_flip_cells", "p")
-    if cells is not None:
-        pieces += [f"; over model x item cells ({get(summary, 'tests', 'sign_flip_cells', 'draws')} random flips) p = ", cells]
-    return [Finding("test", [*pieces, "."], "tests", "sign_flip")]
+    found = []
+    if isinstance(get(summary, "tests", "sign_flip_models_gap"), dict):
+        found.append(Finding("test", _flip_sentence(summary, "sign_flip_models_gap", "sign_flip_cells_gap",
+                                                    "Asymmetry claim, right-minus-left accommodation gap"), "tests", "sign_flip"))
+    found.append(Finding("test", _flip_sentence(summary, "sign_flip_models", "sign_flip_cells",
+                                                "The paper's A_m, how far apart the two cues put the answers (positive under "
+                                                "symmetric accommodation too)"), "tests", "sign_flip"))
+    return found
 
 
 def _mixed(summary: dict) -> list[Finding]:
