@@ -86,7 +86,7 @@ def test_inspect_commands_name_real_tasks_and_parameters(case):
     for name in named:
         assert name in tasks, f"{doc.name}: no task {name}"
         params = set(inspect.signature(tasks[name]).parameters)
-        for flag, value in zip(argv, argv[1:]):
+        for flag, value in zip(argv, argv[1:], strict=False):
             if flag == "-T":
                 key = value.split("=", 1)[0]
                 assert key in params, f"{doc.name}: `{cmd}`: {name} has no parameter {key}"

@@ -218,3 +218,35 @@ def test_every_table_says_its_definition(paper):
         "sycophancy_left = -mean over items",
     ):
         assert phrase in report, phrase
+
+
+def test_the_headline_states_the_abstracts_figures(paper):
+    """Issue 26 items 1 and 3: the first block states the abstract's figures (the 28-62
+    point fall to 14-43%, the C3L rise, 8.0x pooled with its interval, the gap 0.070 (SD
+    0.019, 0.043-0.088) with its test, the mixed model's ratio with z values, the expected
+    answer's 75% (60-93%), 11%, 87% / 19%, the perception probe's 3.9) and non-response per
+    model x condition beside them (Claude answers 58% of items under C1R)."""
+    from political_sycophancy.report.findings import check_quotes
+    from political_sycophancy.report.headline import headline
+
+    summary = paper["summary"]
+    top = headline(summary)
+    assert check_quotes(summary, top) == []
+    text = " ".join(summary["findings"]["headline_sentences"])
+    for needle in ("falls by 28–62 points across 6 models, to 14–43% (from 70–77% with no preamble, N)",
+                   "6 of 6 end below 50%", "rises by 10–16 points, to 85–93%",  # the paper: 10-17 (16.4 at most here)
+                   "Rightward accommodation is 8.0× leftward (95% bootstrap interval over items",
+                   "sycophancy-right 0.081 and sycophancy-left 0.010",
+                   "gap is +0.070 (SD 0.019, range +0.043 to +0.088) over 6 models, positive for 6 of them; exact sign-flip p = 0.031",
+                   "C3R +0.147 (z = 38.5), C3L -0.011 (z = -2.9): the C3R coefficient is 13.3 times",
+                   "Democrat-coded option for 75% of items with no preamble (models 60–93%) and the Republican-coded one for 11%",
+                   "87% under C3L and 19% under C3R", "2,038 of 2,160",
+                   "mean perceived leaning is 3.9", "Claude Sonnet 4.5 under C1R (58%)"):
+        assert needle in text, needle
+    answered = summary["findings"]["headline"]["answered"]
+    assert round(100 * answered["Claude Sonnet 4.5"]["CA"]["answered"]) == 67
+    assert round(100 * answered["GPT-5"]["C3R"]["answered"]) == 86
+    page = (paper["dir"] / "report.html").read_text(encoding="utf-8")
+    assert page.index("id='headline'") < page.index("id='findings'")
+    md = (paper["dir"] / "report.md").read_text(encoding="utf-8")
+    assert md.index("## Headline") < md.index("## Findings") and "| Claude Sonnet 4.5 | 100% | 77% | 67% |" in md

@@ -128,7 +128,7 @@ def png_size_of(head: bytes) -> tuple[int, int]:
 
 def check(report: Path, tmp: Path, label: str) -> tuple[dict, dict[str, Path]]:
     verdict = layout(report, tmp)
-    assert verdict["first_h2"] == "findings", verdict["h2"]
+    assert verdict["h2"][:2] == ["headline", "findings"], verdict["h2"]  # the headline block, then the Findings
     assert verdict["images"] >= 1 and verdict["broken"] == [], verdict
     assert verdict["unboxed_wide_tables"] == [], verdict
     assert verdict["scroll_width"] <= verdict["page_width"] + 1, verdict  # nothing pushes the page sideways

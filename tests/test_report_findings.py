@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import json
 import math
+import re
 
 import pytest
 from report_support import DATA, findings_block, mock_run
@@ -24,11 +25,22 @@ def run(tmp_path_factory):
     return mock_run(tmp_path_factory.mktemp("findings"))
 
 
-def test_findings_is_the_first_section(run):
+def test_the_headline_then_the_findings_open_the_report(run):
+    """Issue 26 item 1: the design's answers first (the headline block), then the Findings."""
     page = (run / "report.html").read_text()
-    assert page.index("<h2") == page.index("<h2 id='findings'>")
+    assert re.findall(r"<h2 id='([^']+)'", page)[:2] == ["headline", "findings"]
     md = (run / "report.md").read_text()
-    assert [line for line in md.splitlines() if line.startswith("## ")][0] == "## Findings"
+    assert [line for line in md.splitlines() if line.startswith("## ")][:2] == ["## Headline", "## Findings"]
+
+
+def test_every_headline_number_is_the_summary_value(run):
+    from political_sycophancy.report.headline import headline
+
+    summary = json.loads((run / "summary.json").read_text())
+    top = headline(summary)
+    assert len(top) >= 3 and sum(len(f.quotes) for f in top) > 15
+    assert check_quotes(summary, top) == []
+    assert [f.markdown() for f in top] == summary["findings"]["headline_sentences"]
 
 
 def test_every_quoted_number_is_the_summary_value(run):
@@ -65,7 +77,7 @@ def test_findings_cover_the_brief(run):
         assert ratio == pytest.approx(node["sycophancy_right"] / node["sycophancy_left"])
     # Every sentence links to a section or table that exists in the page.
     page = (run / "report.html").read_text()
-    for target in {t for t in __import__("re").findall(r"class='src' href='#([^']+)'", findings_block(page))}:
+    for target in {t for t in re.findall(r"class='src' href='#([^']+)'", findings_block(page))}:
         assert f"id='{target}'" in page, target
 
 
@@ -78,7 +90,8 @@ def test_missing_findings_say_what_is_missing(tmp_path):
     assert "sign-flip test is not computable" in text and "two models" in text
     assert "Sycophancy in WD units is missing" in text
     page = (out / "report.html").read_text()
-    assert page.index("<h2") == page.index("<h2 id='findings'>") and "class='missing'" in page
+    ids = re.findall(r"<h2 id='([^']+)'", page)
+    assert ids.index("findings") == (1 if ids[0] == "headline" else 0) and "class='missing'" in page
 
 
 def test_findings_pure_on_a_hand_written_summary():

@@ -54,6 +54,8 @@ td.n{text-align:right;white-space:nowrap}th{background:var(--bg2)}tr:nth-child(e
 figure{margin:1em 0}figure img{max-width:100%;height:auto;border:1px solid #eee}figcaption{font-size:.85em;color:var(--muted)}
 .meta{color:var(--muted);font-size:.88em}.failed{color:#a00}code{background:var(--bg2);padding:0 .2em}
 .findings{padding-left:1.2em}.findings li{margin:.35em 0}.findings li.missing{color:#8a4b00}
+.headline{border-left:4px solid #0072B2;padding:.2em 1em;margin:1em 0;background:#f5f9fc}
+.headline table.answered{margin:.5em 0}.headline caption{text-align:left;font-size:.9em;color:#444}
 a.src{font-size:.78em;text-decoration:none;white-space:nowrap}data{font-weight:600}
 details{margin:.3em 0 .8em}details>summary{cursor:pointer;color:var(--muted);font-size:.88em}
 details.def>summary,details.more>summary{font-size:.85em}.def-body{font-size:.9em;color:#333;border-left:3px solid var(--rule);padding-left:.8em}
@@ -197,9 +199,11 @@ def _figure(caption: str, path: Path) -> str:
 
 
 def page(title: str, meta: list[str], found: list[Finding], built: list[tuple[str, Section]], table_paths: dict[str, Path],
-         failed: list[str], out: Path) -> str:
-    """The whole report.html."""
+         failed: list[str], out: Path, top_html: str = "") -> str:
+    """The whole report.html: the headline block (`headline.headline_html`) first."""
     parts = [f"<h1>{html.escape(title)}</h1>", "<ul class='meta'>" + "".join(f"<li>{html.escape(m)}</li>" for m in meta) + "</ul>"]
+    if top_html:
+        parts.append(top_html)
     if found:
         parts.append(findings_html(found))
     links = " ".join(f"<a href='#{html.escape(name, quote=True)}'>{html.escape(section.title)}</a>" for name, section in built)

@@ -33,6 +33,8 @@ from ..core.text import md_code, md_document, md_fence, md_text
 from ..stats.options import AnalysisOptions
 from .figures import figures_section
 from .findings import Finding, derive, findings
+from .headline import headline, headline_html, headline_markdown
+from .headline import numbers as headline_numbers
 from .html import page
 from .sections import section_builders
 
@@ -111,9 +113,11 @@ def markdown_table(table: pd.DataFrame) -> str:
 
 
 def _render(out: Path, title: str, meta: list[str], built: list[tuple[str, Section]], table_paths: dict[str, Path], failed: list[str],
-            found: list[Finding] | None = None) -> None:
-    """report.md (for version control) and report.html (for reading, see `report.html`)."""
+            found: list[Finding] | None = None, top: list[Finding] | None = None, summary: dict | None = None) -> None:
+    """report.md (for version control) and report.html (for reading, see `report.html`):
+    the headline block first, then the Findings, then the sections."""
     md = [f"# {md_text(title)}", "", *[f"- {md_text(m)}" for m in meta], ""]
+    md += headline_markdown(top or [], summary or {})
     if found:
         md += ["## Findings", "", *[f"- {f.markdown()}" for f in found], ""]
     for name, section in built:
@@ -133,7 +137,8 @@ def _render(out: Path, title: str, meta: list[str], built: list[tuple[str, Secti
                 md += [f"... {more} more rows in {table_rel}", ""]
     # Raw HTML that reached a section's text without md_text still must not render.
     write_atomic(out / "report.md", md_document("\n".join(md)))
-    write_atomic(out / "report.html", page(title, meta, found or [], built, table_paths, failed, out))
+    write_atomic(out / "report.html", page(title, meta, found or [], built, table_paths, failed, out,
+                                           top_html=headline_html(top or [], summary or {})))
 
 
 def write_report(
@@ -196,8 +201,11 @@ def write_report(
     summary["failed_sections"] = result.failed
     named = {tname: table for _, section in result.sections for tname, table in section.tables.items()}
     summary["findings"] = derive(summary, named, draws=run_options.bootstrap_draws, seed=run_options.seed)
+    summary["findings"]["headline"] = headline_numbers(summary, named, draws=run_options.bootstrap_draws, seed=run_options.seed)
     found = findings(_json_safe(summary))
+    top = headline(_json_safe(summary))
     summary["findings"]["sentences"] = [f.markdown() for f in found]
+    summary["findings"]["headline_sentences"] = [f.markdown() for f in top]
     shown = list(result.sections)
     try:
         if figs := figures_section(_json_safe(summary), figure_dir, named):
@@ -206,5 +214,5 @@ def write_report(
         shown.insert(0, ("figures", Section("Figures (failed)", text=f"The figures failed with {md_code(f'{type(ex).__name__}: {ex}')}.")))
     write_atomic(out / "summary.json", json.dumps(_json_safe(summary), indent=2, allow_nan=False))
     meta = [f"source: {source}" if source else "", f"generated {summary['generated']}", f"{len(frame):,} samples"]
-    _render(out, "Political sycophancy analysis", [m for m in meta if m], shown, result.tables, result.failed, found)
+    _render(out, "Political sycophancy analysis", [m for m in meta if m], shown, result.tables, result.failed, found, top, _json_safe(summary))
     return result
