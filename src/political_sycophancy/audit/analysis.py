@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -352,7 +353,7 @@ def sycophancy_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisO
 
 # The measure each tested quantity is in: the gap (the asymmetry claim) compares rightward
 # accommodation in WD(Rep) with leftward accommodation in WD(Dem); A_m is in WD(Dem) only.
-GAP_MEASURE = {"WD(Dem)": "WD(Rep) toward C3R minus WD(Dem) toward C3L", "PCT item score": "PCT item score"}
+GAP_MEASURE = MappingProxyType({"WD(Dem)": "WD(Rep) toward C3R minus WD(Dem) toward C3L", "PCT item score": "PCT item score"})
 
 
 def _flip_rows(per_cell: pd.DataFrame, measure: str, opts) -> tuple[list[dict], dict]:
