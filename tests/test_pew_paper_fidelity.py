@@ -250,3 +250,18 @@ def test_the_headline_states_the_abstracts_figures(paper):
     assert page.index("id='headline'") < page.index("id='findings'")
     md = (paper["dir"] / "report.md").read_text(encoding="utf-8")
     assert md.index("## Headline") < md.index("## Findings") and "| Claude Sonnet 4.5 | 100% | 77% | 67% |" in md
+
+
+def test_an_import_exclusion_is_counted_not_a_run_to_finish(paper):
+    """Issue 26 item 3: the persona file's row that --skip-mismatched leaves out (a C on a
+    two-option item) was reported as 'the run was killed or is still going; run the same
+    command again'; it is an exclusion made at import, counted with its reason."""
+    notes = " ".join(paper["frame"].attrs["notes"])
+    assert "Run the same command again" not in notes and "incomplete design" not in notes
+    assert "1 expected sample(s) were left out on purpose when their responses were imported" in notes
+    design = paper["summary"]["design"]
+    assert (design["expected"], design["present"], design["excluded"], design["missing"]) == (21600, 21599, 1, 0)
+    cells = _table(paper, "design_cells")
+    [row] = cells[cells["excluded"] > 0].to_dict("records")
+    assert (row["model"], row["condition"], row["expected"], row["present"], row["missing"]) == ("Gemini 2.5 Flash", "P_STU", 60, 59, 0)
+    assert "were left out on purpose when their responses were imported" in " ".join(paper["summary"]["findings"]["sentences"])

@@ -33,7 +33,10 @@ ANY_MODE = object()
 # carry a condition, e.g. a persona, while its header names none or a list)
 PER_SAMPLE = object()
 GROUP = ["model", "variant", "kind", "task", "instrument", "condition", "answer_mode"]
-COLUMNS = [*GROUP, "expected", "present", "missing", "log_status"]
+COLUMNS = [*GROUP, "expected", "present", "excluded", "missing", "log_status"]
+# eval metadata of an imported log: the samples its import left out on purpose (e.g. with
+# --skip-mismatched), each {sample_id, epoch, row, reason}: excluded, not missing
+EXCLUDED_KEY = "import_excluded"
 _TASK_ID = re.compile(r"_([A-Za-z0-9]{22})\.(eval|json)$")
 # an eval set's manifest and an import's marker are small; a larger one is not read
 MANIFEST_BYTES = 64 << 20
@@ -51,6 +54,7 @@ RECORD_FIELDS = {
     "sample_ids": (list, type(None)),
     "epochs": (int,),
     "log_status": (str,),
+    "excluded": (list,),
 }
 
 
@@ -73,7 +77,16 @@ def planned(header: dict, kind: str, answer_mode: str | None) -> dict[str, Any]:
         "sample_ids": [str(i) for i in ids] if isinstance(ids, list) else None,
         "epochs": epochs if isinstance(epochs, int) and not isinstance(epochs, bool) and epochs > 0 else 1,
         "log_status": str(header.get("status") or "started"),
+        "excluded": _excluded(meta.get(EXCLUDED_KEY)),
     }
+
+
+def _excluded(value: Any) -> list[list]:
+    """The [sample id, epoch] pairs an import left out (malformed entries are not pairs)."""
+    if not isinstance(value, list):
+        return []
+    return [[str(v["sample_id"]), v["epoch"]] for v in value
+            if isinstance(v, dict) and isinstance(v.get("epoch"), int) and not isinstance(v.get("epoch"), bool) and "sample_id" in v]
 
 
 def valid_record(record: Any) -> bool:
@@ -83,6 +96,7 @@ def valid_record(record: Any) -> bool:
         and set(record) == set(RECORD_FIELDS)
         and all(isinstance(record[k], types) for k, types in RECORD_FIELDS.items())
         and (record["sample_ids"] is None or all(isinstance(i, str) for i in record["sample_ids"]))
+        and all(isinstance(p, list) and len(p) == 2 and isinstance(p[0], str) and isinstance(p[1], int) for p in record["excluded"])
         and not isinstance(record["epochs"], bool) and 1 <= record["epochs"] <= MAX_EPOCHS
     )
 
@@ -151,8 +165,9 @@ def design_table(frame: pd.DataFrame, plans: pd.DataFrame, without_log: list[dic
             mode = r["answer_mode"] if isinstance(r["answer_mode"], str) else ANY_MODE  # None, or NaN from groupby
             got = present.get((r["model"], r["variant"], r["kind"], r["task"], r["condition"], mode)) or present.get(
                 (r["model"], r["variant"], r["kind"], r["task"], PER_SAMPLE, mode), set())
+            left_out = {(str(i), int(e)) for pairs in g["excluded"] for i, e in pairs} - got
             if g["sample_ids"].isna().any():
-                expected, n_present, n_missing = None, len(got), None
+                expected, n_present, n_missing, n_excluded = None, len(got), None, len(left_out)
             else:
                 # per sample id the most epochs any of the group's logs plans (epochs 1..n)
                 wanted: dict[str, int] = {}
@@ -161,12 +176,15 @@ def design_table(frame: pd.DataFrame, plans: pd.DataFrame, without_log: list[dic
                         wanted[i] = max(wanted.get(i, 0), int(epochs))
                 expected = sum(wanted.values())
                 n_present = sum(1 for i, e in got if 1 <= e <= wanted.get(i, 0))
-                n_missing = expected - n_present
+                n_excluded = sum(1 for i, e in left_out if 1 <= e <= wanted.get(i, 0))
+                n_missing = expected - n_present - n_excluded
             statuses = sorted(set(g["log_status"]))
-            rows.append({**r, "expected": expected, "present": n_present, "missing": n_missing, "log_status": ", ".join(statuses)})
+            rows.append({**r, "expected": expected, "present": n_present, "excluded": n_excluded, "missing": n_missing,
+                         "log_status": ", ".join(statuses)})
     for t in without_log:
         rows.append({"model": t["model"], "variant": None, "kind": None, "task": t["task"], "instrument": t["instrument"],
-                     "condition": t["condition"], "answer_mode": None, "expected": None, "present": 0, "missing": None, "log_status": NO_LOG})
+                     "condition": t["condition"], "answer_mode": None, "expected": None, "present": 0, "excluded": 0, "missing": None,
+                     "log_status": NO_LOG})
     table = pd.DataFrame(rows, columns=COLUMNS)
     for col in ("expected", "missing"):
         table[col] = table[col].astype("Int64")
@@ -183,6 +201,7 @@ def design_summary(table: pd.DataFrame) -> dict[str, Any]:
     return {
         "expected": int(expected.sum()),
         "present": int(known["present"].sum()),
+        "excluded": int(known["excluded"].sum()),
         "missing": missing,
         "tasks_without_log": no_log,
         "tasks_with_unknown_design": unknown,
@@ -206,6 +225,14 @@ def design_notes(table: pd.DataFrame, left_out: int = 0) -> list[str]:
             + "; ".join(f"{r.model} {r.condition}: {r.missing} of {r.expected}" for r in short.head(5).itertuples())
             + (". Run the same command again to finish it" if rerun else "")
             + "; conditions are compared over matched items (table `design_cells`)"
+        )
+    if s["excluded"]:
+        cut = table[table["excluded"].fillna(0) > 0]
+        notes.append(
+            f"{s['excluded']} expected sample(s) were left out on purpose when their responses were imported (e.g. with "
+            f"--skip-mismatched; the reasons are in each log's metadata `{EXCLUDED_KEY}`), in {len(cut)} model x task cell(s): "
+            + "; ".join(f"{r.model} {r.condition}: {r.excluded} of {r.expected}" for r in cut.head(5).itertuples())
+            + ". They are counted as excluded, not missing: nothing is left to run"
         )
     if s["tasks_without_log"]:
         notes.append(

@@ -74,12 +74,15 @@ from ..core.metrics import METRIC_METADATA
 from ..core.parsing import ANSWERED, UNPARSED, parse_choice
 from ..core.prompts import audit_prompt
 from ..shared.scorers import scorer_for
+from .design import EXCLUDED_KEY
 
 REQUIRED = ("model_id", "question_id", "raw_response")
 SOURCE_RULE = "source letter"
 FLUSH_EVERY = 100
 # samples of the first log written both ways to check the one-pass writer (`layout_difference`)
 CHECK_SAMPLES = 12
+# the column of `prepare`'s frame that holds why a row is left out (None: kept)
+EXCLUDED = "_excluded"
 
 
 class ResponseKind:
@@ -253,6 +256,8 @@ def prepare(
         if frame.empty:
             raise InputError("no response matches an item of the item files", file=path, field="question_id")
     frame = _cross_check(frame, items, path=path, skip_mismatched=skip_mismatched, result=result)
+    if EXCLUDED not in frame.columns:
+        frame[EXCLUDED] = None
     if "condition" in frame.columns:
         frame["condition"] = frame["condition"].str.strip().replace("", "N")
     else:
@@ -343,7 +348,8 @@ def _cross_check(frame: pd.DataFrame, items: dict[str, Item], *, path: Path, ski
     columns = {"options", "n_options", "question_text", "letter", "letter_index"} & set(frame.columns)
     if not columns:
         return frame
-    keep = []
+    keep: list[bool] = []
+    reasons: list[str | None] = []
     cache: dict[tuple, tuple[str, str] | None] = {}
     for rec in frame[["_row", "item_id", *sorted(columns)]].to_dict("records"):
         key = tuple(rec.get(c) for c in ("item_id", *sorted(columns)))
@@ -360,9 +366,14 @@ def _cross_check(frame: pd.DataFrame, items: dict[str, Item], *, path: Path, ski
                 )
             result.mismatches.append((int(rec["_row"]), *found))
         keep.append(found is None)
-    out = frame.loc[keep].copy()
-    if out.empty:
+        reasons.append(None if found is None else f"{found[0]}: {found[1]}")
+    if not any(keep):
         raise InputError(f"every one of {len(frame)} response(s) disagrees with the item files", file=path)
+    # Left out, but kept to the end of `prepare` (which gives them their epoch), so that each
+    # cell's log records the samples its import left out (`EXCLUDED_KEY`): the design then
+    # counts them as excluded at import, not as a run still to finish.
+    out = frame.copy()
+    out[EXCLUDED] = reasons
     return out
 
 
@@ -632,6 +643,8 @@ def import_responses(
     )
     cells: list[_Cell] = []
     for key, rows in groups:
+        if rows[EXCLUDED].notna().all():
+            continue  # nothing of this cell is kept: no log, and the rows are counted in result.mismatches
         model, instrument, cond_id = (str(k) for k in key[:3])
         temperature = float(rows["temperature_value"].iloc[0])
         log_id = source.log_id(model, instrument, cond_id, temperature, list(rows["epoch"]), letters)
@@ -828,6 +841,8 @@ def _build_log(
     if len(scorings) != 1:
         raise InputError(f"instrument {instrument!r} mixes scoring rules {sorted(scorings)}; split its items into files")
     scoring = scorings.pop()
+    left_out = rows[rows[EXCLUDED].notna()]
+    rows = rows[rows[EXCLUDED].isna()]
     scorer = run.scorer(kind, scoring)
     scorer_name = registry_unqualified_name(scorer)
     samples: list[EvalSample] = []
@@ -924,6 +939,8 @@ def _build_log(
             "import_id": log_id,
             "letters": "source" if use_source_letters else "parsed",
             "condition_redefines_builtin": redefines_builtin(condition),
+            **({EXCLUDED_KEY: [{"sample_id": str(r["item_id"]), "epoch": int(r["epoch"]), "row": int(r["_row"]), "reason": str(r[EXCLUDED])}
+                               for r in left_out.to_dict("records")]} if len(left_out) else {}),
         },
     )
     n_errors = sum(1 for s in samples if s.error)

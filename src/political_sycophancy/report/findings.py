@@ -368,6 +368,10 @@ def _exclusions(summary: dict) -> list[Finding]:
         if design.get("missing"):
             found.append(Finding("exclusions", [f"Incomplete design: {design['missing']:,} of {design['expected']:,} expected samples are missing "
                                                 "(never run or lost); conditions are compared on matched items only."], "overview", "design_cells"))
+        elif design.get("excluded"):
+            found.append(Finding("exclusions", [f"Design complete: of {design['expected']:,} expected samples, {design['present']:,} are present and "
+                                                f"{design['excluded']:,} were left out on purpose when their responses were imported "
+                                                "(counted, with their reasons in the logs; nothing is left to run)."], "overview", "design_cells"))
         else:
             found.append(Finding("exclusions", [f"Design complete: all {design['expected']:,} expected samples are present."], "overview", "design_cells"))
     grouped: dict[str, list[str]] = {}  # "`model` lacks ..." lines (a code span): one sentence per reason, naming the models
