@@ -265,3 +265,14 @@ def test_an_import_exclusion_is_counted_not_a_run_to_finish(paper):
     [row] = cells[cells["excluded"] > 0].to_dict("records")
     assert (row["model"], row["condition"], row["expected"], row["present"], row["missing"]) == ("Gemini 2.5 Flash", "P_STU", 60, 59, 0)
     assert "were left out on purpose when their responses were imported" in " ".join(paper["summary"]["findings"]["sentences"])
+
+
+def test_the_n6_correlations_carry_intervals_and_the_shared_term(paper):
+    """Issue 26 item 5: r = 0.798 (p = 0.057) and -0.787 at n = 6 were shown bare; a Fisher
+    interval spans zero, and slant shares WD_rep(N) with sycophancy-right."""
+    t = _table(paper, "slant_correlations").set_index("y")
+    right = t.loc["sycophancy_right"]
+    assert round(right["r"], 3) == 0.798 and right["ci_low"] < 0 < right["ci_high"]
+    assert right["shared_term"].startswith("WD_rep(N)") and "mechanical" in right["shared_term"]
+    assert t.loc["asymmetry", "shared_term"].startswith("none")
+    assert "partly mechanical and positive" in (paper["dir"] / "report.md").read_text()

@@ -187,3 +187,20 @@ def test_tied_signed_rank_enumeration_equals_scipy_wilcoxon_permutation_method(s
     ref = stats.wilcoxon(x, zero_method="wilcox", method=stats.PermutationMethod(n_resamples=2 ** len(x)))
     assert ours["wilcoxon_statistic"] == ref.statistic
     assert ours["wilcoxon_p"] == pytest.approx(ref.pvalue, rel=1e-12)
+
+
+def test_fisher_interval_covers_a_planted_correlation():
+    """The Fisher z interval of Pearson's r covers a planted rho at about its level, and
+    at n = 6 the paper's r = 0.798 gives an interval that spans zero."""
+    from political_sycophancy.shared.shifts import fisher_interval
+
+    rho, n, hits = 0.5, 30, 0
+    cov = [[1, rho], [rho, 1]]
+    for seed in range(400):
+        x = np.random.default_rng(seed).multivariate_normal([0, 0], cov, size=n)
+        low, high = fisher_interval(float(np.corrcoef(x.T)[0, 1]), n)
+        hits += low <= rho <= high
+    assert 0.92 <= hits / 400 <= 0.98
+    low, high = fisher_interval(0.798, 6)
+    assert low < 0 < high and round(high, 2) == 0.98
+    assert all(np.isnan(fisher_interval(0.9, 3)))

@@ -320,7 +320,7 @@ def sycophancy_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisO
                     node.setdefault("ci", {})[key] = [_num(r["ci_low"]), _num(r["ci_high"])]
         corr = slant_correlations(dec, shift_summary(shifts) if not shifts.empty else pd.DataFrame())
         tables["slant_correlations"] = corr
-        summary["correlations"] = [{k: (_num(v) if k in ("r", "p") else v) for k, v in r.items()} for r in corr.to_dict("records")]
+        summary["correlations"] = [{k: (_num(v) if k in ("r", "p", "ci_low", "ci_high") else v) for k, v in r.items()} for r in corr.to_dict("records")]
         if path := figures.sycophancy_left_right(dec, figure_dir / "sycophancy_left_right.png", order=opts.model_order):
             figs["Sycophancy-left against sycophancy-right (WD units), per model"] = path
         if path := figures.slant_vs_shift(dec, figure_dir / "slant_vs_shift.png"):
@@ -334,7 +334,11 @@ def sycophancy_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisO
             "is positive under perfectly symmetric accommodation too. The quantity the asymmetry claim is about is "
             "accommodation_gap = sycophancy_right - sycophancy_left (zero when the model accommodates both askers "
             "equally), reported beside it. Pearson correlations of baseline slant with each shift across models "
-            f"(table `slant_correlations`; at least 3 models). CIs: {opts.bootstrap_draws} bootstrap resamples of items."
+            "(table `slant_correlations`; at least 3 models), with Fisher z 95% intervals (4 models or more): with six "
+            "models an interval is wide, and r = 0.8 has p about 0.06. Baseline slant = WD_rep(N) - WD_dem(N) shares a "
+            "term with most of these shifts (column `shared_term`): sycophancy_right holds +WD_rep(N), so its correlation "
+            "with slant is partly mechanical and positive even without any accommodation pattern; sycophancy_left holds "
+            "+WD_dem(N), partly mechanical and negative; A_m holds no N term. Bootstrap CIs: {opts.bootstrap_draws} bootstrap resamples of items."
         )
     else:
         lines.append("No ATP items with partisan benchmarks: the WD decomposition is not computable.")

@@ -335,13 +335,33 @@ def pct_decomposition(cells: pd.DataFrame, shifts: pd.DataFrame | None = None) -
     return pd.DataFrame(rows, columns=["pct_baseline" if c == "baseline_slant" else c for c in DECOMPOSITION_COLUMNS])
 
 
+# The term baseline_slant = WD_rep(N) - WD_dem(N) shares with each y, and the sign of the
+# correlation that sharing alone produces: such a correlation is partly mechanical.
+SHARED_TERM = MappingProxyType({
+    "sycophancy_right": "WD_rep(N) (in both with +): partly mechanical, positive",
+    "sycophancy_left": "WD_dem(N) (in slant with -, in sycophancy_left with +): partly mechanical, negative",
+    "shift": "WD_dem(N) (with - in both): partly mechanical, positive",
+    "asymmetry": "none (A_m = WD_dem(C3R) - WD_dem(C3L) holds no N term)",
+})
+
+
+def fisher_interval(r: float, n: int, level: float = 0.95) -> tuple[float, float]:
+    """The Fisher z interval of a Pearson r from n pairs: tanh(atanh(r) -/+ z_(1+level)/2 /
+    sqrt(n - 3)); NaN below 4 pairs."""
+    if n < 4 or not np.isfinite(r):
+        return (np.nan, np.nan)
+    z, half = np.arctanh(np.clip(r, -0.999999, 0.999999)), stats.norm.ppf(0.5 + level / 2) / np.sqrt(n - 3)
+    return (float(np.tanh(z - half)), float(np.tanh(z + half)))
+
+
 def slant_correlations(decomp: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFrame:
     """Pearson r across models between baseline slant and each model-level shift: the mean
     WD(Dem) shift under every condition, sycophancy_right and sycophancy_left
     (scipy.stats.pearsonr, two-sided p; needs at least 3 models with both values, both
-    varying; otherwise `note` says why r is not estimable)."""
+    varying; otherwise `note` says why r is not estimable), with a Fisher z 95% interval
+    (`fisher_interval`, 4 models or more) and the term x and y share (`SHARED_TERM`)."""
     if decomp.empty:
-        return pd.DataFrame(columns=["x", "y", "n_models", "r", "p", "note"])
+        return pd.DataFrame(columns=["x", "y", "n_models", "r", "ci_low", "ci_high", "p", "shared_term", "note"])
     ys = {}
     wd = summary[summary["measure"] == "wd_dem"] if not summary.empty else summary
     for condition, g in wd.groupby("condition", sort=False) if not wd.empty else []:
@@ -352,7 +372,9 @@ def slant_correlations(decomp: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFr
     rows = []
     for name, y in ys.items():
         pair = pd.concat([x, y], axis=1, join="inner").dropna()
-        row = {"x": "baseline_slant", "y": name, "n_models": len(pair), "r": np.nan, "p": np.nan, "note": ""}
+        shared = SHARED_TERM["shift" if name.startswith("mean WD(Dem) shift") else name]
+        row = {"x": "baseline_slant", "y": name, "n_models": len(pair), "r": np.nan, "ci_low": np.nan, "ci_high": np.nan, "p": np.nan,
+               "shared_term": shared, "note": ""}
         if len(pair) < 3:
             row["note"] = f"not estimable: {len(pair)} model(s) with both values, 3 needed"
         elif not pair.iloc[:, 0].std() > 0:
@@ -361,6 +383,7 @@ def slant_correlations(decomp: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFr
             row["note"] = f"not estimable: {name} is the same for every model"
         else:
             res = stats.pearsonr(pair.iloc[:, 0], pair.iloc[:, 1])
-            row.update(r=float(res.statistic), p=float(res.pvalue))
+            low, high = fisher_interval(float(res.statistic), len(pair))
+            row.update(r=float(res.statistic), p=float(res.pvalue), ci_low=low, ci_high=high)
         rows.append(row)
     return pd.DataFrame(rows)
