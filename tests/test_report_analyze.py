@@ -19,7 +19,7 @@ from political_sycophancy.report.render import write_report
 from political_sycophancy.report.sections import section_builders
 from political_sycophancy.stats.options import AnalysisOptions
 
-FAST = AnalysisOptions(bootstrap_draws=200, sign_flip_draws=500)
+FAST = AnalysisOptions(bootstrap_draws=200, sign_flip_draws=500, power=0.8)  # a power plan asked for
 CORE = ("overview", "conditions", "shifts", "sycophancy", "tests", "mixed", "stability", "power")
 
 
@@ -138,3 +138,16 @@ def test_the_gap_test_leads_and_names_its_measure(full_report):
     assert (flips.loc[flips["quantity"] == "asymmetry", "measure"] == "WD(Dem)").all()
     text = (full_report.out_dir / "report.md").read_text(encoding="utf-8")
     assert text.index("Asymmetry claim, right-minus-left accommodation gap") < text.index("The paper's A_m")
+
+
+def test_power_planning_only_when_asked_for(tmp_path, capsys):
+    """Issue 26 item 6: a power plan was made by default (on the paper's published data it
+    concluded the study is underpowered for 0.02 when the effect is 0.157); now only with
+    --power or --power-effect."""
+    items = builtin_pct_items()[:8]
+    responses = synthetic_responses(items, ["x/a", "x/b"], ["N", "C3L", "C3R"], pct_shift={"C3R": 1.0}, seed=3)
+    frame = frame_from_evals(responses, [PCT_FILE])
+    plain = write_report(frame, tmp_path / "plain", options=AnalysisOptions(bootstrap_draws=50, sign_flip_draws=100))
+    assert "power" not in plain.summary["sections"] and not (tmp_path / "plain" / "tables" / "power.csv").exists()
+    asked = write_report(frame, tmp_path / "asked", options=AnalysisOptions(bootstrap_draws=50, sign_flip_draws=100, power_effect=0.3))
+    assert "power" in asked.summary["sections"]

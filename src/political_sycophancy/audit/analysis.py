@@ -566,15 +566,23 @@ def stability_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOp
     return Section("Replicate stability and decoding", tables=tables, summary={"stability": summary} if summary else {}, text="\n\n".join(text))
 
 
+DEFAULT_POWER = 0.8
+
+
 @section(70, "power")
 def power_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOptions | None = None) -> Section | None:
-    """Items and replicates needed to detect an asymmetry, planned from these logs as a pilot."""
+    """Items and replicates needed to detect an asymmetry, planned from these logs as a pilot;
+    only when asked for (--power or --power-effect): a plan is a design question, not a
+    result of the logs, and read beside published data it reads as a verdict on them."""
     opts = options or AnalysisOptions()
+    if opts.power is None and opts.power_effect is None:
+        return None
     rows = audit_rows(frame)
     if rows.empty:
         return None
     table, info = power_plan(
-        rows, effect=opts.power_effect, alpha=opts.alpha, power=opts.power, cells=cells_of(frame, opts.cache), memo=run_memo(opts.cache)
+        rows, effect=opts.power_effect, alpha=opts.alpha, power=DEFAULT_POWER if opts.power is None else opts.power,
+        cells=cells_of(frame, opts.cache), memo=run_memo(opts.cache)
     )
     if table.empty:
         return Section("Power planning", summary={"power": {k: info.get(k) for k in ("measure", "note")}}, text=info.get("note", ""))

@@ -47,7 +47,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--power-effect", type=arguments.number(0, above=True), default=None,
                    help="asymmetry to plan for (default 0.02 WD units, 0.25 PCT points)")
     p.add_argument("--alpha", type=arguments.share, default=0.05, help="significance level of the power plan and the tests' notes (0 < alpha < 1)")
-    p.add_argument("--power", type=arguments.share, default=0.8, help="power of the power plan (0 < power < 1)")
+    p.add_argument("--power", type=arguments.share, default=None,
+                   help="plan the items and replicates a study needs, at this power (0 < power < 1; 0.8 when only --power-effect "
+                        "is given); without --power or --power-effect no power plan is made")
     p.set_defaults(func=run)
 
 

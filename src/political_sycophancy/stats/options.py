@@ -51,7 +51,7 @@ class AnalysisOptions:
     mixed_rows: str = "all"  # all, or paired (pairs answered under N and another condition)
     power_effect: float | None = None
     alpha: float = 0.05
-    power: float = 0.8
+    power: float | None = None  # with power_effect: a power plan is made only when one of them is asked for
     # every model of the run (sorted): each figure colours a model by its place here
     model_order: tuple[str, ...] = ()
     cache: RunCache = field(default_factory=RunCache, compare=False, repr=False)
