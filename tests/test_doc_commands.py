@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from inspect_ai.log import list_eval_logs
 from support import ROOT, requires_embedded, run_cli
-from test_docs import DOCS, registered_tasks
+from support.docs import DOCS, registered_tasks
 
 from political_sycophancy.cli import build_parser
 
@@ -71,9 +71,10 @@ def test_our_commands_parse(case, capsys):
     if "..." in argv:
         pytest.skip("a placeholder for the options of the command above")
     try:
-        build_parser().parse_args(argv)
+        args = build_parser().parse_args(argv)
     except SystemExit:
         pytest.fail(f"{doc.name}: `{cmd}` does not parse: {capsys.readouterr().err.strip()}")
+    assert callable(args.func)
 
 
 @pytest.mark.parametrize("case", [c for c in ALL if c[1].startswith("inspect eval")], ids=_id)

@@ -4,24 +4,15 @@ measure's README, and each `eval.yaml` names real tasks with their real sample c
 
 from __future__ import annotations
 
-import importlib
 import inspect
-import pkgutil
 import re
 from pathlib import Path
 
 import pytest
 import yaml
-from inspect_ai.util import registry_info
+from support.docs import DOCS, MEASURE_READMES, PACKAGE, README, ROOT, registered_tasks
 
-import political_sycophancy
-
-ROOT = Path(__file__).resolve().parents[1]
-PACKAGE = ROOT / "src" / "political_sycophancy"
-README = ROOT / "README.md"
 README_MAX_LINES = 300
-MEASURE_READMES = sorted(PACKAGE.glob("*/README.md"))
-DOCS = [README, *sorted((ROOT / "docs").glob("*.md")), *MEASURE_READMES]
 EVAL_YAMLS = sorted(PACKAGE.glob("*/eval.yaml"))
 # Tasks whose default dataset is not shipped (an ATP item file is required): their
 # eval.yaml count is that of the documented pool, not checked by building the task.
@@ -107,27 +98,6 @@ def test_readme_map_matches_the_tree():
 def test_readme_is_short():
     lines = README.read_text(encoding="utf-8").count("\n")
     assert lines <= README_MAX_LINES, f"README.md has {lines} lines (at most {README_MAX_LINES}: details go to a measure README or docs/)"
-
-
-def registered_tasks() -> dict[str, object]:
-    """Every task the package registers, found by importing every module and reading the
-    registry info of its objects (so tasks made at run time, audit_<condition>, count)."""
-    tasks = {}
-    for mod in pkgutil.walk_packages(political_sycophancy.__path__, "political_sycophancy."):
-        if mod.name.endswith(".__main__"):
-            continue  # running it would run the command line
-        module = importlib.import_module(mod.name)
-        for value in list(vars(module).values()):
-            for obj in value.values() if isinstance(value, dict) else [value]:
-                if not callable(obj):
-                    continue
-                try:
-                    info = registry_info(obj)
-                except Exception:
-                    continue
-                if info.type == "task" and info.name.startswith("political_sycophancy/"):
-                    tasks[info.name.split("/", 1)[1]] = obj
-    return tasks
 
 
 def parameter_tables() -> dict[str, set[str]]:

@@ -95,3 +95,28 @@ def test_figures_come_after_findings_and_each_is_shown_once(report):
 
 def test_page_runs_no_script(report):
     assert "<script" not in (report.out_dir / "report.html").read_text().lower()
+
+
+def test_one_number_format_per_column_and_no_scientific_notation():
+    """Issue 26 item 6: `2.52e-241` and `0.00e+00` p-values, `-7.58e-03` among 3-decimal
+    values, `-7.11e-15` for "unchanged", a seed printed "20,260"."""
+    from political_sycophancy.report.render import markdown_table
+
+    table = pd.DataFrame({"p": [2.52e-241, 0.0, 0.0346], "shift": [0.123, -7.58e-03, -7.11e-15],
+                          "zero": [0.0, 0.25, 0.5], "seed": [20260, 20260, 1], "n_items": [28450, 12, 3]})
+    shown = {c: [column_formatter(c, table[c])(v) for v in table[c]] for c in table.columns}
+    assert shown["p"] == ["< 0.001", "< 0.001", "0.0346"]
+    assert shown["shift"] == ["0.123", "-0.008", "0"]
+    assert shown["zero"] == ["0", "0.250", "0.500"]
+    assert shown["seed"] == ["20260", "20260", "1"] and shown["n_items"] == ["28,450", "12", "3"]
+    md = markdown_table(table)
+    assert "e-" not in md and "e+" not in md and "| < 0.001 | 0 |" not in md
+    assert md.splitlines()[3] == "| 0.0346 | 0 | 0.500 | 1 | 3 |"
+
+
+def test_a_long_table_is_a_csv_link_with_a_summary_not_a_preview():
+    """Issue 26 item 6: the 28,450-row item_shifts was previewed (its first rows)."""
+    table = pd.DataFrame({"model": ["m"] * 400, "shift": [k / 400 for k in range(400)]})
+    block = _table_block("shifts", "item_shifts", table, "tables/item_shifts.csv")
+    assert "<table>" not in block and "tables/item_shifts.csv" in block
+    assert "400 rows" in block and "shift: mean 0.499, from 0 to 0.998" in block

@@ -180,7 +180,11 @@ def degenerate_reports():
         "identical": frame(atp + pct, ["m1", "m2", "m3"], letter="A"),
         "all_refusals": frame(atp + pct, ["m1", "m2"], refusal=1.0),
     }
-    return {name: write_report(f, tmp / name) for name, f in cases.items()}
+    from political_sycophancy.stats.options import AnalysisOptions
+
+    # a power plan asked for (its "not estimable" case is checked); fewer draws than the default
+    options = AnalysisOptions(bootstrap_draws=200, sign_flip_draws=1000, power=0.8)
+    return {name: write_report(f, tmp / name, options=options) for name, f in cases.items()}
 
 
 @pytest.mark.parametrize("case", ["one_item", "one_model", "identical", "all_refusals"])
