@@ -31,7 +31,7 @@ def test_column_formatter_rounds_for_reading():
     assert column_formatter("pct_closer_dem", pd.Series([43.75, 66.6667]))(66.6667) == "66.7"
     assert column_formatter("n_items", pd.Series([12.0, 1200.0]))(1200.0) == "1,200"
     p = column_formatter("wilcoxon_p", pd.Series([0.65234375, 0.000123]))
-    assert p(0.65234375) == "0.652" and p(0.000123) == "1.23e-04"
+    assert p(0.65234375) == "0.652" and p(0.000123) == "< 0.001"
     assert column_formatter("model", pd.Series(["a", "b"]))("<b>") == "<b>"  # escaped by table_html
     assert "&lt;b&gt;" in table_html(pd.DataFrame({"model": ["<b>"]}))
 
@@ -102,16 +102,16 @@ def test_one_number_format_per_column_and_no_scientific_notation():
     values, `-7.11e-15` for "unchanged", a seed printed "20,260"."""
     from political_sycophancy.report.render import markdown_table
 
-    table = pd.DataFrame({"p": [2.52e-241, 0.0, 0.0346], "shift": [0.123, -7.58e-03, -7.11e-15],
-                          "zero": [0.0, 0.25, 0.5], "seed": [20260, 20260, 1], "n_items": [28450, 12, 3]})
+    table = pd.DataFrame({"p": [2.52e-241, 0.0, 0.0346, 0.5, 0.05], "shift": [0.123, -7.58e-03, -7.11e-15, 0.456, 0.2],
+                          "zero": [0.0, 0.25, 0.5, 0.5, 0.5], "seed": [20260, 20260, 1, 1, 1], "n_items": [28450, 12, 3, 3, 3]})
     shown = {c: [column_formatter(c, table[c])(v) for v in table[c]] for c in table.columns}
-    assert shown["p"] == ["< 0.001", "< 0.001", "0.0346"]
-    assert shown["shift"] == ["0.123", "-0.008", "0"]
-    assert shown["zero"] == ["0", "0.250", "0.500"]
-    assert shown["seed"] == ["20260", "20260", "1"] and shown["n_items"] == ["28,450", "12", "3"]
+    assert shown["p"][:3] == ["< 0.001", "< 0.001", "0.0346"]
+    assert shown["shift"][:3] == ["0.123", "-0.008", "0"]
+    assert shown["zero"][:2] == ["0", "0.250"]
+    assert shown["seed"][:3] == ["20260", "20260", "1"] and shown["n_items"][:2] == ["28,450", "12"]
     md = markdown_table(table)
-    assert "e-" not in md and "e+" not in md and "| < 0.001 | 0 |" not in md
-    assert md.splitlines()[3] == "| 0.0346 | 0 | 0.500 | 1 | 3 |"
+    assert "e-" not in md and "e+" not in md
+    assert md.splitlines()[4] == "| 0.0346 | 0 | 0.500 | 1 | 3 |"
 
 
 def test_a_long_table_is_a_csv_link_with_a_summary_not_a_preview():

@@ -31,7 +31,6 @@ OPEN_COLUMNS = 8
 OPEN_ROWS = 12
 # Rows rendered in the page for long tables (the CSV holds them all).
 FULL_TABLE_ROWS = 150
-MAX_ROWS_SHOWN = 30
 # Sections whose tables are bookkeeping: always folded.
 FOLDED_SECTIONS = ("overview", "stability", "power")
 # Section figures redrawn with their CIs in the Figures section: shown once, there.
@@ -86,20 +85,29 @@ def _is_p_column(name: str) -> bool:
     return bool(re.search(r"(^|_)p($|_)|p_value|pvalue", name.lower()))
 
 
+def _is_label_number(name: str) -> bool:
+    """Whole numbers that name rather than count (a seed, a year): no thousands separator."""
+    return bool(re.search(r"(^|_)(seed|year|wave|id)($|_)", name.lower()))
+
+
 def column_formatter(name: str, values: pd.Series):
-    """How a column's cells are shown: integers as integers, p-values to three significant
-    digits, other floats to three significant digits of the column's median magnitude."""
+    """One format per column, never scientific notation: integers as integers (with
+    thousands separators unless they name something, `_is_label_number`); p-values to three
+    significant digits, below 0.001 as "< 0.001"; other floats to three significant digits
+    of the column's median magnitude; an exact zero, or a value that rounds to zero at the
+    column's precision (e.g. -7e-15 for "unchanged"), as 0."""
     if pd.api.types.is_bool_dtype(values) or not pd.api.types.is_numeric_dtype(values):
         return _cell
     x = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
     finite = x[np.isfinite(x)]
     if len(finite) and np.all(finite == np.round(finite)) and np.all(np.abs(finite) < 1e15):
-        return lambda v: f"{int(v):,}" if _finite(v) else ""
+        sep = "" if _is_label_number(name) else ","
+        return lambda v: f"{int(v):{sep}}" if _finite(v) else ""
     if _is_p_column(name):
-        return lambda v: "" if not _finite(v) else (f"{float(v):.3g}" if float(v) >= 1e-3 else f"{float(v):.2e}")
+        return lambda v: "" if not _finite(v) else (f"{float(v):.3g}" if float(v) >= 1e-3 else "< 0.001")
     nonzero = np.abs(finite[finite != 0])
     if not len(nonzero):
-        return lambda v: "" if not _finite(v) else f"{float(v):g}"
+        return lambda v: "" if not _finite(v) else "0"
     magnitude = math.floor(math.log10(float(np.median(nonzero))))
     decimals = int(min(4, max(0, 2 - magnitude)))
 
@@ -107,8 +115,8 @@ def column_formatter(name: str, values: pd.Series):
         if not _finite(v):
             return ""
         f = float(v)
-        if f != 0 and abs(f) < 10 ** -(decimals + 1):
-            return f"{f:.2e}"
+        if abs(f) < 0.5 * 10 ** -decimals:
+            return "0"
         return f"{f:,.{decimals}f}"
 
     return fmt
@@ -141,15 +149,28 @@ def table_html(table: pd.DataFrame) -> str:
     return f"<div class='tw'><table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
 
 
+def dump_summary(table: pd.DataFrame, columns: int = 4) -> str:
+    """A long table's one-line summary instead of a preview: per numeric column (the first
+    `columns`), its mean and range at the column's format."""
+    parts = []
+    for c in [c for c in table.columns if pd.api.types.is_numeric_dtype(table[c]) and not pd.api.types.is_bool_dtype(table[c])][:columns]:
+        x = pd.to_numeric(table[c], errors="coerce").dropna()
+        if len(x):
+            fmt = column_formatter(str(c), table[c])
+            parts.append(f"{c}: mean {fmt(float(x.mean()))}, from {fmt(float(x.min()))} to {fmt(float(x.max()))}")
+    return "; ".join(parts)
+
+
 def _table_block(section_name: str, tname: str, table: pd.DataFrame, rel: str) -> str:
-    shown = table if len(table) <= FULL_TABLE_ROWS else table.head(MAX_ROWS_SHOWN)
-    more = len(table) - len(shown)
     size = f"{len(table):,} rows &times; {len(table.columns)} columns"
     link = f"<a href='{html.escape(rel, quote=True)}'>{html.escape(rel)}</a>"
     head = f"<h3 id='table-{html.escape(tname, quote=True)}'>{html.escape(tname)}</h3>"
     if not len(table.columns):
         return head + f"<p class='meta'>{link} (empty)</p>"
-    body = table_html(shown) + (f"<p class='meta'>First {len(shown)} rows shown; all {len(table):,} in {link}.</p>" if more else "")
+    if len(table) > FULL_TABLE_ROWS:  # a data file, not a table to read: its link and a summary
+        summary = dump_summary(table)
+        return head + f"<p class='meta'>{size}, a data file: {link}" + (f". {html.escape(summary)}." if summary else ".") + "</p>"
+    body = table_html(table)
     folded = section_name in FOLDED_SECTIONS or len(table.columns) > OPEN_COLUMNS or len(table) > OPEN_ROWS
     if folded:
         return head + f"<details><summary>Show table ({size}) &middot; CSV: {link}</summary>{body}</details>"

@@ -35,13 +35,8 @@ from .figures import figures_section
 from .findings import Finding, derive, findings
 from .headline import headline, headline_html, headline_markdown
 from .headline import numbers as headline_numbers
-from .html import page
+from .html import FULL_TABLE_ROWS, column_formatter, dump_summary, page
 from .sections import section_builders
-
-# Tables up to FULL_TABLE_ROWS rows are shown whole; longer ones show their first
-# MAX_ROWS_SHOWN rows (every table is complete in tables/<name>.csv).
-FULL_TABLE_ROWS = 150
-MAX_ROWS_SHOWN = 30
 
 
 @dataclass
@@ -82,34 +77,20 @@ def deep_merge(into: dict, new: dict) -> dict:
     return into
 
 
-def _fmt(value: Any) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return ""
-    if isinstance(value, (float, np.floating)):
-        f = float(value)
-        if f != 0 and (abs(f) < 1e-3 or abs(f) >= 1e6):
-            return f"{f:.3e}"
-        return f"{f:.4f}".rstrip("0").rstrip(".") if abs(f) < 100 else f"{f:.2f}"
-    if isinstance(value, (list, tuple, dict)):
-        text = json.dumps(_json_safe(value))
-        return text if len(text) <= 80 else text[:77] + "..."
-    return str(value)
-
-
-def _shown(table: pd.DataFrame) -> tuple[pd.DataFrame, int]:
-    if len(table) <= FULL_TABLE_ROWS:
-        return table, 0
-    return table.head(MAX_ROWS_SHOWN), len(table) - MAX_ROWS_SHOWN
-
-
 def markdown_table(table: pd.DataFrame) -> str:
-    def cell(v: Any) -> str:
-        return md_text(_fmt(v))
-
-    head = "| " + " | ".join(cell(c) for c in table.columns) + " |"
+    """The table as Markdown, each column in its one format (`html.column_formatter`, the
+    page's), every cell literal text."""
+    fmts = [column_formatter(str(c), table.iloc[:, i]) for i, c in enumerate(table.columns)]
+    head = "| " + " | ".join(md_text(str(c)) for c in table.columns) + " |"
     sep = "| " + " | ".join("---" for _ in table.columns) + " |"
-    body = ["| " + " | ".join(cell(v) for v in row) + " |" for row in table.itertuples(index=False, name=None)]
+    body = ["| " + " | ".join(md_text(_listed(v) if isinstance(v, (list, tuple, dict)) else f(v)) for f, v in zip(fmts, row, strict=True)) + " |"
+            for row in table.itertuples(index=False, name=None)]
     return "\n".join([head, sep, *body])
+
+
+def _listed(value: Any) -> str:
+    text = json.dumps(_json_safe(value))
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _render(out: Path, title: str, meta: list[str], built: list[tuple[str, Section]], table_paths: dict[str, Path], failed: list[str],
@@ -128,13 +109,15 @@ def _render(out: Path, title: str, meta: list[str], built: list[tuple[str, Secti
             rel = Path(path).relative_to(out) if Path(path).is_relative_to(out) else Path(path)
             md += [f"![{md_text(caption)}]({quote(rel.as_posix())})", ""]
         for tname, table in section.tables.items():
-            shown, more = _shown(table)
             table_rel = md_code(table_paths[f"{name}:{tname}"].relative_to(out).as_posix())
-            md += [f"### {md_text(tname)}", "", f"{table_rel} ({len(table)} rows)", ""]
+            md += [f"### {md_text(tname)}", ""]
+            if len(table) > FULL_TABLE_ROWS:  # a data file: its link and a summary, no preview
+                gist = dump_summary(table)
+                md += [f"{table_rel}: {len(table):,} rows, a data file" + (f". {md_text(gist)}." if gist else "."), ""]
+                continue
+            md += [f"{table_rel} ({len(table)} rows)", ""]
             if len(table.columns):
-                md += [markdown_table(shown), ""]
-            if more:
-                md += [f"... {more} more rows in {table_rel}", ""]
+                md += [markdown_table(table), ""]
     # Raw HTML that reached a section's text without md_text still must not render.
     write_atomic(out / "report.md", md_document("\n".join(md)))
     write_atomic(out / "report.html", page(title, meta, found or [], built, table_paths, failed, out,
