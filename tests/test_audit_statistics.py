@@ -212,6 +212,8 @@ def test_power_plan_recovers_variances(atp_items, atp_file):
     assert info["min_models_sign_flip"] == 6
     one_epoch, info1 = power_plan(frame[frame["epoch"] == 1], effect=0.02)
     assert info1["var_replicate"] is None and "one epoch" in info1["note"]
+    # issue 26 item 6: the one-epoch plan repeated one row for 1, 2, 4 and 8 replicates
+    assert one_epoch["replicates"].tolist() == [1]
 
 
 def test_stability_tables(atp_items, atp_file):

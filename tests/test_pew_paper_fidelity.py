@@ -276,3 +276,18 @@ def test_the_n6_correlations_carry_intervals_and_the_shared_term(paper):
     assert right["shared_term"].startswith("WD_rep(N)") and "mechanical" in right["shared_term"]
     assert t.loc["asymmetry", "shared_term"].startswith("none")
     assert "partly mechanical and positive" in (paper["dir"] / "report.md").read_text()
+
+
+def test_personas_have_their_own_panel_against_n_on_their_items(paper):
+    """Issue 26 item 4: the by-asker figure placed P_ORD, P_RET, P_STU right of C3R on the
+    cue axis, joined to it by lines, mixing 30-item personas with 500-item conditions."""
+    from political_sycophancy.report.figures import by_asker_figure
+
+    fig = by_asker_figure(paper["summary"], "atp")
+    cues, personas = fig.axes[0], fig.axes[1]
+    assert [t.get_text() for t in cues.get_xticklabels()] == ["C3L", "C1L", "CA", "N", "C1R", "C3R"]
+    assert [t.get_text() for t in personas.get_xticklabels()] == ["N", "P_ORD", "P_RET", "P_STU"]
+    assert {line.get_linestyle() for line in personas.get_lines() if len(line.get_xdata()) > 1} == {"None"}
+    markers = {line.get_marker() for line in cues.get_lines() if line.get_marker() not in ("None", "_", "|")}
+    assert len(markers) == 6  # a marker per model, as well as a colour (every marker was a circle)
+    assert "persona" in personas.get_xlabel() and "same items" in personas.get_title()

@@ -47,6 +47,10 @@ def test_model_styles_are_stable_and_colour_blind_safe():
     b = model_styles(list(reversed(MODELS)) + ["zzz/other"])
     assert all(a[m] == b[m] for m in MODELS)
     assert {c for c, _ in a.values()} <= set(OKABE_ITO) and len({c for c, _ in a.values()}) == len(MODELS)
+    # issue 26 item 4: a marker per model as well as a colour (every marker was a circle); 64 models, 64 pairs
+    assert len({mk for _, mk in a.values()}) == len(MODELS)
+    many = model_styles([f"m{k:02d}" for k in range(64)])
+    assert len(set(many.values())) == 64
     assert short_labels(["a/x", "b/y"]) == {"a/x": "x", "b/y": "y"} and short_labels(["a/x", "b/x"]) == {"a/x": "a/x", "b/x": "b/x"}
     assert len(short_labels(["p/" + "l" * 60])["p/" + "l" * 60]) <= 26
 

@@ -89,7 +89,8 @@ def power_plan(
     z = stats.norm.ppf(1 - alpha / 2) + stats.norm.ppf(power)
     n_available = int(first.groupby("model")["item_id"].nunique().max())
     table = []
-    for r in replicates:
+    # without replicates in the pilot a plan per number of replicates would repeat one row
+    for r in replicates if has_reps else replicates[:1]:
         var = var_item + (var_rep / r if has_reps else 0.0)
         needed = math.ceil(z**2 * var / effect**2) if effect > 0 else math.inf
         table.append(
@@ -119,7 +120,7 @@ def power_plan(
             ""
             if has_reps
             else "the pilot has one epoch per cell, so replicate noise cannot be separated from item variance: "
-            "the table assumes replicates do not reduce the variance (run the pilot with epochs >= 2 to plan replicates)"
+            "the table has one row, one replicate per item (run the pilot with epochs >= 2 to plan replicates)"
         ),
     )
     return pd.DataFrame(table), info

@@ -79,9 +79,11 @@ def _shown_as_text(formatter: Formatter) -> FuncFormatter:
 def model_styles(models, order=()) -> dict[str, tuple[str, str]]:
     """Model -> (colour, marker), by the model's place among the sorted names of `order`
     (every model of the run) and `models`: a figure showing some models gives each the
-    colour it has in every other figure."""
+    colour and marker it has in every other figure. Each model gets its own marker as well
+    as its own colour (a figure must read in grey too); past eight models the markers shift
+    by one per round of colours, so no two of the first 64 share both."""
     ordered = sorted(dict.fromkeys([*order, *models]))
-    return {m: (OKABE_ITO[k % len(OKABE_ITO)], MARKERS[(k // len(OKABE_ITO)) % len(MARKERS)]) for k, m in enumerate(ordered)}
+    return {m: (OKABE_ITO[k % len(OKABE_ITO)], MARKERS[(k + k // len(OKABE_ITO)) % len(MARKERS)]) for k, m in enumerate(ordered)}
 
 
 def short_labels(models) -> dict[str, str]:

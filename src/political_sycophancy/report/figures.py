@@ -79,19 +79,31 @@ def baseline_positions(summary: dict, path: Path) -> Path | None:
 
 
 def by_asker(summary: dict, kind: str, path: Path) -> Path | None:
-    """The instrument's statistic per model x condition in cue order, with 95% CIs (dodged)."""
+    fig = by_asker_figure(summary, kind)
+    return _save(fig, path) if fig is not None else None
+
+
+def by_asker_figure(summary: dict, kind: str) -> Figure | None:
+    """The instrument's statistic per model x cue condition in cue order (an ordered axis,
+    so a model's points are joined), with 95% CIs (dodged). Personas are not cues on that
+    axis and are asked on their own items: they get their own panel, each against N on the
+    same items (summary `personas`), unjoined."""
     models = sorted(summary.get("models") or {})
     insts = [i for i, k in instrument_kinds(summary).items() if k == kind]
     if not insts or not models:
         return None
     inst, (key, label) = insts[0], STAT[kind]
     present = {c for m in models for c in (get(summary, "models", m, "conditions") or {})}
-    conds = [c for c in CUE_ORDER if c in present] + sorted(present - set(CUE_ORDER))
+    conds = [c for c in CUE_ORDER if c in present]
     if len(conds) < 2:
         return None
+    personas = summary.get("personas") if kind == "atp" else None
+    persona_conds = [BASELINE, *sorted({c for m in (personas or {}).values() if isinstance(m, dict) for c in m} - set(CUE_ORDER))]
+    with_personas = isinstance(personas, dict) and len(persona_conds) > 1
     styles, labels = model_styles(models, _order(summary)), short_labels(models)
-    fig = Figure(figsize=(8, 4.4), layout="constrained")
-    ax = fig.add_subplot()
+    fig = Figure(figsize=(11 if with_personas else 8, 4.4), layout="constrained")
+    axes = fig.subplots(1, 2, width_ratios=[2.2, 1]) if with_personas else [fig.add_subplot()]
+    ax = axes[0]
     width = 0.6 / max(1, len(models))
     for k, m in enumerate(models):
         found = [(j, _value_ci(summary, m, c, inst, key)) for j, c in enumerate(conds)]
@@ -105,13 +117,26 @@ def by_asker(summary: dict, kind: str, path: Path) -> Path | None:
                     color=colour, capsize=2, ms=5, label=labels[m])
     ax.axhline(50 if kind == "atp" else 0, color="grey", lw=0.8, ls="--")
     ax.set_xticks(range(len(conds)), conds)
-    ax.set_xlabel("asker (most Democrat-coded cue to most Republican-coded)")
+    ax.set_xlabel("asker cue (most Democrat-coded to most Republican-coded)")
     ax.set_ylabel(label)
-    ax.set_title(f"{inst}: by asker, per model (95% bootstrap CI over items)", fontsize=11)
+    ax.set_title(f"{inst}: by asker cue, per model (95% bootstrap CI over items)", fontsize=10)
     ax.grid(alpha=0.3)
+    if with_personas and isinstance(personas, dict):
+        pax = axes[1]
+        for k, m in enumerate(models):
+            where = [(j + (k - (len(models) - 1) / 2) * width, float(v)) for j, c in enumerate(persona_conds)
+                     if isinstance(v := get(personas, m, c, "mean_wd_dem"), (int, float)) and np.isfinite(v)]
+            if where:
+                colour, marker = styles[m]
+                pax.plot([p[0] for p in where], [p[1] for p in where], marker=marker, ls="none", color=colour, ms=5)
+        pax.set_xticks(range(len(persona_conds)), persona_conds)
+        pax.set_xlabel("persona (unordered), N on the same items")
+        pax.set_ylabel("mean WD(Dem) on the persona items (lower = closer to Democrats)")
+        pax.set_title("personas against N, same items", fontsize=10)
+        pax.grid(alpha=0.3)
     if ax.get_legend_handles_labels()[0]:  # no model with an interval under any asker: no legend
-        ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
-    return _save(fig, path)
+        axes[-1].legend(*ax.get_legend_handles_labels(), fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
+    return fig
 
 
 def _model_scatter(summary: dict, x_key: str, y_key: str, height: float):
@@ -167,7 +192,8 @@ def shift_heatmap(summary: dict, path: Path) -> Path | None:
     kinds = instrument_kinds(summary)
     insts = sorted({i for m in models for c in shifts[m].values() for i in c}, key=lambda i: (("pct", "typology", "atp").index(kinds.get(i, "atp")), i))
     present = {c for m in models for c in shifts[m]}
-    conds = [c for c in CUE_ORDER if c in present] + sorted(present - set(CUE_ORDER))
+    # the cues only: personas are asked on their own items (their shifts are in the personas section)
+    conds = [c for c in CUE_ORDER if c in present and c != BASELINE]
     if not models or not insts or not conds:
         return None
     labels = short_labels(models)
@@ -261,6 +287,9 @@ def expected_answer_shares(summary: dict, path: Path) -> Path | None:
 PERCEPTION_PANELS = (("mean_rating", "perceived asker rating (mean)"), ("share_names_auditor", "auditor-like share\n(descriptions naming an auditor)"))
 
 
+RATING_SCALE = (1, 7)  # the perception probe's scale: 1 very liberal ... 7 very conservative
+
+
 def perception_panels(summary: dict, path: Path) -> Path | None:
     """Perception probe per model x condition: the mean perceived-asker rating and the share
     of descriptions that name an auditor (summary perception), with their 95% percentile
@@ -291,6 +320,10 @@ def perception_panels(summary: dict, path: Path) -> Path | None:
         ax.set_ylabel(label)
         if key.startswith("share_"):
             ax.set_ylim(-0.02, 1.02)
+        else:  # the rating's whole scale, its midpoint marked (a cut axis made 3.9 look far from the centre)
+            ax.set_ylim(RATING_SCALE[0] - 0.2, RATING_SCALE[1] + 0.2)
+            ax.axhline(sum(RATING_SCALE) / 2, color="grey", lw=0.8, ls="--")
+            ax.set_yticks(range(RATING_SCALE[0], RATING_SCALE[1] + 1))
         ax.grid(alpha=0.3)
     if axes[-1].get_legend_handles_labels()[0]:
         axes[-1].legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
