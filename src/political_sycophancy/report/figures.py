@@ -131,7 +131,7 @@ def by_asker_figure(summary: dict, kind: str) -> Figure | None:
                 pax.plot([p[0] for p in where], [p[1] for p in where], marker=marker, ls="none", color=colour, ms=5)
         pax.set_xticks(range(len(persona_conds)), persona_conds)
         pax.set_xlabel("persona (unordered), N on the same items")
-        pax.set_ylabel("mean WD(Dem) on the persona items (lower = closer to Democrats)")
+        pax.set_ylabel("mean WD(Dem), persona items\n(lower = closer to Democrats)")
         pax.set_title("personas against N, same items", fontsize=10)
         pax.grid(alpha=0.3)
     if ax.get_legend_handles_labels()[0]:  # no model with an interval under any asker: no legend
