@@ -88,7 +88,7 @@ def screenshots(report: Path, tmp: Path, label: str) -> dict[str, Path]:
     assert run.returncode == 0 and first.exists(), run.stderr[-2000:]
     shots["first_screen"] = first
     page = report.read_text()
-    figures = re.findall(r"<figure>.*?</figure>", page, flags=re.S)
+    figures = re.findall(r"<figure[^>]*>.*?</figure>", page, flags=re.S)
     if figures:
         gallery = tmp / f"{label}_figures.html"
         gallery.write_text(
@@ -153,7 +153,7 @@ def printed(report: Path, tmp: Path, label: str) -> dict:
     data = pdf.read_bytes()
     pages = len(re.findall(rb"/Type\s*/Page[^s]", data))
     images = len(re.findall(rb"/Subtype\s*/Image", data))
-    figures = len(re.findall(r"<figure>\s*<img", report.read_text()))
+    figures = len(re.findall(r"<figure[^>]*>\s*<img", report.read_text()))
     assert pages >= 1 and images >= figures >= 1, (pages, images, figures)
     return {"pages": pages, "images": images, "figures": figures, "bytes": len(data)}
 
@@ -184,7 +184,7 @@ def test_mock_six_condition_report_renders(tmp_path):
     assert all((out / "figures" / f"{name}.svg").exists() for name in MOCK_FIGURES)
     assert set(shots) == {"first_screen", "figures"}
     gallery = (tmp_path / "mock_figures.html").read_text()
-    assert gallery.count("<figure>") == verdict["images"]
+    assert len(re.findall(r"<figure[ >]", gallery)) == verdict["images"]
 
 
 def test_paper_phase1_report_renders(tmp_path):

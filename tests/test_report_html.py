@@ -87,7 +87,7 @@ def test_figures_come_after_findings_and_each_is_shown_once(report):
     page = (report.out_dir / "report.html").read_text()
     h2 = re.findall(r"<h2 id='([^']+)'", page)
     assert h2[:3] == ["headline", "findings", "figures"]
-    assert page.count("<img") == len(re.findall(r"<figure>", page))
+    assert page.count("<img") == len(re.findall(r"<figure[ >]", page))
     assert "shown with its CIs under <a href='#figures'>" in page
     assert (report.out_dir / "figures" / "closer_to_dem_by_condition.png").exists()  # still on disk
     assert (report.out_dir / "figures" / "paper_closer_to_dem_by_asker.svg").exists()
@@ -120,3 +120,18 @@ def test_a_long_table_is_a_csv_link_with_a_summary_not_a_preview():
     block = _table_block("shifts", "item_shifts", table, "tables/item_shifts.csv")
     assert "<table>" not in block and "tables/item_shifts.csv" in block
     assert "400 rows" in block and "shift: mean 0.499, from 0 to 0.998" in block
+
+
+def test_print_holds_the_key_tables_and_no_toggles(report):
+    """Issue 26 item 7: the printed PDF was dead "Show table" toggles: key tables are open
+    (so they print), other folded tables print as their CSV path, and a row of panels
+    prints at the full width."""
+    page = (report.out_dir / "report.html").read_text()
+    for key in ("condition_summary", "decomposition", "sign_flip"):
+        block = page[page.index(f"id='table-{key}'"):]
+        assert block.index("<details class='key' open>") < block.index("</details>"), key
+    assert "<span class='toggle'>Show table </span>" in page  # the other folded tables
+    style = page[page.index("@media print"):]
+    assert "span.toggle{display:none}" in style and "details>summary{list-style:none}" in style
+    assert "figure.wide img{width:100%;max-height:none}" in style
+    assert "<figure class='wide'>" in page  # the multi-panel figures

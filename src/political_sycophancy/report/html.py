@@ -33,6 +33,12 @@ OPEN_ROWS = 12
 FULL_TABLE_ROWS = 150
 # Sections whose tables are bookkeeping: always folded.
 FOLDED_SECTIONS = ("overview", "stability", "power")
+# The tables a reader of the printed report needs: shown open (on screen they can be
+# folded), so they print; every other folded table prints as its CSV path, not a toggle.
+KEY_TABLES = ("condition_summary", "decomposition", "sign_flip", "mixed_crossed_coefficients", "mixed_paper_coefficients",
+              "expected_answer_by_condition", "perception", "personas", "slant_correlations")
+# A figure at least this much wider than tall (a row of panels) prints at the full width.
+WIDE_FIGURE = 1.6
 # Section figures redrawn with their CIs in the Figures section: shown once, there.
 SUPERSEDED = MappingProxyType({"closer_to_dem_by_condition": "paper_closer_to_dem_by_asker", "pct_by_condition": "paper_pct_by_asker",
               "sycophancy_left_right": "paper_sycophancy_left_right", "item_wd_dem_scatter": "paper_item_shifts"})
@@ -65,9 +71,11 @@ p.lead{margin:.4em 0}nav.toc{font-size:.85em;color:var(--muted);margin:1em 0}nav
  nav.toc,a.src{display:none}
  h2{break-after:avoid;page-break-after:avoid}h3{break-after:avoid}
  figure,table,tr{break-inside:avoid;page-break-inside:avoid}
- figure img{max-height:120mm;width:auto}
- .tw{overflow:visible}table{font-size:7.5pt}
+ figure img{max-height:120mm;width:auto}figure.wide img{width:100%;max-height:none}
+ .tw{overflow:visible}table{font-size:7.5pt;table-layout:auto}td,th{word-break:break-word}
  details:not([open])>:not(summary){display:none}
+ details>summary{list-style:none}details>summary::-webkit-details-marker{display:none}span.toggle{display:none}
+ h3{break-after:avoid;page-break-after:avoid}
  a{color:inherit;text-decoration:none}
 }
 """
@@ -173,7 +181,8 @@ def _table_block(section_name: str, tname: str, table: pd.DataFrame, rel: str) -
     body = table_html(table)
     folded = section_name in FOLDED_SECTIONS or len(table.columns) > OPEN_COLUMNS or len(table) > OPEN_ROWS
     if folded:
-        return head + f"<details><summary>Show table ({size}) &middot; CSV: {link}</summary>{body}</details>"
+        state = " class='key' open" if tname in KEY_TABLES else ""
+        return head + f"<details{state}><summary><span class='toggle'>Show table </span>({size}) &middot; CSV: {link}</summary>{body}</details>"
     return head + f"<p class='meta'>{size} &middot; CSV: {link}</p>" + body
 
 
@@ -209,12 +218,16 @@ def _section_text(text: str) -> str:
 
 
 def _figure(caption: str, path: Path) -> str:
-    data = base64.b64encode(Path(path).read_bytes()).decode("ascii")
+    raw = Path(path).read_bytes()
+    data = base64.b64encode(raw).decode("ascii")
     mime = "image/svg+xml" if Path(path).suffix == ".svg" else "image/png"
+    # a row of panels prints at the full width (PNG header: width, height at bytes 16-24)
+    wide = raw[:4] == b"\x89PNG" and int.from_bytes(raw[16:20], "big") >= WIDE_FIGURE * int.from_bytes(raw[20:24], "big")
+    cls = " class='wide'" if wide else ""
     svg = Path(path).with_suffix(".svg")
     alt = f" <span class='meta'>(vector: figures/{html.escape(svg.name)})</span>" if svg.exists() and svg != Path(path) else ""
     return (
-        f"<figure><img alt='{html.escape(caption, quote=True)}' src='data:{mime};base64,{data}'>"
+        f"<figure{cls}><img alt='{html.escape(caption, quote=True)}' src='data:{mime};base64,{data}'>"
         f"<figcaption>{html.escape(caption)}{alt}</figcaption></figure>"
     )
 
