@@ -197,7 +197,7 @@ def test_mixed_paper_spec_and_one_model():
 
 
 def test_power_plan_recovers_variances(atp_items, atp_file):
-    items = atp_items
+    items = atp_items[:40]  # 40 items x 3 epochs x 3 conditions x 3 models through Inspect: enough for both variances
     responses = synthetic_responses(items, MODELS[:3], ["N", "C3L", "C3R"], atp_shift={"C3R": -0.3}, epochs=3, seed=8)
     frame = frame_from_evals(responses, [atp_file])
     table, info = power_plan(frame, effect=0.02)
