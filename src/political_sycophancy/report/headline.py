@@ -21,12 +21,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.conditions import BASELINE, CUE_ORDER
+from ..core.conditions import BASELINE
 from ..core.text import md_text
-from ..stats.resample import percentile_interval
-from .findings import Finding, Quote, get
+from ..shared.summaries import condition_rank
+from ..stats.resample import iid_indices, percentile_interval
+from .findings import LEFT, RIGHT, Finding, Quote, get
 
-LEFT, RIGHT = "C3L", "C3R"
 WD = "wd"
 
 
@@ -101,10 +101,8 @@ def _ratio_interval(shifts: pd.DataFrame | None, models: list[str], draws: int, 
         return None
     lm = -left.reindex(index=models, columns=items).to_numpy(float)
     rm = -right.reindex(index=models, columns=items).to_numpy(float)
-    rng = np.random.default_rng(seed)
     ratios = np.empty(draws)
-    for k in range(draws):
-        pick = rng.integers(0, len(items), len(items))
+    for k, pick in enumerate(iid_indices(len(items), draws, np.random.default_rng(seed))):
         with np.errstate(invalid="ignore", divide="ignore"):
             lv, rv = np.nanmean(np.nanmean(lm[:, pick], axis=1)), np.nanmean(np.nanmean(rm[:, pick], axis=1))
             ratios[k] = rv / lv if lv > 0 else np.nan
@@ -295,14 +293,10 @@ def headline(summary: dict) -> list[Finding]:
     return out
 
 
-def _order(conds) -> list[str]:
-    return sorted(conds, key=lambda c: (CUE_ORDER.index(c) if c in CUE_ORDER else 99, c))
-
-
 def answered_table(summary: dict) -> tuple[list[str], list[list[str]]]:
     """The non-response table: models as rows, conditions as columns, answered %."""
     a = get(summary, "findings", "headline", "answered") or {}
-    conds = _order({c for v in a.values() for c in v})
+    conds = sorted({c for v in a.values() for c in v}, key=condition_rank)
     rows = []
     for model in sorted(a):
         row = [model]
