@@ -19,7 +19,7 @@ from political_sycophancy.audit.simulate import write_atp_items
 from political_sycophancy.core.errors import InputError
 from political_sycophancy.core.inspect_compat import eval_results, write_eval_zip
 from political_sycophancy.core.items import builtin_path
-from political_sycophancy.logs import importer
+from political_sycophancy.logs import import_writer, importer
 from political_sycophancy.logs.frame import load_frame
 
 PCT_FILE = builtin_path("pct.csv")
@@ -51,7 +51,7 @@ def responses(tmp_path):
 def recorder_copy(log, path):
     loop = asyncio.new_event_loop()
     try:
-        loop.run_until_complete(importer._write_eval(log, path))
+        loop.run_until_complete(import_writer.write_eval(log, path))
     finally:
         loop.close()
     return path
@@ -113,10 +113,10 @@ def test_a_layout_difference_is_caught(tmp_path, responses, monkeypatch):
         write_eval_zip(log.model_copy(update={"samples": []}), out)  # no sample members, no summaries
         return out
 
-    monkeypatch.setattr(importer, "write_eval_zip", without_summaries)
+    monkeypatch.setattr(import_writer, "write_eval_zip", without_summaries)
     loop = asyncio.new_event_loop()
     try:
-        assert importer.layout_difference(log, loop) is not None
+        assert import_writer.layout_difference(log, loop) is not None
     finally:
         loop.close()
 
@@ -124,7 +124,7 @@ def test_a_layout_difference_is_caught(tmp_path, responses, monkeypatch):
 def test_a_layout_difference_falls_back_to_inspects_writer(tmp_path, responses, monkeypatch):
     path, items = responses
     fast = importer.import_responses(path, items, tmp_path / "fast", jobs=1)
-    monkeypatch.setattr(importer, "layout_difference", lambda log, loop: "the log's 'eval'")
+    monkeypatch.setattr(import_writer, "layout_difference", lambda log, loop: "the log's 'eval'")
     slow = importer.import_responses(path, items, tmp_path / "slow", jobs=2)
     assert any("written with Inspect's recorder" in n for n in slow.notes)
     import zipfile
@@ -149,11 +149,11 @@ def test_light_metric_inputs_give_inspects_results_and_reductions(tmp_path, resp
     for written in result.logs:
         log = read_eval_log(str(written))
         name = next(iter(log.samples[0].scores))
-        scorer = importer._Scoring().scorer(importer.AUDIT, log.samples[0].metadata["scoring"])
+        scorer = importer.Scoring().scorer(importer.AUDIT, log.samples[0].metadata["scoring"])
         full = [{name: SampleScore(score=s.scores[name], sample_id=s.id, sample_metadata=s.metadata, scorer=name)}
                 for s in log.samples if s.scores]
         expected = eval_results(len(log.samples), full, mean_score(), [scorer], None, scorer_names=[name])
-        got = importer._eval_results(log.samples, scorer, name)
+        got = import_writer.light_eval_results(log.samples, scorer, name)
         # as JSON: NaN (unanswered measures) is not equal to itself in a dict comparison
         assert got[0].model_dump_json() == expected[0].model_dump_json(), written.name
         assert [r.model_dump_json() for r in got[1]] == [r.model_dump_json() for r in expected[1]], written.name
@@ -174,14 +174,14 @@ def test_a_failing_worker_leaves_the_earlier_import_in_place(tmp_path, responses
     path, items = responses
     first = importer.import_responses(path, items, tmp_path / "logs", jobs=1)
     before = sorted(p.name for p in (tmp_path / "logs").glob("*.eval"))
-    build = importer._build_log
+    build = import_writer.build_log
 
-    def failing(run, source, log_id, model, *args, **kwargs):
-        if model == MODELS[-1]:
-            raise InputError(f"planted failure for {model}")
-        return build(run, source, log_id, model, *args, **kwargs)
+    def failing(job, cell, *args, **kwargs):
+        if cell.model == MODELS[-1]:
+            raise InputError(f"planted failure for {cell.model}")
+        return build(job, cell, *args, **kwargs)
 
-    monkeypatch.setattr(importer, "_build_log", failing)
+    monkeypatch.setattr(import_writer, "build_log", failing)
     with pytest.raises(InputError, match="planted failure"):
         importer.import_responses(path, items, tmp_path / "logs", jobs=2)
     assert sorted(p.name for p in (tmp_path / "logs").glob("*.eval")) == before

@@ -126,9 +126,9 @@ def edit_header(edit: Callable[[dict], None], *, log: int = 0) -> Callable[[Path
 
 def _import_then_die(tmp: Path, file: str, logs: int) -> None:
     """In a forked child: import `file`, killed (SIGKILL, no clean-up) once `logs` logs are written."""
-    from political_sycophancy.logs import importer
+    from political_sycophancy.logs import import_writer, importer
 
-    write_one = importer._write_one
+    write_one = import_writer.write_one
     written = []
 
     def write_then_die(*args, **kwargs):
@@ -138,7 +138,7 @@ def _import_then_die(tmp: Path, file: str, logs: int) -> None:
             os.kill(os.getpid(), signal.SIGKILL)
         return out
 
-    importer._write_one = write_then_die  # type: ignore[assignment]
+    import_writer.write_one = write_then_die  # type: ignore[assignment]
     os.chdir(tmp)
     importer.import_responses(file, [builtin_path("pct.csv")], "logs", jobs=1)
 

@@ -42,7 +42,7 @@ from ..probes.scorers import (
     score_perception_source,
 )
 from ..probes.task import expected_answer_prompt, perception_prompt
-from .importer import AUDIT, ImportResult, ResponseKind, _Scoring, import_responses
+from .importer import AUDIT, ImportResult, ResponseKind, Scoring, import_responses
 
 # model_label names the model; the persona file's condition is its persona_code
 COLUMNS = {"model_label": "model_id", "persona_code": "condition"}
@@ -75,10 +75,10 @@ class ProbeKind(ResponseKind):
             raise InputError(f"the {self.name} probe needs ATP items with dem/rep benchmarks (scoring wd), got {scoring!r}")
         return self._scorer()
 
-    def source_score(self, run: _Scoring, scorer: Callable, item: Item, rec: dict, make_state) -> Score:
+    def source_score(self, run: Scoring, scorer: Callable, item: Item, rec: dict, make_state) -> Score:
         return self._source(item, rec)
 
-    def parsed_score(self, run: _Scoring, scorer: Callable, item: Item, rec: dict, make_state) -> Score:
+    def parsed_score(self, run: Scoring, scorer: Callable, item: Item, rec: dict, make_state) -> Score:
         return self._parsed(item, rec, rec.get("raw_response") or "")
 
 

@@ -1,0 +1,113 @@
+"""Scoring an imported response as the task would have: the task a file's rows answer
+(`ResponseKind`; the audit by default, the probes' kinds in `logs.probe_importer`) and the
+synchronous runner of our async scorers, with one score per distinct completion."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, ModelName, ModelOutput
+from inspect_ai.scorer import Score, Target
+from inspect_ai.solver import TaskState
+
+from ..core.answers import restatus
+from ..core.conditions import Condition
+from ..core.items import Item
+from ..core.parsing import ANSWERED, UNPARSED, parse_choice
+from ..core.prompts import audit_prompt
+from ..shared.scorers import scorer_for
+
+SOURCE_RULE = "source letter"
+
+
+class ResponseKind:
+    """The task a file's rows answer (default: the audit). `probe_import` defines the
+    probes' kinds: their prompt, scorer, source-letter columns and source scoring."""
+
+    name = "audit"
+    letter_columns: tuple[str, ...] = ("letter",)
+
+    def task(self, instrument: str, condition: str) -> str:
+        return f"audit_{instrument}_{condition}"
+
+    def prompt(self, item: Item, condition: Condition) -> str:
+        return condition.apply(audit_prompt(item))
+
+    def scorer(self, scoring: str) -> Callable:
+        return scorer_for(scoring, "letter")
+
+    def source_score(self, run: Scoring, scorer: Callable, item: Item, rec: dict, make_state) -> Score:
+        return source_score(run, scorer, item, rec.get("letter", ""), rec.get("raw_response") or "", make_state)
+
+    def parsed_score(self, run: Scoring, scorer: Callable, item: Item, rec: dict, make_state: Callable[[], TaskState]) -> Score:
+        return run(scorer, item.id, rec.get("raw_response") or "", make_state)
+
+
+AUDIT = ResponseKind()
+
+
+def task_state(item: Item, condition: Condition, model: str, epoch: int, prompt: str, completion: str, metadata: dict) -> TaskState:
+    output = ModelOutput.from_content(model=model, content=completion)
+    return TaskState(
+        model=ModelName(model if "/" in model else f"unknown/{model}"),
+        sample_id=item.id,
+        epoch=epoch,
+        input=prompt,
+        messages=[ChatMessageUser(content=prompt), ChatMessageAssistant(content=completion, model=model)],
+        output=output,
+        metadata=metadata,
+    )
+
+
+class Scoring:
+    """Runs our async scorers synchronously on one event loop (one per import).
+
+    A score depends only on the item, the condition-independent metadata and the completion,
+    so it is computed once per (scorer, item, completion), its task state built only then,
+    and copied for repeats (most responses are a bare letter)."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.cache: dict[tuple, Score] = {}
+        self.scorers: dict[tuple[str, str], Callable] = {}
+        self.parses: dict[tuple[str, str], Any] = {}
+
+    def scorer(self, kind: ResponseKind, scoring: str) -> Callable:
+        """The kind's scorer for a scoring rule, one object per import (the score cache's key)."""
+        key = (kind.name, scoring)
+        if key not in self.scorers:
+            self.scorers[key] = kind.scorer(scoring)
+        return self.scorers[key]
+
+    def parse(self, raw: str, item: Item) -> Any:
+        """Our parser's reading of a response to an item (the same text is read once)."""
+        key = (item.id, raw)
+        if key not in self.parses:
+            self.parses[key] = parse_choice(raw, item.options)
+        return self.parses[key]
+
+    def __call__(self, scorer: Callable, item_id: str, completion: str, make_state: Callable[[], TaskState]) -> Score:
+        key = (scorer, item_id, completion)
+        score = self.cache.get(key)
+        if score is None:
+            score = self.loop.run_until_complete(scorer(make_state(), Target("")))
+            self.cache[key] = score
+        return score.model_copy()
+
+    def close(self) -> None:
+        self.loop.close()
+
+
+def source_score(run: Scoring, scorer: Callable, item: Item, letter: str, raw: str, make_state) -> Score:
+    """Score the file's letter with our scorer; keep our own reading of the text beside it."""
+    ours = run.parse(raw, item)
+    letter = (letter or "").strip()
+    extra = dict(text_status=ours.status, text_letter=ours.letter, source_letter=letter or None)
+    if letter:
+        score = run(scorer, item.id, letter, lambda: make_state(letter))
+        return restatus(score, (score.metadata or {}).get("status", UNPARSED), SOURCE_RULE, **extra)
+    score = run(scorer, item.id, "", lambda: make_state(""))
+    status = ours.status if ours.status != ANSWERED else UNPARSED
+    return restatus(score, status, "no letter in the source file", **extra)
