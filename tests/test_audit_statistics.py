@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
-from support.analysis import PCT_FILE, crossed_data, frame_from_evals
+from support.analysis import PCT_FILE, crossed_data, frame_from_import
 
 from political_sycophancy.audit.power import power_plan
 from political_sycophancy.audit.simulate import builtin_pct_items, synthetic_responses, write_atp_items
@@ -29,7 +29,7 @@ from political_sycophancy.stats.mixed import fit_mixed
 from political_sycophancy.stats.permutation import sign_flip_draws, sign_flip_exact
 
 MODELS = [f"sim/m{k}" for k in range(6)]
-RUN_MODELS = [f"mockllm/{m}" for m in MODELS]  # the names the mock-model runs carry
+RUN_MODELS = MODELS  # the names the logs carry
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +49,7 @@ def planted(atp_items, atp_file):
     responses = synthetic_responses(
         items, MODELS, ["N", "C3L", "C3R"], atp_shift={"C3R": -0.45}, pct_shift={"C3R": 1.2}, seed=5, noise=0.3
     )
-    frame = frame_from_evals(responses, [atp_file, PCT_FILE])
+    frame = frame_from_import(responses, [atp_file, PCT_FILE])
     return build_cells(main_rows(frame))
 
 
@@ -139,7 +139,7 @@ def test_condition_summary_by_hand():
             "letter": ["A", "A", "D", ""], "condition": "N", "rep": 0, "temperature": 1.0,
         }
     )
-    cells = build_cells(frame_from_evals(responses, [PCT_FILE]))
+    cells = build_cells(frame_from_import(responses, [PCT_FILE]))
     row = condition_summary(cells).iloc[0]
     dirs = [i.direction for i in items]
     expected = (2 * dirs[0] + 2 * dirs[1] - 2 * dirs[2]) / 3  # the refusal is not parsed
@@ -153,7 +153,7 @@ def test_epochs_pool_into_one_distribution(atp_items, atp_file):
         {"model_id": "m/x", "question_id": item.id, "raw_response": ["A", "B", "A", "B"], "letter": ["A", "B", "A", "B"],
          "condition": "N", "rep": [0, 1, 2, 3], "temperature": 1.0}
     )
-    cells = build_cells(frame_from_evals(responses, [atp_file]))
+    cells = build_cells(frame_from_import(responses, [atp_file]))
     assert cells["probs"].iloc[0][:2] == [0.5, 0.5]
     from political_sycophancy.shared.scorers.wd import normalized_wd
 
@@ -199,7 +199,7 @@ def test_mixed_paper_spec_and_one_model():
 def test_power_plan_recovers_variances(atp_items, atp_file):
     items = atp_items[:40]  # 40 items x 3 epochs x 3 conditions x 3 models through Inspect: enough for both variances
     responses = synthetic_responses(items, MODELS[:3], ["N", "C3L", "C3R"], atp_shift={"C3R": -0.3}, epochs=3, seed=8)
-    frame = frame_from_evals(responses, [atp_file])
+    frame = frame_from_import(responses, [atp_file])
     table, info = power_plan(frame, effect=0.02)
     assert info["var_replicate"] is not None and info["var_replicate"] > 0
     assert list(table["replicates"]) == [1, 2, 4, 8]
@@ -220,7 +220,7 @@ def test_stability_tables(atp_items, atp_file):
     items = atp_items[:20]
     hot = synthetic_responses(items, ["m/x"], ["N", "C3L", "C3R"], epochs=3, seed=1)
     cold = synthetic_responses(items, ["m/x"], ["N", "C3L", "C3R"], epochs=1, temperature=0.0, seed=1, noise=0.0)
-    frame = frame_from_evals(pd.concat([hot, cold], ignore_index=True), [atp_file])
+    frame = frame_from_import(pd.concat([hot, cold], ignore_index=True), [atp_file])
     assert (main_rows(frame)["temperature"] == 1.0).all()  # the variant with most samples
     values = epoch_values(frame)
     sd = replicate_sd(values)

@@ -8,7 +8,7 @@ import subprocess
 
 import pandas as pd
 import pytest
-from support.analysis import PCT_FILE, frame_from_evals
+from support.analysis import PCT_FILE, frame_from_evals, frame_from_import
 
 from political_sycophancy.audit.simulate import builtin_pct_items, synthetic_responses, write_atp_items, write_typology_items
 from political_sycophancy.cli import main
@@ -31,7 +31,7 @@ def full_report(tmp_path_factory):
     items = load_items(files[0], instrument="atp") + builtin_pct_items() + load_items(files[2], instrument="typology")
     responses = synthetic_responses(items, ["x/a", "x/b", "y/c"], ["N", "CA", "C3L", "C3R"], atp_shift={"C3R": -0.4},
                                     pct_shift={"C3R": 1.0}, refusal_rate=0.05, seed=4)
-    frame = frame_from_evals(responses, files)
+    frame = frame_from_import(responses, files)
     frame.attrs["notes"] = ["a note from reading <the logs>"]
     result = write_report(frame, tmp / "out", source="memory", options=FAST)
     return result
@@ -39,7 +39,7 @@ def full_report(tmp_path_factory):
 
 def test_summary_json_holds_the_required_keys(full_report):
     summary = json.loads((full_report.out_dir / "summary.json").read_text())
-    assert set(summary["models"]) == {"mockllm/x/a", "mockllm/x/b", "mockllm/y/c"}
+    assert set(summary["models"]) == {"x/a", "x/b", "y/c"}
     for node in summary["models"].values():
         for cond in ("N", "CA", "C3L", "C3R"):
             c = node["conditions"][cond]
@@ -147,7 +147,7 @@ def test_power_planning_only_when_asked_for(tmp_path, capsys):
     --power or --power-effect."""
     items = builtin_pct_items()[:8]
     responses = synthetic_responses(items, ["x/a", "x/b"], ["N", "C3L", "C3R"], pct_shift={"C3R": 1.0}, seed=3)
-    frame = frame_from_evals(responses, [PCT_FILE])
+    frame = frame_from_import(responses, [PCT_FILE])
     plain = write_report(frame, tmp_path / "plain", options=AnalysisOptions(bootstrap_draws=50, sign_flip_draws=100))
     assert "power" not in plain.summary["sections"] and not (tmp_path / "plain" / "tables" / "power.csv").exists()
     asked = write_report(frame, tmp_path / "asked", options=AnalysisOptions(bootstrap_draws=50, sign_flip_draws=100, power_effect=0.3))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from support.analysis import crossed_data, frame_from_evals
+from support.analysis import crossed_data, frame_from_import
 
 from political_sycophancy.audit.analysis import mixed_data, mixed_section
 from political_sycophancy.audit.simulate import synthetic_responses, write_atp_items
@@ -84,7 +84,7 @@ def test_section_names_the_specification_beside_the_estimates(tmp_path):
     path = write_atp_items(tmp_path / "atp.csv", 30, seed=5)
     items = load_items(path, instrument="atp")
     responses = synthetic_responses(items, ["x/a", "x/b", "x/c"], ["N", "CA", "C1R", "C3L", "C3R"], atp_shift={"C3R": -0.4, "C1R": -0.3}, seed=6)
-    frame = frame_from_evals(responses, [path])
+    frame = frame_from_import(responses, [path])
     section = mixed_section(frame, tmp_path, AnalysisOptions())
     mm = section.summary["tests"]["mixed_model"]
     answered = frame[(frame["status"] == "answered") & frame["condition"].isin(["N", "C3L", "C3R"])]

@@ -155,7 +155,7 @@ def test_sign_flip_tests_hold_their_size_under_the_null(null):
 @pytest.fixture(scope="module")
 def degenerate_reports():
     """Reports of four degenerate audits (synthetic responses -> logs -> tidy frame -> report)."""
-    from support.analysis import PCT_FILE, frame_from_evals
+    from support.analysis import PCT_FILE, frame_from_import
 
     import political_sycophancy.report  # noqa: F401  (registers the report sections)
     from political_sycophancy.audit.simulate import builtin_pct_items, synthetic_responses, write_atp_items
@@ -172,7 +172,7 @@ def degenerate_reports():
         responses = synthetic_responses(items, models, conditions, refusal_rate=refusal, seed=1)
         if letter is not None:
             responses["letter"] = responses["raw_response"] = letter
-        return frame_from_evals(responses, [atp_file, PCT_FILE])
+        return frame_from_import(responses, [atp_file, PCT_FILE])
 
     cases = {
         "one_item": frame([atp[0], pct[0]], ["m1", "m2", "m3"]),

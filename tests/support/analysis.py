@@ -81,7 +81,9 @@ def frame_from_evals(responses: pd.DataFrame, item_files: Iterable[str | Path], 
 
 def frame_from_import(responses: pd.DataFrame, item_files: Iterable[str | Path], log_dir: str | Path | None = None) -> pd.DataFrame:
     """The tidy frame of the same responses imported (`import_responses`: one log per model x
-    instrument x condition x temperature, our parser and scorers), read by `load_frame`."""
+    instrument x condition x temperature, our parser and scorers), read by `load_frame`. It
+    equals `frame_from_evals`'s (tests/test_logs_frame_sources.py) but for the provider
+    prefix of the model names, in about 1/30 of the time: the statistics tests use it."""
     with tempfile.TemporaryDirectory() as scratch:
         out = Path(log_dir) if log_dir is not None else Path(scratch) / "logs"
         path = Path(scratch) / "responses.csv"
