@@ -8,6 +8,7 @@ commands (the embedded model, `inspect score`) are executed."""
 from __future__ import annotations
 
 import inspect
+import os
 import shlex
 import subprocess
 from pathlib import Path
@@ -96,25 +97,37 @@ def test_inspect_commands_name_real_tasks_and_parameters(case):
 def test_every_line_is_checked_or_named():
     """Nothing is skipped silently: a line is ours, Inspect's, or a named other program."""
     for doc, cmd in ALL:
+        cmd = _without_env(cmd)
         assert cmd.startswith(("political-sycophancy ", "inspect eval", "inspect score", *NOT_CHECKED)), f"{doc.name}: {cmd}"
 
 
-def _doc(cmd_start: str) -> str:
-    [cmd] = [c for doc, c in ALL if doc.name == "inspect.md" and c.startswith(cmd_start)]
-    return cmd
+def _without_env(cmd: str) -> str:
+    """The command without the environment assignments (`POLITICAL_SYCOPHANCY_...=1`) before it."""
+    words = cmd.split(" ")
+    while words and words[0].startswith("POLITICAL_SYCOPHANCY_") and "=" in words[0]:
+        words = words[1:]
+    return " ".join(words)
 
 
-def test_inspect_score_runs_as_written_without_a_terminal(tmp_path):
-    """docs/inspect.md's `inspect score` (a bare `inspect score LOG` asked two questions and
-    aborted without a terminal): run as written, stdin closed, on a real log."""
+def _docs(cmd_start: str) -> list[str]:
+    return [c for doc, c in ALL if doc.name == "inspect.md" and _without_env(c).startswith(cmd_start)]
+
+
+@pytest.mark.parametrize("written", _docs("inspect score"), ids=["named scorer", "opt-in aliases"])
+def test_inspect_score_runs_as_written_without_a_terminal(tmp_path, written):
+    """docs/inspect.md's `inspect score` commands (a bare `inspect score LOG` asked two
+    questions and aborted without a terminal): run as written, stdin closed, on a real log,
+    the environment variable of the opt-in one set as the line sets it."""
     made = run_cli("inspect", "eval", "political_sycophancy/audit", "-T", "condition=N", "--model",
                    "faulty/mockllm/model", "-M", "mock_answer=B", "--limit", "1", "--log-dir", "logs",
                    "--display", "none", cwd=tmp_path)
     assert made.returncode == 0, made.stdout + made.stderr
     [info] = list_eval_logs(str(tmp_path / "logs"))
     argv = [info.name.removeprefix("file://") if a == "logs/LOG.eval" else a
-            for a in shlex.split(_doc("inspect score"))]
-    proc = subprocess.run(argv, cwd=tmp_path, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300)
+            for a in shlex.split(_without_env(written))]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("POLITICAL_SYCOPHANCY_")}
+    env.update(w.split("=", 1) for w in written.split(" ") if w.startswith("POLITICAL_SYCOPHANCY_") and "=" in w)
+    proc = subprocess.run(argv, cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert (tmp_path / "rescored.eval").stat().st_size > 0
 

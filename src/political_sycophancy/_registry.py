@@ -1,11 +1,22 @@
 """The `inspect_ai` entry point: importing this registers every task, solver and scorer of
 every measure in `catalog` (each declares the modules that register them) and the model
-providers."""
+providers.
+
+Inspect records a scorer in the log by its unqualified name (`pct_score`) and `inspect
+score LOG` looks it up by that name, which an extension package's scorers do not have in
+Inspect's registry. Inspect's convention is to name the scorer
+(`inspect score LOG --scorer political_sycophancy/pct_score -S answer=letter`); setting
+`POLITICAL_SYCOPHANCY_SCORER_ALIASES=1` opts in to aliases under the unqualified names, so
+that the bare `inspect score LOG` re-scores with the scorer and options the log recorded.
+They are off by default: an unqualified name in Inspect's global registry can shadow
+another package's scorer of that name.
+"""
 
 from __future__ import annotations
 
 import functools
 import importlib
+import os
 
 from . import catalog
 from .core.inspect_compat import RegistryInfo, registry_add, registry_info, registry_lookup
@@ -14,12 +25,12 @@ from .core.solvers import asker_preamble as asker_preamble
 from .models import faulty as faulty  # providers: faulty/<model>, gguf/<name>
 from .models import gguf as gguf
 
+SCORER_ALIASES_ENV = "POLITICAL_SYCOPHANCY_SCORER_ALIASES"
+
 
 def _register_unqualified_scorer_names(modules: list) -> None:
-    """`inspect score LOG` looks scorers up by the unqualified name Inspect records in the
-    log (`pct_score`), which for an extension package's scorers is not registered; alias
-    each scorer the measures define under that name (the alias creates the same,
-    namespaced scorer)."""
+    """Alias each scorer the measures define under its unqualified name (the alias creates
+    the same, namespaced scorer), unless that name is taken; opt-in (module docstring)."""
     for module in modules:
         for value in vars(module).values():
             if not callable(value):
@@ -42,7 +53,8 @@ def _register_unqualified_scorer_names(modules: list) -> None:
 
 def _register() -> None:
     modules = [importlib.import_module(name) for measure in catalog.declared() for name in measure.registers]
-    _register_unqualified_scorer_names(modules)
+    if os.environ.get(SCORER_ALIASES_ENV, "").strip() == "1":
+        _register_unqualified_scorer_names(modules)
 
 
 _register()

@@ -85,8 +85,9 @@ def printed_table(out: str) -> list[dict[str, str]]:
     return rows
 
 
-def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    """Run an installed console script (`inspect`, `political-sycophancy`) in a subprocess."""
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "COLUMNS": "400"}
+def run_cli(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """Run an installed console script (`inspect`, `political-sycophancy`) in a subprocess
+    (`env`: variables set on top of this process's)."""
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "COLUMNS": "400", **(env or {})}
     env.pop("INSPECT_LOG_DIR", None)
     return subprocess.run([str(BIN / args[0]), *args[1:]], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
