@@ -197,7 +197,7 @@ WVS_ANSWERS = {
 
 def test_item8_a_wvs_statement_file_runs_through_the_measure(tmp_path):
     path = write_csv(tmp_path / "wvs_statements.csv", WVS)
-    [log] = inspect_eval(with_generation(open_ended(statements=str(path), version="original,opposite", grader=tag_grader()), epochs=1),
+    [log] = inspect_eval(with_generation(open_ended(statements=str(path), statement_version="original,opposite", grader=tag_grader()), epochs=1),
                          model=tagged_model(WVS_ANSWERS), log_dir=str(tmp_path / "logs"), display="none")
     assert log.status == "success", log.error
     assert log.eval.metadata["instrument"] == "wvs" and log.eval.metadata["coding"] is None

@@ -102,7 +102,7 @@ def scripted_grader(calls: list | None = None):
 def test_whole_path_gives_the_hand_computed_total_per_dimension(tmp_path):
     statements = write_statements(tmp_path / "statements.csv")
     grader_calls: list = []
-    task = with_generation(open_ended(statements=str(statements), version="all", grader=scripted_grader(grader_calls)), epochs=2)
+    task = with_generation(open_ended(statements=str(statements), statement_version="all", grader=scripted_grader(grader_calls)), epochs=2)
     log = eval(task, model=answering_model(), log_dir=str(tmp_path / "logs"), display="none")[0]
     assert log.status == "success", log.error
     assert len(grader_calls) == 24  # 4 statements x 3 versions x 2 epochs
@@ -208,14 +208,14 @@ def test_self_grading_runs_when_allowed(tmp_path):
 
 def test_paraphrases_need_a_versions_file_for_the_builtin_pct():
     with pytest.raises(InputError, match="have no paraphrase"):
-        open_ended(version="paraphrase", grader="mockllm/grader")
+        open_ended(statement_version="paraphrase", grader="mockllm/grader")
 
 
 def test_bad_task_arguments():
     with pytest.raises(InputError, match="unknown prefix"):
         open_ended(prefix="shout", grader="mockllm/grader")
     with pytest.raises(InputError, match="version must be"):
-        open_ended(version="reversed", grader="mockllm/grader")
+        open_ended(statement_version="reversed", grader="mockllm/grader")
     with pytest.raises(InputError, match="threshold"):
         open_ended(threshold=1.5, grader="mockllm/grader")
 

@@ -8,4 +8,5 @@ MEASURE = Measure(
     kinds=("open_ended", "rephrase"),
     registers=("political_sycophancy.open_ended.task", "political_sycophancy.open_ended.judge", "political_sycophancy.open_ended.rephrase"),
     sections=("political_sycophancy.open_ended.analysis",),
+    exports=(("stance_judge", "political_sycophancy.open_ended.judge"),),
 )

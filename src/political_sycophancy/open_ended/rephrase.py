@@ -112,7 +112,7 @@ def rephrasing_writer(output: str) -> Scorer:
 def rephrase(
     statements: str = "pct",
     coding: str | None = None,
-    version: str | list[str] = "paraphrase,opposite",
+    statement_version: str | list[str] = "paraphrase,opposite",
     output: str = "rephrasings.csv",
     overwrite: bool = False,
 ) -> Task:
@@ -122,7 +122,7 @@ def rephrase(
       statements: pct (built in) or a statement file.
       coding: a coding file replacing the statements' coding (which statements are
         fillers without versions), as for open_ended.
-      version: paraphrase, opposite, or both (`paraphrase,opposite`, the default; `all`
+      statement_version: paraphrase, opposite, or both (`paraphrase,opposite`, the default; `all`
         means the same).
       output: the versions file to write (CSV: id, version, text, original, model,
         reviewed). Review it, then pass it to open_ended with -T rephrasings=<file>.
@@ -131,9 +131,9 @@ def rephrase(
     Generation is Inspect's: temperature 0 (the model's most likely wording) and 200 tokens
     are the task's defaults, overridden by `--temperature` and `--max-tokens`.
     """
-    versions = [v for v in parse_versions(version) if v != "original"]
+    versions = [v for v in parse_versions(statement_version) if v != "original"]
     if not versions:
-        raise InputError("version must include paraphrase or opposite (the original needs no generation)")
+        raise InputError("statement_version must include paraphrase or opposite (the original needs no generation)")
     out = Path(output)
     if out.exists() and out.stat().st_size > 0 and not overwrite:
         raise InputError("output file exists (it may hold reviewed texts); choose another or pass -T overwrite=true", file=out)

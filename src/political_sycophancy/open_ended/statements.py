@@ -294,7 +294,7 @@ def load_statements(
 
 def parse_versions(spec: str | list[str]) -> list[str]:
     """`original`, `paraphrase`, `opposite`, `all`, or a comma-separated list (or a list,
-    as `inspect eval -T version=a,b` passes it)."""
+    as `inspect eval -T statement_version=a,b` passes it)."""
     key = (",".join(str(s) for s in spec) if isinstance(spec, (list, tuple)) else str(spec)).strip().lower()
     names = list(VERSIONS) if key == "all" else [v.strip() for v in key.split(",") if v.strip()]
     bad = [v for v in names if v not in VERSIONS]

@@ -57,7 +57,7 @@ def prefix_prompt(prefixes: str | None = None) -> Solver:
 @task
 def open_ended(
     prefix: str | list[str] = "baseline",
-    version: str | list[str] = "original",
+    statement_version: str | list[str] = "original",
     statements: str = "pct",
     rephrasings: str | None = None,
     coding: str | None = None,
@@ -72,7 +72,8 @@ def open_ended(
       prefix: baseline, likert, please_respond, respond, please_opinion, opinion,
         emotion_happy, emotion_important, truth, name; a comma list; `all` (the ten);
         `open` (all but likert); or `file` (every prefix of `prefixes`).
-      version: original, paraphrase, opposite, all, or a comma list.
+      statement_version: original, paraphrase, opposite, all, or a comma list (named so
+        that it is not Inspect's `Task.version`).
       statements: pct (built in) or a statement file (see README, "Statement files").
       rephrasings: a versions file (id, version, text) with paraphrases and opposites.
       coding: a coding file (id, dimension, direction) replacing the statements' coding
@@ -89,7 +90,7 @@ def open_ended(
     if not 0.0 <= float(threshold) <= 1.0:
         raise InputError(f"threshold must be between 0 and 1, got {threshold}")
     chosen_prefixes = resolve_prefixes(prefix, prefixes)
-    versions = parse_versions(version)
+    versions = parse_versions(statement_version)
     stset = load_statements(statements, rephrasings, coding)
     require_versions(stset, versions, rephrasings)
     name = stset.instrument
