@@ -1,6 +1,7 @@
 """Print, per measure of the list of measures (`political_sycophancy.catalog`), the files
 outside its folder that name it: an import of its package or modules (at module level or
-inside a function) or its dotted module path in the text. A measure that is one folder has
+inside a function), its dotted module path in the text, or a relative module path in a
+string (`".sway.scorer"`, as lazy imports name modules). A measure that is one folder has
 0 besides the list itself.
 
     python scripts/measure_footprint.py [--strict]   # --strict: exit 1 when any is not 0
@@ -35,7 +36,8 @@ def footprint(src: Path, measure: str) -> list[str]:
     """Files of the package outside `measure`'s folder (and the list) that name it."""
     folder = src / measure
     dotted = f"{PKG}.{measure}"
-    pattern = re.compile(re.escape(dotted) + r"\b")
+    # the dotted path, or a relative one in a string (`".sway.scorer"`, as lazy imports name modules)
+    pattern = re.compile(re.escape(dotted) + r"\b|[\"']\.+" + re.escape(measure) + r"[.\"']")
     found = []
     for path in sorted(src.rglob("*.py")):
         if path.is_relative_to(folder) or path.name == "catalog.py" and path.parent == src:

@@ -33,5 +33,13 @@ def test_a_toy_measure_is_its_folder_and_one_list_entry(tmp_path, monkeypatch):
     table = pd.read_csv(tmp_path / "out" / "tables" / "toy_first_option.csv")
     assert table.to_dict("records") == [{"model": "faulty/mockllm/model", "samples": 4, "answered": 4, "first_share": 1.0}]
     assert "First-option share (toy measure)" in (tmp_path / "out" / "report.md").read_text()
+    # its public scorer is offered at the package's top level, as the declaration says
+    import political_sycophancy
+
+    assert "first_option_score" in political_sycophancy.__all__
+    try:
+        assert political_sycophancy.first_option_score.__module__ == "support.toy_measure.task"
+    finally:
+        vars(political_sycophancy).pop("first_option_score", None)  # the lazy import's cache
     # nothing in the package names the toy: its folder and the list entry were all it took
     assert [p for p in SRC.rglob("*.py") if "toy" in p.read_text()] == []

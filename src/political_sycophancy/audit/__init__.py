@@ -14,6 +14,7 @@ MEASURE = Measure(
     kinds=("audit",),
     registers=("political_sycophancy.audit.task", "political_sycophancy.shared.scorers"),
     sections=("political_sycophancy.audit.analysis",),
+    exports=(("audit_tasks", "political_sycophancy.audit.task"),),
 )
 
 if TYPE_CHECKING:

@@ -3,8 +3,10 @@
 The declaration names the modules that hold what the rest of the package needs from the
 measure, so that nothing outside the folder names the measure but the one list of
 measures (`political_sycophancy.catalog`): Inspect's entry point imports `registers`
-(tasks, solvers, scorers), the report lays out the `@section` builders of `sections`, and
-`kinds` are the task metadata values (`political_sycophancy: <kind>`) its logs carry.
+(tasks, solvers, scorers), the report lays out the `@section` builders of `sections`,
+`kinds` are the task metadata values (`political_sycophancy: <kind>`) its logs carry, and
+`exports` are the names `political_sycophancy` offers at its top level
+(`from political_sycophancy import sway_score`).
 """
 
 from __future__ import annotations
@@ -15,10 +17,12 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class Measure:
     """One measure: its name, the log kinds its tasks write, the modules that register its
-    Inspect objects and that hold its report sections, and its card (a README beside it)."""
+    Inspect objects and that hold its report sections, its public names ((name, module)
+    pairs, loaded on first use) and its card (a README beside it)."""
 
     name: str
     kinds: tuple[str, ...]
     registers: tuple[str, ...]
     sections: tuple[str, ...]
+    exports: tuple[tuple[str, str], ...] = ()
     card: str = "README.md"

@@ -8,4 +8,5 @@ MEASURE = Measure(
     kinds=("expected_answer", "perception"),
     registers=("political_sycophancy.probes.task", "political_sycophancy.probes.scorers"),
     sections=("political_sycophancy.probes.analysis",),
+    exports=(("expected_answer_score", "political_sycophancy.probes.scorers"), ("perception_score", "political_sycophancy.probes.scorers")),
 )

@@ -8,4 +8,9 @@ MEASURE = Measure(
     kinds=("sway",),
     registers=("political_sycophancy.sway.task", "political_sycophancy.sway.scorer", "political_sycophancy.sway.mitigations"),
     sections=("political_sycophancy.sway.analysis",),
+    exports=(
+        ("sway_score", "political_sycophancy.sway.scorer"),
+        ("sway_instruction", "political_sycophancy.sway.mitigations"),
+        ("counterfactual_cot", "political_sycophancy.sway.mitigations"),
+    ),
 )

@@ -10,4 +10,5 @@ MEASURE = Measure(
     kinds=("toy_first",),
     registers=("support.toy_measure.task",),
     sections=("support.toy_measure.analysis",),
+    exports=(("first_option_score", "support.toy_measure.task"),),
 )
