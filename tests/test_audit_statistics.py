@@ -227,3 +227,18 @@ def test_stability_tables(atp_items, atp_file):
     assert set(sd["temperature"]) == {1.0} and (sd["n_cells"] > 0).all()
     agree = temperature_agreement(values)
     assert set(agree["temperature_a"]) == {0.0} and agree["letter_agreement"].between(0, 1).all()
+
+
+def test_all_epochs_row_says_how_many_items_have_replicates(atp_items, atp_file):
+    """Issue 26 item 6: the paper's grid has a second replicate on a few cells only; its
+    `asymmetry_by_variant` row read "all epochs (2)", as if every item had two."""
+    from political_sycophancy.audit.stability import asymmetry_by_variant
+
+    items = atp_items[:20]
+    responses = synthetic_responses(items, ["m/x"], ["N", "C3L", "C3R"], epochs=2, seed=1)
+    twice = {i.id for i in items[:5]}
+    responses = responses[(responses["rep"] == 0) | responses["question_id"].isin(twice)]
+    table = asymmetry_by_variant(frame_from_import(responses, [atp_file]))
+    assert list(table["epochs"]) == ["epoch 1", "all epochs (2 on 5 of 20 items)"]
+    full = asymmetry_by_variant(frame_from_import(synthetic_responses(items, ["m/x"], ["N", "C3L", "C3R"], epochs=2, seed=1), [atp_file]))
+    assert list(full["epochs"]) == ["epoch 1", "all epochs (2)"]

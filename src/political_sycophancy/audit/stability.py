@@ -92,6 +92,14 @@ def temperature_agreement(values: pd.DataFrame) -> pd.DataFrame:
     return sort_by_condition(pd.DataFrame(rows), ["model", "answer_mode", "instrument"]) if rows else pd.DataFrame()
 
 
+def _all_epochs_label(sel: pd.DataFrame, max_epoch: int) -> str:
+    """"all epochs (2)" when every item has that many; else how many items have them (the
+    paper's grid has a second replicate on a few cells only, not replicate evidence)."""
+    per_item = sel.groupby("item_id")["epoch"].max()
+    full = int((per_item == max_epoch).sum())
+    return f"all epochs ({max_epoch})" if full == len(per_item) else f"all epochs ({max_epoch} on {full} of {len(per_item)} items)"
+
+
 def asymmetry_by_variant(rows: pd.DataFrame, memo: WDMemo | None = None) -> pd.DataFrame:
     """Per model, the decomposition (sycophancy left/right, asymmetry, accommodation gap)
     under each way it was run: every temperature x answer mode with all its epochs, and,
@@ -102,7 +110,7 @@ def asymmetry_by_variant(rows: pd.DataFrame, memo: WDMemo | None = None) -> pd.D
     out = []
     for _, v in variants(rows).iterrows():
         sel = variant_rows(rows, v)
-        versions = [(f"all epochs ({int(v['max_epoch'])})", sel)]
+        versions = [(_all_epochs_label(sel, int(v["max_epoch"])), sel)]
         if v["max_epoch"] > 1:
             versions.insert(0, ("epoch 1", sel[sel["epoch"] == 1]))
         for label, part in versions:
