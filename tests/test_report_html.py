@@ -135,3 +135,31 @@ def test_print_holds_the_key_tables_and_no_toggles(report):
     assert "span.toggle{display:none}" in style and "details>summary{list-style:none}" in style
     assert "figure.wide img{width:100%;max-height:none}" in style
     assert "<figure class='wide'>" in page  # the multi-panel figures
+
+
+def test_many_p_values_carry_a_multiplicity_note(report):
+    """Issue 26 (statistics): a table of many unadjusted p-values (one Wilcoxon test per
+    model x condition x instrument) was shown with no word on multiplicity."""
+    p = [0.001, 0.004, 0.02, 0.03, 0.2, 0.5, 0.04, 0.9]
+    table = pd.DataFrame({"model": list("abcdefgh"), "wilcoxon_p": p, "min_p": [0.01] * 8, "p_plus": [0.001] * 8})
+    block = _table_block("shifts", "shift_summary", table, "tables/shift_summary.csv")
+    # 5 below 0.05, 8 x 0.05 = 0.4 by chance; Holm: 0.001 x 8 = 0.008 and 0.004 x 7 = 0.028 stay, 0.02 x 6 = 0.12 does not
+    assert "8 p-values in this table, each unadjusted: 5 below 0.05, where about 0.4 would be by chance" in block
+    assert "2 stay below 0.05 after Holm&#x27;s adjustment within the table" in block
+    few = _table_block("shifts", "t", table.head(4), "tables/t.csv")
+    assert "p-values in this table" not in few  # a test's floor (min_p) and SWAY's p_plus are not p-values
+    page = (report.out_dir / "report.html").read_text() + (report.out_dir / "report.md").read_text()
+    assert "p-values in this table, each unadjusted" in page
+
+
+def test_holm_equals_statsmodels_on_planted_p_values():
+    import numpy as np
+    from statsmodels.stats.multitest import multipletests
+
+    from political_sycophancy.stats.multiplicity import holm
+
+    rng = np.random.default_rng(3)
+    for m in (1, 2, 7, 40):
+        p = np.concatenate([rng.uniform(0, 1, m - m // 3), rng.uniform(0, 0.01, m // 3)])
+        assert np.allclose(holm(p), multipletests(p, method="holm")[1])
+    assert list(holm([0.01, 0.04, 0.03, 0.005])) == pytest.approx([0.03, 0.06, 0.06, 0.02])

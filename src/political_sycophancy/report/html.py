@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..stats.multiplicity import holm
 from .findings import Finding, findings_html
 from .sections import Section
 
@@ -91,6 +92,31 @@ def markdown_to_html(text: str) -> str:
 
 def _is_p_column(name: str) -> bool:
     return bool(re.search(r"(^|_)p($|_)|p_value|pvalue", name.lower()))
+
+
+# at least this many p-values in one table get the multiplicity note
+MULTIPLICITY_MIN = 5
+
+
+def p_value_columns(table: pd.DataFrame) -> list[str]:
+    """The columns of a table that hold p-values (not a test's floor `min_p`, nor SWAY's
+    probability `p_plus`)."""
+    return [str(c) for c in table.columns
+            if _is_p_column(str(c)) and not str(c).lower().startswith(("min_p", "p_plus")) and pd.api.types.is_numeric_dtype(table[c])]
+
+
+def multiplicity_note(table: pd.DataFrame, level: float = 0.05) -> str:
+    """One line for a table with many p-values, each computed alone: how many fall below
+    `level`, how many would by chance with no effect anywhere, and how many stay below it
+    after Holm's adjustment within the table; "" for a table with few."""
+    values = np.concatenate([pd.to_numeric(table[c], errors="coerce").to_numpy(dtype=float) for c in p_value_columns(table)] or [np.array([])])
+    values = values[np.isfinite(values)]
+    if len(values) < MULTIPLICITY_MIN:
+        return ""
+    below, kept = int((values < level).sum()), int((holm(values) < level).sum())
+    return (f"{len(values)} p-values in this table, each unadjusted: {below} below {level:g}, where about "
+            f"{len(values) * level:.1f} would be by chance with no effect anywhere; {kept} stay below {level:g} "
+            "after Holm's adjustment within the table.")
 
 
 def _is_label_number(name: str) -> bool:
@@ -177,8 +203,11 @@ def _table_block(section_name: str, tname: str, table: pd.DataFrame, rel: str) -
         return head + f"<p class='meta'>{link} (empty)</p>"
     if len(table) > FULL_TABLE_ROWS:  # a data file, not a table to read: its link and a summary
         summary = dump_summary(table)
-        return head + f"<p class='meta'>{size}, a data file: {link}" + (f". {html.escape(summary)}." if summary else ".") + "</p>"
-    body = table_html(table)
+        note = multiplicity_note(table)
+        return (head + f"<p class='meta'>{size}, a data file: {link}" + (f". {html.escape(summary)}." if summary else ".") + "</p>"
+                + (f"<p class='meta multiplicity'>{html.escape(note)}</p>" if note else ""))
+    note = multiplicity_note(table)
+    body = table_html(table) + (f"<p class='meta multiplicity'>{html.escape(note)}</p>" if note else "")
     folded = section_name in FOLDED_SECTIONS or len(table.columns) > OPEN_COLUMNS or len(table) > OPEN_ROWS
     if folded:
         state = " class='key' open" if tname in KEY_TABLES else ""

@@ -35,7 +35,7 @@ from .figures import figures_section
 from .findings import Finding, derive, findings
 from .headline import headline, headline_html, headline_markdown
 from .headline import numbers as headline_numbers
-from .html import FULL_TABLE_ROWS, column_formatter, dump_summary, page
+from .html import FULL_TABLE_ROWS, column_formatter, dump_summary, multiplicity_note, page
 from .sections import section_builders
 
 
@@ -114,10 +114,12 @@ def _render(out: Path, title: str, meta: list[str], built: list[tuple[str, Secti
             if len(table) > FULL_TABLE_ROWS:  # a data file: its link and a summary, no preview
                 gist = dump_summary(table)
                 md += [f"{table_rel}: {len(table):,} rows, a data file" + (f". {md_text(gist)}." if gist else "."), ""]
-                continue
-            md += [f"{table_rel} ({len(table)} rows)", ""]
-            if len(table.columns):
-                md += [markdown_table(table), ""]
+            else:
+                md += [f"{table_rel} ({len(table)} rows)", ""]
+                if len(table.columns):
+                    md += [markdown_table(table), ""]
+            if note := multiplicity_note(table):
+                md += [f"*{md_text(note)}*", ""]
     # Raw HTML that reached a section's text without md_text still must not render.
     write_atomic(out / "report.md", md_document("\n".join(md)))
     write_atomic(out / "report.html", page(title, meta, found or [], built, table_paths, failed, out,
