@@ -163,3 +163,20 @@ def test_holm_equals_statsmodels_on_planted_p_values():
         p = np.concatenate([rng.uniform(0, 1, m - m // 3), rng.uniform(0, 0.01, m // 3)])
         assert np.allclose(holm(p), multipletests(p, method="holm")[1])
     assert list(holm([0.01, 0.04, 0.03, 0.005])) == pytest.approx([0.03, 0.06, 0.06, 0.02])
+
+
+def test_a_section_that_cannot_be_computed_is_one_line_not_a_heading(tmp_path):
+    """Issue 26 item 8: on Phase 1 data half the sections were headings over one sentence
+    saying they cannot be computed; they are one line each in one list, their anchors kept."""
+    from political_sycophancy.report.html import page
+    from political_sycophancy.report.sections import Section
+
+    table = pd.DataFrame({"model": ["m"], "pct": [0.4]})
+    built = [("conditions", Section("Per-condition summaries", tables={"condition_summary": table})),
+             ("shifts", Section("Shifts against the no-preamble baseline", text="No condition N in the logs: shifts are not computable.")),
+             ("tests", Section("Asymmetry tests", text="No model has items answered under all of N, C3L and C3R: the asymmetry tests are not computable."))]
+    html_page = page("t", [], [], built, {"conditions:condition_summary": tmp_path / "tables" / "condition_summary.csv"}, [], tmp_path)
+    assert re.findall(r"<h2 id='([^']+)'", html_page) == ["conditions", "not-computable"]
+    block = html_page[html_page.index("<h2 id='not-computable'>"):]
+    assert "<li id='shifts'><b>Shifts against the no-preamble baseline</b>: No condition N in the logs" in block
+    assert "<li id='tests'>" in block and "href='#not-computable'" in html_page

@@ -215,6 +215,23 @@ def _table_block(section_name: str, tname: str, table: pd.DataFrame, rel: str) -
     return head + f"<p class='meta'>{size} &middot; CSV: {link}</p>" + body
 
 
+# a section with no table and no figure whose text is at most this long is one line saying why
+NOT_COMPUTABLE_CHARS = 400
+
+
+def not_computable(section: Section) -> bool:
+    """A section that holds only a short note (why it cannot be computed from these logs):
+    shown as one line of the report's "Not computable" list, not as a heading over it."""
+    text = section.text.strip()
+    return not section.tables and not section.figures and len(text) <= NOT_COMPUTABLE_CHARS and "\n\n" not in text
+
+
+def _inline(text: str) -> str:
+    """A short Markdown note as inline HTML (its paragraph tags dropped)."""
+    rendered = markdown_to_html(text.strip()).strip()
+    return rendered.removeprefix("<p>").removesuffix("</p>") if rendered.count("<p>") == 1 else rendered
+
+
 def split_definition(text: str) -> tuple[str, str, str]:
     """(lead sentence, folded rest, paragraphs kept open) of a section's markdown text."""
     paragraphs = [p for p in re.split(r"\n\s*\n", text.strip()) if p.strip()]
@@ -269,10 +286,14 @@ def page(title: str, meta: list[str], found: list[Finding], built: list[tuple[st
         parts.append(top_html)
     if found:
         parts.append(findings_html(found))
-    links = " ".join(f"<a href='#{html.escape(name, quote=True)}'>{html.escape(section.title)}</a>" for name, section in built)
+    empty = [(name, section) for name, section in built if name not in failed and not_computable(section)]
+    shown = [(name, section) for name, section in built if name not in {n for n, _ in empty}]
+    links = " ".join(f"<a href='#{html.escape(name, quote=True)}'>{html.escape(section.title)}</a>" for name, section in shown)
+    if empty:
+        links += f" <a href='#not-computable'>Not computable ({len(empty)})</a>"
     parts.append(f"<nav class='toc'>Sections: {links}</nav>")
     drawn = {Path(p).stem for name, section in built if name == "figures" for p in section.figures.values()}
-    for name, section in built:
+    for name, section in shown:
         parts.append(f"<h2 id='{html.escape(name, quote=True)}'>{html.escape(section.title)}</h2>")
         if name in failed:
             parts.append("<p class='failed'>This section failed; see its text.</p>")
@@ -289,6 +310,10 @@ def page(title: str, meta: list[str], found: list[Finding], built: list[tuple[st
         for tname, table in section.tables.items():
             rel = table_paths[f"{name}:{tname}"].relative_to(out).as_posix()
             parts.append(_table_block(name, tname, table, rel))
+    if empty:
+        items = "".join(f"<li id='{html.escape(name, quote=True)}'><b>{html.escape(section.title)}</b>: {_inline(section.text)}</li>"
+                        for name, section in empty)
+        parts.append(f"<h2 id='not-computable'>Not computable from these logs</h2><ul class='not-computable'>{items}</ul>")
     return (
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
         f"<meta name='viewport' content='width=device-width, initial-scale=1'><title>{html.escape(title)}</title>"

@@ -35,7 +35,7 @@ from .figures import figures_section
 from .findings import Finding, derive, findings
 from .headline import headline, headline_html, headline_markdown
 from .headline import numbers as headline_numbers
-from .html import FULL_TABLE_ROWS, column_formatter, dump_summary, multiplicity_note, page
+from .html import FULL_TABLE_ROWS, column_formatter, dump_summary, multiplicity_note, not_computable, page
 from .sections import section_builders
 
 
@@ -101,7 +101,10 @@ def _render(out: Path, title: str, meta: list[str], built: list[tuple[str, Secti
     md += headline_markdown(top or [], summary or {})
     if found:
         md += ["## Findings", "", *[f"- {f.markdown()}" for f in found], ""]
+    empty = [(name, section) for name, section in built if name not in failed and not_computable(section)]
     for name, section in built:
+        if name in {n for n, _ in empty}:
+            continue
         md += [f"## {md_text(section.title)}", ""]
         if section.text:  # the builders' own Markdown, every value from the logs in it escaped
             md += [section.text, ""]
@@ -120,6 +123,8 @@ def _render(out: Path, title: str, meta: list[str], built: list[tuple[str, Secti
                     md += [markdown_table(table), ""]
             if note := multiplicity_note(table):
                 md += [f"*{md_text(note)}*", ""]
+    if empty:
+        md += ["## Not computable from these logs", "", *[f"- **{md_text(section.title)}**: {section.text.strip()}" for _, section in empty], ""]
     # Raw HTML that reached a section's text without md_text still must not render.
     write_atomic(out / "report.md", md_document("\n".join(md)))
     write_atomic(out / "report.html", page(title, meta, found or [], built, table_paths, failed, out,
