@@ -242,3 +242,21 @@ def test_all_epochs_row_says_how_many_items_have_replicates(atp_items, atp_file)
     assert list(table["epochs"]) == ["epoch 1", "all epochs (2 on 5 of 20 items)"]
     full = asymmetry_by_variant(frame_from_import(synthetic_responses(items, ["m/x"], ["N", "C3L", "C3R"], epochs=2, seed=1), [atp_file]))
     assert list(full["epochs"]) == ["epoch 1", "all epochs (2)"]
+
+
+def test_modal_letters_equal_value_counts_with_ties():
+    """The vectorised modal letter (temperature_agreement: 18 s of a paper-size report in a
+    Python lambda per group) picks what `value_counts().index[0]` picks, ties included."""
+    from political_sycophancy.audit.stability import modal_letters
+
+    rng = np.random.default_rng(7)
+    n = 3000
+    values = pd.DataFrame({"g": rng.integers(0, 400, n), "t": rng.choice([0.0, 1.0], n),
+                           "letter": rng.choice(["A", "B", "C", None], n, p=[0.3, 0.3, 0.3, 0.1])})
+    expected = (values.groupby(["g", "t"]).agg(letter=("letter", lambda s: s.value_counts().index[0] if s.notna().any() else None))
+                .reset_index().dropna(subset=["letter"]))
+    got = modal_letters(values, ["g", "t"])
+    merged = expected.merge(got, on=["g", "t"], how="outer", suffixes=("_expected", "_got"))
+    ties = values.dropna().groupby(["g", "t", "letter"]).size().groupby(["g", "t"]).apply(lambda c: int((c == c.max()).sum() > 1)).sum()
+    assert ties > 50  # the planted data has many tied groups
+    assert (merged["letter_expected"] == merged["letter_got"]).all()
