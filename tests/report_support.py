@@ -121,3 +121,23 @@ def measure_logs(log_dir: Path, models: list[str]) -> None:
         for mitigation in ("none", "instruction"):
             run_eval(sway(prompts=6, constructions="imperative,interrogative", commitments="low,high", mitigation=mitigation), model, log_dir)
         run_eval(open_ended(prefix="likert"), scripted_model(likert, name=name), log_dir)
+
+
+def undescribed_tables(out: Path) -> dict[str, list[str]]:
+    """Per table of report.html that a reader cannot read without its id: the table shown
+    under its bare id (no human title), or the columns its glossary leaves out."""
+    import html
+
+    page = (out / "report.html").read_text(encoding="utf-8")
+    missing: dict[str, list[str]] = {}
+    for m in re.finditer(r"<h3 id='table-([^']+)'>([^<]*)</h3>", page):
+        table_id, title = m.group(1), m.group(2)
+        end = min(i for i in (page.find("<h3", m.end()), page.find("<h2", m.end()), len(page)) if i >= 0)
+        block = page[m.end():end]
+        link = re.search(r"href='(tables/[^']+\.csv)'", block)
+        columns = list(pd.read_csv(out / link.group(1), nrows=0).columns) if link else []
+        described = set(re.findall(r"<dt><code>([^<]+)</code></dt>", block))
+        gaps = (["(no title)"] if title == table_id else []) + [c for c in columns if html.escape(c) not in described]
+        if gaps:
+            missing[table_id] = gaps
+    return missing

@@ -9,6 +9,7 @@ import contextvars
 
 import pandas as pd
 from inspect_ai import eval_set
+from report_support import undescribed_tables
 from support import run_cli
 from support.items import write_atp
 from support.profiles import conversation_model
@@ -33,6 +34,7 @@ def test_inspect_eval_set_runs_the_profiles_task_and_analyze_reports_it(tmp_path
     assert (personas["n_parsed"] == 3).all() and (personas["parse_rate"] == 1.0).all()
     effects = pd.read_csv(tmp_path / "out" / "tables" / "profile_effects.csv")
     assert set(effects["attribute"]) == {"gender"} and (effects["estimate"].abs() < 1e-9).all()  # always B: no effect
+    assert undescribed_tables(tmp_path / "out") == {}  # every table under a human title, each column explained
 
 
 def test_an_eval_set_run_again_resends_nothing(tmp_path):

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from report_support import mock_run
+from report_support import mock_run, undescribed_tables
 from support import REFERENCE
 
 from political_sycophancy.cli import main
@@ -185,6 +185,8 @@ def test_mock_six_condition_report_renders(tmp_path):
     assert set(shots) == {"first_screen", "figures"}
     gallery = (tmp_path / "mock_figures.html").read_text()
     assert len(re.findall(r"<figure[ >]", gallery)) == verdict["images"]
+    # every measure's tables (audit, probes, SWAY, open-ended) under a human title, each column explained
+    assert undescribed_tables(out) == {}
 
 
 def test_paper_phase1_report_renders(tmp_path):

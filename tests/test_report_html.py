@@ -180,3 +180,12 @@ def test_a_section_that_cannot_be_computed_is_one_line_not_a_heading(tmp_path):
     block = html_page[html_page.index("<h2 id='not-computable'>"):]
     assert "<li id='shifts'><b>Shifts against the no-preamble baseline</b>: No condition N in the logs" in block
     assert "<li id='tests'>" in block and "href='#not-computable'" in html_page
+
+
+def test_every_table_has_a_human_title_and_a_column_glossary(report):
+    """Issue 26 item 6: 27 tables were titled by snake_case ids with no column glossary."""
+    from report_support import undescribed_tables
+
+    page = (report.out_dir / "report.html").read_text()
+    assert "<h3 id='table-condition_summary'>" in page and "<details class='columns'><summary>Columns</summary>" in page
+    assert undescribed_tables(report.out_dir) == {}

@@ -29,6 +29,10 @@ class Section:
       a note) is written with `core.text.md_text` or `md_code`, so it stays text.
     console: lines the command line prints once the report is written (a measure's
       headline table); the command knows no measure, it prints what sections hand it.
+    titles / columns: a table's human title and what its columns mean (table id -> column
+      -> meaning), read by the report from `tables.yaml` beside the builder's module
+      (`table_descriptions`), so a table id and its glossary are written once, in the
+      measure's folder.
     """
 
     title: str
@@ -37,6 +41,44 @@ class Section:
     summary: dict[str, Any] = field(default_factory=dict)
     text: str = ""
     console: list[str] = field(default_factory=list)
+    titles: dict[str, str] = field(default_factory=dict)
+    columns: dict[str, dict[str, str]] = field(default_factory=dict)
+
+
+# the columns many tables share (model, condition, intervals, ...), in the package's data
+SHARED_COLUMNS = "columns.yaml"
+TABLES_FILE = "tables.yaml"
+
+
+def column_meaning(columns: dict[str, str], name: str) -> str | None:
+    """What a column means: its own entry, else the longest `prefix*` entry it starts with
+    (a family of columns named from the data, such as `persona_<attribute>`)."""
+    if name in columns:
+        return columns[name]
+    families = [k for k in columns if k.endswith("*") and name.startswith(k[:-1])]
+    return columns[max(families, key=len)] if families else None
+
+
+def table_descriptions(package: str, tables: list[str]) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
+    """(table id -> title, table id -> column -> meaning) for `tables` from `package`'s
+    `tables.yaml` (a mapping of table id to {title, columns}), each table's own columns
+    over the shared ones of `data/columns.yaml`; no title when the file has none."""
+    from importlib import resources
+
+    import yaml
+
+    def load(pkg: str, name: str) -> dict:
+        try:
+            text = (resources.files(pkg) / name).read_text(encoding="utf-8")
+        except (FileNotFoundError, ModuleNotFoundError, NotADirectoryError):
+            return {}
+        return yaml.safe_load(text) or {}
+
+    shared = {str(k): str(v) for k, v in load("political_sycophancy.data", SHARED_COLUMNS).items()}
+    described = {str(k): v or {} for k, v in load(package, TABLES_FILE).items()}
+    titles = {t: str(described[t]["title"]) for t in tables if described.get(t, {}).get("title")}
+    columns = {t: {**shared, **{str(k): str(v) for k, v in (described.get(t, {}).get("columns") or {}).items()}} for t in tables}
+    return titles, columns
 
 
 SectionBuilder = Callable[..., "Section | None"]

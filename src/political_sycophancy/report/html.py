@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..core.section import column_meaning
 from ..stats.multiplicity import holm
 from .findings import Finding, findings_html
 from .sections import Section
@@ -65,11 +66,12 @@ figure{margin:1em 0}figure img{max-width:100%;height:auto;border:1px solid #eee}
 a.src{font-size:.78em;text-decoration:none;white-space:nowrap}data{font-weight:600}
 details{margin:.3em 0 .8em}details>summary{cursor:pointer;color:var(--muted);font-size:.88em}
 details.def>summary,details.more>summary{font-size:.85em}.def-body{font-size:.9em;color:#333;border-left:3px solid var(--rule);padding-left:.8em}
+details.columns dl{font-size:.85em;margin:.2em 0 0 1em}details.columns dt{float:left;clear:left;margin-right:.5em}details.columns dd{margin:0 0 .15em 0}
 p.lead{margin:.4em 0}nav.toc{font-size:.85em;color:var(--muted);margin:1em 0}nav.toc a{margin-right:.8em;white-space:nowrap}
 @media print{
  @page{size:A4;margin:14mm}
  body{max-width:none;margin:0;padding:0;font-size:10pt}
- nav.toc,a.src{display:none}
+ nav.toc,a.src,details.columns{display:none}
  h2{break-after:avoid;page-break-after:avoid}h3{break-after:avoid}
  figure,table,tr{break-inside:avoid;page-break-inside:avoid}
  figure img{max-height:120mm;width:auto}figure.wide img{width:100%;max-height:none}
@@ -195,10 +197,25 @@ def dump_summary(table: pd.DataFrame, columns: int = 4) -> str:
     return "; ".join(parts)
 
 
-def _table_block(section_name: str, tname: str, table: pd.DataFrame, rel: str) -> str:
+def _glossary(table: pd.DataFrame, columns: dict[str, str]) -> str:
+    """What the table's columns mean (those the glossary knows), folded under the table."""
+    known = [(str(c), m) for c in table.columns if (m := column_meaning(columns, str(c))) is not None]
+    if not known:
+        return ""
+    items = "".join(f"<dt><code>{html.escape(c)}</code></dt><dd>{html.escape(m)}</dd>" for c, m in known)
+    return f"<details class='columns'><summary>Columns</summary><dl>{items}</dl></details>"
+
+
+def _table_block(section_name: str, tname: str, table: pd.DataFrame, rel: str, title: str | None = None,
+                 columns: dict[str, str] | None = None) -> str:
+    """A table under its human title (its id beside the CSV link), its glossary folded under it."""
     size = f"{len(table):,} rows &times; {len(table.columns)} columns"
     link = f"<a href='{html.escape(rel, quote=True)}'>{html.escape(rel)}</a>"
-    head = f"<h3 id='table-{html.escape(tname, quote=True)}'>{html.escape(tname)}</h3>"
+    head = f"<h3 id='table-{html.escape(tname, quote=True)}'>{html.escape(title or tname)}</h3>"
+    return _table_body(section_name, tname, table, size, link, head) + _glossary(table, columns or {})
+
+
+def _table_body(section_name: str, tname: str, table: pd.DataFrame, size: str, link: str, head: str) -> str:
     if not len(table.columns):
         return head + f"<p class='meta'>{link} (empty)</p>"
     if len(table) > FULL_TABLE_ROWS:  # a data file, not a table to read: its link and a summary
@@ -309,7 +326,7 @@ def page(title: str, meta: list[str], found: list[Finding], built: list[tuple[st
             parts.append(_figure(caption, Path(path)))
         for tname, table in section.tables.items():
             rel = table_paths[f"{name}:{tname}"].relative_to(out).as_posix()
-            parts.append(_table_block(name, tname, table, rel))
+            parts.append(_table_block(name, tname, table, rel, section.titles.get(tname), section.columns.get(tname)))
     if empty:
         items = "".join(f"<li id='{html.escape(name, quote=True)}'><b>{html.escape(section.title)}</b>: {_inline(section.text)}</li>"
                         for name, section in empty)

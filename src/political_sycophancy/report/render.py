@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.atomic import clean_stale_temp, write_atomic
-from ..core.section import Section, SectionBuilder
+from ..core.section import Section, SectionBuilder, column_meaning, table_descriptions
 from ..core.sheet import table_csv
 from ..core.text import md_code, md_document, md_fence, md_text
 from ..stats.options import AnalysisOptions
@@ -113,7 +113,7 @@ def _render(out: Path, title: str, meta: list[str], built: list[tuple[str, Secti
             md += [f"![{md_text(caption)}]({quote(rel.as_posix())})", ""]
         for tname, table in section.tables.items():
             table_rel = md_code(table_paths[f"{name}:{tname}"].relative_to(out).as_posix())
-            md += [f"### {md_text(tname)}", ""]
+            md += [f"### {md_text(section.titles.get(tname, tname))}", ""]
             if len(table) > FULL_TABLE_ROWS:  # a data file: its link and a summary, no preview
                 gist = dump_summary(table)
                 md += [f"{table_rel}: {len(table):,} rows, a data file" + (f". {md_text(gist)}." if gist else "."), ""]
@@ -123,6 +123,9 @@ def _render(out: Path, title: str, meta: list[str], built: list[tuple[str, Secti
                     md += [markdown_table(table), ""]
             if note := multiplicity_note(table):
                 md += [f"*{md_text(note)}*", ""]
+            known = section.columns.get(tname, {})
+            if glossary := [f"`{c}`: {md_text(m)}" for c in table.columns if (m := column_meaning(known, str(c))) is not None]:
+                md += ["Columns: " + "; ".join(glossary) + ".", ""]
     if empty:
         md += ["## Not computable from these logs", "", *[f"- **{md_text(section.title)}**: {section.text.strip()}" for _, section in empty], ""]
     # Raw HTML that reached a section's text without md_text still must not render.
@@ -175,6 +178,9 @@ def write_report(
             if progress:
                 progress(f"[{k}/{len(builders)}] {name}: nothing to report ({took:.1f}s)")
             continue
+        titles, columns = table_descriptions(builder.__module__.rsplit(".", 1)[0], list(section.tables))
+        section.titles = {**titles, **section.titles}
+        section.columns = {**columns, **section.columns}
         result.sections.append((name, section))
         deep_merge(summary, _json_safe(section.summary))
         for tname, table in section.tables.items():
