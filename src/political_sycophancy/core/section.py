@@ -65,14 +65,16 @@ def table_descriptions(package: str, tables: list[str]) -> tuple[dict[str, str],
     over the shared ones of `data/columns.yaml`; no title when the file has none."""
     from importlib import resources
 
-    import yaml
+    from .io import parse_yaml
 
     def load(pkg: str, name: str) -> dict:
+        if not pkg:  # a builder in a top-level module (a user's script): no tables.yaml beside it
+            return {}
         try:
             text = (resources.files(pkg) / name).read_text(encoding="utf-8")
-        except (FileNotFoundError, ModuleNotFoundError, NotADirectoryError):
+        except (FileNotFoundError, ModuleNotFoundError, NotADirectoryError, TypeError):
             return {}
-        return yaml.safe_load(text) or {}
+        return parse_yaml(text, file=f"{pkg}/{name}") or {}
 
     shared = {str(k): str(v) for k, v in load("political_sycophancy.data", SHARED_COLUMNS).items()}
     described = {str(k): v or {} for k, v in load(package, TABLES_FILE).items()}

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 import time
 import traceback
 from collections.abc import Callable
@@ -178,7 +179,8 @@ def write_report(
             if progress:
                 progress(f"[{k}/{len(builders)}] {name}: nothing to report ({took:.1f}s)")
             continue
-        titles, columns = table_descriptions(builder.__module__.rsplit(".", 1)[0], list(section.tables))
+        module = sys.modules.get(getattr(builder, "__module__", ""))
+        titles, columns = table_descriptions(getattr(module, "__package__", None) or "", list(section.tables))
         section.titles = {**titles, **section.titles}
         section.columns = {**columns, **section.columns}
         result.sections.append((name, section))
