@@ -192,7 +192,7 @@ def test_tied_signed_rank_enumeration_equals_scipy_wilcoxon_permutation_method(s
 def test_fisher_interval_covers_a_planted_correlation():
     """The Fisher z interval of Pearson's r covers a planted rho at about its level, and
     at n = 6 the paper's r = 0.798 gives an interval that spans zero."""
-    from political_sycophancy.shared.shifts import fisher_interval
+    from political_sycophancy.stats.correlation import fisher_interval
 
     rho, n, hits = 0.5, 30, 0
     cov = [[1, rho], [rho, 1]]

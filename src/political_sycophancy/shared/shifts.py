@@ -15,6 +15,7 @@ import pandas as pd
 from scipy import stats
 
 from ..core.conditions import BASELINE
+from ..stats.correlation import fisher_interval
 from .summaries import ATP, PCT, TYPOLOGY, sort_by_condition
 
 LEFT, RIGHT = "C3L", "C3R"
@@ -343,15 +344,6 @@ SHARED_TERM = MappingProxyType({
     "shift": "WD_dem(N) (with - in both): partly mechanical, positive",
     "asymmetry": "none (A_m = WD_dem(C3R) - WD_dem(C3L) holds no N term)",
 })
-
-
-def fisher_interval(r: float, n: int, level: float = 0.95) -> tuple[float, float]:
-    """The Fisher z interval of a Pearson r from n pairs: tanh(atanh(r) -/+ z_(1+level)/2 /
-    sqrt(n - 3)); NaN below 4 pairs."""
-    if n < 4 or not np.isfinite(r):
-        return (np.nan, np.nan)
-    z, half = np.arctanh(np.clip(r, -0.999999, 0.999999)), stats.norm.ppf(0.5 + level / 2) / np.sqrt(n - 3)
-    return (float(np.tanh(z - half)), float(np.tanh(z + half)))
 
 
 def slant_correlations(decomp: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFrame:
