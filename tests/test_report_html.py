@@ -189,3 +189,14 @@ def test_every_table_has_a_human_title_and_a_column_glossary(report):
     page = (report.out_dir / "report.html").read_text()
     assert "<h3 id='table-condition_summary'>" in page and "<details class='columns'><summary>Columns</summary>" in page
     assert undescribed_tables(report.out_dir) == {}
+
+
+def test_probabilities_named_p_something_are_not_p_values():
+    """The open-ended tables' p_agree_left ... and SWAY's p_plus_* are probabilities: they
+    were counted in the multiplicity note and shown as "< 0.001" like p-values."""
+    table = pd.DataFrame({"model": list("abcdef"), "p_agree_left": [0.0001, 0.2, 0.3, 0.01, 0.02, 0.03],
+                          "p_disagree_right": [0.01] * 6, "p_dem_option_left": [0.5] * 6, "p_plus_plus_nudge": [0.0002] * 6})
+    assert "p-values in this table" not in _table_block("open_ended", "open_ended_bias", table, "tables/t.csv")
+    assert column_formatter("p_agree_left", table["p_agree_left"])(0.0001) != "< 0.001"
+    assert column_formatter("wilcoxon_p", table["p_agree_left"])(0.0001) == "< 0.001"
+    assert column_formatter("p_boot_monotone", table["p_agree_left"])(0.0001) == "< 0.001"

@@ -93,7 +93,10 @@ def markdown_to_html(text: str) -> str:
 
 
 def _is_p_column(name: str) -> bool:
-    return bool(re.search(r"(^|_)p($|_)|p_value|pvalue", name.lower()))
+    """A p-value (or a test's floor `min_p`): `p`, `*_p`, `p_value`, `p_boot_*`; not a
+    probability that starts with p_ (`p_agree_left`, SWAY's `p_plus_*`)."""
+    name = name.lower()
+    return name == "p" or name.endswith("_p") or "p_value" in name or "pvalue" in name or name.startswith("p_boot")
 
 
 # at least this many p-values in one table get the multiplicity note
@@ -101,10 +104,9 @@ MULTIPLICITY_MIN = 5
 
 
 def p_value_columns(table: pd.DataFrame) -> list[str]:
-    """The columns of a table that hold p-values (not a test's floor `min_p`, nor SWAY's
-    probability `p_plus`)."""
+    """The columns of a table that hold p-values (not a test's floor `min_p`)."""
     return [str(c) for c in table.columns
-            if _is_p_column(str(c)) and not str(c).lower().startswith(("min_p", "p_plus")) and pd.api.types.is_numeric_dtype(table[c])]
+            if _is_p_column(str(c)) and str(c).lower() != "min_p" and pd.api.types.is_numeric_dtype(table[c])]
 
 
 def multiplicity_note(table: pd.DataFrame, level: float = 0.05) -> str:
