@@ -38,6 +38,8 @@ PRIVATE = [
     ("inspect_ai._eval.task.results", "eval_results"),
     ("inspect_ai.log._recorders.eval", "EvalRecorder"),
     ("inspect_ai.log._samples", "sample_active"),
+    ("inspect_ai.log._util", "thin_metadata"),
+    ("inspect_ai.log._util", "THIN_TEXT_WIDTH"),
     ("inspect_ai._util.error", "PrerequisiteError"),
 ]
 
@@ -223,3 +225,28 @@ def test_audit_scores_keep_nan_through_the_log(tmp_path):
     values = [s.scores["pct_score"].value for s in reread.samples]
     assert any(is_nan(v["ideology"]) for v in values) and any(not is_nan(v["ideology"]) for v in values)
     assert all(isinstance(x, float) for v in values for x in v.values())
+
+
+def test_sample_summary_is_inspects_on_hostile_metadata():
+    """The summary the importer writes equals `EvalSample.summary()` byte for byte: strings
+    around the 1,024-character width, every kind of whitespace, nested and oversized values."""
+    import random
+
+    from inspect_ai.log import EvalSample
+
+    spaces = [" ", "\t", "\n", "\r", "\x0b", "\x0c", "\xa0", "\u2003", "\u3000", "\u200b", "\x1c", "\u2028"]
+    rng = random.Random(7)
+
+    def text(n: int) -> str:
+        return "".join(rng.choice(spaces) if rng.random() < 0.3 else rng.choice("ab-.é") for _ in range(n))
+
+    fixed = {"empty": "", "blank": " \t\n ", "edge": "x" * 1024, "over": "x" * 1025, "collapses": "a  " * 400,
+             "number": 1.5, "flag": True, "none": None, "list": ["a  b", 1], "nested": {"k": "v " * 600}, "big": list(range(600))}
+    checked = 0
+    for n in [0, 1, 5, 100, 1023, 1024, 1025, 1100, 3000, 9000]:
+        metadata = {**fixed, **{f"s{i}": text(n) for i in range(5)}}
+        score = Score(value={"x": 1.0}, answer=text(n), explanation="why  not", metadata={**metadata, "extra": text(n)})
+        sample = EvalSample(id=n, epoch=1, input="q", target="t", metadata=metadata, scores={"s": score}, messages=[])
+        assert inspect_compat.sample_summary(sample).model_dump_json() == sample.summary().model_dump_json(), n
+        checked += 1
+    assert checked == 10
