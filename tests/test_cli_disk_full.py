@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support import run_script
 
 from political_sycophancy.audit.simulate import builtin_pct_items, synthetic_responses
 from political_sycophancy.core.items import builtin_path
@@ -52,7 +52,7 @@ def fill(disk: Path, leave: int = 4096) -> None:
 
 def run_cli(*argv: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    return subprocess.run([sys.executable, "-m", "political_sycophancy.cli", *argv], capture_output=True, text=True, env=env, timeout=600)
+    return run_script(["political-sycophancy", *argv], cwd=Path.cwd(), env=env, timeout=600)
 
 
 def one_error_line(run: subprocess.CompletedProcess) -> bool:

@@ -10,12 +10,11 @@ from __future__ import annotations
 import inspect
 import os
 import shlex
-import subprocess
 from pathlib import Path
 
 import pytest
 from inspect_ai.log import list_eval_logs
-from support import ROOT, requires_embedded, run_cli
+from support import ROOT, requires_embedded, run_cli, run_script
 from support.docs import DOCS, registered_tasks
 
 from political_sycophancy.cli import build_parser
@@ -127,7 +126,7 @@ def test_inspect_score_runs_as_written_without_a_terminal(tmp_path, written):
             for a in shlex.split(_without_env(written))]
     env = {k: v for k, v in os.environ.items() if not k.startswith("POLITICAL_SYCOPHANCY_")}
     env.update(w.split("=", 1) for w in written.split(" ") if w.startswith("POLITICAL_SYCOPHANCY_") and "=" in w)
-    proc = subprocess.run(argv, cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300)
+    proc = run_script(argv, cwd=tmp_path, env=env)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert (tmp_path / "rescored.eval").stat().st_size > 0
 
@@ -138,7 +137,7 @@ def test_the_embedded_model_commands_run(tmp_path):
     cases = [c for doc, c in ALL if doc.name == "inspect.md" and "gguf/smollm2" in c and c.startswith("inspect eval ")]
     assert len(cases) == 2
     for cmd in cases:
-        proc = subprocess.run([*shlex.split(cmd), "--limit", "1", "--log-dir", "logs", "--display", "none"],
-                              cwd=tmp_path, capture_output=True, text=True, timeout=600)
+        proc = run_script([*shlex.split(cmd), "--limit", "1", "--log-dir", "logs", "--display", "none"],
+                          cwd=tmp_path, env=dict(os.environ), timeout=600)
         assert proc.returncode == 0, f"`{cmd}`: {proc.stdout + proc.stderr}"
     assert len(list_eval_logs(str(tmp_path / "logs"))) == 2

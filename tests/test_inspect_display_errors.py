@@ -7,18 +7,16 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 
 import pytest
+from support import run_script
 
 GRADER_NEEDED = "the stance judge needs a grader model"
 
 
 def inspect_eval(tmp_path, *args: str) -> subprocess.CompletedProcess:
-    code = "import sys; from inspect_ai._cli.main import main; sys.argv[0] = 'inspect'; main()"
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    return subprocess.run([sys.executable, "-c", code, "eval", *args, "--log-dir", str(tmp_path / "logs")],
-                          capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path)
+    return run_script(["inspect", "eval", *args, "--log-dir", str(tmp_path / "logs")], cwd=tmp_path, env=env)
 
 
 def one_line(run: subprocess.CompletedProcess, message: str) -> bool:

@@ -5,6 +5,7 @@ two test files need lives in this package (`support.items`, `support.pew`, ...).
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import os
 import subprocess
@@ -15,6 +16,8 @@ from pathlib import Path
 import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.model import ChatCompletionChoice, ChatMessageAssistant, ModelOutput, ModelUsage, get_model
+
+from .zygote import Zygote
 
 ROOT = Path(__file__).resolve().parents[2]
 # ../shared beside the checkout; a worktree elsewhere names it with POLITICAL_SYCOPHANCY_REFERENCE
@@ -85,9 +88,30 @@ def printed_table(out: str) -> list[dict[str, str]]:
     return rows
 
 
-def run_cli(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    """Run an installed console script (`inspect`, `political-sycophancy`) in a subprocess
-    (`env`: variables set on top of this process's)."""
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "COLUMNS": "400", **(env or {})}
-    env.pop("INSPECT_LOG_DIR", None)
-    return subprocess.run([str(BIN / args[0]), *args[1:]], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+def cli_env(env: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment a console script runs in: this process's, offline, a wide terminal,
+    no inherited log folder, then `env` on top."""
+    out = {**os.environ, "HF_HUB_OFFLINE": "1", "COLUMNS": "400"}
+    out.pop("INSPECT_LOG_DIR", None)
+    return {**out, **(env or {})}
+
+
+@functools.cache
+def zygote() -> Zygote:
+    """This worker's warm interpreter (support.zygote), started on first use."""
+    return Zygote(cli_env())
+
+
+def run_cli(*args: str, cwd: Path, env: dict[str, str] | None = None, fresh: bool = False) -> subprocess.CompletedProcess:
+    """Run an installed console script (`inspect`, `political-sycophancy`) in its own process
+    (`env`: variables set on top of this process's): forked from the worker's zygote, or a
+    fresh interpreter with `fresh`."""
+    if fresh:
+        return subprocess.run([str(BIN / args[0]), *args[1:]], cwd=cwd, env=cli_env(env), capture_output=True, text=True, timeout=300)
+    return run_script(list(args), cwd=cwd, env=cli_env(env))
+
+
+def run_script(argv: list[str], *, cwd: Path, env: dict[str, str], timeout: float = 300) -> subprocess.CompletedProcess:
+    """`subprocess.run(argv, env=env)` of a console script (`argv[0]`: `inspect` or
+    `political-sycophancy`) with stdin closed, forked from this worker's zygote."""
+    return zygote().run(BIN / argv[0], argv[1:], cwd=cwd, env=env, timeout=timeout)

@@ -24,8 +24,6 @@ import io
 import os
 import re
 import shlex
-import subprocess
-import sys
 import traceback
 import warnings
 from collections.abc import Callable
@@ -36,6 +34,8 @@ from typing import Any
 
 from political_sycophancy.core.errors import InputError
 from political_sycophancy.core.items import builtin_path
+
+from . import run_script
 
 OUTCOMES = ("clear error", "counted exclusion", "correctly accepted", "traceback", "silently wrong", "other")
 GOOD = ("clear error", "counted exclusion", "correctly accepted")
@@ -132,8 +132,7 @@ def _in_process(argv: list[str]) -> Ran:
 
 
 def _subprocess(argv: list[str]) -> Ran:
-    code = "import sys; from inspect_ai._cli.main import main; sys.argv[0] = 'inspect'; main()"
-    proc = subprocess.run([sys.executable, "-c", code, *argv[1:]], capture_output=True, text=True, env=os.environ.copy(), timeout=600)
+    proc = run_script(["inspect", *argv[1:]], cwd=Path.cwd(), env=os.environ.copy(), timeout=600)
     ran = Ran(code=proc.returncode, out=proc.stdout, err=proc.stderr, refused=proc.returncode != 0)
     if "Traceback (most recent call last)" in proc.stdout + proc.stderr:
         ran.crash = proc.stderr
