@@ -4,11 +4,13 @@ from there, never from this file)."""
 
 from __future__ import annotations
 
+import base64
 import os
 from pathlib import Path
 
 import pytest
 from inspect_ai.model import GenerateConfig, ModelAPI, ModelOutput, modelapi
+from matplotlib.figure import Figure
 from support import REFERENCE, output
 
 
@@ -18,6 +20,34 @@ def analysis_store(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("analysis-store")
     os.environ["POLITICAL_SYCOPHANCY_CACHE"] = str(root)
     return root
+
+
+# a 1x1 PNG and an empty SVG: what a figure's file holds in a test that does not look at it
+PLACEHOLDER = {
+    "png": base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="),
+    "svg": b'<?xml version="1.0" encoding="utf-8"?>\n<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>\n',
+}
+
+
+@pytest.fixture(autouse=True)
+def figures_drawn_where_checked(request, monkeypatch) -> None:
+    """Matplotlib draws a figure's file only in tests marked `figures` (those that read the
+    image, its labels, or what drawing may raise); elsewhere `Figure.savefig` writes a
+    placeholder of the requested format. Drawing was a fifth of the suite's time, spent on
+    images no assertion looked at; the figure code up to the drawing runs either way, and
+    subprocesses (the CLI tests) always draw."""
+    if request.node.get_closest_marker("figures"):
+        return
+
+    def placeholder(self, fname, *args, format=None, **kwargs):
+        kind = format or Path(str(fname)).suffix.lstrip(".") or "png"
+        data = PLACEHOLDER[kind]
+        if hasattr(fname, "write"):
+            fname.write(data)
+        else:
+            Path(fname).write_bytes(data)
+
+    monkeypatch.setattr(Figure, "savefig", placeholder)
 
 
 @pytest.fixture

@@ -8,12 +8,15 @@ from __future__ import annotations
 import matplotlib.image as mpimg
 import numpy as np
 import pandas as pd
+import pytest
 from matplotlib.colors import to_rgba
 from matplotlib.text import Text
 
 from political_sycophancy.audit import figures as audit_figures
 from political_sycophancy.core import plotting
 from political_sycophancy.report import figures as report_figures
+
+pytestmark = pytest.mark.figures  # the tests read the drawn images (tests/conftest.py)
 
 MODELS = [f"prov/model-{k}" for k in range(6)]
 

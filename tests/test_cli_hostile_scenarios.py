@@ -253,7 +253,8 @@ def offline(monkeypatch, tmp_path):
 
 
 @pytest.mark.scenario("classified")
-@pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.name for s in SCENARIOS])
+@pytest.mark.parametrize("scenario", [pytest.param(s, id=s.name, marks=[pytest.mark.figures] if "figure" in s.name else [])
+                                      for s in SCENARIOS])
 def test_scenario(scenario, tmp_path, monkeypatch, record_property):
     monkeypatch.setenv("INSPECT_LOG_DIR", str(tmp_path / "inspect-logs"))
     outcome, ran = classify(scenario, tmp_path)

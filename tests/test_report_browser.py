@@ -23,7 +23,7 @@ from political_sycophancy.cli import main
 from political_sycophancy.report.html import SUPERSEDED
 
 CHROMIUM = Path("/usr/bin/chromium")
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium (apt-get install -y chromium)")
+pytestmark = [pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium (apt-get install -y chromium)"), pytest.mark.figures]
 WIDTH = 1200
 FIRST_SCREEN = 900
 PHASE1_BUDGET = float(os.environ.get("REPORT_PHASE1_BUDGET", "60"))  # seconds to import the paper's Phase 1 data, else skip

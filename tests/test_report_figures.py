@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
 from political_sycophancy.report.figures import OKABE_ITO, figures_section, model_styles, place_labels, short_labels
+
+pytestmark = pytest.mark.figures  # the tests read the drawn images (tests/conftest.py)
 
 MODELS = [f"prov/model-{k}" for k in range(6)]
 

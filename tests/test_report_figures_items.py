@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from political_sycophancy.report.figures import _item_pairs, figures_section, item_shift_panels
+
+pytestmark = pytest.mark.figures  # the tests read the drawn images (tests/conftest.py)
 
 MODELS = ("prov/alpha", "prov/beta", "prov/gamma", "prov/delta", "prov/epsilon")
 

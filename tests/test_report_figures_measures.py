@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 from matplotlib.container import ErrorbarContainer
 from support.open_ended import rows as open_rows
 
@@ -13,6 +14,8 @@ from political_sycophancy.report import figures
 from political_sycophancy.report.render import deep_merge
 from political_sycophancy.stats.options import AnalysisOptions
 from political_sycophancy.sway.analysis import sway_section
+
+pytestmark = pytest.mark.figures  # the tests read the drawn images (tests/conftest.py)
 
 OPTIONS = AnalysisOptions(bootstrap_draws=200, seed=4)
 MODELS = ("prov/one", "prov/two")

@@ -166,6 +166,7 @@ def test_party_log_ratio_on_hand_made_cells():
     assert out["wd_asymmetry"] == pytest.approx(0.4 - 0.1)
 
 
+@pytest.mark.figures
 def test_section_renders_tables_and_heatmap(tmp_path):
     rng = np.random.default_rng(5)
     r = pd.concat([
