@@ -116,3 +116,14 @@ def test_the_report_records_every_model_of_the_run_for_the_figures(tmp_path):
     frame = pd.DataFrame({"model": ["b/x", "a/y", "b/x"], "kind": "other", "task": "t"})
     result = write_report(frame, tmp_path / "out", options=AnalysisOptions(bootstrap_draws=10, sign_flip_draws=10), sections=[])
     assert result.summary["model_order"] == ["a/y", "b/x"]
+
+
+def test_slant_series_are_not_told_apart_by_model_colours(monkeypatch):
+    """Issue 26, point 4: the slant figure's two series (accommodation right / left) must not
+    borrow model colours, which every other figure uses to mean a model."""
+    fig = _drawn(monkeypatch, audit_figures.slant_vs_shift, crowded())
+    palette = {to_rgba(c)[:3] for c in plotting.OKABE_ITO}
+    used = {tuple(np.round(c[:3], 6)) for coll in fig.axes[0].collections
+            for c in [*coll.get_facecolors(), *coll.get_edgecolors()] if c[3] > 0}
+    assert used and not used & {tuple(np.round(p, 6)) for p in palette}, used
+    assert len({coll.get_paths()[0].vertices.round(3).tobytes() for coll in fig.axes[0].collections}) == 2  # two marker shapes

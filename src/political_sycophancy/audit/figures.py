@@ -15,8 +15,10 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ..core.plotting import OKABE_ITO, model_styles, place_labels, save_figure, short_labels
+from ..core.plotting import model_styles, place_labels, save_figure, short_labels
 from ..shared.summaries import order_conditions
+
+SERIES_GREY = "#555555"  # a series that is not a model: no colour of the model palette
 
 
 def _save(fig: Figure, path: Path) -> Path:
@@ -123,9 +125,11 @@ def slant_vs_shift(decomp: pd.DataFrame, path: Path) -> Path | None:
     fig = Figure(figsize=(6.0, 4.6))
     ax = fig.add_subplot()
     xs, ys, texts = [], [], []
-    for col, marker, colour in (("sycophancy_right", "o", OKABE_ITO[3]), ("sycophancy_left", "s", OKABE_ITO[0])):
+    # the two series differ by marker and fill in grey: every other figure uses colour for a model
+    for col, marker, face in (("sycophancy_right", "^", SERIES_GREY), ("sycophancy_left", "v", "none")):
         d = data.dropna(subset=[col])
-        ax.scatter(d["baseline_slant"], d[col], marker=marker, color=colour, label=col.replace("_", "-"), zorder=3)
+        ax.scatter(d["baseline_slant"], d[col], marker=marker, facecolors=face, edgecolors=SERIES_GREY,
+                   label=col.replace("_", "-"), zorder=3)
         xs += d["baseline_slant"].astype(float).tolist()
         ys += d[col].astype(float).tolist()
         texts += [names[m] for m in d["model"]]
