@@ -224,8 +224,10 @@ def parse_json(text: str, *, file: str | Path | None = None, row: int | None = N
         raise InputError("JSON nested too deeply", file=file, row=row, field=field) from None
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """A safe YAML loader that refuses a key repeated in one mapping (PyYAML keeps the last)."""
+class _UniqueKeyLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """A safe YAML loader that refuses a key repeated in one mapping (PyYAML keeps the last);
+    on libyaml's parser where PyYAML has it (ten times faster: a report reads its table
+    descriptions sixteen times)."""
 
     def construct_mapping(self, node, deep=False):
         seen: set = set()
@@ -244,6 +246,8 @@ def parse_yaml(text: str, *, file: str | Path) -> Any:
     try:
         return yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 (a SafeLoader subclass)
     except yaml.YAMLError as ex:
+        if "maximum nesting depth" in str(ex):  # libyaml's parser stops runaway nesting itself
+            raise InputError("YAML nested too deeply", file=file) from None
         raise InputError(f"cannot parse YAML ({' '.join(str(ex).split())})", file=file) from None
     except RecursionError:
         raise InputError("YAML nested too deeply", file=file) from None
