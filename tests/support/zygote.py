@@ -2,7 +2,7 @@
 
 Starting `inspect` or `political-sycophancy` costs about 4 s of importing Inspect before
 the command does anything, and the suite starts them about a hundred times. The zygote
-imports Inspect's CLI once; each command then runs in a child forked from it: its own
+imports Inspect's CLI (and pandas, scipy.stats and matplotlib, 3 s more) once; each command then runs in a child forked from it: its own
 process with the requested argv, working folder and environment, stdout and stderr on
 their own file descriptors, stdin closed, its exit code and its atexit handlers, exactly
 as the console script runs it. What differs from a fresh interpreter is only what Inspect's
@@ -22,6 +22,7 @@ from pathlib import Path
 SOURCE = r"""
 import json, os, signal, sys, time
 import inspect_ai._cli.main  # noqa: F401  Inspect's CLI, imported once for every child
+import matplotlib.figure, pandas, scipy.stats  # noqa: E401, F401  and what analyze, import and audit load
 from importlib.metadata import entry_points
 
 scripts = {ep.name: ep for ep in entry_points(group="console_scripts")}
