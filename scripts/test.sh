@@ -15,8 +15,9 @@ fi
 if [ "$only_oldest" = 0 ]; then
   bash scripts/install.sh
   # Lint and types first: fail fast, before the long test run.
-  # The suite runs on every core (pytest-xdist), a test module's tests on one worker.
-  (. "$VENV/bin/activate" && ruff check src tests bench && mypy && python -m pytest -q -n auto --dist loadfile "$@")
+  # The suite runs on every core (pytest-xdist), a test module's tests on one worker, the
+  # modules in collection order (the slowest first: tests/conftest.py), not by test count.
+  (. "$VENV/bin/activate" && ruff check src tests bench && mypy && python -m pytest -q -n auto --dist loadfile --no-loadscope-reorder "$@")
 fi
 if [ "$only_oldest" = 1 ] || { [ $# -eq 0 ] && [ "${OLDEST_INSPECT:-1}" != 0 ]; }; then
   start=$SECONDS
