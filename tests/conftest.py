@@ -1,6 +1,9 @@
-"""Session-wide test set-up: the reference-data fixture and the `scripted/<letter>` model
-provider. Helpers the test modules share live in the `support` package (tests import them
-from there, never from this file)."""
+"""Session-wide test set-up: the reference-data fixture, the `scripted/<letter>` model
+provider, the order in which xdist hands out the modules, and the one stub of the suite:
+figures are drawn only in tests marked `figures` (elsewhere a placeholder image). Console
+scripts run for real, forked from a warm interpreter (support.zygote). Helpers the test
+modules share live in the `support` package (tests import them from there, never from this
+file)."""
 
 from __future__ import annotations
 
