@@ -247,6 +247,6 @@ def test_sample_summary_is_inspects_on_hostile_metadata():
         metadata = {**fixed, **{f"s{i}": text(n) for i in range(5)}}
         score = Score(value={"x": 1.0}, answer=text(n), explanation="why  not", metadata={**metadata, "extra": text(n)})
         sample = EvalSample(id=n, epoch=1, input="q", target="t", metadata=metadata, scores={"s": score}, messages=[])
-        assert inspect_compat.sample_summary(sample).model_dump_json() == sample.summary().model_dump_json(), n
+        assert inspect_compat.sample_summaries([sample])[0].model_dump_json() == sample.summary().model_dump_json(), n
         checked += 1
     assert checked == 10

@@ -234,8 +234,9 @@ def json_bytes(value: Any) -> bytes:
     return fn(value, indent=None) if fn is not None else public_json_bytes(value)
 
 
-def sample_summary(sample: EvalSample) -> Any:
-    """`sample.summary()`, with the metadata thinned here rather than in its validator.
+def sample_summaries(samples: list[EvalSample]) -> list[Any]:
+    """`sample.summary()` of each sample, with the metadata thinned here rather than in its
+    validator.
 
     Inspect shortens every metadata string of a summary through `textwrap.shorten`, most of
     an import's writing time; a string of at most `THIN_TEXT_WIDTH` characters shortens to
@@ -245,19 +246,22 @@ def sample_summary(sample: EvalSample) -> Any:
     thin = private("inspect_ai.log._util", "thin_metadata")
     width = private("inspect_ai.log._util", "THIN_TEXT_WIDTH")
     if thin is None or not isinstance(width, int):
-        return sample.summary()
+        return [sample.summary() for sample in samples]
 
     def thinned(metadata: dict[str, Any]) -> dict[str, Any]:
         rest = thin({k: v for k, v in metadata.items() if not (type(v) is str and len(v) <= width)})
         return {k: " ".join(v.split()) if k not in rest else rest[k] for k, v in metadata.items()}
 
-    scores = {k: score.model_copy(update={"metadata": None}) for k, score in sample.scores.items()} if sample.scores is not None else None
-    summary = sample.model_copy(update={"metadata": {}, "scores": scores}).summary()
-    summary.metadata = thinned(sample.metadata)
-    for key, score in (sample.scores or {}).items():
-        if score.metadata is not None and summary.scores is not None:
-            summary.scores[key].metadata = thinned(score.metadata)
-    return summary
+    def summary(sample: EvalSample) -> Any:
+        scores = {k: s.model_copy(update={"metadata": None}) for k, s in sample.scores.items()} if sample.scores is not None else None
+        out = sample.model_copy(update={"metadata": {}, "scores": scores}).summary()
+        out.metadata = thinned(sample.metadata)
+        for key, score in (sample.scores or {}).items():
+            if score.metadata is not None and out.scores is not None:
+                out.scores[key].metadata = thinned(score.metadata)
+        return out
+
+    return [summary(sample) for sample in samples]
 
 
 def write_eval_zip(log: EvalLog, path: Path) -> Path:
@@ -281,7 +285,7 @@ def write_eval_zip(log: EvalLog, path: Path) -> Path:
             archive.writestr("_journal/start.json", json_bytes({"version": log.version, "eval": log.eval, "plan": log.plan}))
             for sample in samples:
                 archive.writestr(f"samples/{sample.id}_epoch_{sample.epoch}.json", json_bytes(sample))
-            archive.writestr("summaries.json", json_bytes([sample_summary(sample) for sample in samples]))
+            archive.writestr("summaries.json", json_bytes(sample_summaries(samples)))
             if log.reductions is not None:
                 archive.writestr("reductions.json", json_bytes(log.reductions))
             archive.writestr("header.json", json_bytes(header))
