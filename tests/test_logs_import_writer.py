@@ -157,6 +157,9 @@ def test_light_metric_inputs_give_inspects_results_and_reductions(tmp_path, resp
         # as JSON: NaN (unanswered measures) is not equal to itself in a dict comparison
         assert got[0].model_dump_json() == expected[0].model_dump_json(), written.name
         assert [r.model_dump_json() for r in got[1]] == [r.model_dump_json() for r in expected[1]], written.name
+        # and what the import wrote, its reductions shared across the import's logs
+        assert log.results.model_dump_json() == expected[0].model_dump_json(), written.name
+        assert [r.model_dump_json() for r in log.reductions] == [r.model_dump_json() for r in expected[1]], written.name
         checked += 1
     assert checked == len(result.logs)
 

@@ -73,6 +73,31 @@ class Scoring:
         self.cache: dict[tuple, Score] = {}
         self.scorers: dict[tuple[str, str], Callable] = {}
         self.parses: dict[tuple[str, str], Any] = {}
+        self.finished: dict[tuple, Score] = {}
+        self.prompts: dict[tuple[str, str, str], str] = {}
+        self.metadata: dict[str, dict[str, Any]] = {}
+        self.reductions: dict[tuple, Score] = {}  # of the mean reducer (logs.import_writer)
+
+    def prompt(self, kind: ResponseKind, item: Item, condition: Condition) -> str:
+        """The kind's prompt for an item under a condition, built once per import."""
+        key = (kind.name, item.id, condition.id)
+        if key not in self.prompts:
+            self.prompts[key] = kind.prompt(item, condition)
+        return self.prompts[key]
+
+    def item_metadata(self, item: Item) -> dict[str, Any]:
+        """`item.sample_metadata()`, built once per import: its samples share the values
+        (never mutated), which also lets a log's summaries thin them once."""
+        if item.id not in self.metadata:
+            self.metadata[item.id] = item.sample_metadata()
+        return self.metadata[item.id]
+
+    def once(self, key: tuple, compute: Callable[[], Score]) -> Score:
+        """A copy of the score `compute` gives for `key`, computed once per import."""
+        score = self.finished.get(key)
+        if score is None:
+            score = self.finished[key] = compute()
+        return score.model_copy()
 
     def scorer(self, kind: ResponseKind, scoring: str) -> Callable:
         """The kind's scorer for a scoring rule, one object per import (the score cache's key)."""
@@ -101,9 +126,14 @@ class Scoring:
 
 
 def source_score(run: Scoring, scorer: Callable, item: Item, letter: str, raw: str, make_state) -> Score:
-    """Score the file's letter with our scorer; keep our own reading of the text beside it."""
-    ours = run.parse(raw, item)
+    """Score the file's letter with our scorer; keep our own reading of the text beside it
+    (once per scorer, item, letter and text: the score depends on nothing else)."""
     letter = (letter or "").strip()
+    return run.once((scorer, item.id, letter, raw), lambda: _source_score(run, scorer, item, letter, raw, make_state))
+
+
+def _source_score(run: Scoring, scorer: Callable, item: Item, letter: str, raw: str, make_state) -> Score:
+    ours = run.parse(raw, item)
     extra = dict(text_status=ours.status, text_letter=ours.letter, source_letter=letter or None)
     if letter:
         score = run(scorer, item.id, letter, lambda: make_state(letter))

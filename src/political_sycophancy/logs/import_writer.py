@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 import shortuuid
@@ -36,7 +36,7 @@ from inspect_ai.log import (
     read_eval_log_sample_summaries,
 )
 from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, GenerateConfig, ModelOutput
-from inspect_ai.scorer import SampleScore, mean_score
+from inspect_ai.scorer import SampleScore, Score, ScoreReducer, mean_score
 
 from ..core.atomic import temp_path
 from ..core.conditions import Condition, redefines_builtin
@@ -138,19 +138,62 @@ def write_one(job: ImportJob, cell: Cell, run: Scoring, write: Writer, result: I
     return out
 
 
-def light_eval_results(samples: list[EvalSample], scorer, scorer_name: str):
+class _ShallowCopied(Score):
+    """A reduced score that Inspect's metric-dict path deep-copies once per metric key only
+    to replace the copy's `value` (never to mutate it): a shallow copy gives the same
+    results, without the deep copies that were a quarter of an import's time."""
+
+    def __deepcopy__(self, memo: dict | None = None) -> _ShallowCopied:
+        return self.__copy__()
+
+
+class _Unchanged(dict):
+    """The sample metadata a metric reads, shared by the copies Inspect makes of each
+    reduced score (no metric writes to it)."""
+
+    def __deepcopy__(self, memo: dict | None = None) -> _Unchanged:
+        return self
+
+
+def _content(score: Score) -> tuple:
+    """What a reducer reads of a light score (no metadata): equal contents reduce equally."""
+    value = score.value
+    return (tuple(value.items()) if isinstance(value, dict) else value, score.answer, score.explanation, score.reason)
+
+
+def _shallow_copied(reducer: ScoreReducer, reduced: dict[tuple, Score]) -> ScoreReducer:
+    """`reducer` whose reduced scores are `_ShallowCopied` (its registry name kept), each
+    distinct list of score contents reduced once into `reduced` (one per import and
+    reducer: most imported answers are one of an item's few letters)."""
+
+    @functools.wraps(reducer)
+    def reduce(scores: list[Score]) -> Score:
+        key = tuple(_content(s) for s in scores)
+        try:
+            hit = reduced.get(key)
+        except TypeError:  # a value that cannot be a key (a list): reduced every time
+            return _ShallowCopied.model_construct(**dict(reducer(scores)))
+        if hit is None:
+            hit = reduced[key] = _ShallowCopied.model_construct(**dict(reducer(scores)))
+        return hit.model_copy()
+
+    return cast(ScoreReducer, reduce)
+
+
+def light_eval_results(samples: list[EvalSample], scorer, scorer_name: str, reduced: dict[tuple, Score] | None = None):
     """The log's results and reductions as a run computes them, from light copies of the
     scores: the metrics see only the sample metadata they read (`METRIC_METADATA`) and no
-    score metadata, and the reduced scores get back the metadata Inspect's reducers keep
-    (the first epoch's). Inspect deep-copies every score with both once per metric key,
-    which was most of an import's time; tests/test_logs_import_writer.py checks the light
-    results and reductions equal the full ones."""
+    score metadata, the reduced scores are copied shallowly (`_ShallowCopied`), and they
+    get back the metadata Inspect's reducers keep (the first epoch's). Inspect deep-copies
+    every score once per metric key, which was most of an import's time;
+    tests/test_logs_import_writer.py checks the light results and reductions equal the
+    full ones. `reduced` holds the mean reductions already computed in this import."""
     scores = [
         {
             scorer_name: SampleScore(
                 score=s.scores[scorer_name].model_copy(update={"metadata": None}),
                 sample_id=s.id,
-                sample_metadata={k: s.metadata[k] for k in METRIC_METADATA if k in s.metadata},
+                sample_metadata=_Unchanged({k: s.metadata[k] for k in METRIC_METADATA if k in s.metadata}),
                 scorer=scorer_name,
             )
         }
@@ -159,14 +202,15 @@ def light_eval_results(samples: list[EvalSample], scorer, scorer_name: str):
     ]
     if not scores:
         return None, None
-    results, reductions = eval_results(len(samples), scores, mean_score(), [scorer], None, scorer_names=[scorer_name])
+    mean = _shallow_copied(mean_score(), {} if reduced is None else reduced)
+    results, reductions = eval_results(len(samples), scores, mean, [scorer], None, scorer_names=[scorer_name])
     first: dict[Any, Any] = {}
     for s in sorted(samples, key=lambda s: s.epoch):
         if s.scores:
             first.setdefault(s.id, s.scores[scorer_name].metadata)
     for reduction in reductions or []:
-        for reduced in reduction.samples:
-            reduced.metadata = first.get(reduced.sample_id)
+        for sample_score in reduction.samples:
+            sample_score.metadata = first.get(sample_score.sample_id)
     return results, reductions
 
 
@@ -254,7 +298,7 @@ def build_log(job: ImportJob, cell: Cell, run: Scoring, result: ImportResult) ->
     order = {item_id: i for i, item_id in enumerate(dict.fromkeys(rows["item_id"]))}
     samples = [_sample(job, cell, condition, rec, run, scorer, scorer_name, result, disagree) for rec in rows.to_dict("records")]
     samples.sort(key=lambda s: (s.epoch, order[str(s.id)]))
-    results, reductions = light_eval_results(samples, scorer, scorer_name)
+    results, reductions = light_eval_results(samples, scorer, scorer_name, run.reductions)
     created = datetime.now(UTC).isoformat(timespec="seconds")
     n_errors = sum(1 for s in samples if s.error)
     log = EvalLog(
@@ -283,10 +327,10 @@ def _sample(
     """One response row as the sample a run would have logged, scored by our scorer (or the
     file's letter with `use_source_letters`, our reading counted against it in `disagree`)."""
     item, model, kind = job.items[rec["item_id"]], cell.model, job.kind
-    prompt = kind.prompt(item, condition)
+    prompt = run.prompt(kind, item, condition)
     raw = rec.get("raw_response") or ""
     metadata: dict[str, Any] = {
-        **item.sample_metadata(),
+        **run.item_metadata(item),
         "condition": condition.id,
         "condition_label": condition.label,
         "source_file": job.source.path.name,
