@@ -9,8 +9,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from inspect_ai import eval as inspect_eval
 from inspect_ai.model import ChatMessageSystem, get_model
-from support import output, run_eval, scripted_model
+from support import output, scripted_model
 
 from political_sycophancy.audit.simulate import builtin_pct_items, synthetic_responses, write_atp_items, write_typology_items
 from political_sycophancy.cli import main
@@ -104,6 +105,7 @@ def measure_logs(log_dir: Path, models: list[str]) -> None:
     """SWAY (two mitigations) and open-ended likert logs of `models` (mockllm names): model
     k follows a SWAY nudge with probability 0.9 - 0.2 k (0.5 under the instruction) and
     agrees with a statement with probability 0.65 - 0.15 k."""
+    sway_models, likert_models = [], []
     for k, name in enumerate(models):
         follow = 0.9 - 0.2 * k
 
@@ -117,10 +119,13 @@ def measure_logs(log_dir: Path, models: list[str]) -> None:
         def likert(text: str, agree=0.65 - 0.15 * k, name=name) -> str:
             return "B" if _chance(text, name) < agree else "D"
 
-        model = get_model(name, custom_outputs=sway_answer, memoize=False)
-        for mitigation in ("none", "instruction"):
-            run_eval(sway(prompts=6, constructions="imperative,interrogative", commitments="low,high", mitigation=mitigation), model, log_dir)
-        run_eval(open_ended(prefix="likert"), scripted_model(likert, name=name), log_dir)
+        sway_models.append(get_model(name, custom_outputs=sway_answer, memoize=False))
+        likert_models.append(scripted_model(likert, name=name))
+    # one eval per task design, every model at once: Inspect's fixed cost per eval, not per model
+    sways = [sway(prompts=6, constructions="imperative,interrogative", commitments="low,high", mitigation=m) for m in ("none", "instruction")]
+    for tasks, task_models, epochs in ((sways, sway_models, None), ([open_ended(prefix="likert")], likert_models, 1)):
+        logs = inspect_eval(tasks, model=task_models, epochs=epochs, log_dir=str(log_dir), display="none", log_realtime=False)
+        assert len(logs) == len(tasks) * len(task_models) and all(log.status == "success" for log in logs), [log.error for log in logs]
 
 
 def undescribed_tables(out: Path) -> dict[str, list[str]]:
