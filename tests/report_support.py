@@ -102,7 +102,7 @@ def _chance(text: str, salt: str) -> float:
 
 
 def measure_logs(log_dir: Path, models: list[str]) -> None:
-    """SWAY (two mitigations) and open-ended likert logs of `models` (mockllm names): model
+    """SWAY (two mitigations) and open-ended likert logs (one epoch) of `models` (mockllm names): model
     k follows a SWAY nudge with probability 0.9 - 0.2 k (0.5 under the instruction) and
     agrees with a statement with probability 0.65 - 0.15 k."""
     sway_models, likert_models = [], []
