@@ -156,9 +156,10 @@ class _Unchanged(dict):
 
 
 def _content(score: Score) -> tuple:
-    """What a reducer reads of a light score (no metadata): equal contents reduce equally."""
+    """What a reducer reads of a light score (no metadata): equal contents reduce equally
+    (`reason` where this inspect_ai's Score has one)."""
     value = score.value
-    return (tuple(value.items()) if isinstance(value, dict) else value, score.answer, score.explanation, score.reason)
+    return (tuple(value.items()) if isinstance(value, dict) else value, score.answer, score.explanation, getattr(score, "reason", None))
 
 
 def _shallow_copied(reducer: ScoreReducer, reduced: dict[tuple, Score]) -> ScoreReducer:
