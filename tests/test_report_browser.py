@@ -1,6 +1,7 @@
 """A test that looks: headless Chromium renders report.html; Findings is the first section,
-every figure loaded, no table wider than the page outside a fold or scroll box; screenshots
-of the first screen and of the figures are kept (the test's tmp dir, and $REPORT_SCREENSHOTS).
+every figure loaded, no table wider than the page outside a fold or scroll box; printed, the
+page holds the key tables in full and every figure, with no toggle; screenshots of the
+first screen and of the figures are kept (the test's tmp dir, and $REPORT_SCREENSHOTS).
 
 Skipped when /usr/bin/chromium is absent (`apt-get install -y chromium`)."""
 
@@ -69,10 +70,38 @@ def chromium(args: list[str], tmp: Path, timeout: float = 120) -> subprocess.Com
     return subprocess.run(flags + args, capture_output=True, text=True, timeout=timeout)
 
 
-def layout(report: Path, tmp: Path) -> dict:
-    """The CHECK script's verdict on the report rendered at WIDTH pixels."""
-    page = tmp / "checked.html"
-    page.write_text(report.read_text().replace("</body>", CHECK + "</body>"))
+# Runs in the page with its print rules applied on screen (what --print-to-pdf lays out):
+# which key tables (details.key) show their rows, which toggles or folded tables show.
+PRINT_CHECK = """
+<script>
+window.addEventListener('load', function () {
+  function shown(e) { return !!(e.offsetWidth || e.offsetHeight || e.getClientRects().length); }
+  var keys = Array.prototype.slice.call(document.querySelectorAll('details.key'));
+  var out = {
+    key_tables: keys.length,
+    key_tables_hidden: keys.filter(function (d) { var t = d.querySelector('table'); return !t || !shown(t); })
+                           .map(function (d) { return (d.previousElementSibling || {}).id || 'table'; }),
+    toggles_shown: Array.prototype.filter.call(document.querySelectorAll('span.toggle'), shown).length,
+    folded_tables_shown: Array.prototype.filter.call(document.querySelectorAll('details:not([open]) table'), shown).length,
+    figures_shown: Array.prototype.filter.call(document.querySelectorAll('figure img'), shown).length
+  };
+  var pre = document.createElement('pre'); pre.id = 'layout-check'; pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+});
+</script>
+"""
+
+
+def layout(report: Path, tmp: Path, *, script: str = CHECK, print_rules: bool = False) -> dict:
+    """The `script`'s verdict on the report rendered at WIDTH pixels; with `print_rules`,
+    its `@media print` rules applied on screen (headless Chromium dumps the DOM only for the
+    screen, and the PDF's text is not readable without a PDF library)."""
+    page = tmp / ("printed.html" if print_rules else "checked.html")
+    text = report.read_text()
+    if print_rules:
+        assert text.count("@media print{") == 1
+        text = text.replace("@media print{", "@media all{")
+    page.write_text(text.replace("</body>", script + "</body>"))
     run = chromium([f"--window-size={WIDTH},{FIRST_SCREEN}", "--virtual-time-budget=10000", "--dump-dom", page.as_uri()], tmp)
     assert run.returncode == 0, run.stderr[-2000:]
     m = re.search(r"<pre id=\"layout-check\">(.*?)</pre>", run.stdout, flags=re.S)
@@ -137,6 +166,11 @@ def check(report: Path, tmp: Path, label: str) -> tuple[dict, dict[str, Path]]:
         assert path.stat().st_size > 20_000, path  # a rendered page, not a blank one
     verdict["screenshots"] = {name: {"bytes": path.stat().st_size, "size": png_size(path)} for name, path in shots.items()}
     verdict["pdf"] = printed(report, tmp, label)
+    # as printed: the key tables in full, every figure, no toggle and no folded table's rows
+    verdict["print"] = layout(report, tmp, script=PRINT_CHECK, print_rules=True)
+    assert verdict["print"]["key_tables"] >= 1 and verdict["print"]["key_tables_hidden"] == [], verdict["print"]
+    assert verdict["print"]["toggles_shown"] == 0 and verdict["print"]["folded_tables_shown"] == 0, verdict["print"]
+    assert verdict["print"]["figures_shown"] == verdict["images"], verdict["print"]
     (tmp / f"{label}_layout.json").write_text(json.dumps(verdict, indent=2))
     keep = os.environ.get("REPORT_SCREENSHOTS")
     if keep:
