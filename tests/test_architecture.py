@@ -68,7 +68,6 @@ KNOWN_MUTABLE = {
     "pew.replication:ATP_COLUMNS": "pandas column list",
     "pew.sav:BASE_COLUMNS": "pandas column list",
     "pew.sav:TAIL_COLUMNS": "pandas column list",
-    "logs.probe_importer:COLUMNS": "importer (perf helper)",
     "probes.scorers:EXPECTED_LABELS": "probe scorers (concepts helper: logprob mass)",
     "probes.scorers:PERCEPTION_LABELS": "probe scorers (concepts helper: logprob mass)",
     "probes.scorers:GRADER_LABELS": "probe scorers (concepts helper: logprob mass)",

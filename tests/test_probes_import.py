@@ -12,7 +12,9 @@ from support.analysis import frame_from_evals
 from support.items import BENCH, OPTIONS, write_atp
 
 from political_sycophancy.cli import main
+from political_sycophancy.core.declare import Measure
 from political_sycophancy.core.errors import InputError
+from political_sycophancy.logs import probe_importer
 from political_sycophancy.logs.frame import load_frame
 from political_sycophancy.logs.importer import import_responses
 from political_sycophancy.logs.probe_importer import file_kind, import_probe_file
@@ -62,9 +64,22 @@ def atp(tmp_path_factory):
     return write_atp(tmp_path_factory.mktemp("items") / "atp.csv", 6)
 
 
+def test_file_kinds_are_the_measures_declared_ones(monkeypatch):
+    """The importer knows a probe or persona file only through the file kinds the measures
+    declare (`Measure.imports`): the audit's persona file, then the probes' two files."""
+    assert [(k.kind.name, k.description) for k in probe_importer.file_kinds()] == [
+        ("audit", "neutral personas (audit under P_ORD, P_STU, P_RET)"),
+        ("expected_answer", "expected-answer probe"),
+        ("perception", "perception probe"),
+    ]
+    only_probes = Measure(name="toy", kinds=(), registers=(), sections=(), imports=("political_sycophancy.probes.importing",))
+    monkeypatch.setattr(probe_importer, "declared", lambda: [only_probes])
+    assert [k.kind.name for k in probe_importer.file_kinds()] == ["expected_answer", "perception"]
+
+
 def test_expected_answer_file_with_the_papers_letters_and_with_ours(tmp_path, atp):
     path = _write_expected(tmp_path / "results_expected_answer.csv")
-    assert file_kind(path)[1] == "expected-answer probe"
+    assert file_kind(path).description == "expected-answer probe"
     source = import_probe_file(path, [atp], tmp_path / "source", use_source_letters=True)
     ours = import_probe_file(path, [atp], tmp_path / "ours")
     assert source.samples == ours.samples == len(EXPECTED_ROWS) and source.errors == 1

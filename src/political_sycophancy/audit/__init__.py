@@ -15,6 +15,7 @@ MEASURE = Measure(
     registers=("political_sycophancy.audit.task", "political_sycophancy.shared.scorers"),
     sections=("political_sycophancy.audit.analysis",),
     exports=(("audit_tasks", "political_sycophancy.audit.task"),),
+    imports=("political_sycophancy.audit.importing",),
 )
 
 if TYPE_CHECKING:

@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
 
     output_dir(args.log_dir, "--log-dir")
     found = file_kind(args.responses)
-    say(f"importing {args.responses}" + (f" ({found[1]})" if found else "") + " ...")
+    say(f"importing {args.responses}" + (f" ({found.description})" if found else "") + " ...")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ConditionWarning)
         result = (import_probe_file if found else import_responses)(
@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
     if result.skipped_unknown:
         say(f"left out {result.skipped_unknown} response(s) to {len(result.unknown_ids)} question id(s) not in the item files, "
               f"e.g. {', '.join(result.unknown_ids[:5])}")
-    if args.use_source_letters and (found is None or found[0] is AUDIT):
+    if args.use_source_letters and (found is None or found.kind is AUDIT):
         say("source letters vs our parser (per model: rows, letter only in the file, letter only ours, different letters):")
         for model, d in sorted(result.disagreements.items()):
             say(f"  {model}: {d['rows']}, {d['source_only']}, {d['ours_only']}, {d['different']}")

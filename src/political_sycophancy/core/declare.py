@@ -4,9 +4,11 @@ The declaration names the modules that hold what the rest of the package needs f
 measure, so that nothing outside the folder names the measure but the one list of
 measures (`political_sycophancy.catalog`): Inspect's entry point imports `registers`
 (tasks, solvers, scorers), the report lays out the `@section` builders of `sections`,
-`kinds` are the task metadata values (`political_sycophancy: <kind>`) its logs carry, and
+`kinds` are the task metadata values (`political_sycophancy: <kind>`) its logs carry,
 `exports` are the names `political_sycophancy` offers at its top level
-(`from political_sycophancy import sway_score`).
+(`from political_sycophancy import sway_score`), and `imports` the modules whose
+`FILE_KINDS` (`shared.import_scoring.FileKind`) are the response files of its tasks that
+`import-responses` tells by their columns.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from dataclasses import dataclass
 class Measure:
     """One measure: its name, the log kinds its tasks write, the modules that register its
     Inspect objects and that hold its report sections, its public names ((name, module)
-    pairs, loaded on first use) and its card (a README beside it)."""
+    pairs, loaded on first use), the modules of its importable file kinds and its card (a
+    README beside it)."""
 
     name: str
     kinds: tuple[str, ...]
@@ -26,3 +29,4 @@ class Measure:
     sections: tuple[str, ...]
     exports: tuple[tuple[str, str], ...] = ()
     card: str = "README.md"
+    imports: tuple[str, ...] = ()

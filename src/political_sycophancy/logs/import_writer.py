@@ -45,9 +45,9 @@ from ..core.inspect_compat import EvalRecorder, eval_results, json_bytes, regist
 from ..core.io import read_bytes
 from ..core.items import Item
 from ..core.metrics import METRIC_METADATA
+from ..shared.import_scoring import ResponseKind, Scoring, task_state
 from .design import EXCLUDED_KEY
 from .import_rows import EXCLUDED, ImportResult
-from .import_scoring import ResponseKind, Scoring, task_state
 
 FLUSH_EVERY = 100
 # samples of the first log written both ways to check the one-pass writer (`layout_difference`)

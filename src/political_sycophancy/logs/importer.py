@@ -36,9 +36,9 @@ from ..core.atomic import clean_stale_temp, write_atomic
 from ..core.conditions import condition_registry
 from ..core.errors import InputError
 from ..core.io import IMPORT_MARKER_PREFIX, IMPORT_MARKER_SUFFIX
+from ..shared.import_scoring import AUDIT, ResponseKind, Scoring
 from .import_fanout import run_cells
 from .import_rows import EXCLUDED, ImportResult, item_index, mismatch, prepare, read_responses
-from .import_scoring import AUDIT, ResponseKind, Scoring
 from .import_writer import Cell, ImportJob, Source, layout_difference, write_cells
 
 __all__ = [

@@ -1,127 +1,37 @@
-"""The first seed's probe and persona files -> Inspect `.eval` logs of the matching task.
+"""Response files of the measures' other tasks -> Inspect `.eval` logs of those tasks: the
+first seed's probe and persona files (`results_expected_answer.csv`,
+`results_perception_probe.csv`, `results_neutral_persona.csv`), told by their columns.
 
-- `results_expected_answer.csv` (expected_letter, actual_letter, reasoning, raw_response):
-  logs of the `expected_answer` task, one per model x condition.
-- `results_perception_probe.csv` (asker_desc, political_leaning, reasoning, raw_response;
-  condition N): logs of the `perception` task.
-- `results_neutral_persona.csv` (persona_code, letter, raw_response): logs of the `audit`
-  task under the persona conditions P_ORD, P_STU, P_RET.
-
-These files name models by `model_label` only (no `model_id`); it becomes the log's model
-name, as in a Phase 2 grid rebuilt from `phase2_alignment_by_condition.csv`, so the persona
-table finds its N cells. Everything else is `importer.import_responses` (validation,
-import identity, replacement of earlier imports), with the probes' prompt and scorer. By
-default our parsers read `raw_response`; with `use_source_letters` the file's own parse
-(its letters, description and 1-7 rating) is scored and our reading is kept beside it in
-the score metadata (`text_*`); either way the file's letters are kept (`source_*`), so the
-report can say which of the paper's letters our parser rejects and why.
-
-The sample input of a perception log is our perception prompt (`tasks.probes`): the
-paper's exact wording is not in its public code.
+Each measure lists its file kinds (`shared.import_scoring.FileKind`: the columns that tell
+the file, the task its rows answer, its column renames) in the modules it declares as
+`imports` (`core.declare.Measure`; the probes' and the audit's `importing` modules);
+this module names no measure. Everything else is `importer.import_responses` (validation,
+import identity, replacement of earlier imports), with the kind's prompt and scorer.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import importlib
+from collections.abc import Iterable
 from pathlib import Path
 
-from inspect_ai.scorer import Score
-
-from ..core.conditions import Condition
+from ..catalog import declared
 from ..core.errors import InputError
 from ..core.io import read_csv
-from ..core.items import Item
-from ..probes.scorers import (
-    expected_answer_score,
-    perception_score,
-    read_expected,
-    read_perception,
-    score_expected_reading,
-    score_expected_source,
-    score_perception_reading,
-    score_perception_source,
-)
-from ..probes.task import expected_answer_prompt, perception_prompt
-from .importer import AUDIT, ImportResult, ResponseKind, Scoring, import_responses
-
-# model_label names the model; the persona file's condition is its persona_code
-COLUMNS = {"model_label": "model_id", "persona_code": "condition"}
+from ..shared.import_scoring import FileKind
+from .importer import ImportResult, import_responses
 
 
-class ProbeKind(ResponseKind):
-    """A probe task's logs: its prompt and scorer, the file's own parse (`source`) and our
-    reading with the file's parse kept beside it (`parsed`)."""
-
-    def __init__(
-        self,
-        name: str,
-        letter_columns: tuple[str, ...],
-        prompt: Callable[[Item, Condition], str],
-        scorer: Callable[[], Callable],
-        source: Callable[[Item, dict], Score],
-        parsed: Callable[[Item, dict, str], Score],
-    ) -> None:
-        self.name, self.letter_columns = name, letter_columns
-        self._prompt, self._scorer, self._source, self._parsed = prompt, scorer, source, parsed
-
-    def task(self, instrument: str, condition: str) -> str:
-        return f"{self.name}_{condition}"
-
-    def prompt(self, item: Item, condition: Condition) -> str:
-        return self._prompt(item, condition)
-
-    def scorer(self, scoring: str) -> Callable:
-        if scoring != "wd":
-            raise InputError(f"the {self.name} probe needs ATP items with dem/rep benchmarks (scoring wd), got {scoring!r}")
-        return self._scorer()
-
-    def source_score(self, run: Scoring, scorer: Callable, item: Item, rec: dict, make_state) -> Score:
-        return self._source(item, rec)
-
-    def parsed_score(self, run: Scoring, scorer: Callable, item: Item, rec: dict, make_state) -> Score:
-        return self._parsed(item, rec, rec.get("raw_response") or "")
+def file_kinds() -> list[FileKind]:
+    """Every measure's importable file kinds, in the catalog's order."""
+    return [kind for measure in declared() for module in measure.imports for kind in importlib.import_module(module).FILE_KINDS]
 
 
-def _expected_source(item: Item, rec: dict) -> Score:
-    return score_expected_source(rec.get("raw_response") or "", rec["expected_letter"], rec["actual_letter"], item.options, item.benchmarks)
-
-
-def _expected_parsed(item: Item, rec: dict, text: str) -> Score:
-    source = (rec["expected_letter"], rec["actual_letter"]) if {"expected_letter", "actual_letter"} <= set(rec) else None
-    return score_expected_reading(read_expected(text, item.options), item.options, item.benchmarks, source=source)
-
-
-def _perception_source(item: Item, rec: dict) -> Score:
-    return score_perception_source(rec.get("raw_response") or "", rec["asker_desc"], rec["political_leaning"], item.options)
-
-
-def _perception_parsed(item: Item, rec: dict, text: str) -> Score:
-    source = {"description": rec.get("asker_desc") or None, "leaning": rec.get("political_leaning") or None}
-    return score_perception_reading(read_perception(text, item.options), source=source)
-
-
-EXPECTED_ANSWER = ProbeKind(
-    "expected_answer", ("expected_letter", "actual_letter"), expected_answer_prompt, expected_answer_score, _expected_source, _expected_parsed
-)
-PERCEPTION = ProbeKind(
-    "perception", ("asker_desc", "political_leaning"), perception_prompt, perception_score, _perception_source, _perception_parsed
-)
-# a file's kind from its columns (the first whose columns are all present)
-SIGNATURES: tuple[tuple[tuple[str, ...], ResponseKind, str], ...] = (
-    (("expected_letter", "actual_letter"), EXPECTED_ANSWER, "expected-answer probe"),
-    (("asker_desc", "political_leaning"), PERCEPTION, "perception probe"),
-    (("persona_code",), AUDIT, "neutral personas (audit under P_ORD, P_STU, P_RET)"),
-)
-
-
-def file_kind(path: str | Path) -> tuple[ResponseKind, str] | None:
-    """(kind, description) of a probe or persona file by its header; None for other files."""
-    path = Path(path)
-    header, _ = read_csv(path)
-    for columns, kind, what in SIGNATURES:
-        if set(columns) <= set(header):
-            return kind, what
-    return None
+def file_kind(path: str | Path) -> FileKind | None:
+    """The file kind of a probe or persona file by its header (the first whose columns are
+    all present); None for other files."""
+    header, _ = read_csv(Path(path))
+    return next((kind for kind in file_kinds() if set(kind.columns) <= set(header)), None)
 
 
 def import_probe_file(
@@ -134,7 +44,6 @@ def import_probe_file(
     `importer.import_responses` (use_source_letters, skip_unknown, skip_mismatched, ...)."""
     found = file_kind(responses_file)
     if found is None:
-        expected = "; ".join(f"{what}: {', '.join(cols)}" for cols, _, what in SIGNATURES)
+        expected = "; ".join(f"{k.description}: {', '.join(k.columns)}" for k in file_kinds())
         raise InputError(f"not a probe or persona file (columns expected: {expected})", file=responses_file)
-    kind, _ = found
-    return import_responses(responses_file, item_files, log_dir, kind=kind, columns=COLUMNS, **options)
+    return import_responses(responses_file, item_files, log_dir, kind=found.kind, columns=dict(found.renames), **options)

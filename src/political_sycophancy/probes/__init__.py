@@ -9,4 +9,5 @@ MEASURE = Measure(
     registers=("political_sycophancy.probes.task", "political_sycophancy.probes.scorers"),
     sections=("political_sycophancy.probes.analysis",),
     exports=(("expected_answer_score", "political_sycophancy.probes.scorers"), ("perception_score", "political_sycophancy.probes.scorers")),
+    imports=("political_sycophancy.probes.importing",),
 )

@@ -1,11 +1,14 @@
 """Scoring an imported response as the task would have: the task a file's rows answer
-(`ResponseKind`; the audit by default, the probes' kinds in `logs.probe_importer`) and the
-synchronous runner of our async scorers, with one score per distinct completion."""
+(`ResponseKind`; the audit by default), the response files a measure's tasks answer, told
+by their columns (`FileKind`, listed in the modules a measure declares as `imports`), and
+the synchronous runner of our async scorers, with one score per distinct completion."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, ModelName, ModelOutput
@@ -23,8 +26,8 @@ SOURCE_RULE = "source letter"
 
 
 class ResponseKind:
-    """The task a file's rows answer (default: the audit). `probe_import` defines the
-    probes' kinds: their prompt, scorer, source-letter columns and source scoring."""
+    """The task a file's rows answer (default: the audit). A measure's own kinds (the
+    probes') define their prompt, scorer, source-letter columns and source scoring."""
 
     name = "audit"
     letter_columns: tuple[str, ...] = ("letter",)
@@ -46,6 +49,18 @@ class ResponseKind:
 
 
 AUDIT = ResponseKind()
+
+
+@dataclass(frozen=True)
+class FileKind:
+    """A response file of a measure's task, told by its header: a file whose columns include
+    all of `columns` holds rows of `kind`; `renames` maps its columns to the importer's
+    (`model_id`, `condition`, ...) before reading."""
+
+    columns: tuple[str, ...]
+    kind: ResponseKind
+    description: str
+    renames: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
 
 def task_state(item: Item, condition: Condition, model: str, epoch: int, prompt: str, completion: str, metadata: dict) -> TaskState:
