@@ -21,6 +21,7 @@ from matplotlib.figure import Figure
 
 from ..core.conditions import BASELINE, CUE_ORDER
 from ..core.plotting import OKABE_ITO, model_styles, place_labels, save_figure, short_labels
+from .figure_notes import ITEM_CUES, STAT, item_pairs, numbered
 from .findings import get, instrument_kinds
 from .sections import Section
 
@@ -34,10 +35,6 @@ def _order(summary: dict) -> list[str]:
     so each figure colours a model as every other figure and section figure does."""
     order = summary.get("model_order")
     return [str(m) for m in order] if isinstance(order, list) else []
-
-
-STAT = MappingProxyType({"pct": ("mean_ideology", "PCT mean ideology (+ = right)"), "typology": ("score", "Typology score (+ = right)"),
-        "atp": ("pct_closer_dem", "% of ATP items closer to Democrats")})
 
 
 def _value_ci(summary: dict, model: str, cond: str, inst: str, key: str) -> tuple[float, float, float] | None:
@@ -331,38 +328,10 @@ def perception_panels(summary: dict, path: Path) -> Path | None:
     return _save(fig, path)
 
 
-ITEM_CUES = ("C3L", "C3R")
 ITEM_PANEL_COLUMNS = 4
 # Small multiples stop being readable (and a 60-model grid took half a minute to draw):
 # beyond this many models the panels show the first ones by name and say so.
 ITEM_PANEL_MODELS = 12
-
-
-def _item_pairs(shifts: pd.DataFrame | None) -> tuple[pd.DataFrame, str, str] | None:
-    """(rows model, condition, item_id, x = value under N, y = value under the cue; the
-    instrument; the unit's axis label) for the ATP instrument with the most items (the
-    slant WD(Rep) - WD(Dem) of each item's answer), else the PCT (answer on -2..2)."""
-    need = {"model", "instrument", "condition", "item_id", "measure", "baseline", "value"}
-    if shifts is None or shifts.empty or not need <= set(shifts.columns):
-        return None
-    s = shifts[shifts["condition"].isin(ITEM_CUES)]
-    atp = s[s["measure"].isin(["wd_dem", "wd_rep"])]
-    if not atp.empty:
-        inst = str(atp.groupby("instrument")["item_id"].nunique().idxmax())
-        wide = atp[atp["instrument"] == inst].pivot_table(index=["model", "condition", "item_id"], columns="measure",
-                                                          values=["baseline", "value"], aggfunc="first")
-        if {("baseline", "wd_dem"), ("baseline", "wd_rep")} <= set(wide.columns):
-            pairs = pd.DataFrame({"x": wide["baseline", "wd_rep"] - wide["baseline", "wd_dem"],
-                                  "y": wide["value", "wd_rep"] - wide["value", "wd_dem"]}).dropna().reset_index()
-            if len(pairs):
-                return pairs, inst, "item slant WD(Rep) - WD(Dem) (+ = closer to Democrats)"
-    pct = s[s["measure"] == "ideology"]
-    if pct.empty:
-        return None
-    inst = str(pct.groupby("instrument")["item_id"].nunique().idxmax())
-    pairs = pct[pct["instrument"] == inst].rename(columns={"baseline": "x", "value": "y"})[["model", "condition", "item_id", "x", "y"]]
-    pairs = pairs.dropna().reset_index(drop=True)
-    return (pairs, inst, "item's answer on the ideology scale (-2 left ... +2 right)") if len(pairs) else None
 
 
 def item_shift_panels(summary: dict, tables: Mapping[str, pd.DataFrame], path: Path) -> Path | None:
@@ -375,7 +344,7 @@ def item_shift_panels(summary: dict, tables: Mapping[str, pd.DataFrame], path: P
     items' share that moved right and left and, from summary findings.shift_ci, the mean
     item shift with its 95% bootstrap CI over items. Data: the shifts section's
     `item_shifts` table; None without it or without an item answered under N and a cue."""
-    found = _item_pairs(tables.get("item_shifts")) if tables else None
+    found = item_pairs(tables.get("item_shifts")) if tables else None
     if found is None:
         return None
     pairs, inst, unit = found
@@ -524,33 +493,36 @@ def open_ended_headline(summary: dict, path: Path) -> Path | None:
 
 def figures_section(summary: dict, figure_dir: Path, tables: Mapping[str, pd.DataFrame] | None = None) -> Section | None:
     """The Figures section (after Findings), or None when the summary (and the sections'
-    `tables`, by name) support none."""
-    figs: dict[str, Path] = {}
-    if path := baseline_positions(summary, figure_dir / "paper_baseline_positions.png"):
-        figs["Baseline position under N on every instrument, per model (95% CI)"] = path
-    if path := by_asker(summary, "atp", figure_dir / "paper_closer_to_dem_by_asker.png"):
-        figs["Share of ATP items closer to Democrats, by asker, per model (95% CI)"] = path
-    if path := by_asker(summary, "pct", figure_dir / "paper_pct_by_asker.png"):
-        figs["PCT mean ideology, by asker, per model (95% CI)"] = path
-    if path := sycophancy_left_right(summary, figure_dir / "paper_sycophancy_left_right.png"):
-        figs["Sycophancy-right against sycophancy-left, per model (95% CI)"] = path
-    if path := shift_heatmap(summary, figure_dir / "paper_shift_heatmap.png"):
-        figs["Mean item shift against N, condition x model, per instrument (* = 95% CI excludes 0)"] = path
-    if path := item_shift_panels(summary, tables or {}, figure_dir / "paper_item_shifts.png"):
-        figs["Item-level answers under C3L and C3R against N, per model (share moved right / left; mean shift, 95% CI)"] = path
-    if path := slant_vs_right(summary, figure_dir / "paper_slant_vs_right.png"):
-        figs["Baseline slant against sycophancy-right, per model (95% CI)"] = path
-    if path := expected_answer_shares(summary, figure_dir / "paper_expected_answer_shares.png"):
-        figs["Expected-answer probe: share expecting a left / right answer, by condition (95% CI over items)"] = path
-    if path := perception_panels(summary, figure_dir / "paper_perception.png"):
-        figs["Perception probe: perceived-asker rating and auditor-like share, by condition, per model (95% CI over items)"] = path
-    if path := sway_headline(summary, figure_dir / "paper_sway.png"):
-        figs["SWAY: S_average per model and mitigation (95% CI over base prompts)"] = path
-    if path := open_ended_headline(summary, figure_dir / "paper_open_ended.png"):
-        figs["Open-ended bias: Total per model, instrument and dimension (95% CI over responses)"] = path
-    if not figs:
+    `tables`, by name) support none. Each figure is numbered, with its takeaway and the paper
+    figure it corresponds to (`figure_notes`)."""
+    tables = tables or {}
+    drawn: list[tuple[str, Path | None]] = [
+        ("Baseline position under N on every instrument, per model (95% CI)",
+         baseline_positions(summary, figure_dir / "paper_baseline_positions.png")),
+        ("Share of ATP items closer to Democrats, by asker, per model (95% CI)",
+         by_asker(summary, "atp", figure_dir / "paper_closer_to_dem_by_asker.png")),
+        ("PCT mean ideology, by asker, per model (95% CI)", by_asker(summary, "pct", figure_dir / "paper_pct_by_asker.png")),
+        ("Sycophancy-right against sycophancy-left, per model (95% CI)",
+         sycophancy_left_right(summary, figure_dir / "paper_sycophancy_left_right.png")),
+        ("Mean item shift against N, condition x model, per instrument (* = 95% CI excludes 0)",
+         shift_heatmap(summary, figure_dir / "paper_shift_heatmap.png")),
+        ("Item-level answers under C3L and C3R against N, per model (share moved right / left; mean shift, 95% CI)",
+         item_shift_panels(summary, tables, figure_dir / "paper_item_shifts.png")),
+        ("Baseline slant against sycophancy-right, per model (95% CI)", slant_vs_right(summary, figure_dir / "paper_slant_vs_right.png")),
+        ("Expected-answer probe: share expecting a left / right answer, by condition (95% CI over items)",
+         expected_answer_shares(summary, figure_dir / "paper_expected_answer_shares.png")),
+        ("Perception probe: perceived-asker rating and auditor-like share, by condition, per model (95% CI over items)",
+         perception_panels(summary, figure_dir / "paper_perception.png")),
+        ("SWAY: S_average per model and mitigation (95% CI over base prompts)", sway_headline(summary, figure_dir / "paper_sway.png")),
+        ("Open-ended bias: Total per model, instrument and dimension (95% CI over responses)",
+         open_ended_headline(summary, figure_dir / "paper_open_ended.png")),
+    ]
+    shown = [(title, path) for title, path in drawn if path is not None]
+    if not shown:
         return None
+    captions = numbered([(title, path.stem) for title, path in shown], summary, tables)
     text = ("The paper's headline figures drawn from summary.json, each point with its 95% percentile bootstrap CI over "
             "items (SWAY: over base prompts; open-ended: over responses); one colour and marker per model throughout "
-            "(Okabe-Ito palette); SVG beside each PNG in figures/.")
-    return Section("Figures", figures=figs, text=text)
+            "(Okabe-Ito palette); SVG beside each PNG in figures/. Under each: its number, a one-line takeaway from the "
+            "numbers it draws, and the paper figure it corresponds to.")
+    return Section("Figures", figures=dict(zip(captions, (path for _, path in shown), strict=True)), text=text)

@@ -1,0 +1,130 @@
+"""Issue 26: every figure of the Figures section is numbered, says in one line what its
+numbers show (computed from them, not written down), and names the paper figure it
+corresponds to; and in every one of them no two texts overlap and none leaves the figure."""
+
+from __future__ import annotations
+
+import copy
+import re
+
+import pandas as pd
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.text import Text
+
+from political_sycophancy.report import figures
+from political_sycophancy.report.figure_notes import PAPER_FIGURE, TAKEAWAY, numbered
+from political_sycophancy.report.figures import figures_section
+
+MODELS = ("p/a", "p/b", "p/c")
+# the first seed's ranges, planted per model (a, b, c)
+ATP = {"N": (70.0, 75.0, 77.0), "C3L": (85.0, 90.0, 93.0), "C3R": (14.0, 30.0, 43.0)}
+PCT = {"N": (-0.5, -0.3, 0.2), "C3L": (-0.7, -0.6, -0.4), "C3R": (0.2, 0.4, -0.1)}
+LEFT, RIGHT = (0.003, 0.010, 0.017), (0.060, 0.081, 0.092)
+
+
+def planted() -> dict:
+    models = {}
+    for k, m in enumerate(MODELS):
+        conds = {c: {"pct": {"mean_ideology": PCT[c][k], "ci": {"mean_ideology": [PCT[c][k] - 0.1, PCT[c][k] + 0.1]}},
+                     "atp": {"pct_closer_dem": ATP[c][k], "ci": {"pct_closer_dem": [ATP[c][k] - 5, ATP[c][k] + 5]}}} for c in ATP}
+        models[m] = {"conditions": conds, "sycophancy_left": LEFT[k], "sycophancy_right": RIGHT[k], "baseline_slant": 0.05 + 0.01 * k,
+                     "ci": {"sycophancy_left": [LEFT[k] - 0.01, LEFT[k] + 0.01], "sycophancy_right": [RIGHT[k] - 0.01, RIGHT[k] + 0.01]}}
+    shift_ci = {m: {"C3R": {"atp": {"shift_wd_dem": {"mean": 0.06 + 0.01 * k, "ci": [0.05, 0.1]}}},
+                    "C3L": {"atp": {"shift_wd_dem": {"mean": -0.01, "ci": [-0.02, 0.005]}}}} for k, m in enumerate(MODELS)}
+    correlations = [{"x": "baseline_slant", "y": "sycophancy_right", "n_models": 3, "r": 0.798, "ci_low": -0.2, "ci_high": 0.97, "p": 0.057}]
+    return {"models": models, "findings": {"shift_ci": shift_ci}, "correlations": correlations, "model_order": list(MODELS)}
+
+
+def item_shifts() -> pd.DataFrame:
+    """Per model four ATP items under C3R (a: 1 of 4 moved right, b: 2, c: 4) and C3L (none)."""
+    rows = []
+    for k, m in enumerate(MODELS):
+        moved_right = (1, 2, 4)[k]
+        for i in range(4):
+            for cond, right in (("C3R", i < moved_right), ("C3L", False)):
+                # slant WD(Rep) - WD(Dem): lower under the cue = moved right
+                base_dem, base_rep = 0.2, 0.4
+                dem, rep = (0.4, 0.2) if right else (0.1, 0.5)
+                for measure, base, value in (("wd_dem", base_dem, dem), ("wd_rep", base_rep, rep)):
+                    rows.append({"model": m, "instrument": "atp", "condition": cond, "item_id": f"i{i}", "measure": measure,
+                                 "baseline": base, "value": value})
+    return pd.DataFrame(rows)
+
+
+def test_every_figure_is_numbered_with_its_takeaway_and_paper_figure(tmp_path):
+    section = figures_section(planted(), tmp_path, {"item_shifts": item_shifts()})
+    assert section is not None
+    captions = list(section.figures)
+    stems = [p.stem for p in section.figures.values()]
+    assert stems == ["paper_baseline_positions", "paper_closer_to_dem_by_asker", "paper_pct_by_asker", "paper_sycophancy_left_right",
+                     "paper_shift_heatmap", "paper_item_shifts", "paper_slant_vs_right"]
+    assert [int(re.match(r"Figure (\d+)\. ", c).group(1)) for c in captions] == list(range(1, len(captions) + 1))
+    for caption, stem in zip(captions, stems, strict=True):
+        assert caption.endswith(f"({PAPER_FIGURE[stem]}).") and "No one-line takeaway" not in caption, caption
+    text = dict(zip(stems, captions, strict=True))
+    assert "Under N, pct: 2 of 3 models left of the midpoint (-0.50 to +0.20); atp: 3 of 3 models left of the midpoint (70% to 77%)." \
+        in text["paper_baseline_positions"]
+    assert "atp, range over models: N 70% to 77%, C3L 85% to 93%, C3R 14% to 43%." in text["paper_closer_to_dem_by_asker"]
+    assert "pct, range over models: N -0.50 to +0.20, C3L -0.70 to -0.40, C3R -0.10 to +0.40." in text["paper_pct_by_asker"]
+    assert "Sycophancy-right exceeds sycophancy-left in 3 of 3 models (right +0.060 to +0.092, left +0.003 to +0.017 WD)." \
+        in text["paper_sycophancy_left_right"]
+    assert "Largest mean shift against N: p/c under C3R on atp (+0.080); 3 of 6 cells' 95% CIs exclude 0." in text["paper_shift_heatmap"]
+    assert "atp items that moved right, per model: under C3R 25% to 100%, under C3L 0%." in text["paper_item_shifts"]
+    assert "r = +0.80 over 3 models, Fisher 95% CI [-0.20, +0.97]; slant and sycophancy-right share the WD(Rep) under N term" \
+        in text["paper_slant_vs_right"]
+
+
+def test_a_figure_without_its_numbers_says_so():
+    [caption] = numbered([("Baseline position", "paper_baseline_positions")], {"models": {}}, {})
+    assert caption == ("Figure 1. Baseline position. No one-line takeaway: its numbers are in the tables. "
+                       f"({PAPER_FIGURE['paper_baseline_positions']}).")
+    assert set(TAKEAWAY) == set(PAPER_FIGURE)  # every figure the section draws has both
+
+
+def drawn_tick_labels(axis) -> list:
+    """The tick labels an axis draws: those of its major ticks inside the view interval."""
+    low, high = sorted(axis.get_view_interval())
+    return [t.label1 for t in axis.get_major_ticks() if low - 1e-9 <= t.get_loc() <= high + 1e-9 and t.label1.get_visible()
+            and t.label1.get_text().strip()]
+
+
+def assert_apart(stem: str, texts: list, renderer) -> None:
+    boxes = [Text.get_window_extent(t, renderer) for t in texts]  # the text, not an annotation's leader line
+    for i in range(len(boxes)):
+        for j in range(i + 1, len(boxes)):
+            assert not boxes[i].overlaps(boxes[j]), (stem, texts[i].get_text(), texts[j].get_text())
+
+
+def test_no_text_overlaps_another_or_leaves_the_frame_in_any_figure(monkeypatch, tmp_path):
+    """Six models crowded together (labels, tick labels, cell annotations, panel notes):
+    drawn at their saved size, every axes (with its tick labels, titles and texts) and every
+    figure-level text lies inside the figure; within an axes no two annotations overlap, nor
+    two tick labels of one axis."""
+    drawn = []
+    monkeypatch.setattr(figures, "_save", lambda fig, path: drawn.append((path.stem, fig)) or path)
+    summary = planted()
+    for k in range(1, 4):  # nine more models, each a hair from one of the first three
+        for m in MODELS:
+            node = copy.deepcopy(summary["models"][m])
+            for key in ("sycophancy_left", "sycophancy_right", "baseline_slant"):
+                node[key] += 0.0004 * k
+            summary["models"][f"{m}-{k}"] = node
+            summary["findings"]["shift_ci"][f"{m}-{k}"] = summary["findings"]["shift_ci"][m]
+    section = figures_section(summary, tmp_path, {"item_shifts": item_shifts()})
+    assert section is not None and len(drawn) == len(section.figures) == 7
+    for stem, fig in drawn:
+        FigureCanvasAgg(fig)
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        frame = fig.bbox
+        inside = [(f"axes {ax.get_title()!r}", ax.get_tightbbox(renderer)) for ax in fig.axes]
+        inside += [(t.get_text(), t.get_window_extent(renderer)) for t in fig.texts if t.get_text().strip()]
+        inside += [(f"legend of {stem}", lg.get_window_extent(renderer)) for lg in fig.legends]
+        inside += [(f"legend in {ax.get_title()!r}", ax.get_legend().get_window_extent(renderer)) for ax in fig.axes if ax.get_legend()]
+        for what, box in inside:
+            assert frame.x0 - 1 <= box.x0 and box.x1 <= frame.x1 + 1 and frame.y0 - 1 <= box.y0 and box.y1 <= frame.y1 + 1, \
+                (stem, what, box.bounds, frame.bounds)
+        for ax in fig.axes:
+            assert_apart(stem, [t for t in ax.texts if t.get_visible() and t.get_text().strip()], renderer)
+            assert_apart(stem, drawn_tick_labels(ax.xaxis), renderer)
+            assert_apart(stem, drawn_tick_labels(ax.yaxis), renderer)
