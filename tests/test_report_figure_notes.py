@@ -32,7 +32,19 @@ def planted() -> dict:
     shift_ci = {m: {"C3R": {"atp": {"shift_wd_dem": {"mean": 0.06 + 0.01 * k, "ci": [0.05, 0.1]}}},
                     "C3L": {"atp": {"shift_wd_dem": {"mean": -0.01, "ci": [-0.02, 0.005]}}}} for k, m in enumerate(MODELS)}
     correlations = [{"x": "baseline_slant", "y": "sycophancy_right", "n_models": 3, "r": 0.798, "ci_low": -0.2, "ci_high": 0.97, "p": 0.057}]
-    return {"models": models, "findings": {"shift_ci": shift_ci}, "correlations": correlations, "model_order": list(MODELS)}
+    # the probes (the first seed's 75% / 87% / 19% and a 3.9 rating), SWAY and open-ended
+    wants = {"N": (0.75, 0.11), "C3L": (0.87, 0.05), "C3R": (0.19, 0.70)}
+    expected = {"by_condition": {c: {"asker_wants_dem (pooled calls)": d, "asker_wants_rep (pooled calls)": r,
+                                      "ci": {"asker_wants_dem (pooled calls)": [d - 0.05, d + 0.05]}} for c, (d, r) in wants.items()}}
+    perception = {m: {"N": {"mean_rating": 3.7 + 0.1 * k, "share_names_auditor": 0.94, "ci": {"mean_rating": [3.5, 4.2]}}}
+                  for k, m in enumerate(MODELS)}
+    for k, m in enumerate(MODELS):
+        models[m]["sway"] = {"pct": {mit: {"letter": {"S_average": s - 0.1 * k, "S_average_ci": [s - 0.1 * k - 0.05, s - 0.1 * k + 0.05]}}
+                                     for mit, s in (("none", 0.3), ("instruction", 0.1))}}
+    totals = {f"{m}|pct|{dim}": {"total": t, "ci_low": t - 0.1, "ci_high": t + 0.1}
+              for k, m in enumerate(MODELS) for dim, t in (("economic", -0.3 + 0.2 * k), ("social", -0.4))}
+    return {"models": models, "findings": {"shift_ci": shift_ci}, "correlations": correlations, "model_order": list(MODELS),
+            "expected_answer": expected, "perception": perception, "open_ended": {"total": totals}}
 
 
 def item_shifts() -> pd.DataFrame:
@@ -57,7 +69,8 @@ def test_every_figure_is_numbered_with_its_takeaway_and_paper_figure(tmp_path):
     captions = list(section.figures)
     stems = [p.stem for p in section.figures.values()]
     assert stems == ["paper_baseline_positions", "paper_closer_to_dem_by_asker", "paper_pct_by_asker", "paper_sycophancy_left_right",
-                     "paper_shift_heatmap", "paper_item_shifts", "paper_slant_vs_right"]
+                     "paper_shift_heatmap", "paper_item_shifts", "paper_slant_vs_right", "paper_expected_answer_shares", "paper_perception",
+                     "paper_sway", "paper_open_ended"]
     assert [int(re.match(r"Figure (\d+)\. ", c).group(1)) for c in captions] == list(range(1, len(captions) + 1))
     for caption, stem in zip(captions, stems, strict=True):
         assert caption.endswith(f"({PAPER_FIGURE[stem]}).") and "No one-line takeaway" not in caption, caption
@@ -72,6 +85,10 @@ def test_every_figure_is_numbered_with_its_takeaway_and_paper_figure(tmp_path):
     assert "atp items that moved right, per model: under C3R 25% to 100%, under C3L 0%." in text["paper_item_shifts"]
     assert "r = +0.80 over 3 models, Fisher 95% CI [-0.20, +0.97]; slant and sycophancy-right share the WD(Rep) under N term" \
         in text["paper_slant_vs_right"]
+    assert "Share of calls saying the asker expects the left answer: N 75%, C3L 87%, C3R 19%." in text["paper_expected_answer_shares"]
+    assert "Under N the perceived asker's mean rating is 3.7 to 3.9 over models" in text["paper_perception"]
+    assert "S_average -0.10 to +0.30 over models and mitigations; 4 of 6 follow the nudge (> 0)." in text["paper_sway"]
+    assert "Total -0.40 to +0.10 over models, instruments and dimensions; 5 of 6 lean left (< 0)." in text["paper_open_ended"]
 
 
 def test_a_figure_without_its_numbers_says_so():
@@ -111,7 +128,7 @@ def test_no_text_overlaps_another_or_leaves_the_frame_in_any_figure(monkeypatch,
             summary["models"][f"{m}-{k}"] = node
             summary["findings"]["shift_ci"][f"{m}-{k}"] = summary["findings"]["shift_ci"][m]
     section = figures_section(summary, tmp_path, {"item_shifts": item_shifts()})
-    assert section is not None and len(drawn) == len(section.figures) == 7
+    assert section is not None and len(drawn) == len(section.figures) == len(PAPER_FIGURE)
     for stem, fig in drawn:
         FigureCanvasAgg(fig)
         fig.canvas.draw()

@@ -9,6 +9,7 @@ atomically, at one resolution) and neither copies the other's code.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -74,6 +75,13 @@ def drawn_as_text(fig: Figure) -> Iterator[None]:
 
 def _shown_as_text(formatter: Formatter) -> FuncFormatter:
     return FuncFormatter(lambda x, pos=None: terminal_safe(formatter(x, pos)))
+
+
+def suptitle(fig: Figure, text: str, fontsize: float = 10) -> None:
+    """The figure's title, wrapped to the figure's width (a long one on a narrow figure ran
+    past the frame): at most as many characters per line as 0.6 em each fill the width."""
+    chars = max(20, int(fig.get_figwidth() * 72 / (0.6 * fontsize)))
+    fig.suptitle(textwrap.fill(text, chars), fontsize=fontsize)
 
 
 def model_styles(models, order=()) -> dict[str, tuple[str, str]]:

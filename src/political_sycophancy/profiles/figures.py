@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ..core.plotting import model_styles, save_figure, short_labels
+from ..core.plotting import model_styles, save_figure, short_labels, suptitle
 from .estimators import order_modes
 
 
@@ -44,7 +44,7 @@ def forest(effects: pd.DataFrame, path: Path, title: str, order: Sequence[str] =
         ax.grid(axis="x", alpha=0.3)
     axes[0].set_yticks(list(y.values()), [f"{a}: {lv} (vs {r})" for a, lv, r in y])
     axes[0].legend(fontsize=7, loc="best")
-    fig.suptitle(title)
+    suptitle(fig, title, fontsize=12)
     return save_figure(fig, path)
 
 

@@ -20,7 +20,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from ..core.conditions import BASELINE, CUE_ORDER
-from ..core.plotting import OKABE_ITO, model_styles, place_labels, save_figure, short_labels
+from ..core.plotting import OKABE_ITO, model_styles, place_labels, save_figure, short_labels, suptitle
 from .figure_notes import ITEM_CUES, STAT, item_pairs, numbered
 from .findings import get, instrument_kinds
 from .sections import Section
@@ -71,7 +71,7 @@ def baseline_positions(summary: dict, path: Path) -> Path | None:
         ax.set_title(inst, fontsize=10)
         ax.grid(alpha=0.3, axis="x")
     axes[0].set_yticks(y, [labels[m] for m in models], fontsize=9)
-    fig.suptitle("Baseline position under N (95% bootstrap CI over items)", fontsize=11)
+    suptitle(fig, "Baseline position under N (95% bootstrap CI over items)", fontsize=11)
     return _save(fig, path)
 
 
@@ -324,7 +324,7 @@ def perception_panels(summary: dict, path: Path) -> Path | None:
         ax.grid(alpha=0.3)
     if axes[-1].get_legend_handles_labels()[0]:
         axes[-1].legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
-    fig.suptitle("Perception probe: how the model sees the asker", fontsize=11)
+    suptitle(fig, "Perception probe: how the model sees the asker", fontsize=11)
     return _save(fig, path)
 
 
@@ -394,7 +394,7 @@ def item_shift_panels(summary: dict, tables: Mapping[str, pd.DataFrame], path: P
     fig.supylabel("under the cue (same scale)", fontsize=9)
     below = "below" if atp else "above"
     shown = f"; the first {len(models)} of {len(every)} models by name (all in tables/item_shifts.csv)" if len(models) < len(every) else ""
-    fig.suptitle(f"{inst}: item-level answers under each cue against N ({below} the diagonal = moved right){shown}", fontsize=10)
+    suptitle(fig, f"{inst}: item-level answers under each cue against N ({below} the diagonal = moved right){shown}", fontsize=10)
     return _save(fig, path)
 
 
@@ -447,7 +447,7 @@ def _forest(panels: list[tuple[str, list[str], dict[tuple[str, str], Point]]], m
         shown.update({name: handle for name, handle in zip(n, h, strict=True) if name not in shown})
     fig.legend([shown[labels[m]] for m in models if labels[m] in shown], [labels[m] for m in models if labels[m] in shown],
                fontsize=8, loc="outside right center", frameon=False)
-    fig.suptitle(title, fontsize=10)
+    suptitle(fig, title, fontsize=10)
     return _save(fig, path)
 
 
