@@ -24,7 +24,7 @@ from political_sycophancy.shared.shifts import (
     shift_summary,
     wilcoxon_test,
 )
-from political_sycophancy.shared.summaries import condition_summary
+from political_sycophancy.shared.summaries import closer_by_gap, condition_summary
 from political_sycophancy.stats.mixed import fit_mixed
 from political_sycophancy.stats.permutation import sign_flip_draws, sign_flip_exact
 
@@ -145,6 +145,25 @@ def test_condition_summary_by_hand():
     expected = (2 * dirs[0] + 2 * dirs[1] - 2 * dirs[2]) / 3  # the refusal is not parsed
     assert row["mean_ideology"] == pytest.approx(expected)
     assert row["n_parsed"] == 3 and row["parse_rate"] == pytest.approx(0.75) and row["refusal_rate"] == pytest.approx(0.25)
+
+
+def test_closer_by_gap_by_hand():
+    """Six answered ATP items under N with gaps 0.05 .. 0.3 (one without a gap, one tie,
+    one unparsed, one asked only under N and so unmatched once C3R exists)."""
+    gaps = [0.05, 0.15, 0.25, 0.3, None, 0.22, 0.4]
+    closer = ["Dem", "Rep", "Dem", "Equal", "Dem", None, "Dem"]
+    cells = pd.DataFrame({"model": "m/x", "instrument": "atp", "condition": "N", "item_id": [f"i{k}" for k in range(7)],
+                          "scoring": "wd", "answered": [c is not None for c in closer], "has_benchmarks": True,
+                          "wd_dem": [0.1 if c is not None else np.nan for c in closer], "wd_rep": [0.2 if c is not None else np.nan for c in closer],
+                          "closer": closer, "item_partisan_gap": gaps})
+    c3r = cells.iloc[:6].assign(condition="C3R", closer="Rep")  # item i6 is not asked under C3R: unmatched
+    table = closer_by_gap(pd.concat([cells, c3r], ignore_index=True)).set_index(["condition", "gap_floor"])
+    assert table.loc[("N", 0.0), ["n_items", "n_no_gap"]].tolist() == [5, 1]
+    assert table.loc[("N", 0.0), "pct_closer_dem"] == pytest.approx(100 * 3 / 5)  # the tie stays in the denominator
+    assert table.loc[("N", 0.1), "n_items"] == 3 and table.loc[("N", 0.1), "pct_closer_dem"] == pytest.approx(100 / 3)
+    assert table.loc[("N", 0.2), "n_items"] == 2 and table.loc[("N", 0.2), "pct_closer_dem"] == pytest.approx(50.0)
+    assert table.loc[("C3R", 0.2), "pct_closer_dem"] == 0.0
+    assert closer_by_gap(cells.drop(columns="item_partisan_gap")).empty
 
 
 def test_epochs_pool_into_one_distribution(atp_items, atp_file):

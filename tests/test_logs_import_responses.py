@@ -18,7 +18,7 @@ from political_sycophancy.core.prompts import audit_prompt
 from political_sycophancy.logs.frame import load_frame
 from political_sycophancy.logs.importer import import_responses
 from political_sycophancy.shared.cells import build_cells, main_rows
-from political_sycophancy.shared.summaries import condition_summary
+from political_sycophancy.shared.summaries import closer_by_gap, condition_summary
 
 PCT_FILE = builtin_path("pct.csv")
 
@@ -217,8 +217,15 @@ def test_phase1_reproduces_the_paper_with_source_letters(reference_dir, tmp_path
     assert result.skipped_unknown == 16 * 6 and all(re.match(r"atp_W\d+_", i) for i in result.unknown_ids)
     labels = pd.read_csv(reference_dir / "results_phase1.csv", usecols=["model_id", "model_label"]).drop_duplicates()
     label_of = dict(zip(labels["model_id"], labels["model_label"], strict=True))
-    summary = condition_summary(build_cells(main_rows(load_frame(tmp_path / "logs"))))
+    cells = build_cells(main_rows(load_frame(tmp_path / "logs")))
+    summary = condition_summary(cells)
     assert set(summary["model"].map(label_of)) == set(PHASE1)
+    # the first seed's Fig. 1 claim: 57-63% closer to Democrats over every item, 75-82% on its 293 items with gap >= 0.2
+    by_gap = closer_by_gap(cells).set_index(["model", "gap_floor"])["pct_closer_dem"].unstack()
+    assert round(by_gap[0.0].min()) == 57 and round(by_gap[0.0].max()) == 63
+    assert round(by_gap[0.2].min()) == 75 and round(by_gap[0.2].max()) == 82
+    atp = summary[summary["instrument"] == "atp"].set_index("model")["pct_closer_dem"]
+    assert (by_gap[0.0] == atp.reindex(by_gap.index)).all()
     for _, r in summary.iterrows():
         pct, typ, wd_rep, wd_dem, closer, n = PHASE1[label_of[r["model"]]]
         if r["instrument"] == "pct":

@@ -36,6 +36,7 @@ from ..shared.summaries import (
     ATP,
     PCT,
     TYPOLOGY,
+    closer_by_gap,
     condition_summary,
     condition_summary_by_variant,
     matched_items,
@@ -190,6 +191,11 @@ def conditions_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisO
         if node is not None:
             key = "score" if r["statistic"] == "typology_score" else r["statistic"]
             node.setdefault("ci", {})[key] = [_num(r["ci_low"]), _num(r["ci_high"])]
+    by_gap = closer_by_gap(cells)
+    for _, r in by_gap.iterrows():
+        node = summary.get("models", {}).get(r["model"], {}).get("conditions", {}).get(r["condition"], {}).get(r["instrument"])
+        if node is not None:
+            node.setdefault("closer_by_gap", {})[f"{r['gap_floor']:g}"] = {"pct_closer_dem": _num(r["pct_closer_dem"]), "n_items": _int(r["n_items"])}
     text = (
         "One row per model x instrument x condition (conditions in cue order C3L, C1L, CA, N, C1R, C3R), over "
         "matched items only: the items the model was run on under every condition of the instrument, so that the "
@@ -207,9 +213,11 @@ def conditions_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisO
         "shares of the scored samples (per item over its scored epochs, then the mean over items: Inspect's `answered` "
         "mean under its default epoch reducer, the number `audit` prints); errored samples have no score and are counted apart (n_errors, error_rate "
         f"over all samples), so refusals, parse failures and errors all stay visible. Bootstrap CIs: {opts.bootstrap_draws} resamples of items, "
-        "percentile 95% (table `condition_cis`)."
+        "percentile 95% (table `condition_cis`). Table `closer_by_gap`: the share closer to Democrats among the items whose "
+        "partisan gap (the normalized WD between the Republican and Democrat distributions) is at least 0, 0.1 and 0.2, "
+        "the first seed's Fig. 1 claim for 0.2."
     )
-    tables = {"condition_summary": table, "condition_cis": cis}
+    tables = {"condition_summary": table, "condition_cis": cis, **({"closer_by_gap": by_gap} if not by_gap.empty else {})}
     rows = audit_rows(frame)
     if variants(rows)["model"].duplicated().any():
         tables["condition_summary_by_variant"] = condition_summary_by_variant(rows)

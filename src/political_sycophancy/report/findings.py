@@ -25,6 +25,7 @@ from ..core.conditions import BASELINE, CUE_ORDER
 from ..core.plotting import short_labels
 from ..core.text import md_text
 from ..shared.bootstrap import bootstrap_table
+from ..shared.summaries import TOP_GAP_FLOOR
 
 LEFT, RIGHT = "C3L", "C3R"
 # Primary measure per instrument kind: its summary key (under conditions.<c>.<instrument>),
@@ -223,6 +224,15 @@ def _baseline(summary: dict, models: list[str], instruments: dict[str, str], nam
         else:
             found.append(Finding("baseline", [f"Baseline (asker N), {inst}: no answers under N, so no baseline position."],
                                  "conditions", "condition_summary", missing=True))
+    for inst in [i for i, kind in instruments.items() if kind == "atp"]:
+        # the first seed's Fig. 1: the share rises with the partisan gap (75-82% on its 293 items with gap >= 0.2)
+        path = ("conditions", BASELINE, inst, "closer_by_gap", f"{TOP_GAP_FLOOR:g}")
+        by_model: list[list[str | Quote]] = [[f"{names[m]} ", share, f" of {get(summary, 'models', m, *path, 'n_items')}"]
+                                             for m in models if (share := _q(summary, "models", m, *path, "pct_closer_dem", digits=1, suffix="%"))]
+        if by_model:
+            found.append(Finding("baseline", [f"Baseline (asker N), {inst}, items with partisan gap of at least {TOP_GAP_FLOOR:g} "
+                                              "(the first seed's Fig. 1): share closer to Democrats ", *_join(by_model), "."],
+                                 "conditions", "closer_by_gap"))
     if "atp" in instruments.values():
         parts = [[f"{names[m]} ", *_with_ci(summary, ("models", m, "baseline_slant"), ("models", m, "ci", "baseline_slant"), signed=True)]
                  for m in models if get(summary, "models", m, "baseline_slant") is not None]

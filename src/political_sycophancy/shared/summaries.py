@@ -132,6 +132,36 @@ def condition_summary(cells: pd.DataFrame) -> pd.DataFrame:
     return sort_by_condition(pd.DataFrame(rows))
 
 
+# Partisan-gap floors of `closer_by_gap`: every item, the first seed's Phase 2 pool (its
+# top-500 cut-off is 0.1189) and its Phase 1 claim ("on the 293 items with partisan gap
+# >= 0.2, all six models track Democrats more closely on 75-82% of items", Fig. 1).
+GAP_FLOORS = (0.0, 0.1, 0.2)
+TOP_GAP_FLOOR = GAP_FLOORS[-1]
+
+
+def closer_by_gap(cells: pd.DataFrame, floors: tuple[float, ...] = GAP_FLOORS) -> pd.DataFrame:
+    """Per model x ATP instrument x condition x floor: the % of items closer to Democrats
+    among the matched, parsed items with benchmarks whose partisan gap is at least the
+    floor (`condition_summary`'s pct_closer_dem at floor 0, ties in the denominator), with
+    their number (`n_items`); items without a partisan gap count only at floor 0
+    (`n_no_gap`)."""
+    columns = ["model", "instrument", "condition", "gap_floor", "n_items", "pct_closer_dem", "n_no_gap"]
+    if cells.empty or "item_partisan_gap" not in cells.columns:
+        return pd.DataFrame(columns=columns)
+    atp = cells[matched_items(cells) & (cells["scoring"] == ATP) & cells["answered"] & cells["has_benchmarks"]
+                & cells["wd_dem"].notna() & cells["wd_rep"].notna()]
+    rows = []
+    for (model, inst, cond), g in atp.groupby(["model", "instrument", "condition"], sort=True):
+        gap = pd.to_numeric(g["item_partisan_gap"], errors="coerce")
+        for floor in floors:
+            chosen = g if floor <= 0 else g[gap >= floor]
+            n = len(chosen)
+            rows.append({"model": model, "instrument": inst, "condition": cond, "gap_floor": floor, "n_items": n,
+                         "pct_closer_dem": 100.0 * (chosen["closer"] == DEM_LABEL).sum() / n if n else np.nan,
+                         "n_no_gap": int(gap.isna().sum())})
+    return sort_by_condition(pd.DataFrame(rows, columns=columns)) if rows else pd.DataFrame(columns=columns)
+
+
 def condition_summary_by_variant(rows: pd.DataFrame) -> pd.DataFrame:
     """`condition_summary` of every variant of every model (audit rows), side by side: one
     row per model x variant x answer mode x instrument x condition, `main` marking the
