@@ -7,7 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from political_sycophancy.report.figures import _item_pairs, figures_section, item_shift_panels
+from political_sycophancy.report.figure_notes import item_pairs
+from political_sycophancy.report.figures import figures_section, item_shift_panels
 
 pytestmark = pytest.mark.figures  # the tests read the drawn images (tests/conftest.py)
 
@@ -42,7 +43,7 @@ def summary(models=MODELS) -> dict:
 
 def test_item_pairs_place_atp_items_by_their_slant():
     table = item_shifts(n_items=3)
-    pairs, inst, unit = _item_pairs(table)
+    pairs, inst, unit = item_pairs(table)
     assert inst == "atp" and "WD(Rep) - WD(Dem)" in unit
     assert set(pairs["condition"]) == {"C3L", "C3R"}  # CA is not one of the figure's cues
     one = table[(table["model"] == "prov/alpha") & (table["condition"] == "C3R") & (table["item_id"] == "i1")].set_index("measure")
