@@ -116,6 +116,26 @@ def test_unknown_ids_can_be_skipped_and_counted(tmp_path, items, capsys):
     assert code == 2 and "atp_W99_GONE" in capsys.readouterr().err
 
 
+def test_models_named_by_another_column_join_the_grid_and_probe_names(tmp_path, items, capsys):
+    """Issue 26 point 8: the first seed's Phase 1 file names models by id
+    (`anthropic/claude-sonnet-4-5`), its Phase 2 grid and probe files by label; with
+    `--model-column model_label` the Phase 1 logs carry the labels, the id kept beside."""
+    rows = [{"model_id": "anthropic/claude-sonnet-4-5", "model_label": "Claude Sonnet 4.5", "question_id": q, "raw_response": "B",
+             "letter": "B"} for q in ("p1_01", "p1_02")]
+    path = _write(tmp_path, rows)
+    code = main(["import-responses", str(path), "--items", str(items["pct"]), "--log-dir", str(tmp_path / "logs"),
+                 "--model-column", "model_label"])
+    assert code == 0, capsys.readouterr().err
+    frame = load_frame(tmp_path / "logs")
+    assert set(frame["model"]) == {"Claude Sonnet 4.5"}
+    [log] = [read_eval_log(str(p)) for p in (tmp_path / "logs").glob("*.eval")]
+    assert {s.metadata["source_model_id"] for s in log.samples} == {"anthropic/claude-sonnet-4-5"}
+    code = main(["import-responses", str(path), "--items", str(items["pct"]), "--log-dir", str(tmp_path / "other"),
+                 "--model-column", "model_nickname"])
+    err = capsys.readouterr().err
+    assert code == 2 and "model_nickname" in err and "--model-column" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
 def _phase1_rows(letter="B", changes=None):
     """Three Phase 1-shaped rows for PCT p1_01..p1_03, each with its own copy of the
     question (text, n_options, options) and the letter read; `changes` maps

@@ -31,6 +31,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    "item files instead of stopping")
     p.add_argument("--replace-changed", action="store_true",
                    help="replace the logs imported from an earlier version of this file (same path, other content)")
+    p.add_argument("--model-column", default="model_id", metavar="COLUMN",
+                   help="the column whose values name the models (default model_id; the first seed's model_label gives "
+                        "the names its Phase 2 grid and probe files use)")
     p.add_argument("--jobs", type=arguments.count, default=None,
                    help="processes writing logs at once (default: one per CPU; each log is written whole by one process)")
     p.set_defaults(func=run)
@@ -59,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
             skip_mismatched=args.skip_mismatched,
             replace_changed=args.replace_changed,
             progress=progress,
+            model_column=args.model_column,
             jobs=args.jobs,
         )
     for w in caught:

@@ -45,15 +45,21 @@ class ImportResult:
     disagreements: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
-def read_responses(path: str | Path, columns: dict[str, str] | None = None) -> pd.DataFrame:
+def read_responses(path: str | Path, columns: dict[str, str] | None = None, model_column: str = "model_id") -> pd.DataFrame:
     """The response file as strings, with a `_row` column (1-based data row numbers).
 
     Phase 1 shape: model_id, question_id, raw_response, letter, error, ... (all at
     temperature 1, one replicate, condition N). Phase 2 adds condition, rep, temperature.
     Read with `core.io.read_csv`: a repeated column, a ragged or cut-short row is an error.
+    `model_column` names the column whose values name the models (the file's own
+    `model_id` is then kept as `file_model_id`, logged as `source_model_id`).
     """
     path = Path(path)
     header, rows = read_csv(path)
+    if model_column != "model_id":
+        if model_column not in header:
+            raise InputError(f"no column {model_column!r} to name the models by (--model-column)", file=path, field=model_column)
+        header = ["file_model_id" if h == "model_id" else "model_id" if h == model_column else h for h in header]
     # `columns` renames a file's own columns to ours (a probe file's model_label to model_id)
     renames = {old: new for old, new in (columns or {}).items() if new not in header}
     header = [renames.get(h, h) for h in header]

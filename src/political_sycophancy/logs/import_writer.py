@@ -342,6 +342,8 @@ def _sample(
     for extra in ("run_id", "model_label", "model_name"):
         if rec.get(extra):
             metadata[f"source_{extra}"] = rec[extra]
+    if rec.get("file_model_id"):  # the file's model_id, when another column names the models
+        metadata["source_model_id"] = rec["file_model_id"]
     error_text = (rec.get("error") or "").strip()
     epoch = int(rec["epoch"])
     make_state = functools.partial(task_state, item, condition, model, epoch, prompt, metadata=metadata)

@@ -95,6 +95,7 @@ def import_responses(
     progress: Callable[[str], None] | None = None,
     kind: ResponseKind = AUDIT,
     columns: dict[str, str] | None = None,
+    model_column: str = "model_id",
     jobs: int | None = None,
 ) -> ImportResult:
     """Write one `.eval` log per model x instrument x condition x temperature of the file,
@@ -103,13 +104,15 @@ def import_responses(
     Re-importing the same file (same path and content) into the same directory replaces
     the logs it wrote before, and only those; logs written from an earlier version of the
     same path are an error unless `replace_changed` (see the module docstring).
+    `model_column` names the column that names the models (default `model_id`; the first
+    seed's `model_label` gives the names its Phase 2 grid and probe files use).
     """
     path = Path(responses_file)
     items = item_index(item_files)
     conditions = condition_registry(conditions_file)
     result = ImportResult()
     frame = prepare(
-        read_responses(path, columns),
+        read_responses(path, columns, model_column),
         items,
         conditions,
         path=path,
