@@ -232,7 +232,8 @@ def test_paper_phase1_report_renders(tmp_path):
     started = time.monotonic()
     items = import_replication(REFERENCE, tmp_path / "items")
     code = main(["import-responses", str(responses), "--items", str(items["pct"]), str(items["typology"]), str(items["atp"]),
-                 "--log-dir", str(tmp_path / "logs"), "--use-source-letters", "--skip-unknown"])  # 16 ATP items lack benchmarks
+                 "--log-dir", str(tmp_path / "logs"), "--use-source-letters", "--skip-unknown",  # 16 ATP items lack benchmarks
+                 "--model-column", "model_label"])  # as docs/reproducing.md: the names the Phase 2 report uses
     assert code == 0
     if time.monotonic() - started > PHASE1_BUDGET:
         pytest.skip(f"importing the Phase 1 data took over {PHASE1_BUDGET:.0f} s on this machine")
@@ -241,3 +242,5 @@ def test_paper_phase1_report_renders(tmp_path):
     verdict, shots = check(out / "report.html", tmp_path, "paper_phase1")
     assert "findings" in verdict["h2"] and verdict["images"] >= 1
     assert paper_figures(out) == PHASE1_FIGURES
+    page = (out / "report.html").read_text()
+    assert "Llama 4 Maverick" in page and "novita/meta-llama" not in page  # labels, not ids (one was truncated)
