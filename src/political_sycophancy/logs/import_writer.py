@@ -147,14 +147,6 @@ class _ShallowCopied(Score):
         return self.__copy__()
 
 
-class _Unchanged(dict):
-    """The sample metadata a metric reads, shared by the copies Inspect makes of each
-    reduced score (no metric writes to it)."""
-
-    def __deepcopy__(self, memo: dict | None = None) -> _Unchanged:
-        return self
-
-
 def _content(score: Score) -> tuple:
     """What a reducer reads of a light score (no metadata): equal contents reduce equally
     (`reason` where this inspect_ai's Score has one)."""
@@ -194,7 +186,7 @@ def light_eval_results(samples: list[EvalSample], scorer, scorer_name: str, redu
             scorer_name: SampleScore(
                 score=s.scores[scorer_name].model_copy(update={"metadata": None}),
                 sample_id=s.id,
-                sample_metadata=_Unchanged({k: s.metadata[k] for k in METRIC_METADATA if k in s.metadata}),
+                sample_metadata={k: s.metadata[k] for k in METRIC_METADATA if k in s.metadata},
                 scorer=scorer_name,
             )
         }

@@ -20,7 +20,7 @@ from ..core.conditions import Condition
 from ..core.items import Item
 from ..core.parsing import ANSWERED, UNPARSED, parse_choice
 from ..core.prompts import audit_prompt
-from ..shared.scorers import scorer_for
+from .scorers import scorer_for
 
 SOURCE_RULE = "source letter"
 
