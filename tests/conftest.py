@@ -8,6 +8,7 @@ file)."""
 from __future__ import annotations
 
 import base64
+import contextlib
 import os
 from pathlib import Path
 
@@ -48,17 +49,29 @@ PLACEHOLDER = {
 }
 
 
-@pytest.fixture(autouse=True)
-def figures_drawn_where_checked(request, monkeypatch) -> None:
-    """Matplotlib draws a figure's file only in tests marked `figures` (those that read the
-    image, its labels, or what drawing may raise); elsewhere `Figure.savefig` writes a
-    placeholder of the requested format. Drawing was a fifth of the suite's time, spent on
-    images no assertion looked at; the figure code up to the drawing runs either way, and
-    subprocesses (the CLI tests) always draw."""
-    if request.node.get_closest_marker("figures"):
-        return
+DRAWS = pytest.StashKey[bool]()
 
-    def placeholder(self, fname, *args, format=None, **kwargs):
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item) -> None:
+    """Whether the test being set up (and the module fixtures first set up for it) draws."""
+    item.config.stash[DRAWS] = item.get_closest_marker("figures") is not None
+
+
+@pytest.fixture(scope="session", autouse=True)
+def figures_drawn_where_checked(request):
+    """Matplotlib draws a figure's file only in tests marked `figures` (those that read the
+    image, its labels, or what drawing may raise), and in the module fixtures first set up
+    for such a test; elsewhere `Figure.savefig` writes a placeholder of the requested format.
+    Drawing was a fifth of the suite's time, spent on images no assertion looked at; the
+    figure code up to the drawing runs either way, and subprocesses (the CLI tests) always
+    draw. Session-wide, so that a module fixture (set up before any function fixture) is
+    covered too."""
+    real = Figure.savefig
+
+    def savefig(self, fname, *args, format=None, **kwargs):
+        if request.config.stash.get(DRAWS, True):
+            return real(self, fname, *args, format=format, **kwargs)
         kind = format or Path(str(fname)).suffix.lstrip(".") or "png"
         data = PLACEHOLDER[kind]
         if hasattr(fname, "write"):
@@ -66,7 +79,26 @@ def figures_drawn_where_checked(request, monkeypatch) -> None:
         else:
             Path(fname).write_bytes(data)
 
-    monkeypatch.setattr(Figure, "savefig", placeholder)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Figure, "savefig", savefig)
+        yield
+
+
+@pytest.fixture(scope="session")
+def drawn_figures(request):
+    """For a module fixture whose figures its tests read, whichever test sets it up first:
+    `with drawn_figures(): write_report(...)` draws them for real."""
+
+    @contextlib.contextmanager
+    def drawing():
+        before = request.config.stash.get(DRAWS, True)
+        request.config.stash[DRAWS] = True
+        try:
+            yield
+        finally:
+            request.config.stash[DRAWS] = before
+
+    return drawing
 
 
 @pytest.fixture

@@ -14,6 +14,32 @@ def drawn(path):
     return path.read_bytes(), path.with_suffix(".svg").read_text()
 
 
+@pytest.fixture(scope="module")
+def module_drawing(tmp_path_factory):
+    """A module-scoped fixture draws when its first test does: it is set up inside that test's
+    set-up, before any function-scoped fixture (a report written once per module, as the
+    analysis tests do, drew every figure for real before)."""
+    return drawn(tmp_path_factory.mktemp("module") / "f.png")
+
+
+def test_an_unmarked_tests_module_fixture_gets_placeholders(module_drawing):
+    png, svg = module_drawing
+    assert png.startswith(b"\x89PNG") and len(png) < 100 and "<path" not in svg
+
+
+@pytest.fixture(scope="module")
+def module_drawing_asked_for(tmp_path_factory, drawn_figures):
+    with drawn_figures():
+        return drawn(tmp_path_factory.mktemp("asked") / "f.png")
+
+
+def test_a_module_fixture_can_ask_to_draw(module_drawing_asked_for, tmp_path):
+    png, svg = module_drawing_asked_for
+    assert len(png) > 2_000 and "<path" in svg
+    png, svg = drawn(tmp_path / "after.png")  # the test itself is unmarked: placeholders again
+    assert len(png) < 100
+
+
 def test_an_unmarked_test_gets_placeholders(tmp_path):
     png, svg = drawn(tmp_path / "f.png")
     assert png.startswith(b"\x89PNG") and len(png) < 100 and "<svg" in svg and "<path" not in svg

@@ -17,12 +17,14 @@ from political_sycophancy.stats.options import AnalysisOptions
 
 
 @pytest.fixture(scope="module")
-def report(tmp_path_factory):
+def report(tmp_path_factory, drawn_figures):
+    """A report whose figures are drawn (the page's layout depends on their sizes)."""
     tmp = tmp_path_factory.mktemp("html")
     items = load_items(write_atp_items(tmp / "atp.csv", 10, seed=1), instrument="atp") + builtin_pct_items()[:12]
     responses = synthetic_responses(items, ["m/a", "m/b"], list(PHASE2), atp_shift={"C3R": -0.3}, pct_shift={"C3R": 0.8},
                                     refusal_rate=0.05, seed=5)
-    return write_report(frame_from_import(responses, [tmp / "atp.csv", PCT_FILE]), tmp / "out", options=AnalysisOptions(bootstrap_draws=100, sign_flip_draws=200))
+    with drawn_figures():
+        return write_report(frame_from_import(responses, [tmp / "atp.csv", PCT_FILE]), tmp / "out", options=AnalysisOptions(bootstrap_draws=100, sign_flip_draws=200))
 
 
 def test_column_formatter_rounds_for_reading():
