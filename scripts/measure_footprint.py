@@ -4,7 +4,12 @@ inside a function), its dotted module path in the text, or a relative module pat
 string (`".sway.scorer"`, as lazy imports name modules). A measure that is one folder has
 0 besides the list itself.
 
-    python scripts/measure_footprint.py [--strict]   # --strict: exit 1 when any is not 0
+The whole designs (`designs/`: the first seed's experiment, a profile design as `plan`
+runs it) sit above the measures to combine them, so they name the measures they combine;
+they are listed apart, and adding a measure does not touch them unless a design is to use
+it.
+
+    python scripts/measure_footprint.py [--strict]   # --strict: exit 1 unless every count is 0
 """
 
 from __future__ import annotations
@@ -59,13 +64,15 @@ def main() -> int:
     from political_sycophancy.catalog import MEASURES
 
     total = 0
-    print(f"{'measure':<12} {'files outside its folder naming it':>34}")
+    print(f"{'measure':<12} {'files outside its folder naming it':>34}   designs combining it")
     for dotted in MEASURES:
         name = dotted.removeprefix(PKG + ".")
         files = footprint(src, name)
-        total += len(files)
-        print(f"{name:<12} {len(files):>34}")
-        for f in files:
+        designs = [f for f in files if f.startswith("designs/")]
+        others = [f for f in files if f not in designs]
+        total += len(others)
+        print(f"{name:<12} {len(others):>34}   {', '.join(designs) or '-'}")
+        for f in others:
             print(f"{'':<12}   {f}")
     return 1 if args.strict and total else 0
 

@@ -39,7 +39,6 @@ KNOWN_MUTABLE = {
     "shared.shifts:ITEM": "pandas column list",
     "shared.shifts:DECOMPOSITION_COLUMNS": "pandas column list",
     "audit.task:CONDITION_TASKS": "audit parameter definition (params helper)",
-    "cli:COMMAND_MODULES": "CLI (params helper)",
     "core.items:KNOWN_COLUMNS": "file readers (concepts helper: core/io)",
     "core.items:INSTRUMENTS": "file readers (concepts helper: core/io)",
     "core.parsing:REFUSAL_PATTERNS": "parser (concepts helper)",

@@ -79,7 +79,7 @@ def test_same_seeded_command_gives_the_same_answers(tmp_path):
 
 def test_second_run_on_a_busy_log_folder_is_refused(tmp_path):
     """Two audits on one log folder at once used to both send every call."""
-    from political_sycophancy.cli.eval_options import log_dir_lock
+    from political_sycophancy.shared.eval_options import log_dir_lock
 
     with log_dir_lock(str(tmp_path / "logs")):
         proc = run_cli("political-sycophancy", "audit", "--conditions", "N", "--model", "faulty/mockllm/model",

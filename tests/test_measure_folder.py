@@ -19,7 +19,7 @@ SUPPORT = Path(__file__).parent / "support"
 SRC = Path(catalog.__file__).parent
 
 
-def test_a_toy_measure_is_its_folder_and_one_list_entry(tmp_path, monkeypatch):
+def test_a_toy_measure_is_its_folder_and_one_list_entry(tmp_path, monkeypatch, capsys):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SUPPORT.parent), os.environ.get("PYTHONPATH", "")]), "HF_HUB_OFFLINE": "1"}
     run = subprocess.run(
         [sys.executable, "-m", "inspect_ai._cli.main", "eval", "support/toy_measure/task.py", "--model", "faulty/mockllm/model",
@@ -33,6 +33,10 @@ def test_a_toy_measure_is_its_folder_and_one_list_entry(tmp_path, monkeypatch):
     table = pd.read_csv(tmp_path / "out" / "tables" / "toy_first_option.csv")
     assert table.to_dict("records") == [{"model": "faulty/mockllm/model", "samples": 4, "answered": 4, "first_share": 1.0}]
     assert "First-option share (toy measure)" in (tmp_path / "out" / "report.md").read_text()
+    # its own command, which the CLI takes from the declaration
+    capsys.readouterr()
+    assert main(["toy-share", str(tmp_path / "logs")]) == 0
+    assert capsys.readouterr().out == "faulty/mockllm/model: 1.00 of 4 answers pick the first option\n"
     # its public scorer is offered at the package's top level, as the declaration says
     import political_sycophancy
 
@@ -43,3 +47,14 @@ def test_a_toy_measure_is_its_folder_and_one_list_entry(tmp_path, monkeypatch):
         vars(political_sycophancy).pop("first_option_score", None)  # the lazy import's cache
     # nothing in the package names the toy: its folder and the list entry were all it took
     assert [p for p in SRC.rglob("*.py") if "toy" in p.read_text()] == []
+
+
+def test_no_file_outside_a_measure_names_it_but_the_designs():
+    """`scripts/measure_footprint.py --strict`: 0 files per measure outside its folder and the
+    list (the report, the CLI, the logs and other measures reach it through its declaration);
+    only the whole designs above the measures name those they combine."""
+    run = subprocess.run([sys.executable, str(SUPPORT.parents[1] / "scripts" / "measure_footprint.py"), "--strict"],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stdout + run.stderr
+    rows = {line.split()[0]: line.split()[1] for line in run.stdout.splitlines()[1:] if line.strip() and not line.startswith(" ")}
+    assert rows == {name.rsplit(".", 1)[1]: "0" for name in catalog.MEASURES}

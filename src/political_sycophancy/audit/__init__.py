@@ -16,6 +16,7 @@ MEASURE = Measure(
     sections=("political_sycophancy.audit.analysis",),
     exports=(("audit_tasks", "political_sycophancy.audit.task"),),
     imports=("political_sycophancy.audit.importing",),
+    commands=("political_sycophancy.audit.command",),
 )
 
 if TYPE_CHECKING:

@@ -14,49 +14,24 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
 from ..core.arguments import whole
-from ..core.errors import InputError
+from ..core.params import TaskParam
 
-
-@dataclass(frozen=True)
-class AuditParam:
-    """One task parameter: its default, help, type and allowed values, the command-line flag
-    (`--<name>` unless set) and whether a design chooses it per cell."""
-
-    name: str
-    default: Any
-    help: str
-    type: Callable[[str], Any] = str
-    choices: tuple[str, ...] | None = None
-    flag: str | None = None
-    per_cell: bool = False
-
-    @property
-    def option(self) -> str:
-        return self.flag or "--" + self.name.replace("_", "-")
-
-    def check(self, value: Any) -> None:
-        """A one-line error for a value outside `choices` (None is the unset default)."""
-        if self.choices is not None and value is not None and value not in self.choices:
-            raise InputError(f"{self.name} must be one of {', '.join(self.choices)}, got {value!r}")
-
-
-AUDIT_PARAMS: tuple[AuditParam, ...] = (
-    AuditParam("instrument", "pct", "pct, typology, atp or an item file", per_cell=True),
-    AuditParam("condition", "N", "the asker condition (one per task)", per_cell=True),
-    AuditParam("items", None, "item file replacing the instrument's built-in items", per_cell=True),
-    AuditParam("conditions", None, "YAML/JSON file of extra or replaced conditions", flag="--conditions-file"),
-    AuditParam("pool", "all", "all, benchmarked, top<N>, gap><x> or a file of item ids", per_cell=True),
+AUDIT_PARAMS: tuple[TaskParam, ...] = (
+    TaskParam("instrument", "pct", "pct, typology, atp or an item file", per_cell=True),
+    TaskParam("condition", "N", "the asker condition (one per task)", per_cell=True),
+    TaskParam("items", None, "item file replacing the instrument's built-in items", per_cell=True),
+    TaskParam("conditions", None, "YAML/JSON file of extra or replaced conditions", flag="--conditions-file"),
+    TaskParam("pool", "all", "all, benchmarked, top<N>, gap><x> or a file of item ids", per_cell=True),
     # The answer modes of core.answers.ANSWER_MODES (tests/test_audit_params.py checks they are
     # equal); named here so the parser is built without importing Inspect.
-    AuditParam("answer", "letter", "how answers are read: letter (parse the text) or logprobs (first answer token)",
+    TaskParam("answer", "letter", "how answers are read: letter (parse the text) or logprobs (first answer token)",
                choices=("letter", "logprobs")),
-    AuditParam("top_logprobs", 20, "top tokens requested in logprobs mode (1-20)", type=whole(1, 20)),
-    AuditParam("non_ordinal", None, "WD items only: keep (the paper) or drop the options flagged non-ordinal",
+    TaskParam("top_logprobs", 20, "top tokens requested in logprobs mode (1-20)", type=whole(1, 20)),
+    TaskParam("non_ordinal", None, "WD items only: keep (the paper) or drop the options flagged non-ordinal",
                choices=("keep", "drop")),
 )
 PARAMS = MappingProxyType({p.name: p for p in AUDIT_PARAMS})
@@ -64,7 +39,7 @@ PARAMS = MappingProxyType({p.name: p for p in AUDIT_PARAMS})
 DESIGN_PARAMS = tuple(p for p in AUDIT_PARAMS if not p.per_cell)
 
 
-def check_signature(fn: Callable[..., Any], params: tuple[AuditParam, ...] = AUDIT_PARAMS) -> None:
+def check_signature(fn: Callable[..., Any], params: tuple[TaskParam, ...] = AUDIT_PARAMS) -> None:
     """Refuse a function whose parameters (names and defaults, in order) are not `params`'."""
     got = [(p.name, p.default) for p in inspect.signature(fn).parameters.values()]
     want = [(p.name, p.default) for p in params]

@@ -15,20 +15,20 @@ import argparse
 import importlib
 import sys
 
+from ..catalog import declared
+from ..core.console import Parser, UsageError, error_line
 from ..core.errors import InputError
-from .console import Parser, UsageError, error_line
 
-# Modules that contribute subcommands (each has add_parser(subparsers)).
-COMMAND_MODULES = [
-    "political_sycophancy.cli.audit",
+# The commands that are not a measure's (each module has add_parser(subparsers)); a
+# measure's own commands come from its declaration (`Measure.commands`), before these.
+COMMAND_MODULES = (
     "political_sycophancy.cli.plan",
-    "political_sycophancy.cli.validate_judge",
     "political_sycophancy.cli.atp",
     "political_sycophancy.cli.import_items",
     "political_sycophancy.cli.pools",
     "political_sycophancy.cli.analyze",
     "political_sycophancy.cli.import_responses",
-]
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -37,7 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Audit the political bias of language models across the people who might be asking.",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name in COMMAND_MODULES:
+    for name in [*(c for measure in declared() for c in measure.commands), *COMMAND_MODULES]:
         importlib.import_module(name).add_parser(sub)
     return parser
 

@@ -7,8 +7,8 @@ import time
 from pathlib import Path
 
 from ..core import arguments
+from ..core.console import progress, say
 from ..core.errors import InputError
-from .console import progress, say
 
 # Resampling sizes beyond these take more memory than a machine has (the bootstrap draws
 # a matrix of draws x items) or hours, and no statistic needs them.

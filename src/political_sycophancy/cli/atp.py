@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from .console import say
+from ..core.console import say
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -38,10 +38,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run_build(args: argparse.Namespace) -> int:
     from ..core.errors import InputError
-    from ..core.io import output_file
+    from ..core.io import distinct_output, output_file
     from ..core.items import load_items
     from ..pew.sav import build_atp, sav_files
-    from .paths import distinct_output
 
     if Path(args.out).suffix.lower() != ".csv":
         raise InputError(f"--out {args.out}: the item file is written as CSV; name it <name>.csv")

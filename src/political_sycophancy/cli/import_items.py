@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from .console import say
+from ..core.console import say
 
 # what import-items writes into --out
 OUTPUTS = ("pct.csv", "typology.csv", "atp.csv", "import_report.md")
@@ -25,10 +25,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.io import output_dir
+    from ..core.io import distinct_output, output_dir
     from ..core.items import load_items
     from ..pew.replication import import_replication
-    from .paths import distinct_output
 
     out = output_dir(args.out, "--out")
     if args.coding:  # the files written must not replace the coding file they are made from

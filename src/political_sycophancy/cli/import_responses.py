@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ..core import arguments
-from .console import progress, say
+from ..core.console import progress, say
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

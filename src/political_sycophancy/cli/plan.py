@@ -11,12 +11,12 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from ..audit.params import DESIGN_PARAMS
 from ..core import arguments
+from ..core.console import say
 from ..core.errors import InputError
 from ..core.text import text_table
-from .console import say
-from .eval_options import (
+from ..designs.paper import DESIGN_PARAMS
+from ..shared.eval_options import (
     add_eval_options,
     add_task_options,
     check_definitions_unchanged,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from .console import say
+from ..core.console import say
 
 STANDARD_POOLS = ("all", "benchmarked", "top500", "top30", "gap>0.2")
 

@@ -8,7 +8,8 @@ measures (`political_sycophancy.catalog`): Inspect's entry point imports `regist
 `exports` are the names `political_sycophancy` offers at its top level
 (`from political_sycophancy import sway_score`), and `imports` the modules whose
 `FILE_KINDS` (`shared.import_scoring.FileKind`) are the response files of its tasks that
-`import-responses` tells by their columns.
+`import-responses` tells by their columns, and `commands` the modules of its own
+`political-sycophancy` commands (each with `add_parser(subparsers)`, as the CLI's own).
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ from dataclasses import dataclass
 class Measure:
     """One measure: its name, the log kinds its tasks write, the modules that register its
     Inspect objects and that hold its report sections, its public names ((name, module)
-    pairs, loaded on first use), the modules of its importable file kinds and its card (a
-    README beside it)."""
+    pairs, loaded on first use), the modules of its importable file kinds, of its commands,
+    and its card (a README beside it)."""
 
     name: str
     kinds: tuple[str, ...]
@@ -30,3 +31,4 @@ class Measure:
     exports: tuple[tuple[str, str], ...] = ()
     card: str = "README.md"
     imports: tuple[str, ...] = ()
+    commands: tuple[str, ...] = ()

@@ -18,6 +18,7 @@ import json
 import os
 import stat
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,7 @@ import yaml
 from .errors import InputError
 
 # What this package keeps in a log folder beside the logs: the frame cache (logs.cache) and
-# the lock of a running audit (cli.eval_options); the analysis reuse key leaves both out.
+# the lock of a running audit (shared.eval_options); the analysis reuse key leaves both out.
 FRAME_CACHE_DIR = ".political-sycophancy-cache"
 LOCK_FILE = ".political-sycophancy.lock"
 # An import-responses under way in a log folder (`<prefix><import key><suffix>`), removed
@@ -294,3 +295,19 @@ def output_file(path: str | Path, option: str) -> Path:
     if reason:
         raise InputError(f"{option} {path}: cannot write there ({path.parent}: {reason})")
     return path
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    if a.exists() and b.exists():
+        return os.path.samefile(a, b)
+    return a.resolve() == b.resolve()
+
+
+def distinct_output(output: str | Path, inputs: Iterable[str | Path], option: str) -> Path:
+    """`output`, unless it is one of the command's input files (the same path, a link to it
+    or another name for it): writing there would destroy the input it was made from."""
+    out = Path(output)
+    for given in inputs:
+        if _same_file(out, Path(given)):
+            raise InputError(f"{option} {output}: is the input file {given}; write the output elsewhere")
+    return out

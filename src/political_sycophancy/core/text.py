@@ -5,7 +5,7 @@ write. Shown on a terminal they must not move the cursor, clear the screen or re
 what follows (`terminal_safe`); written into a Markdown report they must stay text: no
 link, image, raw HTML, emphasis, table cell or line of their own (`md_text`, `md_code`,
 `md_fence`, and `md_document` over a whole report as a second line of defence). Every
-command prints through `cli.console.say` and every report.md text is built with these.
+command prints through `core.console.say` and every report.md text is built with these.
 """
 
 from __future__ import annotations

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..audit.params import DESIGN_PARAMS as DESIGN_PARAMS  # the design-wide parameters, offered by plan
 from ..core.conditions import FOCAL, PERSONAS, PHASE2
 from ..core.errors import InputError
 from ..core.items import INSTRUMENTS
@@ -135,7 +136,7 @@ def paper_design(
     phase2_pool="top50", probe_pool="top10", replicates=2). Phases that need a missing
     instrument file are an error naming the file; pass `phases` to leave phases out.
     `answer`, `conditions`, `top_logprobs` and `non_ordinal` are the audit's own parameters
-    (`params.DESIGN_PARAMS`: one value for every audit cell; `non_ordinal` applies to the
+    (`DESIGN_PARAMS`: one value for every audit cell; `non_ordinal` applies to the
     ATP cells, the WD-scored ones).
     """
     from ..audit.task import audit as audit_task

@@ -9,4 +9,5 @@ MEASURE = Measure(
     registers=("political_sycophancy.open_ended.task", "political_sycophancy.open_ended.judge", "political_sycophancy.open_ended.rephrase"),
     sections=("political_sycophancy.open_ended.analysis",),
     exports=(("stance_judge", "political_sycophancy.open_ended.judge"),),
+    commands=("political_sycophancy.open_ended.validate_judge",),
 )

@@ -1,6 +1,6 @@
 """A toy measure, written as a new measure is: this folder and one entry in the list of
 measures (`political_sycophancy.catalog`). It asks four PCT statements and reports the share
-of answers that pick the first option. `tests/test_measure_folder.py` runs it through
+of answers that pick the first option, in its report section and its own command. `tests/test_measure_folder.py` runs it through
 `inspect eval` and `analyze` without touching the report, the CLI or another measure."""
 
 from political_sycophancy.core.declare import Measure
@@ -11,4 +11,5 @@ MEASURE = Measure(
     registers=("support.toy_measure.task",),
     sections=("support.toy_measure.analysis",),
     exports=(("first_option_score", "support.toy_measure.task"),),
+    commands=("support.toy_measure.command",),
 )

@@ -18,10 +18,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ..audit.params import AuditParam
 from ..core import arguments
 from ..core.errors import InputError
 from ..core.io import LOCK_FILE, file_kind, output_dir
+from ..core.params import TaskParam
 
 
 def _batch_size(text: str) -> int:
@@ -58,7 +58,7 @@ def add_eval_options(p: argparse.ArgumentParser, generation: bool = True) -> Non
                    "--batch for Inspect's default batch size, --batch N for N requests per batch; other providers ignore it")
 
 
-def add_task_options(p: argparse.ArgumentParser, params: tuple[AuditParam, ...]) -> None:
+def add_task_options(p: argparse.ArgumentParser, params: tuple[TaskParam, ...]) -> None:
     """One option per task parameter, from the parameter table (the task's own defaults,
     choices and help), so a command can never lack a parameter the task has."""
     for param in params:
@@ -68,7 +68,7 @@ def add_task_options(p: argparse.ArgumentParser, params: tuple[AuditParam, ...])
                        choices=param.choices, metavar=metavar, help=param.help + default)
 
 
-def task_args(args: argparse.Namespace, params: tuple[AuditParam, ...]) -> dict[str, Any]:
+def task_args(args: argparse.Namespace, params: tuple[TaskParam, ...]) -> dict[str, Any]:
     """The task keyword arguments of the options `add_task_options` added."""
     return {param.name: getattr(args, param.name) for param in params}
 

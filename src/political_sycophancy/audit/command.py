@@ -5,10 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..audit.params import AUDIT_PARAMS
+from ..core.console import say
 from ..core.text import text_table
-from .console import say
-from .eval_options import (
+from ..shared.eval_options import (
     add_eval_options,
     add_task_options,
     check_definitions_unchanged,
@@ -18,6 +17,7 @@ from .eval_options import (
     task_args,
     variant_log_dir,
 )
+from .params import AUDIT_PARAMS
 
 # Every audit parameter but `condition`: the command runs several (--conditions).
 TASK_PARAMS = tuple(p for p in AUDIT_PARAMS if p.name != "condition")
@@ -65,8 +65,8 @@ def metrics_table(logs) -> list[dict]:
 def run(args: argparse.Namespace) -> int:
     from inspect_ai import eval_set
 
-    from ..audit import audit_tasks
     from ..core.conditions import resolve_conditions
+    from .task import audit_tasks
 
     kwargs = eval_set_kwargs(args)
     audit_args = task_args(args, TASK_PARAMS)

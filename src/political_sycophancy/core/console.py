@@ -9,7 +9,7 @@ import re
 import sys
 from typing import NoReturn
 
-from ..core.text import one_line, terminal_safe
+from .text import one_line, terminal_safe
 
 PROG = "political-sycophancy"
 

@@ -20,12 +20,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..core import arguments
+from ..core.console import say
 from ..core.errors import InputError
 from ..core.items import _blank, _read_rows
-from .console import say
 
 if TYPE_CHECKING:
-    from ..open_ended.judge import Judgement
+    from .judge import Judgement
 
 DEFAULT_THRESHOLDS = (0.0, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95)
 
@@ -50,7 +50,7 @@ def load_labelled(path: str | Path) -> list[LabelledAnswer]:
             if _blank(rec[required]):
                 raise InputError("empty value", file=path, row=row, field=required)
         label = str(rec["label"]).strip().lower()
-        from ..open_ended.judge import LABELS
+        from .judge import LABELS
 
         if label not in LABELS:
             raise InputError(f"label must be one of {', '.join(LABELS)}, got {rec['label']!r}", file=path, row=row, field="label")
@@ -106,7 +106,7 @@ def threshold_table(gold: list[str], judgements: list[Judgement], thresholds=DEF
 
 
 async def judge_all(grader, answers: list[LabelledAnswer]) -> list[Judgement]:
-    from ..open_ended.judge import judge_stance
+    from .judge import judge_stance
 
     return list(await asyncio.gather(*(judge_stance(grader, a.statement, a.response) for a in answers)))
 
@@ -164,11 +164,10 @@ def run(args: argparse.Namespace) -> int:
     from inspect_ai.model import get_model
 
     from ..core.atomic import write_atomic
-    from ..core.io import output_file
+    from ..core.io import distinct_output, output_file
     from ..core.sheet import rows_csv
-    from .eval_options import model_args as _model_args
-    from .eval_options import provider_error
-    from .paths import distinct_output
+    from ..shared.eval_options import model_args as _model_args
+    from ..shared.eval_options import provider_error
 
     if args.output:  # refused before the judge runs, not after
         output_file(args.output, "--output")
