@@ -263,6 +263,37 @@ def test_all_epochs_row_says_how_many_items_have_replicates(atp_items, atp_file)
     assert list(full["epochs"]) == ["epoch 1", "all epochs (2)"]
 
 
+def test_asymmetry_by_variant_equals_one_decomposition_per_part(atp_items, atp_file):
+    """The table is computed in one pass over every (model, variant, epochs) part; each row
+    equals the decomposition of that part alone, the PCT fallback included (a model with
+    no ATP items), for two temperatures of one model."""
+    from political_sycophancy.audit.stability import asymmetry_by_variant
+    from political_sycophancy.shared.cells import build_cells, variant_rows, variants
+    from political_sycophancy.shared.shifts import decomposition, pct_decomposition
+
+    pct = [i for i in builtin_pct_items() if i.direction != 0][:15]
+    conditions = ["N", "C3L", "C3R"]
+    hot = synthetic_responses(atp_items[:20], ["m/atp"], conditions, epochs=2, atp_shift={"C3R": -0.3}, seed=2)
+    cold = synthetic_responses(atp_items[:20], ["m/atp"], conditions, seed=3).assign(temperature=0.0)
+    only_pct = synthetic_responses(pct, ["m/pct"], conditions, pct_shift={"C3R": 0.8}, seed=4)
+    frame = frame_from_import(pd.concat([hot, cold, only_pct], ignore_index=True), [atp_file, PCT_FILE])
+    table = asymmetry_by_variant(frame)
+    expected = []
+    for _, v in variants(frame).iterrows():
+        sel = variant_rows(frame, v)
+        parts = ([sel[sel["epoch"] == 1]] if v["max_epoch"] > 1 else []) + [sel]
+        for part in parts:
+            cells = build_cells(part)
+            dec = decomposition(cells)
+            expected.append((dec if not dec.empty else pct_decomposition(cells)).iloc[0])
+    assert len(table) == len(expected) == 4 and sorted(table["measure"].unique()) == ["PCT item score", "WD(Dem) / WD(Rep)"]
+    assert sorted(table["temperature"].unique()) == [0.0, 1.0]
+    columns = ["sycophancy_left", "sycophancy_right", "asymmetry", "accommodation_gap", "n_asymmetry_items"]
+    got = table[columns].to_numpy(dtype=float)
+    want = pd.DataFrame(expected)[columns].to_numpy(dtype=float)
+    np.testing.assert_array_equal(got, want)
+
+
 def test_modal_letters_equal_value_counts_with_ties():
     """The vectorised modal letter (temperature_agreement: 18 s of a paper-size report in a
     Python lambda per group) picks what `value_counts().index[0]` picks, ties included."""

@@ -114,25 +114,32 @@ def asymmetry_by_variant(rows: pd.DataFrame, memo: WDMemo | None = None) -> pd.D
     its "4 reps" and "T=0" columns). ATP items when present, else PCT items."""
     if rows.empty:
         return pd.DataFrame()
-    out = []
+    # Each (model, variant, epochs) part under its own key in the model column, so that one
+    # build_cells and one decomposition cover them all (both are per model): the same
+    # numbers as one call per part, without fourteen passes over the paper's grid.
+    parts, labels = [], []
     for _, v in variants(rows).iterrows():
         sel = variant_rows(rows, v)
         versions = [(_all_epochs_label(sel, int(v["max_epoch"])), sel)]
         if v["max_epoch"] > 1:
             versions.insert(0, ("epoch 1", sel[sel["epoch"] == 1]))
         for label, part in versions:
-            cells = build_cells(part, memo)
-            dec = decomposition(cells)
-            measure = "WD(Dem) / WD(Rep)"
-            if dec.empty:
-                dec = pct_decomposition(cells)
-                measure = "PCT item score"
-            for _, d in dec.iterrows():
-                out.append(
-                    {
-                        "model": v["model"], "variant": v["variant"], "temperature": v["temperature"], "answer_mode": v["answer_mode"],
-                        "epochs": label, "main": bool(v["main"]), "measure": measure,
-                        **{k: d[k] for k in ("sycophancy_left", "sycophancy_right", "asymmetry", "accommodation_gap", "n_asymmetry_items")},
-                    }
-                )
+            parts.append(part.assign(model=str(len(labels))))
+            labels.append((v, label))
+    cells = build_cells(pd.concat(parts, ignore_index=True), memo)
+    atp = decomposition(cells).set_index("model")
+    pct = pct_decomposition(cells[~cells["model"].isin(atp.index)]).set_index("model")
+    out = []
+    for key, (v, label) in enumerate(labels):
+        measure, dec = ("WD(Dem) / WD(Rep)", atp) if str(key) in atp.index else ("PCT item score", pct)
+        if str(key) not in dec.index:
+            continue
+        d = dec.loc[str(key)]
+        out.append(
+            {
+                "model": v["model"], "variant": v["variant"], "temperature": v["temperature"], "answer_mode": v["answer_mode"],
+                "epochs": label, "main": bool(v["main"]), "measure": measure,
+                **{k: d[k] for k in ("sycophancy_left", "sycophancy_right", "asymmetry", "accommodation_gap", "n_asymmetry_items")},
+            }
+        )
     return pd.DataFrame(out)
