@@ -6,11 +6,11 @@ import csv
 from pathlib import Path
 
 import pytest
-from political_sycophancy.open_ended.validate_judge import cohen_kappa, load_labelled, macro_f1, validate
 from support import scripted_model
 
 from political_sycophancy.cli import main
 from political_sycophancy.core.errors import InputError
+from political_sycophancy.open_ended.validate_judge import cohen_kappa, load_labelled, macro_f1, validate
 
 LABELLED = Path(__file__).parent / "data" / "stance_labelled.csv"
 
