@@ -117,7 +117,8 @@ def asymmetry_by_variant(rows: pd.DataFrame, memo: WDMemo | None = None) -> pd.D
     # Each (model, variant, epochs) part under its own key in the model column, so that one
     # build_cells and one decomposition cover them all (both are per model): the same
     # numbers as one call per part, without fourteen passes over the paper's grid.
-    parts, labels = [], []
+    parts: list[pd.DataFrame] = []
+    labels: list[tuple[pd.Series, str]] = []
     for _, v in variants(rows).iterrows():
         sel = variant_rows(rows, v)
         versions = [(_all_epochs_label(sel, int(v["max_epoch"])), sel)]
