@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import gc
 import os
 from pathlib import Path
 
@@ -32,6 +33,12 @@ SLOWEST_FIRST = (
 def pytest_collection_modifyitems(config, items) -> None:
     rank = {name: k for k, name in enumerate(SLOWEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(SLOWEST_FIRST)))  # stable: the rest keep their order
+
+
+def pytest_collection_finish(session) -> None:
+    """Every test module is imported: their objects (Inspect, pandas, scipy, matplotlib, ours)
+    live as long as the session, so the garbage collector's full passes skip them from here."""
+    gc.freeze()
 
 
 @pytest.fixture(scope="session", autouse=True)
