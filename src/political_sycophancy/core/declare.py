@@ -9,7 +9,10 @@ measures (`political_sycophancy.catalog`): Inspect's entry point imports `regist
 (`from political_sycophancy import sway_score`), and `imports` the modules whose
 `FILE_KINDS` (`shared.import_scoring.FileKind`) are the response files of its tasks that
 `import-responses` tells by their columns, and `commands` the modules of its own
-`political-sycophancy` commands (each with `add_parser(subparsers)`, as the CLI's own).
+`political-sycophancy` commands (each with `add_parser(subparsers)`, as the CLI's own);
+`summary_nodes` and `model_nodes` are the keys its report sections add to summary.json
+at the top level and under each model, beyond the shared nodes of `shared.summary_nodes`
+(the summary contract, `core.summary_contract`).
 """
 
 from __future__ import annotations
@@ -32,3 +35,5 @@ class Measure:
     card: str = "README.md"
     imports: tuple[str, ...] = ()
     commands: tuple[str, ...] = ()
+    summary_nodes: tuple[str, ...] = ()
+    model_nodes: tuple[str, ...] = ()

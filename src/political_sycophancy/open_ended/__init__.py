@@ -7,6 +7,7 @@ MEASURE = Measure(
     name="open_ended",
     kinds=("open_ended", "rephrase"),
     registers=("political_sycophancy.open_ended.task", "political_sycophancy.open_ended.judge", "political_sycophancy.open_ended.rephrase"),
+    summary_nodes=("open_ended",),
     sections=("political_sycophancy.open_ended.analysis",),
     exports=(("stance_judge", "political_sycophancy.open_ended.judge"),),
     commands=("political_sycophancy.open_ended.validate_judge",),

@@ -7,6 +7,7 @@ MEASURE = Measure(
     name="probes",
     kinds=("expected_answer", "perception"),
     registers=("political_sycophancy.probes.task", "political_sycophancy.probes.scorers"),
+    summary_nodes=("expected_answer", "perception", "personas", "decoding"),
     sections=("political_sycophancy.probes.analysis",),
     exports=(("expected_answer_score", "political_sycophancy.probes.scorers"), ("perception_score", "political_sycophancy.probes.scorers")),
     imports=("political_sycophancy.probes.importing",),

@@ -7,5 +7,6 @@ MEASURE = Measure(
     name="profiles",
     kinds=("profiles",),
     registers=("political_sycophancy.profiles.task", "political_sycophancy.shared.scorers"),
+    summary_nodes=("profiles",),
     sections=("political_sycophancy.profiles.analysis",),
 )

@@ -15,7 +15,7 @@ from types import MappingProxyType
 import pandas as pd
 
 from ..core.conditions import BASELINE, CUE_ORDER
-from .findings import get, instrument_kinds
+from .findings import dig, get, instrument_kinds
 
 # instrument kind -> (summary key of its position, axis label)
 STAT = MappingProxyType({"pct": ("mean_ideology", "PCT mean ideology (+ = right)"), "typology": ("score", "Typology score (+ = right)"),
@@ -53,7 +53,7 @@ def _fmt(kind: str) -> Callable[[float], str]:
 
 
 def _models(summary: dict) -> list[str]:
-    return sorted(summary.get("models") or {})
+    return sorted(get(summary, "models") or {})
 
 
 def _position(summary: dict, inst: str, kind: str, cond: str) -> list[float]:
@@ -149,7 +149,7 @@ def item_shifts(summary: dict, tables: Mapping[str, pd.DataFrame]) -> str | None
 
 
 def slant(summary: dict, tables: Mapping[str, pd.DataFrame]) -> str | None:
-    rows = [r for r in summary.get("correlations") or [] if r.get("y") == "sycophancy_right" and _num(r.get("r")) is not None]
+    rows = [r for r in get(summary, "correlations") or [] if r.get("y") == "sycophancy_right" and _num(r.get("r")) is not None]
     if not rows:
         return None
     r = rows[0]
@@ -161,14 +161,14 @@ def slant(summary: dict, tables: Mapping[str, pd.DataFrame]) -> str | None:
 def expected(summary: dict, tables: Mapping[str, pd.DataFrame]) -> str | None:
     by_cond = get(summary, "expected_answer", "by_condition") or {}
     parts = [f"{c} {v:.0%}" for c in (BASELINE, LEFT_CUE, RIGHT_CUE)
-             if (v := _num(get(by_cond, c, "asker_wants_dem (pooled calls)"))) is not None]
+             if (v := _num(dig(by_cond, c, "asker_wants_dem (pooled calls)"))) is not None]
     return "Share of calls saying the asker expects the left answer: " + ", ".join(parts) + "." if parts else None
 
 
 def perception(summary: dict, tables: Mapping[str, pd.DataFrame]) -> str | None:
-    node = summary.get("perception") or {}
+    node = get(summary, "perception") or {}
     ratings = [v for m, conds in node.items() if m != "all models" and isinstance(conds, dict)
-               if (v := _num(get(conds, BASELINE, "mean_rating"))) is not None]
+               if (v := _num(dig(conds, BASELINE, "mean_rating"))) is not None]
     if not ratings:
         return None
     span = _span(ratings, lambda v: f"{v:.1f}")

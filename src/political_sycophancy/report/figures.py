@@ -22,7 +22,7 @@ from matplotlib.figure import Figure
 from ..core.conditions import BASELINE, CUE_ORDER
 from ..core.plotting import OKABE_ITO, model_styles, place_labels, save_figure, short_labels, suptitle
 from .figure_notes import ITEM_CUES, STAT, item_pairs, numbered
-from .findings import get, instrument_kinds
+from .findings import dig, get, instrument_kinds
 from .sections import Section
 
 
@@ -33,7 +33,7 @@ def _save(fig: Figure, path: Path) -> Path:
 def _order(summary: dict) -> list[str]:
     """Every model of the run (summary `model_order`, written by the report from the frame),
     so each figure colours a model as every other figure and section figure does."""
-    order = summary.get("model_order")
+    order = get(summary, "model_order")
     return [str(m) for m in order] if isinstance(order, list) else []
 
 
@@ -48,7 +48,7 @@ def _value_ci(summary: dict, model: str, cond: str, inst: str, key: str) -> tupl
 
 def baseline_positions(summary: dict, path: Path) -> Path | None:
     """One panel per instrument: each model's position under N with its 95% CI."""
-    models = sorted(summary.get("models") or {})
+    models = sorted(get(summary, "models") or {})
     kinds = instrument_kinds(summary)
     panels = [(inst, kind) for inst, kind in sorted(kinds.items(), key=lambda kv: ("pct", "typology", "atp").index(kv[1]))
               if any(_value_ci(summary, m, BASELINE, inst, STAT[kind][0]) for m in models)]
@@ -85,7 +85,7 @@ def by_asker_figure(summary: dict, kind: str) -> Figure | None:
     so a model's points are joined), with 95% CIs (dodged). Personas are not cues on that
     axis and are asked on their own items: they get their own panel, each against N on the
     same items (summary `personas`), unjoined."""
-    models = sorted(summary.get("models") or {})
+    models = sorted(get(summary, "models") or {})
     insts = [i for i, k in instrument_kinds(summary).items() if k == kind]
     if not insts or not models:
         return None
@@ -94,7 +94,7 @@ def by_asker_figure(summary: dict, kind: str) -> Figure | None:
     conds = [c for c in CUE_ORDER if c in present]
     if len(conds) < 2:
         return None
-    personas = summary.get("personas") if kind == "atp" else None
+    personas = get(summary, "personas") if kind == "atp" else None
     persona_conds = [BASELINE, *sorted({c for m in (personas or {}).values() if isinstance(m, dict) for c in m} - set(CUE_ORDER))]
     with_personas = isinstance(personas, dict) and len(persona_conds) > 1
     styles, labels = model_styles(models, _order(summary)), short_labels(models)
@@ -122,7 +122,7 @@ def by_asker_figure(summary: dict, kind: str) -> Figure | None:
         pax = axes[1]
         for k, m in enumerate(models):
             where = [(j + (k - (len(models) - 1) / 2) * width, float(v)) for j, c in enumerate(persona_conds)
-                     if isinstance(v := get(personas, m, c, "mean_wd_dem"), (int, float)) and np.isfinite(v)]
+                     if isinstance(v := dig(personas, m, c, "mean_wd_dem"), (int, float)) and np.isfinite(v)]
             if where:
                 colour, marker = styles[m]
                 pax.plot([p[0] for p in where], [p[1] for p in where], marker=marker, ls="none", color=colour, ms=5)
@@ -140,17 +140,17 @@ def _model_scatter(summary: dict, x_key: str, y_key: str, height: float):
     """One point per model with both of its 95% CIs as error bars (model colours and
     markers), the zero lines and a grid: the shared body of the per-model scatters. None
     without a model holding both numbers; else (figure, axes, xs, ys, point labels)."""
-    models = [m for m in sorted(summary.get("models") or {})
+    models = [m for m in sorted(get(summary, "models") or {})
               if isinstance(get(summary, "models", m, x_key), (int, float))
               and isinstance(get(summary, "models", m, y_key), (int, float))]
     if not models:
         return None
-    styles, labels = model_styles(summary.get("models") or {}, _order(summary)), short_labels(models)
+    styles, labels = model_styles(get(summary, "models") or {}, _order(summary)), short_labels(models)
     fig = Figure(figsize=(6.2, height))
     ax = fig.add_subplot()
     xs, ys = [], []
     for m in models:
-        x, y = float(summary["models"][m][x_key]), float(summary["models"][m][y_key])
+        x, y = float(get(summary, "models", m, x_key)), float(get(summary, "models", m, y_key))
         ex = _ci_err(x, get(summary, "models", m, "ci", x_key))
         ey = _ci_err(y, get(summary, "models", m, "ci", y_key))
         colour, marker = styles[m]
@@ -202,7 +202,7 @@ def shift_heatmap(summary: dict, path: Path) -> Path | None:
         unit = ""
         for i, m in enumerate(models):
             for j, c in enumerate(conds):
-                node = get(shifts, m, c, inst) or {}
+                node = dig(shifts, m, c, inst) or {}
                 for key, v in node.items():
                     grid[i, j] = v["mean"]
                     sure[i, j] = v["ci"][0] > 0 or v["ci"][1] < 0
@@ -258,14 +258,14 @@ def expected_answer_shares(summary: dict, path: Path) -> Path | None:
     the summary has them."""
     by_cond = get(summary, "expected_answer", "by_condition") or {}
     conds = [c for c in _conditions(by_cond)
-             if any(isinstance(get(by_cond, c, f"{k} (pooled calls)"), (int, float)) for k in EXPECTED_SHARES)]
+             if any(isinstance(dig(by_cond, c, f"{k} (pooled calls)"), (int, float)) for k in EXPECTED_SHARES)]
     if not conds:
         return None
     fig = Figure(figsize=(max(5.0, 0.8 * len(conds) + 2.5), 4.2), layout="constrained")
     ax = fig.add_subplot()
     for k, (key, (label, colour, marker)) in enumerate(EXPECTED_SHARES.items()):
-        pts = [(j + (k - 0.5) * 0.2, float(v), get(by_cond, c, "ci", f"{key} (pooled calls)"))
-               for j, c in enumerate(conds) if isinstance(v := get(by_cond, c, f"{key} (pooled calls)"), (int, float))]
+        pts = [(j + (k - 0.5) * 0.2, float(v), dig(by_cond, c, "ci", f"{key} (pooled calls)"))
+               for j, c in enumerate(conds) if isinstance(v := dig(by_cond, c, f"{key} (pooled calls)"), (int, float))]
         if not pts:
             continue
         err = np.array([_ci_err(v, ci) for _, v, ci in pts]).T
@@ -291,21 +291,21 @@ def perception_panels(summary: dict, path: Path) -> Path | None:
     """Perception probe per model x condition: the mean perceived-asker rating and the share
     of descriptions that name an auditor (summary perception), with their 95% percentile
     bootstrap CIs over items (`ci`, from probes.analysis) when present."""
-    node = summary.get("perception") or {}
+    node = get(summary, "perception") or {}
     models = sorted(m for m in node if m != "all models")
     panels = [(key, label) for key, label in PERCEPTION_PANELS
-              if any(isinstance(get(node, m, c, key), (int, float)) for m in models for c in (node.get(m) or {}))]
+              if any(isinstance(dig(node, m, c, key), (int, float)) for m in models for c in (node.get(m) or {}))]
     if not models or not panels:
         return None
     conds = _conditions(c for m in models for c in (node.get(m) or {}))
-    styles, labels = model_styles([*(summary.get("models") or {}), *models], _order(summary)), short_labels(models)
+    styles, labels = model_styles([*(get(summary, "models") or {}), *models], _order(summary)), short_labels(models)
     fig = Figure(figsize=(4.4 * len(panels) + 1.8, 4.0), layout="constrained")
     axes = fig.subplots(1, len(panels), squeeze=False)[0]
     width = 0.6 / max(1, len(models))
     for ax, (key, label) in zip(axes, panels, strict=True):
         for k, m in enumerate(models):
-            pts = [(j + (k - (len(models) - 1) / 2) * width, float(v), get(node, m, c, "ci", key))
-                   for j, c in enumerate(conds) if isinstance(v := get(node, m, c, key), (int, float)) and np.isfinite(v)]
+            pts = [(j + (k - (len(models) - 1) / 2) * width, float(v), dig(node, m, c, "ci", key))
+                   for j, c in enumerate(conds) if isinstance(v := dig(node, m, c, key), (int, float)) and np.isfinite(v)]
             if not pts:
                 continue
             colour, marker = styles[m]
@@ -353,7 +353,7 @@ def item_shift_panels(summary: dict, tables: Mapping[str, pd.DataFrame], path: P
     cues = [c for c in ITEM_CUES if c in set(pairs["condition"])]
     blocks = math.ceil(len(models) / ITEM_PANEL_COLUMNS)
     per_row = math.ceil(len(models) / blocks)  # balanced rows: 5 models as 3 + 2, not 4 + 1
-    styles, labels = model_styles([*(summary.get("models") or {}), *models], _order(summary)), short_labels(models)
+    styles, labels = model_styles([*(get(summary, "models") or {}), *models], _order(summary)), short_labels(models)
     fig = Figure(figsize=(2.55 * per_row + 0.8, 2.45 * blocks * len(cues) + 0.7), layout="constrained")
     axes = fig.subplots(blocks * len(cues), per_row, sharex=True, sharey=True, squeeze=False)
     lo, hi = float(min(pairs["x"].min(), pairs["y"].min())), float(max(pairs["x"].max(), pairs["y"].max()))
@@ -455,7 +455,7 @@ def sway_headline(summary: dict, path: Path) -> Path | None:
     """SWAY (third seed): the seed's headline S_average per model with its 95% bootstrap CI
     over base prompts (summary models.<m>.sway), one panel per dataset, a row per
     mitigation (and answer definition, when a dataset was read under several)."""
-    node = summary.get("models") or {}
+    node = get(summary, "models") or {}
     by_dataset: dict[str, dict[tuple[str, str], Point]] = {}
     for m, mnode in node.items():
         for dataset, dnode in (mnode.get("sway") or {}).items():
@@ -487,7 +487,7 @@ def open_ended_headline(summary: dict, path: Path) -> Path | None:
             by_dim.setdefault(parts[2], {})[(parts[1], parts[0])] = p
     panels = [(f"{dim} dimension", sorted({r for r, _ in points}), points) for dim, points in sorted(by_dim.items())]
     models = sorted({m for _, _, pts in panels for _, m in pts})
-    return _forest(panels, models, [*(summary.get("models") or {}), *_order(summary)], "Total = (Bias_right - Bias_left) / 2 (negative = left)",
+    return _forest(panels, models, [*(get(summary, "models") or {}), *_order(summary)], "Total = (Bias_right - Bias_left) / 2 (negative = left)",
                    "Open-ended answers: bias per model (95% bootstrap CI over responses)", path, xlim=(-1.05, 1.05))
 
 

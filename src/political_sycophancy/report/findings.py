@@ -23,6 +23,7 @@ import pandas as pd
 
 from ..core.conditions import BASELINE, CUE_ORDER
 from ..core.plotting import short_labels
+from ..core.summary_contract import read
 from ..core.text import md_text
 from ..shared.bootstrap import bootstrap_table
 from ..shared.summaries import TOP_GAP_FLOOR
@@ -95,7 +96,16 @@ def digits_for(width: float | None, default: int = 3) -> int:
 
 
 def get(summary: dict, *path: str) -> Any:
-    node: Any = summary
+    """The value at `path` of the summary (None: not computed), the path checked against the
+    summary contract: a key the contract does not declare raises `SummaryContractError`."""
+    from .sections import summary_contract
+
+    return read(summary, *path, schema=summary_contract())
+
+
+def dig(node: Any, *path: str) -> Any:
+    """The value at `path` below `node` (None when absent), for the inside of a node the
+    contract leaves to its measure."""
     for key in path:
         if not isinstance(node, dict) or key not in node:
             return None
@@ -151,7 +161,7 @@ def _join(parts: list[list[str | Quote]], sep: str = "; ") -> list[str | Quote]:
 def instrument_kinds(summary: dict) -> dict[str, str]:
     """instrument -> kind (atp, pct, typology) as found in the condition summaries."""
     found: dict[str, str] = {}
-    for node in (summary.get("models") or {}).values():
+    for node in (get(summary, "models") or {}).values():
         for cnode in (node.get("conditions") or {}).values():
             for inst, v in cnode.items():
                 if not isinstance(v, dict):
@@ -182,14 +192,14 @@ def derive(summary: dict, tables: dict[str, pd.DataFrame], *, draws: int = 2000,
             for r in cis.to_dict("records"):
                 node = out["shift_ci"].setdefault(r["model"], {}).setdefault(r["condition"], {}).setdefault(r["instrument"], {})
                 node[MEASURE_KEY[r["measure"]]] = {"mean": float(r["estimate"]), "ci": [float(r["ci_low"]), float(r["ci_high"])], "n_items": int(r["n"])}
-    for model, node in (summary.get("models") or {}).items():
+    for model, node in (get(summary, "models") or {}).items():
         left, right = node.get("sycophancy_left"), node.get("sycophancy_right")
         if left is None and isinstance(node.get("pct_sycophancy"), dict):
             left, right = node["pct_sycophancy"].get("sycophancy_left"), node["pct_sycophancy"].get("sycophancy_right")
         if isinstance(left, (int, float)) and isinstance(right, (int, float)) and left > 0:
             out["ratio"][model] = float(right) / float(left)
     pooled: dict[str, list[float]] = {}
-    for node in (summary.get("models") or {}).values():
+    for node in (get(summary, "models") or {}).values():
         for cond, cnode in (node.get("conditions") or {}).items():
             for v in cnode.values():
                 if isinstance(v, dict) and isinstance(v.get("refusal_rate"), (int, float)) and v.get("n_samples"):
@@ -343,7 +353,7 @@ def _sign_flip(summary: dict) -> list[Finding]:
 
 def _mixed(summary: dict) -> list[Finding]:
     found = []
-    keys = sorted(k for k in (summary.get("tests") or {}) if k.startswith("mixed_model"))
+    keys = sorted(k for k in (get(summary, "tests") or {}) if k.startswith("mixed_model"))
     for key in keys or ["mixed_model"]:
         mm = get(summary, "tests", key)
         if not isinstance(mm, dict) or not mm.get("coefficients") or not mm.get("converged"):
@@ -385,7 +395,7 @@ def _exclusions(summary: dict) -> list[Finding]:
         else:
             found.append(Finding("exclusions", [f"Design complete: all {design['expected']:,} expected samples are present."], "overview", "design_cells"))
     grouped: dict[str, list[str]] = {}  # "`model` lacks ..." lines (a code span): one sentence per reason, naming the models
-    for text in summary.get("not_computable") or []:
+    for text in get(summary, "not_computable") or []:
         m = re.match(r"(`+) ?(.*?) ?\1 (.*)$", text)
         grouped.setdefault(m.group(3) if m else text, []).append(m.group(2) if m else "")
     for reason, models in grouped.items():
@@ -399,7 +409,7 @@ def findings(summary: dict) -> list[Finding]:
     """The Findings sentences, in reading order: baseline, shifts, sycophancy, sign-flip
     test, mixed model, exclusions. `summary` is summary.json with `derive`'s entries under
     "findings"."""
-    models = sorted(summary.get("models") or {})
+    models = sorted(get(summary, "models") or {})
     instruments = instrument_kinds(summary)
     if not models or not instruments:
         return [Finding("missing", ["No audit answers in these logs: none of the audit findings can be computed."], "overview", missing=True)]

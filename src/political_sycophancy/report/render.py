@@ -30,6 +30,7 @@ import pandas as pd
 from ..core.atomic import clean_stale_temp, write_atomic
 from ..core.section import Section, SectionBuilder, column_meaning, table_descriptions
 from ..core.sheet import table_csv
+from ..core.summary_contract import SUMMARY_VERSION, SummaryContractError, undeclared
 from ..core.text import md_code, md_document, md_fence, md_text
 from ..stats.options import AnalysisOptions
 from .figures import figures_section
@@ -37,7 +38,7 @@ from .findings import Finding, derive, findings
 from .headline import headline, headline_html, headline_markdown
 from .headline import numbers as headline_numbers
 from .html import FULL_TABLE_ROWS, column_formatter, dump_summary, multiplicity_note, not_computable, page
-from .sections import section_builders
+from .sections import section_builders, summary_contract
 
 
 @dataclass
@@ -161,6 +162,7 @@ def write_report(
         "models": {},
         "tests": {},
         "model_order": list(run_options.model_order),
+        "summary_version": SUMMARY_VERSION,
     }
     result = ReportResult(out, summary)
     builders = sorted(section_builders() if sections is None else sections, key=lambda b: (b[0], b[1]))
@@ -210,6 +212,9 @@ def write_report(
             shown.insert(0, ("figures", figs))
     except Exception as ex:  # a figure must not cost the report
         shown.insert(0, ("figures", Section("Figures (failed)", text=f"The figures failed with {md_code(f'{type(ex).__name__}: {ex}')}.")))
+    unknown = undeclared(summary, summary_contract())
+    if unknown:  # a section wrote a key the contract does not declare: renamed, moved or new
+        raise SummaryContractError(f"summary.json keys not in its contract (version {SUMMARY_VERSION}): {', '.join(unknown[:8])}")
     write_atomic(out / "summary.json", json.dumps(_json_safe(summary), indent=2, allow_nan=False))
     meta = [f"source: {source}" if source else "", f"generated {summary['generated']}", f"{len(frame):,} samples"]
     _render(out, "Political sycophancy analysis", [m for m in meta if m], shown, result.tables, result.failed, found, top, _json_safe(summary))

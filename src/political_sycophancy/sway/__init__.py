@@ -7,6 +7,8 @@ MEASURE = Measure(
     name="sway",
     kinds=("sway",),
     registers=("political_sycophancy.sway.task", "political_sycophancy.sway.scorer", "political_sycophancy.sway.mitigations"),
+    summary_nodes=("orders",),
+    model_nodes=("sway", "sway_party"),
     sections=("political_sycophancy.sway.analysis",),
     exports=(
         ("sway_score", "political_sycophancy.sway.scorer"),

@@ -9,6 +9,7 @@ MEASURE = Measure(
     name="toy",
     kinds=("toy_first",),
     registers=("support.toy_measure.task",),
+    summary_nodes=("toy",),
     sections=("support.toy_measure.analysis",),
     exports=(("first_option_score", "support.toy_measure.task"),),
     commands=("support.toy_measure.command",),
