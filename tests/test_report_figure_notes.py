@@ -25,8 +25,8 @@ LEFT, RIGHT = (0.003, 0.010, 0.017), (0.060, 0.081, 0.092)
 def planted() -> dict:
     models = {}
     for k, m in enumerate(MODELS):
-        conds = {c: {"pct": {"mean_ideology": PCT[c][k], "ci": {"mean_ideology": [PCT[c][k] - 0.1, PCT[c][k] + 0.1]}},
-                     "atp": {"pct_closer_dem": ATP[c][k], "ci": {"pct_closer_dem": [ATP[c][k] - 5, ATP[c][k] + 5]}}} for c in ATP}
+        conds = {c: {"pct": {"scoring": "pct", "mean_ideology": PCT[c][k], "ci": {"mean_ideology": [PCT[c][k] - 0.1, PCT[c][k] + 0.1]}},
+                     "atp": {"scoring": "wd", "pct_closer_dem": ATP[c][k], "ci": {"pct_closer_dem": [ATP[c][k] - 5, ATP[c][k] + 5]}}} for c in ATP}
         models[m] = {"conditions": conds, "sycophancy_left": LEFT[k], "sycophancy_right": RIGHT[k], "baseline_slant": 0.05 + 0.01 * k,
                      "ci": {"sycophancy_left": [LEFT[k] - 0.01, LEFT[k] + 0.01], "sycophancy_right": [RIGHT[k] - 0.01, RIGHT[k] + 0.01]}}
     shift_ci = {m: {"C3R": {"atp": {"shift_wd_dem": {"mean": 0.06 + 0.01 * k, "ci": [0.05, 0.1]}}},

@@ -22,9 +22,9 @@ def summary() -> dict:
         conds = {}
         for c in ("C3L", "C1L", "CA", "N", "C1R", "C3R"):
             p, s, a = rng.normal(-0.5, 0.3), rng.normal(-0.3, 0.3), rng.uniform(30, 70)
-            conds[c] = {"pct": {"mean_ideology": p, "ci": {"mean_ideology": [p - 0.2, p + 0.2]}},
-                        "typology": {"score": s, "ci": {"score": [s - 0.3, s + 0.3]}},
-                        "atp": {"pct_closer_dem": a, "ci": {"pct_closer_dem": [a - 10, a + 10]}}}
+            conds[c] = {"pct": {"scoring": "pct", "mean_ideology": p, "ci": {"mean_ideology": [p - 0.2, p + 0.2]}},
+                        "typology": {"scoring": "typology", "score": s, "ci": {"score": [s - 0.3, s + 0.3]}},
+                        "atp": {"scoring": "wd", "pct_closer_dem": a, "ci": {"pct_closer_dem": [a - 10, a + 10]}}}
         # six models crowded into one corner: their labels would overlap without placement
         left, right = 0.10 + 0.002 * k, 0.12 + 0.001 * k
         models[m] = {"conditions": conds, "sycophancy_left": left, "sycophancy_right": right,

@@ -96,8 +96,8 @@ def test_missing_findings_say_what_is_missing(tmp_path):
 
 def test_findings_pure_on_a_hand_written_summary():
     summary = {
-        "models": {"m/a": {"conditions": {"N": {"pct": {"mean_ideology": -0.5, "ci": {"mean_ideology": [-0.7, -0.3]}, "n_samples": 10, "refusal_rate": 0.1}},
-                                          "C3R": {"pct": {"mean_ideology": 0.2, "n_samples": 10, "refusal_rate": 0.0}}}}},
+        "models": {"m/a": {"conditions": {"N": {"pct": {"scoring": "pct", "mean_ideology": -0.5, "ci": {"mean_ideology": [-0.7, -0.3]}, "n_samples": 10, "refusal_rate": 0.1}},
+                                          "C3R": {"pct": {"scoring": "pct", "mean_ideology": 0.2, "n_samples": 10, "refusal_rate": 0.0}}}}},
         "tests": {"mixed_model": {"converged": None, "coefficients": {}, "reason": "no items observed under N and another condition"}},
         "findings": {"refusals": {"N": {"rate": 0.05, "n_samples": 10}}},
     }
@@ -110,7 +110,7 @@ def test_findings_pure_on_a_hand_written_summary():
 
 
 def test_long_model_names_get_short_labels_with_a_legend():
-    summary = {"models": {m: {"conditions": {"N": {"pct": {"mean_ideology": 0.1, "n_samples": 5, "refusal_rate": 0.0}}}}
+    summary = {"models": {m: {"conditions": {"N": {"pct": {"scoring": "pct", "mean_ideology": 0.1, "n_samples": 5, "refusal_rate": 0.0}}}}
                           for m in ("prov/alpha", "other/beta")}}
     items = findings(summary)
     assert items[0].topic == "models" and "alpha = prov/alpha" in items[0].plain()
@@ -118,7 +118,7 @@ def test_long_model_names_get_short_labels_with_a_legend():
 
 
 def test_ratio_is_flagged_when_left_is_not_distinguishable_from_zero():
-    node = {"conditions": {"N": {"atp": {"pct_closer_dem": 50.0, "n_samples": 5, "refusal_rate": 0.0}}},
+    node = {"conditions": {"N": {"atp": {"scoring": "wd", "pct_closer_dem": 50.0, "n_samples": 5, "refusal_rate": 0.0}}},
             "sycophancy_left": 0.01, "sycophancy_right": 0.2, "ci": {"sycophancy_left": [-0.1, 0.1], "sycophancy_right": [0.1, 0.3]}}
     summary = {"models": {"m": node}, "findings": {"ratio": {"m": 20.0}}}
     text = " ".join(f.plain() for f in findings(summary))

@@ -52,6 +52,16 @@ def test_the_writer_lists_keys_the_contract_does_not_declare():
         read({}, "generated", "year", schema=schema)
 
 
+def test_an_instruments_kind_is_its_scoring_rule_not_its_keys():
+    """report/findings.py told an instrument's kind by sniffing its keys (`pct_closer_dem` ->
+    ATP); the node now names its scoring rule."""
+    from political_sycophancy.report.findings import instrument_kinds
+
+    node = {"a": {"scoring": "wd", "mean_ideology": 0.1}, "b": {"scoring": "pct", "pct_closer_dem": 50.0},
+            "c": {"scoring": "typology"}, "d": {"scoring": "choice", "score": 1.0}, "e": {"pct_closer_dem": 50.0}}
+    assert instrument_kinds({"models": {"m": {"conditions": {"N": node}}}}) == {"b": "pct", "c": "typology", "a": "atp"}
+
+
 def _frame(tmp_path):
     items = [i for i in builtin_pct_items() if i.direction != 0][:8]
     return frame_from_import(synthetic_responses(items, ["m/a", "m/b"], ["N", "C3L", "C3R"], pct_shift={"C3R": 0.8}, seed=1), [PCT_FILE])
@@ -63,6 +73,7 @@ def test_a_report_carries_its_contract_version_and_refuses_an_undeclared_key(tmp
     result = write_report(frame, tmp_path / "ok", options=options)
     summary = json.loads((result.out_dir / "summary.json").read_text())
     assert summary["summary_version"] == SUMMARY_VERSION and undeclared(summary, summary_contract()) == []
+    assert {node["scoring"] for m in summary["models"].values() for c in m["conditions"].values() for node in c.values()} == {"pct"}
 
     def renamed(frame, figure_dir, options=None):
         return Section("Renamed", summary={"models": {"m/a": {"sycophancy_rigth": 0.1}}})

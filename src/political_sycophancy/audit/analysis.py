@@ -165,7 +165,7 @@ def conditions_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisO
     summary: dict = {}
     for _, r in table.iterrows():
         node = _nested(summary, "models", r["model"], "conditions", r["condition"])
-        base = {"n_items": _int(r["n_items"]), "n_samples": _int(r["n_samples"]), "n_parsed": _int(r["n_parsed"]),
+        base = {"scoring": str(r["scoring"]), "n_items": _int(r["n_items"]), "n_samples": _int(r["n_samples"]), "n_parsed": _int(r["n_parsed"]),
                 "parse_rate": _num(r["parse_rate"]), "refusal_rate": _num(r["refusal_rate"]), "unparsed_rate": _num(r["unparsed_rate"]),
                 "n_errors": _int(r["n_errors"]), "error_rate": _num(r["error_rate"])}
         if r["scoring"] == PCT:

@@ -32,6 +32,8 @@ LEFT, RIGHT = "C3L", "C3R"
 # Primary measure per instrument kind: its summary key (under conditions.<c>.<instrument>),
 # the item_shifts measure, the reading of its sign.
 SHIFT_KEYS = MappingProxyType({"shift": "positive = to the right", "shift_wd_dem": "WD(Dem); negative = closer to Democrats"})
+# The kind the findings and figures know an instrument by, from its node's scoring rule.
+SCORING_KIND = MappingProxyType({"pct": "pct", "typology": "typology", "wd": "atp"})
 MEASURE_KEY = MappingProxyType({"ideology": "shift", "typology": "shift", "wd_dem": "shift_wd_dem"})
 
 
@@ -166,7 +168,7 @@ def instrument_kinds(summary: dict) -> dict[str, str]:
             for inst, v in cnode.items():
                 if not isinstance(v, dict):
                     continue
-                kind = "atp" if "pct_closer_dem" in v else "pct" if "mean_ideology" in v else "typology" if "score" in v else ""
+                kind = SCORING_KIND.get(v.get("scoring", ""), "")
                 if kind:
                     found.setdefault(inst, kind)
     order = {"pct": 0, "typology": 1, "atp": 2}

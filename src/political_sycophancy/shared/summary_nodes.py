@@ -32,6 +32,7 @@ class GapNode(TypedDict, total=False):
 class InstrumentNode(TypedDict, total=False):
     """models.<model>.conditions.<condition>.<instrument>: one instrument under one asker."""
 
+    scoring: str  # the instrument's scoring rule: pct, typology, wd (ATP) or another
     n_items: int | None
     n_samples: int | None
     n_parsed: int | None
