@@ -10,12 +10,9 @@ from ..core.text import text_table
 from ..shared.eval_options import (
     add_eval_options,
     add_task_options,
-    check_definitions_unchanged,
-    check_models,
     eval_set_kwargs,
-    log_dir_lock,
+    run_eval_set,
     task_args,
-    variant_log_dir,
 )
 from .params import AUDIT_PARAMS
 
@@ -63,8 +60,6 @@ def metrics_table(logs) -> list[dict]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from inspect_ai import eval_set
-
     from ..core.conditions import resolve_conditions
     from .task import audit_tasks
 
@@ -72,13 +67,7 @@ def run(args: argparse.Namespace) -> int:
     audit_args = task_args(args, TASK_PARAMS)
     conditions = [c.id for c in resolve_conditions(args.condition_spec, audit_args["conditions"])]
     tasks = audit_tasks(conditions=conditions, conditions_file=audit_args.pop("conditions"), **audit_args)
-    log_dir, moved, allow_dirty = variant_log_dir(tasks, args.log_dir, kwargs)
-    if moved:
-        say(moved)
-    check_definitions_unchanged(tasks, log_dir)
-    check_models(kwargs)
-    with log_dir_lock(log_dir):
-        success, logs = eval_set(tasks, log_dir=log_dir, log_dir_allow_dirty=allow_dirty, **kwargs)
+    success, logs, log_dir = run_eval_set(tasks, args.log_dir, kwargs)
     order = {c: i for i, c in enumerate(conditions)}
     rows = sorted(metrics_table(logs), key=lambda r: (r["model"], order.get(r["condition"], 99)))
     preferred = ["model", "condition", "samples", "errors", "ideology", "typology", "wd_dem", "wd_rep", "closer_dem", "answered", "refused"]

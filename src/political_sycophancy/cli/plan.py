@@ -19,12 +19,9 @@ from ..designs.paper import DESIGN_PARAMS
 from ..shared.eval_options import (
     add_eval_options,
     add_task_options,
-    check_definitions_unchanged,
-    check_models,
     eval_set_kwargs,
-    log_dir_lock,
+    run_eval_set,
     task_args,
-    variant_log_dir,
 )
 
 # Inspect's default concurrent calls per model, assumed by the time estimate without --max-connections
@@ -217,16 +214,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def execute(planned, args: argparse.Namespace, kwargs: dict) -> int:
-    from inspect_ai import eval_set
-
-    tasks = [p.task for p in planned]
-    log_dir, moved, allow_dirty = variant_log_dir(tasks, args.log_dir, kwargs)
-    if moved:
-        say(moved)
-    check_definitions_unchanged(tasks, log_dir)
-    check_models(kwargs)
-    with log_dir_lock(log_dir):
-        success, logs = eval_set(tasks, log_dir=log_dir, log_dir_allow_dirty=allow_dirty, **kwargs)
+    success, logs, log_dir = run_eval_set([p.task for p in planned], args.log_dir, kwargs)
     rows = []
     for log in logs:
         meta = log.eval.metadata or {}

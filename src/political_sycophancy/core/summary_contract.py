@@ -14,6 +14,7 @@ carries `summary_version`; a stored summary of another version is not read as th
 
 from __future__ import annotations
 
+import functools
 import types
 import typing
 from collections.abc import Iterator
@@ -29,7 +30,9 @@ class SummaryContractError(KeyError):
         return str(self.args[0]) if self.args else ""
 
 
+@functools.cache
 def _hints(node: Any) -> dict[str, Any]:
+    """A TypedDict's keys and their types, resolved once (the report reads hundreds of paths)."""
     return get_type_hints(node)
 
 

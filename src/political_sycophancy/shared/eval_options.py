@@ -242,3 +242,22 @@ def log_dir_lock(log_dir: str) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def run_eval_set(tasks: list, log_dir: str, kwargs: dict[str, Any]) -> tuple[bool, list, str]:
+    """Inspect's `eval_set` of `tasks`, as every command runs it: in the variant's own log
+    folder (said in one line when it moves), refused when a task's definition changed since
+    its log or a model is unknown, and under the folder's lock. Returns (success, logs, the
+    log folder used)."""
+    from inspect_ai import eval_set
+
+    from ..core.console import say
+
+    log_dir, moved, allow_dirty = variant_log_dir(tasks, log_dir, kwargs)
+    if moved:
+        say(moved)
+    check_definitions_unchanged(tasks, log_dir)
+    check_models(kwargs)
+    with log_dir_lock(log_dir):
+        success, logs = eval_set(tasks, log_dir=log_dir, log_dir_allow_dirty=allow_dirty, **kwargs)
+    return success, logs, log_dir
