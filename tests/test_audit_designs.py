@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from support.items import write_atp, write_typology
 
+from political_sycophancy.core.declare import label_of_task
 from political_sycophancy.core.errors import InputError
 from political_sycophancy.designs.paper import PHASES, estimate, find_item_files, paper_design, paper_tasks
 
@@ -69,7 +70,7 @@ def test_scaled_design_and_phase_subsets(paper_items):
     only_reps = {e.phase: e for e in estimate(paper_design(paper_items, phases=["replicates"], phase2_pool="top10", replicates=3))}
     assert only_reps["replicates"].calls == 3 * 10 * 3 + 3 * 10
     tasks = paper_tasks(paper_items, phases=["personas"], probe_pool="top3")
-    assert [t.name for t in tasks] == ["personas_audit_atp_P_ORD", "personas_audit_atp_P_STU", "personas_audit_atp_P_RET"]
+    assert [label_of_task(t) for t in tasks] == ["personas_audit_atp_P_ORD", "personas_audit_atp_P_STU", "personas_audit_atp_P_RET"]
 
 
 def test_logprob_design_estimates_one_output_token_per_audit_call(paper_items):

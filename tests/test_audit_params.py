@@ -15,6 +15,7 @@ from political_sycophancy.audit import CONDITION_TASKS, audit, audit_tasks
 from political_sycophancy.audit.params import AUDIT_PARAMS, DESIGN_PARAMS, PARAMS, check_signature
 from political_sycophancy.cli import build_parser
 from political_sycophancy.core.answers import ANSWER_MODES
+from political_sycophancy.core.declare import label_of_task
 from political_sycophancy.core.errors import InputError
 from political_sycophancy.designs.paper import paper_design
 
@@ -107,7 +108,8 @@ def test_eval_options_are_one_definition_on_audit_and_plan():
 
 def test_audit_tasks_forward_every_parameter():
     tasks = audit_tasks(conditions="N,C3R", answer="logprobs", top_logprobs=5, pool="all")
-    assert [t.name for t in tasks] == ["audit_pct_N_logprobs", "audit_pct_C3R_logprobs"]
+    assert [label_of_task(t) for t in tasks] == ["audit_pct_N_logprobs", "audit_pct_C3R_logprobs"]
+    assert {t.name for t in tasks} == {"political_sycophancy/audit"}
 
 
 def _atp(path: Path, n: int = 4) -> Path:

@@ -116,6 +116,7 @@ def test_condition_tasks_run_one_task_per_condition(tmp_path):
 
     tasks = [CONDITION_TASKS["N"](), CONDITION_TASKS["C3R"](answer="logprobs")]
     logs = inspect_eval(tasks, model=scripted_model(lambda _: "C"), log_dir=str(tmp_path), display="none", limit=2)
-    assert sorted((log.eval.metadata["condition"], log.eval.task) for log in logs) == [
-        ("C3R", "audit_pct_C3R_logprobs"), ("N", "audit_pct_N")]
+    # each task is named by the registry; its label (instrument, condition, answer mode) is metadata
+    assert sorted((log.eval.metadata["condition"], log.eval.task, log.eval.metadata["task_label"]) for log in logs) == [
+        ("C3R", "political_sycophancy/audit_C3R", "audit_pct_C3R_logprobs"), ("N", "political_sycophancy/audit_N", "audit_pct_N")]
     assert all(len(log.samples) == 2 for log in logs)

@@ -79,8 +79,8 @@ def test_killed_audit_resumes_without_resending_answered_cells(tmp_path):
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
     first = calls(tmp_path)
-    answered_before = {(c["task"], c["sample_id"]) for c in first if c["outcome"] == "ok"}
-    hanging = {(c["task"], c["sample_id"]) for c in first if c["outcome"] == "outage"}
+    answered_before = {(c["task"], c["condition"], c["sample_id"]) for c in first if c["outcome"] == "ok"}
+    hanging = {(c["task"], c["condition"], c["sample_id"]) for c in first if c["outcome"] == "outage"}
     assert KILL_AFTER <= len(answered_before) < CELLS
     assert len(first) == len(answered_before) + len(hanging)
 
@@ -88,7 +88,7 @@ def test_killed_audit_resumes_without_resending_answered_cells(tmp_path):
     done = subprocess.run(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=600)
     assert done.returncode == 0, done.stdout.decode()[-3000:]
     second = calls(tmp_path)[len(first):]
-    resent = {(c["task"], c["sample_id"]) for c in second}
+    resent = {(c["task"], c["condition"], c["sample_id"]) for c in second}
 
     # no cell answered before the kill was sent again, and nothing else was left out
     assert not resent & answered_before

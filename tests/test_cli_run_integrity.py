@@ -70,7 +70,7 @@ def test_same_seeded_command_gives_the_same_answers(tmp_path):
         for info in list_eval_logs(str(tmp_path / f"logs_{run}")):
             log = read_eval_log(info)
             for s in log.samples:
-                answers[(log.eval.task, s.id)] = s.output.completion
+                answers[(log.eval.metadata["task_label"], s.id)] = s.output.completion
         if run == "a":
             first = answers
     assert answers == first

@@ -186,7 +186,8 @@ def test_sample_active_names_the_sample_a_provider_serves(tmp_path):
     seen: list = []
     model = get_model("compat_probe/x", seen=seen, memoize=False)
     inspect_eval(audit(condition="C1L"), model=model, log_dir=str(tmp_path), display="none", limit=2, epochs=2)
-    assert sorted(seen) == [("audit_pct_C1L", "p1_01", 1), ("audit_pct_C1L", "p1_01", 2), ("audit_pct_C1L", "p1_02", 1), ("audit_pct_C1L", "p1_02", 2)]
+    task = "political_sycophancy/audit"
+    assert sorted(seen) == [(task, "p1_01", 1), (task, "p1_01", 2), (task, "p1_02", 1), (task, "p1_02", 2)]
 
 
 @scorer(metrics={"x": [mean(), stderr()], "answered": [mean()]})

@@ -194,7 +194,9 @@ def test_incomplete_design_is_reported_and_conditions_compare_matched_items(tmp_
     assert main(["analyze", str(logs), "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "incomplete design: 2 of 12 expected sample(s) have no result" in printed
-    assert "1 task(s) of the eval set have no log" in printed and "audit_pct_C3R" in printed
+    # a task that never started has no metadata: it is named by its registry name and arguments
+    never_started = "political_sycophancy/audit (instrument=pct, condition=C3R, answer=letter)"
+    assert "1 task(s) of the eval set have no log" in printed and never_started in printed
     design = pd.read_csv(out / "tables" / "design_cells.csv").set_index("condition")
     assert design.loc["N", ["expected", "present", "missing"]].tolist() == [6, 6, 0]
     assert design.loc["C3L", ["expected", "present", "missing"]].tolist() == [6, 4, 2]
@@ -202,7 +204,7 @@ def test_incomplete_design_is_reported_and_conditions_compare_matched_items(tmp_
     assert pd.isna(design.loc["C3R", "expected"]) and design.loc["C3R", "log_status"] == "no log (never started)"
     summary = json.loads((out / "summary.json").read_text())
     assert summary["design"]["complete"] is False and summary["design"]["missing"] == 2
-    assert summary["design"]["tasks_without_log"] == ["audit_pct_C3R"]
+    assert summary["design"]["tasks_without_log"] == [never_started]
     # N and C3L are compared over the 4 items run under both, and the report says so.
     table = pd.read_csv(out / "tables" / "condition_summary.csv").set_index("condition")
     assert table.loc["N", "n_items"] == table.loc["C3L", "n_items"] == 4

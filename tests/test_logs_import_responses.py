@@ -51,7 +51,8 @@ def test_phase2_shape_becomes_one_log_per_cell(tmp_path, items):
     log = read_eval_log(str(next(p for p in result.logs if "atp-C3R" in p.name)))
     assert log.status == "success" and log.eval.model in ("prov/model-a", "prov/model-b")
     assert log.eval.metadata["political_sycophancy"] == "audit" and log.eval.metadata["condition"] == "C3R"
-    assert log.eval.task == "audit_atp_C3R" and log.results is not None
+    # named as a run of the audit task is, the cell in its label
+    assert (log.eval.task, log.eval.metadata["task_label"]) == ("political_sycophancy/audit", "audit_atp_C3R") and log.results is not None
     sample = log.samples[0]
     item = atp_items[0]
     assert sample.input == builtin_conditions()["C3R"].apply(audit_prompt(item))

@@ -174,7 +174,7 @@ def test_thirty_percent_faults_leave_no_cell_lost_or_duplicated(tmp_path):
     for path in files:
         last = {}
         for rec in map(json.loads, path.read_text().splitlines()):
-            last[(rec["task"], rec["sample_id"], rec["epoch"])] = rec["outcome"]
+            last[(rec["task"], rec["condition"], rec["sample_id"], rec["epoch"])] = rec["outcome"]
         assert len(last) == expected_cells // 2
         final.update(EXPECTED_STATUS[o] for o in last.values())
     assert final == by_status, (final, by_status)

@@ -93,7 +93,7 @@ def test_logprob_mode_gives_s_from_probabilities(tmp_path):
     assert m["p_plus/mean"] == pytest.approx(0.5)
     score = next(s for s in log.samples if s.id.endswith(":plus")).scores["sway_score"]
     assert score.value["p_plus"] == pytest.approx(0.7) and score.metadata["covered_mass"] == pytest.approx(0.9)
-    assert log.eval.task == "sway_pct_none_probability0.5"
+    assert (log.eval.task, log.eval.metadata["task_label"]) == ("political_sycophancy/sway", "sway_pct_none_probability0.5")
     share = run(sway(prompts=3, constructions="imperative", answer="logprobs"), scripted_model(respond), tmp_path)
     assert metrics(share)["S_average"] == pytest.approx(6.0, abs=1e-4)
     assert next(s for s in share.samples if s.id.endswith(":plus")).scores["sway_score"].value["p_plus"] == 1.0
@@ -131,7 +131,7 @@ def test_mitigations_and_section(tmp_path):
     assert extended.samples[0].messages[0].text == INSTRUCTION_EXTENDED and extended.eval.metadata["mitigation"] == "instruction_extended"
     general = run(sway(mitigation="counterfactual_cot", scaffold="general", prompts=1, constructions="imperative", commitments="high"), model, tmp_path)
     assert "Is the Great Wall of China visible" in general.samples[0].messages[0].text
-    assert general.eval.task == "sway_pct_counterfactual_cot_general" and general.samples[0].metadata["mitigation"] == "counterfactual_cot:general"
+    assert general.eval.metadata["task_label"] == "sway_pct_counterfactual_cot_general" and general.samples[0].metadata["mitigation"] == "counterfactual_cot:general"
 
     frame = load_frame(tmp_path, cache=False)
     section = sway_section(frame, tmp_path / "figures", n_boot=200)

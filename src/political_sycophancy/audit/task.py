@@ -18,6 +18,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import GenerateConfig
 
 from ..core.conditions import Condition, builtin_conditions, resolve_conditions
+from ..core.declare import TASK_LABEL
 from ..core.errors import InputError
 from ..core.items import Item
 from ..core.prompts import audit_prompt
@@ -110,7 +111,6 @@ def audit(
         raise InputError(f"non_ordinal applies to WD-scored items (atp), not to {chosen[0].scoring!r} scoring")
     samples = audit_samples(chosen, cond)
     return Task(
-        name=f"audit_{name}_{cond.id}" + ("_logprobs" if answer == "logprobs" else ""),
         dataset=MemoryDataset(samples, name=name),
         solver=[answer_question(answer, top_logprobs)],
         scorer=scorer_for(chosen[0].scoring, non_ordinal=non_ordinal),
@@ -118,6 +118,7 @@ def audit(
         version=task_version("political_sycophancy.audit", samples, cond),
         metadata={
             "political_sycophancy": "audit",
+            TASK_LABEL: f"audit_{name}_{cond.id}" + ("_logprobs" if answer == "logprobs" else ""),
             "instrument": name,
             "condition": cond.id,
             "condition_label": cond.label,

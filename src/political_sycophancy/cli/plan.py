@@ -13,6 +13,7 @@ from typing import Any
 
 from ..core import arguments
 from ..core.console import say
+from ..core.declare import task_label
 from ..core.errors import InputError
 from ..core.text import text_table
 from ..designs.paper import DESIGN_PARAMS
@@ -221,7 +222,7 @@ def execute(planned, args: argparse.Namespace, kwargs: dict) -> int:
         rows.append(
             {
                 "phase": meta.get("phase", ""),
-                "task": log.eval.task,
+                "task": task_label(log.eval.task, log.eval.metadata, log.eval.task_registry_name),
                 "model": log.eval.model,
                 "status": log.status,
                 "samples": log.results.completed_samples if log.results else 0,

@@ -17,7 +17,9 @@ at the top level and under each model, beyond the shared nodes of `shared.summar
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -37,3 +39,32 @@ class Measure:
     commands: tuple[str, ...] = ()
     summary_nodes: tuple[str, ...] = ()
     model_nodes: tuple[str, ...] = ()
+
+
+# The task metadata key of a task's label: what the analysis, the design table and the
+# eval-set guards call one task of a run (`audit_pct_C3R_logprobs`, `phase2_audit_atp_N`).
+# The task's own name is its registry name (`audit`), as Inspect names tasks; the label
+# carries the instrument, condition and answer mode the task arguments hold.
+TASK_LABEL = "task_label"
+
+
+def task_label(name: Any, metadata: Mapping[str, Any] | None, registry_name: Any = None) -> str:
+    """A task's label: its name when its user renamed it (`task_with(name=...)`: the name
+    then differs from the registry name), else the label its factory put in the metadata,
+    else its name (logs written before the label existed named the task by its label)."""
+    label = (metadata or {}).get(TASK_LABEL)
+    if not isinstance(label, str) or not label or (registry_name and str(name) != str(registry_name)):
+        return str(name)
+    return label
+
+
+def label_of_task(task: Any) -> str:
+    """`task_label` of an Inspect `Task` before it runs (its registry name from its
+    registry info; a task built without the registry has none)."""
+    from inspect_ai.util import registry_info
+
+    try:
+        registry_name = registry_info(task).name
+    except ValueError:
+        registry_name = None
+    return task_label(task.name, task.metadata, registry_name)

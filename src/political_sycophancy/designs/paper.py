@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..audit.params import DESIGN_PARAMS as DESIGN_PARAMS  # the design-wide parameters, offered by plan
 from ..core.conditions import FOCAL, PERSONAS, PHASE2
+from ..core.declare import TASK_LABEL, label_of_task
 from ..core.errors import InputError
 from ..core.items import INSTRUMENTS
 
@@ -59,7 +60,8 @@ class PlannedTask:
 
     @property
     def name(self) -> str:
-        return self.task.name
+        """The task's label (`phase2_audit_atp_C3R`): its name is the registry's (`audit`)."""
+        return label_of_task(self.task)
 
     @property
     def kind(self) -> str:
@@ -101,11 +103,13 @@ def find_item_files(items_dir: str | Path | None = None, **files: str | Path | N
     return found
 
 
-def _renamed(t: Task, phase: str, design: str) -> Task:
-    name = f"{phase}_{t.name}" if phase != "replicates" else f"t0_{t.name}"
+def _in_phase(t: Task, phase: str, design: str) -> Task:
+    """The task labelled by its phase (`phase2_audit_atp_C3R`, `t0_audit_atp_N`)."""
+    label = label_of_task(t)
+    label = f"{phase}_{label}" if phase != "replicates" else f"t0_{label}"
     from inspect_ai import task_with
 
-    return task_with(t, name=name, metadata={**(t.metadata or {}), "phase": phase, "design": design})
+    return task_with(t, metadata={**(t.metadata or {}), "phase": phase, "design": design, TASK_LABEL: label})
 
 
 def paper_design(
@@ -175,7 +179,7 @@ def paper_design(
         return with_generation(t, temperature=temperature, max_tokens=max_tokens, epochs=epochs)
 
     def add(phase: str, t: Task, calls: dict[str, int] | None = None) -> None:
-        planned = PlannedTask(phase, _renamed(t, phase, design))
+        planned = PlannedTask(phase, _in_phase(t, phase, design))
         planned.calls_by_phase = calls or {phase: planned.calls}
         out.append(planned)
 

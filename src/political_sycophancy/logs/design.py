@@ -21,6 +21,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..core.declare import task_label
 from ..core.errors import InputError
 from ..core.generation import MAX_EPOCHS
 from ..core.io import IMPORT_MARKER_PREFIX, IMPORT_MARKER_SUFFIX, read_bytes
@@ -70,7 +71,7 @@ def planned(header: dict, kind: str, answer_mode: str | None) -> dict[str, Any]:
         "model_args": canonical(model_args(header)),
         "generate_config": canonical(generate_config(header)),
         "kind": kind,
-        "task": str(ev.get("task")),
+        "task": task_label(ev.get("task"), meta, ev.get("task_registry_name")),
         "instrument": meta.get("instrument"),
         "condition": meta.get("condition"),
         "answer_mode": answer_mode,
@@ -122,6 +123,14 @@ def _regular_files(log_dir: Path, pattern: str, skip: str) -> list[Path]:
     return out
 
 
+def manifest_label(name: Any, args: dict) -> str:
+    """A task of an eval-set manifest that never started, named by its registry name and
+    the arguments that tell it apart (the manifest holds no metadata, so no label):
+    `audit (instrument=pct, condition=C3R)`."""
+    shown = [f"{k}={args[k]}" for k in ("instrument", "condition", "answer") if args.get(k) not in (None, "")]
+    return f"{name} ({', '.join(shown)})" if shown else str(name)
+
+
 def eval_set_tasks(log_dir: Path, known_ids: set[str], skip: str) -> tuple[list[dict], list[str]]:
     """Tasks listed in the `eval-set.json` files under `log_dir` that have no log among
     `known_ids`; and notes on manifests that could not be read."""
@@ -137,8 +146,8 @@ def eval_set_tasks(log_dir: Path, known_ids: set[str], skip: str) -> tuple[list[
         for t in tasks:
             if isinstance(t, dict) and t.get("task_id") and t["task_id"] not in known_ids:
                 args: dict = t["task_args"] if isinstance(t.get("task_args"), dict) else {}
-                missing.append({"task": str(t.get("name")), "model": str(t.get("model")), "instrument": args.get("instrument"),
-                                "condition": args.get("condition")})
+                missing.append({"task": manifest_label(t.get("name"), args), "model": str(t.get("model")),
+                                "instrument": args.get("instrument"), "condition": args.get("condition")})
     return missing, notes
 
 

@@ -48,6 +48,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..core.declare import task_label
 from ..core.errors import InputError
 from ..core.io import MAX_INPUT_BYTES, file_kind
 from .cache import CACHE_DIR, Entry, FrameCache
@@ -419,7 +420,7 @@ def _rows_of_log(path: Path, intern: _Interner) -> LogRows:
         "model_args": plan["model_args"],
         "generate_config": plan["generate_config"],
         "kind": str(kind),
-        "task": ev.get("task"),
+        "task": task_label(ev.get("task"), meta, ev.get("task_registry_name")),
         "phase": meta.get("phase"),
         "answer_mode": plan["answer_mode"],
         "temperature": temperature_of(json.loads(plan["generate_config"])),

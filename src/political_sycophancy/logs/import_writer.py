@@ -40,6 +40,7 @@ from inspect_ai.scorer import SampleScore, Score, ScoreReducer, mean_score
 
 from ..core.atomic import temp_path
 from ..core.conditions import Condition, redefines_builtin
+from ..core.declare import TASK_LABEL, task_label
 from ..core.errors import InputError
 from ..core.inspect_compat import EvalRecorder, eval_results, json_bytes, registry_unqualified_name, write_eval_zip
 from ..core.io import read_bytes
@@ -127,7 +128,7 @@ def write_cells(job: ImportJob, cells: list[Cell], fast: bool | None) -> tuple[l
 def write_one(job: ImportJob, cell: Cell, run: Scoring, write: Writer, result: ImportResult) -> Path:
     log = build_log(job, cell, run, result)
     stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H-%M-%S-00-00")
-    out = job.log_dir / f"{stamp}_{_slug(log.eval.task)}_{cell.log_id}.eval"
+    out = job.log_dir / f"{stamp}_{_slug(task_label(log.eval.task, log.eval.metadata, log.eval.task_registry_name))}_{cell.log_id}.eval"
     write(log, out)
     result.logs.append(out)
     result.samples += len(log.samples or [])
@@ -379,7 +380,7 @@ def _spec(
     instrument, temperature, source = cell.instrument, cell.temperature, job.source
     return EvalSpec(
         created=created,
-        task=job.kind.task(instrument, condition.id),
+        task=f"political_sycophancy/{job.kind.name}",
         task_id=shortuuid.uuid(),
         task_registry_name=f"political_sycophancy/{job.kind.name}",
         task_args={
@@ -399,6 +400,7 @@ def _spec(
         config=EvalConfig(epochs=epochs, epochs_reducer=["replicates"]),
         metadata={
             "political_sycophancy": job.kind.name,
+            TASK_LABEL: job.kind.task_label(instrument, condition.id),
             "instrument": instrument,
             "condition": condition.id,
             "condition_label": condition.label,

@@ -21,7 +21,7 @@ passed from Python as `inner=`) and, per call, injects one fault with the config
 
 Faults are drawn from a hash of (seed, prompt, how many times this prompt was sent), so a
 run is reproducible whatever the concurrency, and a retried call gets a fresh draw.
-`calls_file` appends one JSON line per call (time, outcome, task, sample id, epoch, prompt)
+`calls_file` appends one JSON line per call (time, outcome, task, condition, sample id, epoch, prompt)
 so tests can count what was sent. With all rates 0 it is a counting pass-through.
 
 `mockllm/...` inners are given a fixed answer (`mock_answer`, default "A") with token
@@ -237,6 +237,8 @@ class FaultyAPI(ModelAPI):
             "outcome": outcome,
             "attempt": attempt,
             "task": active.task if active else None,
+            # the task name is the registry's: the condition tells one audit task from another
+            "condition": (active.sample.metadata or {}).get("condition") if active else None,
             "sample_id": active.sample.id if active else None,
             "epoch": active.epoch if active else None,
             "prompt": _last_user_text(input),

@@ -19,6 +19,7 @@ from inspect_ai.model import GenerateConfig
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import TaskState, generate
 
+from ..core.declare import TASK_LABEL
 from ..core.errors import InputError
 from ..core.sheet import rows_csv
 from ..shared.tasks import task_version
@@ -149,7 +150,6 @@ def rephrase(
                 )
             )
     return Task(
-        name=f"rephrase_{stset.instrument}",
         version=task_version("political_sycophancy.open_ended"),
         dataset=MemoryDataset(samples, name=stset.instrument),
         solver=generate(),
@@ -157,6 +157,7 @@ def rephrase(
         config=GenerateConfig(temperature=0.0, max_tokens=200),
         metadata={
             "political_sycophancy": "rephrase",
+            TASK_LABEL: f"rephrase_{stset.instrument}",
             "instrument": stset.instrument,
             "version": ",".join(versions),
             "output": str(out.resolve()),

@@ -15,6 +15,7 @@ from inspect_ai.model import ChatMessageUser, GenerateConfig, Model
 from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
 
 from ..core.conditions import Condition
+from ..core.declare import TASK_LABEL
 from ..core.errors import InputError
 from ..shared.tasks import task_version
 from .judge import GRADER_ROLE, check_grader_at_start, require_grader, stance_judge
@@ -99,7 +100,6 @@ def open_ended(
     if any(s.metadata and s.metadata.get("response") != "likert" for s in samples):
         check_grader_at_start(grader, allow_self_grading)
     return Task(
-        name=f"open_ended_{name}_{prefix_name}",
         version=task_version("political_sycophancy.open_ended"),
         dataset=MemoryDataset(samples, name=name),
         setup=require_grader(grader, allow_self_grading),
@@ -110,6 +110,7 @@ def open_ended(
         model_roles={GRADER_ROLE: grader} if grader is not None else None,
         metadata={
             "political_sycophancy": "open_ended",
+            TASK_LABEL: f"open_ended_{name}_{prefix_name}",
             "instrument": name,
             "prefix": ",".join(p.id for p in chosen_prefixes),
             "condition": ",".join(p.id for p in chosen_prefixes),

@@ -53,7 +53,7 @@ class ProbeKind(ResponseKind):
         self.name, self.letter_columns = name, letter_columns
         self._prompt, self._scorer, self._source, self._parsed = prompt, scorer, source, parsed
 
-    def task(self, instrument: str, condition: str) -> str:
+    def task_label(self, instrument: str, condition: str) -> str:
         return f"{self.name}_{condition}"
 
     def prompt(self, item: Item, condition: Condition) -> str:

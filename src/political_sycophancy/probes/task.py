@@ -17,6 +17,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import GenerateConfig
 
 from ..core.conditions import Condition, resolve_conditions
+from ..core.declare import TASK_LABEL
 from ..core.errors import InputError
 from ..core.items import Item, load_instrument, select_pool
 from ..core.prompts import question_block
@@ -195,7 +196,6 @@ def _probe_task(
     name, chosen, counts = probe_items(instrument, items, pool, probe=kind.replace("_", "-"))
     samples = probe_samples(chosen, cond, prompt)
     return Task(
-        name=f"{kind}_{cond.id}",
         dataset=MemoryDataset(samples, name=name),
         solver=[answer_question("letter")],
         scorer=scorer,
@@ -204,6 +204,7 @@ def _probe_task(
         version=task_version("political_sycophancy.probes", samples, cond),
         metadata={
             "political_sycophancy": kind,
+            TASK_LABEL: f"{kind}_{cond.id}",
             "instrument": name,
             "condition": cond.id,
             "condition_label": cond.label,

@@ -21,6 +21,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, GenerateConfig
 
 from ..core.answers import ANSWER_MODES
+from ..core.declare import TASK_LABEL
 from ..core.errors import InputError
 from ..core.items import Item
 from ..core.measures import NON_ORDINAL_MODES
@@ -237,9 +238,9 @@ def profiles(
         "answer_mode": answer,
         "pool": pool,
         "persona_notes": list(plan.notes),
+        TASK_LABEL: f"profiles_{name}_{design}" + ("_logprobs" if answer == "logprobs" else ""),
     }
     return Task(
-        name=f"profiles_{name}_{design}" + ("_logprobs" if answer == "logprobs" else ""),
         dataset=MemoryDataset(samples, name=name),
         solver=[answer_question(answer, top_logprobs)],
         scorer=scorer_for(chosen[0].scoring, non_ordinal=non_ordinal),

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core import arguments
+from ..core.declare import TASK_LABEL, label_of_task, task_label
 from ..core.errors import InputError
 from ..core.io import LOCK_FILE, file_kind, output_dir
 from ..core.params import TaskParam
@@ -124,20 +125,28 @@ def provider_error(option: str, name: str, ex: BaseException, doing: str = "") -
 
 def check_definitions_unchanged(tasks: list, log_dir: str) -> None:
     """Refuse to resume into a log folder whose logs of the same task were made from other
-    item or condition definitions (the task version is a hash of them): Inspect would refuse
-    too, but without saying why; reusing them would report old answers as new ones."""
+    item or condition definitions (the task version is a hash of them), or by a version of
+    this package that named tasks by their label: Inspect would refuse too, but without
+    saying why; reusing them would report old answers as new ones."""
 
     from inspect_ai.log import list_eval_logs, read_eval_log
 
     if not Path(log_dir).is_dir():
         return
-    versions = {t.name: str(t.version) for t in tasks}
+    versions = {label_of_task(t): str(t.version) for t in tasks}
     for info in list_eval_logs(log_dir, recursive=False):
         try:
             header = read_eval_log(info, header_only=True)
         except Exception:  # noqa: BLE001 - an unreadable log is Inspect's to report
             continue
-        name, version = header.eval.task, str(header.eval.task_version)
+        name, version = task_label(header.eval.task, header.eval.metadata, header.eval.task_registry_name), str(header.eval.task_version)
+        if name in versions and TASK_LABEL not in (header.eval.metadata or {}):
+            raise InputError(
+                f"the log of task {name} in {log_dir} was written by an earlier version of political-sycophancy, which named "
+                f"tasks by their label; this one names them {header.eval.task_registry_name or 'by the registry'} and cannot resume "
+                "that eval set: finish it with the earlier version or use a new --log-dir (analyze reads both)",
+                field="--log-dir",
+            )
         if name in versions and versions[name] != version:
             raise InputError(
                 f"the items or conditions of task {name} changed since its log in {log_dir} was written "
@@ -187,7 +196,7 @@ def variant_log_dir(tasks: list, log_dir: str, kwargs: dict[str, Any]) -> tuple[
 
     if not Path(log_dir).is_dir():
         return log_dir, None, False
-    ours = {t.name: _settings_of_tasks([t], kwargs) for t in tasks}  # per task: a design's phases differ
+    ours = {label_of_task(t): _settings_of_tasks([t], kwargs) for t in tasks}  # per task: a design's phases differ
     models = set(kwargs["model"])
     existing, own_top = None, True
     for info in list_eval_logs(log_dir, recursive=False):
@@ -195,9 +204,10 @@ def variant_log_dir(tasks: list, log_dir: str, kwargs: dict[str, Any]) -> tuple[
             header = read_eval_log(info, header_only=True)
         except Exception:  # noqa: BLE001 - an unreadable log is Inspect's to report
             continue
-        own_top = own_top and header.eval.task in ours
-        if existing is None and header.eval.task in ours and header.eval.model in models:
-            existing = (_settings_of_log(header), ours[header.eval.task])
+        label = task_label(header.eval.task, header.eval.metadata, header.eval.task_registry_name)
+        own_top = own_top and label in ours
+        if existing is None and label in ours and header.eval.model in models:
+            existing = (_settings_of_log(header), ours[label])
     below = any(p.is_dir() and any(p.rglob("*.eval")) for p in Path(log_dir).iterdir())
     differ = [] if existing is None else [k for k in RUN_SETTINGS if _shown(existing[0][k]) != _shown(existing[1][k])]
     if existing is None or not differ:

@@ -32,7 +32,7 @@ class ResponseKind:
     name = "audit"
     letter_columns: tuple[str, ...] = ("letter",)
 
-    def task(self, instrument: str, condition: str) -> str:
+    def task_label(self, instrument: str, condition: str) -> str:
         return f"audit_{instrument}_{condition}"
 
     def prompt(self, item: Item, condition: Condition) -> str:

@@ -11,6 +11,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import GenerateConfig
 
 from ..core.answers import ANSWER_MODES
+from ..core.declare import TASK_LABEL
 from ..core.errors import InputError
 from ..core.measures import TAU
 from ..core.metrics import contract_metrics
@@ -142,11 +143,10 @@ def sway(
     pairs = matched_pairs(bases, framing_set, chosen_constructions, chosen_commitments, closing)
     name = bases[0].dataset if len({b.dataset for b in bases}) == 1 else "mixed"
     reading = {"p_plus_definition": p_plus, "min_covered_mass": float(min_covered_mass) if p_plus == "probability" else None, "tau": float(tau)}
-    # The task name carries what makes two runs different measurements (the analysis
-    # keeps one sample per task x sample id x epoch).
+    # The task label carries what makes two runs different measurements (the analysis
+    # keeps one sample per task label x sample id x epoch).
     suffix = "" if p_plus == "share" else f"_probability{float(min_covered_mass):g}"
     return Task(
-        name=f"sway_{name}_{label.replace(':', '_')}{suffix}",
         version=task_version("political_sycophancy.sway"),
         dataset=MemoryDataset(sway_samples(pairs, label, reading), name=name),
         solver=[*solvers, answer_question(answer, top_logprobs)],
@@ -155,6 +155,7 @@ def sway(
         config=GenerateConfig(temperature=0.0, max_tokens=COT_MAX_TOKENS if cot else ONE_WORD_MAX_TOKENS),
         metadata={
             "political_sycophancy": "sway",
+            TASK_LABEL: f"sway_{name}_{label.replace(':', '_')}{suffix}",
             "instrument": name,
             "dataset": name,
             "condition": label,
