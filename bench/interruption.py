@@ -32,8 +32,8 @@ def read_calls(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
 
 
-def finished_cells(work: Path) -> set[tuple[str, str]]:
-    """(task, sample id) of every sample the killed run finished without error, as Inspect's
+def finished_cells(work: Path) -> set[tuple[str, str, str]]:
+    """(task, condition, sample id) of every sample the killed run finished without error, as Inspect's
     crash recovery reads them (into a scratch directory, leaving the logs untouched)."""
     os.environ["XDG_DATA_HOME"] = str(work / "data")
     from inspect_ai.log import RecoveryNotAvailable, recover_eval_log
@@ -42,13 +42,14 @@ def finished_cells(work: Path) -> set[tuple[str, str]]:
 
     scratch = work / "recovered"
     scratch.mkdir(exist_ok=True)
-    out: set[tuple[str, str]] = set()
+    out: set[tuple[str, str, str]] = set()
     for log in sorted((work / "logs").glob("*.eval")):
         try:
             rec = recover_eval_log(str(log), cleanup=False, output=str(scratch / log.name))
         except RecoveryNotAvailable:
             continue
-        out |= {(rec.eval.task, str(s.id)) for s in rec.samples or [] if s.error is None and s.scores}
+        condition = str((rec.eval.metadata or {}).get("condition"))
+        out |= {(rec.eval.task, condition, str(s.id)) for s in rec.samples or [] if s.error is None and s.scores}
     return out
 
 
@@ -81,7 +82,7 @@ def main() -> None:
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
     first = read_calls(calls_file)
-    answered = {(c["task"], c["sample_id"]) for c in first}
+    answered = {(c["task"], c["condition"], c["sample_id"]) for c in first}
     killed_at = time.perf_counter() - started
     finished = finished_cells(work)
 
@@ -90,7 +91,7 @@ def main() -> None:
     if done.returncode != 0:
         sys.exit(done.stdout.decode()[-3000:])
     second = read_calls(calls_file)[len(first):]
-    resent = {(c["task"], c["sample_id"]) for c in second}
+    resent = {(c["task"], c["condition"], c["sample_id"]) for c in second}
     rerun_seconds = time.perf_counter() - started
 
     load = read_frame(work / "logs", cache=False)
