@@ -291,3 +291,30 @@ def test_personas_have_their_own_panel_against_n_on_their_items(paper):
     markers = {line.get_marker() for line in cues.get_lines() if line.get_marker() not in ("None", "_", "|")}
     assert len(markers) == 6  # a marker per model, as well as a colour (every marker was a circle)
     assert "persona" in personas.get_xlabel() and "same items" in personas.get_title()
+
+
+def test_paper_vs_logs_has_a_row_for_every_published_value(paper):
+    """Issue 26 acceptance: with the paper's Phase 2 grid, probe and persona files imported,
+    the report's paper-vs-logs table has a row for every value of the shipped file, each
+    either computed from the logs or saying why not; the abstract's figures agree at the
+    paper's printed precision, and every difference has its reason."""
+    from political_sycophancy.report.paper_values import paper_values
+
+    shipped = paper_values()
+    table = _table(paper, "paper_vs_logs").fillna("")
+    assert table["id"].tolist() == shipped["id"].tolist()
+    status = table.set_index("id")["status"]
+    absent = table[table["status"] == "not in these logs"]
+    assert (absent["note"] != "").all() and (absent["ours"] == "").all()
+    for value in ("drop_C3R_min", "drop_C3R_max", "closer_C3R_min", "closer_C3R_max", "pooled_ratio", "pooled_left", "pooled_right",
+                  "gap_mean", "gap_sd", "mixed_ratio", "expected_dem_N", "expected_rep_N", "expected_dem_C3L", "expected_dem_C3R",
+                  "perception_mean", "persona_shift_P_ORD", "persona_GPT-5_C3R"):
+        assert status[value] == "agrees", value
+    # every difference says why
+    assert (table.loc[table["status"] == "differs", "note"] != "").all(), table[table["status"] == "differs"]
+    # Phase 1's numbers need Phase 1's logs: these hold N over the 500 Phase 2 items
+    assert status["phase1_GPT-5_pct"] == "not in these logs"
+    counts = paper["summary"]["findings"]["paper_vs_logs"]
+    assert counts["published"] == len(shipped) == counts["agrees"] + counts["differs"] + counts["not_in_logs"]
+    assert "The paper's published values beside these logs" in (paper["dir"] / "report.md").read_text()
+    print(table.to_string())

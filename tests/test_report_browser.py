@@ -16,6 +16,7 @@ import subprocess
 import time
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from report_support import mock_run, undescribed_tables
 from support import REFERENCE
@@ -244,3 +245,11 @@ def test_paper_phase1_report_renders(tmp_path):
     assert paper_figures(out) == PHASE1_FIGURES
     page = (out / "report.html").read_text()
     assert "Llama 4 Maverick" in page and "novita/meta-llama" not in page  # labels, not ids (one was truncated)
+    # the paper's Phase 1 numbers (its per-model table, Fig. 1's ranges) beside these logs (issue 26)
+    table = pd.read_csv(out / "tables" / "paper_vs_logs.csv").set_index("id")
+    phase1 = table[table.index.str.startswith("phase1_")]
+    assert len(phase1) == 6 * 6 + 5
+    assert phase1.drop(index="phase1_gap_items")["status"].eq("agrees").all(), phase1[phase1["status"] != "agrees"]
+    assert table.loc["phase1_gap_items", "status"] == "differs" and "definition" in table.loc["phase1_gap_items", "note"]
+    # the Phase 2 numbers need the Phase 2 logs
+    assert table.loc["drop_C3R_min", "status"] == "not in these logs"

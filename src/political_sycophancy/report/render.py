@@ -38,6 +38,8 @@ from .findings import Finding, derive, findings
 from .headline import headline, headline_html, headline_markdown
 from .headline import numbers as headline_numbers
 from .html import FULL_TABLE_ROWS, column_formatter, dump_summary, multiplicity_note, not_computable, page
+from .paper_values import counts as paper_counts
+from .paper_values import paper_section, paper_vs_logs
 from .sections import section_builders, summary_contract
 
 
@@ -136,6 +138,12 @@ def _render(out: Path, title: str, meta: list[str], built: list[tuple[str, Secti
                                            top_html=headline_html(top or [], summary or {})))
 
 
+def _imported(frame: pd.DataFrame) -> bool:
+    """Whether the logs hold responses imported from a file (`import-responses`: each
+    sample names its source file), such as the first seed's."""
+    return "source_file" in frame.columns and bool(frame["source_file"].notna().any())
+
+
 def write_report(
     frame: pd.DataFrame,
     out_dir: str | Path,
@@ -207,6 +215,15 @@ def write_report(
     summary["findings"]["sentences"] = [f.markdown() for f in found]
     summary["findings"]["headline_sentences"] = [f.markdown() for f in top]
     shown = list(result.sections)
+    if _imported(frame):  # the paper's published numbers beside logs imported from its files
+        table = paper_vs_logs(_json_safe(summary))
+        summary["findings"]["paper_vs_logs"] = paper_counts(table)
+        paper = paper_section(table)
+        paper.titles, paper.columns = table_descriptions("political_sycophancy.report", ["paper_vs_logs"])
+        path = out / "tables" / "paper_vs_logs.csv"
+        write_atomic(path, table_csv(table))
+        result.tables["paper:paper_vs_logs"] = path
+        shown.insert(0, ("paper", paper))
     try:
         if figs := figures_section(_json_safe(summary), figure_dir, named):
             shown.insert(0, ("figures", figs))

@@ -172,6 +172,7 @@ class FindingsNode(TypedDict, total=False):
     headline: dict[str, Any]
     sentences: list[str]
     headline_sentences: list[str]
+    paper_vs_logs: dict[str, int]
 
 
 # The top level: what the report writes about the run, then the shared sections' nodes.
