@@ -127,3 +127,37 @@ def test_slant_series_are_not_told_apart_by_model_colours(monkeypatch):
             for c in [*coll.get_facecolors(), *coll.get_edgecolors()] if c[3] > 0}
     assert used and not used & {tuple(np.round(p, 6)) for p in palette}, used
     assert len({coll.get_paths()[0].vertices.round(3).tobytes() for coll in fig.axes[0].collections}) == 2  # two marker shapes
+
+
+def test_every_section_figure_passes_the_overlap_check(monkeypatch, tmp_path):
+    """The measures' own section figures (the audit's and the profiles'), with twelve models
+    crowded together and wide intervals, pass the check every Figures-section figure passes
+    (support/figure_checks.py: inside the frame, texts apart, no label over a marker or an
+    error bar)."""
+    from support.figure_checks import check_figure
+
+    from political_sycophancy.profiles import figures as profile_figures
+
+    drawn: list = []
+    monkeypatch.setattr(audit_figures, "_save", lambda fig, path: drawn.append((path.stem, fig)) or path)
+    monkeypatch.setattr(profile_figures, "save_figure", lambda fig, path: drawn.append((path.stem, fig)) or path)
+    models = [f"prov/model-{k}" for k in range(12)]
+    k = np.arange(12)
+    decomp = pd.DataFrame({"model": models, "sycophancy_left": 0.010 + 0.0002 * k, "sycophancy_right": 0.080 + 0.0003 * k,
+                           "baseline_slant": 0.20 + 0.0004 * k})
+    table = pd.DataFrame([{"model": m, "condition": c, "pct_closer_dem": base + shift + 0.1 * j, "mean_ideology": -1 + shift / 50 + 0.01 * j}
+                          for j, m in enumerate(models) for c, shift in (("C3L", 10.0), ("N", 0.0), ("C3R", -40.0)) for base in (70.0,)])
+    effects = pd.DataFrame([{"model": m, "mode": mode, "attribute": "age", "level": lv, "reference": "18-29",
+                             "estimate": 0.02 * i + 0.001 * j, "low": 0.02 * i + 0.001 * j - 0.05, "high": 0.02 * i + 0.001 * j + 0.05}
+                            for j, m in enumerate(models) for mode in ("explicit", "implicit") for i, lv in enumerate(("30-49", "50-64", "65+"))])
+    weighted = pd.DataFrame([{"model": m, "mode": mode, "weighted": 0.3 + 0.001 * j, "n_position": 0.28 + 0.001 * j,
+                              "gap_weighted_low": -0.05, "gap_weighted_high": 0.09} for j, m in enumerate(models) for mode in ("explicit", "implicit")])
+    assert audit_figures.closer_by_condition(table, tmp_path / "closer.png") is not None
+    assert audit_figures.pct_by_condition(table, tmp_path / "pct.png") is not None
+    assert audit_figures.sycophancy_left_right(decomp, tmp_path / "left_right.png") is not None
+    assert audit_figures.slant_vs_shift(decomp, tmp_path / "slant.png") is not None
+    assert profile_figures.forest(effects, tmp_path / "forest.png", "Attribute effects") is not None
+    assert profile_figures.weighted_against_n(weighted, tmp_path / "weighted.png", "Weighted position against N") is not None
+    assert len(drawn) == 6
+    for stem, fig in drawn:
+        check_figure(stem, fig)

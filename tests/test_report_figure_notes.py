@@ -8,8 +8,7 @@ import copy
 import re
 
 import pandas as pd
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.text import Text
+from support.figure_checks import check_figure
 
 from political_sycophancy.report import figures
 from political_sycophancy.report.figure_notes import PAPER_FIGURE, TAKEAWAY, numbered
@@ -98,25 +97,12 @@ def test_a_figure_without_its_numbers_says_so():
     assert set(TAKEAWAY) == set(PAPER_FIGURE)  # every figure the section draws has both
 
 
-def drawn_tick_labels(axis) -> list:
-    """The tick labels an axis draws: those of its major ticks inside the view interval."""
-    low, high = sorted(axis.get_view_interval())
-    return [t.label1 for t in axis.get_major_ticks() if low - 1e-9 <= t.get_loc() <= high + 1e-9 and t.label1.get_visible()
-            and t.label1.get_text().strip()]
-
-
-def assert_apart(stem: str, texts: list, renderer) -> None:
-    boxes = [Text.get_window_extent(t, renderer) for t in texts]  # the text, not an annotation's leader line
-    for i in range(len(boxes)):
-        for j in range(i + 1, len(boxes)):
-            assert not boxes[i].overlaps(boxes[j]), (stem, texts[i].get_text(), texts[j].get_text())
-
-
 def test_no_text_overlaps_another_or_leaves_the_frame_in_any_figure(monkeypatch, tmp_path):
     """Six models crowded together (labels, tick labels, cell annotations, panel notes):
     drawn at their saved size, every axes (with its tick labels, titles and texts) and every
     figure-level text lies inside the figure; within an axes no two annotations overlap, nor
-    two tick labels of one axis."""
+    two tick labels of one axis, and none sits over a marker or an error bar
+    (support/figure_checks.py)."""
     drawn = []
     monkeypatch.setattr(figures, "_save", lambda fig, path: drawn.append((path.stem, fig)) or path)
     summary = planted()
@@ -130,18 +116,4 @@ def test_no_text_overlaps_another_or_leaves_the_frame_in_any_figure(monkeypatch,
     section = figures_section(summary, tmp_path, {"item_shifts": item_shifts()})
     assert section is not None and len(drawn) == len(section.figures) == len(PAPER_FIGURE)
     for stem, fig in drawn:
-        FigureCanvasAgg(fig)
-        fig.canvas.draw()
-        renderer = fig.canvas.get_renderer()
-        frame = fig.bbox
-        inside = [(f"axes {ax.get_title()!r}", ax.get_tightbbox(renderer)) for ax in fig.axes]
-        inside += [(t.get_text(), t.get_window_extent(renderer)) for t in fig.texts if t.get_text().strip()]
-        inside += [(f"legend of {stem}", lg.get_window_extent(renderer)) for lg in fig.legends]
-        inside += [(f"legend in {ax.get_title()!r}", ax.get_legend().get_window_extent(renderer)) for ax in fig.axes if ax.get_legend()]
-        for what, box in inside:
-            assert frame.x0 - 1 <= box.x0 and box.x1 <= frame.x1 + 1 and frame.y0 - 1 <= box.y0 and box.y1 <= frame.y1 + 1, \
-                (stem, what, box.bounds, frame.bounds)
-        for ax in fig.axes:
-            assert_apart(stem, [t for t in ax.texts if t.get_visible() and t.get_text().strip()], renderer)
-            assert_apart(stem, drawn_tick_labels(ax.xaxis), renderer)
-            assert_apart(stem, drawn_tick_labels(ax.yaxis), renderer)
+        check_figure(stem, fig)

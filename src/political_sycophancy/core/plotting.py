@@ -106,6 +106,41 @@ def short_labels(models) -> dict[str, str]:
     return out if len(set(out.values())) == len(out) else {m: str(m) for m in models}
 
 
+def _data_boxes(ax, half: float) -> np.ndarray:
+    """What the axes draws as data, as display-space boxes (x0, y0, x1, y1): each marker a
+    square of half-width `half` around its centre, each error bar its segment's box."""
+    from matplotlib.collections import LineCollection, PathCollection
+
+    centres, boxes = [], []
+    for line in ax.lines:
+        if line.get_visible() and line.get_marker() not in (None, "", "None", " ") and len(line.get_xydata()):
+            centres.append(ax.transData.transform(line.get_xydata()))
+    for coll in ax.collections:
+        if not coll.get_visible():
+            continue
+        if isinstance(coll, LineCollection):
+            for seg in coll.get_segments():
+                if len(seg) == 2:
+                    (a, b), (c, d) = ax.transData.transform(seg)
+                    boxes.append((min(a, c) - 1, min(b, d) - 1, max(a, c) + 1, max(b, d) + 1))
+        elif isinstance(coll, PathCollection):
+            offsets = np.asarray(coll.get_offsets(), dtype=float).reshape(-1, 2)
+            if len(offsets):
+                centres.append(coll.get_offset_transform().transform(offsets))
+    for pts in centres:
+        boxes += [(x - half, y - half, x + half, y + half) for x, y in pts if np.isfinite(x) and np.isfinite(y)]
+    return np.array(boxes, dtype=float).reshape(-1, 4)
+
+
+def _free(box: np.ndarray, others: np.ndarray) -> np.ndarray:
+    """For candidate boxes (n, 4), whether each overlaps none of `others` (m, 4)."""
+    if not len(others):
+        return np.ones(len(box), dtype=bool)
+    dx = np.minimum(box[:, [2]], others[None, :, 2]) - np.maximum(box[:, [0]], others[None, :, 0])
+    dy = np.minimum(box[:, [3]], others[None, :, 3]) - np.maximum(box[:, [1]], others[None, :, 1])
+    return ~((dx > 0) & (dy > 0)).any(axis=1)
+
+
 def place_labels(ax, xs, ys, texts, fontsize: float = 8) -> None:
     """Write each text beside its point, pushed apart vertically until no two overlap
     (estimated text boxes in pixels); a thin leader line joins a moved label to its point."""
@@ -125,24 +160,29 @@ def place_labels(ax, xs, ys, texts, fontsize: float = 8) -> None:
         probe.remove()
     w = np.array([sz[0] for sz in sizes])
     h = float(max(sz[1] for sz in sizes)) if sizes else 0.0
-    pos = pts + np.array([6 * scale, -h / 2])
-    # Every overlapping pair pushed apart at once per round (pairwise in numpy: 120 labels
-    # of a 60-model figure took seconds as a Python double loop).
-    for _ in range(400):
-        x0, y0 = pos[:, 0], pos[:, 1]
-        dx = np.minimum.outer(x0 + w, x0 + w) - np.maximum.outer(x0, x0)
-        dy = np.minimum.outer(y0 + h, y0 + h) - np.maximum.outer(y0, y0)
-        i, j = np.nonzero(np.triu((dx > 0) & (dy > 0), k=1))
-        if not len(i):
-            break
-        push = (dy[i, j] + 1) / 2
-        first_up = y0[i] >= y0[j]
-        delta = np.zeros(len(pos))
-        np.add.at(delta, np.where(first_up, i, j), push)
-        np.add.at(delta, np.where(first_up, j, i), -push)
-        pos[:, 1] += delta
+    # Each label in turn takes the nearest free place to the right of its point (above it
+    # first: off its own marker and horizontal error bar), free of every marker and error
+    # bar (`_data_boxes`) and of the labels already placed, inside the axes when it can.
+    obstacles = _data_boxes(ax, 3 * scale)
+    frame = ax.get_window_extent(renderer)
+    offsets = np.array([(dx, dy) for dx in (6 * scale, 24 * scale, 48 * scale, 80 * scale)
+                        for k in range(40) for dy in ((2 * scale + k * (h + 1)), (-h - 2 * scale - k * (h + 1)))])
+    offsets = offsets[np.argsort(np.hypot(offsets[:, 0] / 2, offsets[:, 1]), kind="stable")]  # nearest first
+    placed = np.zeros((0, 4))
+    pos = np.zeros((len(texts), 2))
+    for n in range(len(texts)):
+        lo = pts[n] + offsets
+        box = np.column_stack([lo[:, 0], lo[:, 1], lo[:, 0] + w[n], lo[:, 1] + h])
+        inside = (box[:, 0] >= frame.x0) & (box[:, 2] <= frame.x1) & (box[:, 1] >= frame.y0) & (box[:, 3] <= frame.y1)
+        ok = _free(box, obstacles) & _free(box, placed)
+        choice = np.nonzero(ok & inside)[0]
+        if not len(choice):
+            choice = np.nonzero(ok)[0]
+        k = int(choice[0]) if len(choice) else 0
+        pos[n] = lo[k]
+        placed = np.vstack([placed, box[k]])
     for x, y, (px, py), (lx, ly), text in zip(xs, ys, pts, pos, texts, strict=True):
         offset = ((lx - px) / scale, (ly + h / 2 - py) / scale)
-        far = abs(offset[1]) > fontsize
+        far = abs(offset[1]) > fontsize or offset[0] > 2 * fontsize
         ax.annotate(text, (x, y), xycoords="data", xytext=offset, textcoords="offset points", fontsize=fontsize, va="center",
                     arrowprops={"arrowstyle": "-", "lw": 0.5, "color": "grey"} if far else None, parse_math=False)

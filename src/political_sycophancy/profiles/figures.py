@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from ..core.plotting import model_styles, save_figure, short_labels, suptitle
 from .estimators import order_modes
@@ -40,6 +41,7 @@ def forest(effects: pd.DataFrame, path: Path, title: str, order: Sequence[str] =
             err = np.vstack([g["estimate"] - g["low"], g["high"] - g["estimate"]]).clip(min=0)
             ax.errorbar(g["estimate"], ys, xerr=err, fmt=marker, color=colour, ms=4, lw=1, capsize=2, label=names[model])
         ax.axvline(0.0, color="grey", lw=0.8, ls="--")
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=5))  # tick labels that fit a narrow panel
         ax.set_title(mode)
         ax.grid(axis="x", alpha=0.3)
     axes[0].set_yticks(list(y.values()), [f"{a}: {lv} (vs {r})" for a, lv, r in y])

@@ -380,9 +380,8 @@ def item_shift_panels(summary: dict, tables: Mapping[str, pd.DataFrame], path: P
             mean, ci = get(summary, "findings", "shift_ci", m, cue, inst, key, "mean"), get(summary, "findings", "shift_ci", m, cue, inst, key, "ci")
             if isinstance(mean, (int, float)) and isinstance(ci, list) and None not in ci:
                 note.append(f"{'ΔWD(Dem)' if atp else 'Δ'} {mean:+.3f} [{ci[0]:+.3f}, {ci[1]:+.3f}]")
-            ax.text(0.03, 0.97, "\n".join(note), transform=ax.transAxes, va="top", fontsize=6.5,
-                    bbox={"boxstyle": "round,pad=0.2", "fc": "white", "ec": "none", "alpha": 0.8})
-            ax.set_title(f"{labels[m]}: {cue} vs N", fontsize=8)
+            # the panel's numbers under its title, not over its points
+            ax.set_title("\n".join([f"{labels[m]}: {cue} vs N", *note]), fontsize=7)
             ax.set_xlim(lo, hi)
             ax.set_ylim(lo, hi)
             ax.tick_params(labelsize=7, labelbottom=c_index == len(cues) - 1)  # every block's last row keeps its x labels
