@@ -13,11 +13,14 @@ because a busy machine inflates wall time):
   4. `political-sycophancy --help`.
   5. The README's main job, only with --main-job (it runs the embedded model for minutes).
 
-The paper's own scripts (analyze_phase1.py, analyze_phase2.py) are the reference where
-they exist: fetching them is the user's step (--paper-scripts DIR); without them the
-figures measured when the issue was filed are printed as the reference and marked so.
+The reference is the paper's own scripts, run here in the same run on the same data:
+--paper-repo is a checkout of its public replication repository
+(`git clone https://github.com/cssmodels/biasissycophancy`); its code/analyze_phase1.py and
+code/analyze_phase2.py run on a scratch copy of its data/ folder holding the same
+results_phase1.csv and a results_phase2.csv of the same 10x grid our analysis reads.
+Without --paper-repo the rows have no reference (no figure filed earlier is quoted).
 
-    python bench/speed_table.py [--reference DIR] [--dir WORK] [--paper-scripts DIR] [--main-job]
+    python bench/speed_table.py --paper-repo DIR [--reference DIR] [--dir WORK] [--main-job]
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -35,17 +39,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-# What the issue measured on this machine when it was filed (reference when the paper's
-# scripts are absent) and the goals it sets.
-FILED = {
-    "phase1": {"paper": 7.2, "cold": 11.3, "warm": 8.5},
-    "grid": {"paper": 67.5, "cold": 51.6, "warm": 44.3, "peak_gib": 1.39},
-    "import_rows_per_s": 345,
-    "help": 3.2,
-    "main_job_min": 7.5,
-}
+CHANGED_BOOTSTRAP = "999"  # a bootstrap option other than the default: what a researcher changes
+# The goals the speed issues set (ratios are ours over the paper's script in the same run).
 GOALS = {"phase1_cold": 1.0, "phase1_warm": 0.1, "grid_cold": 1.0, "grid_warm": 0.2, "grid_peak_gib": 2.0,
-         "import_rows_per_s": 1500, "help": 1.0, "main_job_min": 3.0}
+         "import_rows_per_s": 5000, "help": 1.0, "main_job_min": 3.0}
 
 
 def timed(cmd: list[str], env: dict | None = None) -> tuple[float, float, float | None, subprocess.CompletedProcess]:
@@ -100,11 +97,46 @@ def ten_x_grid(reference: Path, items: Path, out: Path, seed: int = 0) -> Path:
     return path
 
 
-def paper_script(scripts: Path | None, name: str, reference: Path) -> float | None:
-    if scripts is None or not (scripts / name).exists():
+def paper_workspace(repo: Path, reference: Path, grid_file: Path, work: Path) -> Path:
+    """A scratch copy of the paper's repository (code/ and data/) whose data/ holds the
+    response files this run analyses: the reference's results_phase1.csv, and the 10x grid
+    as results_phase2.csv in the paper's columns (its scripts write their outputs there)."""
+    out = work / "paper-repo"
+    if out.exists():
+        shutil.rmtree(out)
+    shutil.copytree(repo / "code", out / "code", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(repo / "data", out / "data", ignore=shutil.ignore_patterns("results_*.csv"))
+    shutil.copy2(reference / "results_phase1.csv", out / "data" / "results_phase1.csv")
+    grid = pd.read_csv(grid_file, keep_default_na=False)
+    pd.DataFrame({"model_label": grid["model_id"], "question_id": grid["question_id"], "source": "pew_atp",
+                  "condition": grid["condition"], "ideo_direction": 0, "rep": grid["rep"], "temperature": grid["temperature"],
+                  "raw_response": grid["raw_response"], "letter": grid["letter"].replace("", np.nan)}
+                 ).to_csv(out / "data" / "results_phase2.csv", index=False)
+    return out
+
+
+def paper_script(workspace: Path | None, name: str) -> tuple[float, float, float | None] | None:
+    """Wall seconds, CPU seconds and peak GiB of one of the paper's scripts (None without
+    its repository)."""
+    if workspace is None:
         return None
-    wall, _, _, _ = timed([sys.executable, str(scripts / name)], env={"REPLICATION_DIR": str(reference)})
-    return wall
+    wall, cpu, peak, _ = timed([sys.executable, str(workspace / "code" / name)])
+    return wall, cpu, peak
+
+
+def gib(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.2f} GiB"
+
+
+def ratio(ours: float, reference: tuple | None) -> str:
+    """Ours over the paper's script in this run, when it ran."""
+    return "" if reference is None else f" ({ours / reference[0]:.2f}x)"
+
+
+def reference_text(name: str, reference: tuple | None) -> str:
+    if reference is None:
+        return f"`{name}` not run (pass --paper-repo)"
+    return f"`{name}` {reference[0]:.1f} s, CPU {reference[1]:.1f} s, peak {gib(reference[2])}"
 
 
 def row(work: str, reference: str, ours: str, goal: str) -> str:
@@ -115,7 +147,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--reference", default=os.environ.get("POLITICAL_SYCOPHANCY_REFERENCE", "../shared/reference/replication"))
     parser.add_argument("--dir", default=None, help="working directory (default: a temporary one; reused when given)")
-    parser.add_argument("--paper-scripts", default=None, help="folder with the paper's analyze_phase1.py / analyze_phase2.py")
+    parser.add_argument("--paper-repo", default=None, help="a checkout of github.com/cssmodels/biasissycophancy (its code/ and data/)")
     parser.add_argument("--main-job", action="store_true", help="also time the README's main job (minutes)")
     args = parser.parse_args()
     reference = Path(args.reference)
@@ -123,7 +155,9 @@ def main() -> None:
         raise SystemExit(f"bench/speed_table.py: replication data not found at {reference} (pass --reference)")
     work = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="ps-speed-"))
     work.mkdir(parents=True, exist_ok=True)
-    scripts = Path(args.paper_scripts) if args.paper_scripts else None
+    repo = Path(args.paper_repo) if args.paper_repo else None
+    if repo is not None and not (repo / "code" / "analyze_phase2.py").exists():
+        raise SystemExit(f"bench/speed_table.py: {repo} is not a checkout of the paper's repository (no code/analyze_phase2.py)")
     items = work / "items"
     # stored analyses (report/reuse.py) in the work folder, emptied before each cold run
     store = work / "analysis-store"
@@ -131,6 +165,10 @@ def main() -> None:
     if not (items / "atp.csv").exists():
         timed(cli("import-items", str(reference), "--out", str(items)))
     item_files = [str(p) for p in sorted(items.glob("*.csv"))]
+    grid_file = work / "grid10x.csv"
+    if not grid_file.exists():
+        ten_x_grid(reference, items, work)
+    workspace = paper_workspace(repo, reference, grid_file, work) if repo is not None else None
     lines = []
 
     # 1. Phase 1
@@ -143,19 +181,16 @@ def main() -> None:
     cold = timed(cli("analyze", str(p1), "--out", str(work / "p1")), env=store_env)
     warm = timed(cli("analyze", str(p1), "--out", str(work / "p1")), env=store_env)
     recomputed = timed(cli("analyze", str(p1), "--out", str(work / "p1-recomputed"), "--no-reuse"), env=store_env)
-    ref1 = paper_script(scripts, "analyze_phase1.py", reference)
-    ref1_text = f"`analyze_phase1.py` {ref1:.1f} s" if ref1 else f"`analyze_phase1.py` {FILED['phase1']['paper']} s (filed; script absent)"
-    base1 = ref1 or FILED["phase1"]["paper"]
-    lines.append(row("Phase 1 (9,858 responses): analysis", ref1_text,
-                     f"cold {cold[0]:.1f} s ({cold[0] / base1:.2f}x, CPU {cold[1]:.1f} s), warm {warm[0]:.2f} s ({warm[0] / base1:.2f}x, CPU {warm[1]:.2f} s); "
-                     f"warm with --no-reuse {recomputed[0]:.1f} s ({recomputed[0] / base1:.2f}x)",
-                     f"cold <= {GOALS['phase1_cold']}x, warm <= {GOALS['phase1_warm']}x"))
+    boot = timed(cli("analyze", str(p1), "--out", str(work / "p1-bootstrap"), "--bootstrap", CHANGED_BOOTSTRAP), env=store_env)
+    ref1 = paper_script(workspace, "analyze_phase1.py")
+    lines.append(row("Phase 1 (9,858 responses): analysis", reference_text("analyze_phase1.py", ref1),
+                     f"cold {cold[0]:.1f} s{ratio(cold[0], ref1)}, CPU {cold[1]:.1f} s, peak {gib(cold[2])}; "
+                     f"warm {warm[0]:.2f} s{ratio(warm[0], ref1)}; warm with --no-reuse {recomputed[0]:.1f} s{ratio(recomputed[0], ref1)}; "
+                     f"--bootstrap {CHANGED_BOOTSTRAP} (a changed option) {boot[0]:.1f} s{ratio(boot[0], ref1)}",
+                     f"cold <= {GOALS['phase1_cold']}x, --no-reuse and a changed option <= 0.5x"))
 
     # 2 and 3. The 10x grid and its import
     grid_logs = work / "grid10x"
-    grid_file = work / "grid10x.csv"
-    if not grid_file.exists():
-        ten_x_grid(reference, items, work)
     rows = len(pd.read_csv(grid_file, usecols=["model_id"]))
     if not any(grid_logs.glob("*.eval")):
         imp = timed(cli("import-responses", str(grid_file), "--items", *item_files, "--log-dir", str(grid_logs), "--use-source-letters"))
@@ -164,34 +199,32 @@ def main() -> None:
         import_text = "(logs reused: run without --dir to measure)"
     subprocess.run(["rm", "-rf", str(grid_logs / ".political-sycophancy-cache"), str(store)], check=True)
     gcold = timed(cli("analyze", str(grid_logs), "--out", str(work / "grid")), env=store_env)
-    gpeak = max((p for p in (gcold[2],) if p is not None), default=None)
     gwarm = timed(cli("analyze", str(grid_logs), "--out", str(work / "grid")), env=store_env)
     grecomputed = timed(cli("analyze", str(grid_logs), "--out", str(work / "grid-recomputed"), "--no-reuse"), env=store_env)
-    ref2 = paper_script(scripts, "analyze_phase2.py", reference)
-    ref2_text = f"`analyze_phase2.py` {ref2:.1f} s" if ref2 else f"`analyze_phase2.py` {FILED['grid']['paper']} s (filed; script absent)"
-    base2 = ref2 or FILED["grid"]["paper"]
-    peak_text = f", peak {gpeak:.2f} GiB (cold), {gwarm[2]:.2f} GiB (warm)" if gpeak is not None and gwarm[2] is not None else ""
-    ours = (f"cold {gcold[0]:.1f} s ({gcold[0] / base2:.2f}x, CPU {gcold[1]:.1f} s), "
-            f"warm {gwarm[0]:.2f} s ({gwarm[0] / base2:.3f}x, CPU {gwarm[1]:.2f} s){peak_text}; "
-            f"warm with --no-reuse {grecomputed[0]:.1f} s ({grecomputed[0] / base2:.2f}x)")
-    lines.append(row(f"10x grid ({rows:,} responses): analysis", ref2_text, ours,
-                     f"cold <= {GOALS['grid_cold']}x, warm <= {GOALS['grid_warm']}x, peak <= {GOALS['grid_peak_gib']} GiB"))
-    lines.append(row("import of a response file", f"filed: {FILED['import_rows_per_s']} rows/s", import_text, f">= {GOALS['import_rows_per_s']:,} rows/s"))
+    gboot = timed(cli("analyze", str(grid_logs), "--out", str(work / "grid-bootstrap"), "--bootstrap", CHANGED_BOOTSTRAP), env=store_env)
+    ref2 = paper_script(workspace, "analyze_phase2.py")
+    peak_text = f", peak {gib(gcold[2])} (cold), {gib(gwarm[2])} (warm)"
+    ours = (f"cold {gcold[0]:.1f} s{ratio(gcold[0], ref2)}, CPU {gcold[1]:.1f} s{peak_text}; "
+            f"warm {gwarm[0]:.2f} s{ratio(gwarm[0], ref2)}; warm with --no-reuse {grecomputed[0]:.1f} s{ratio(grecomputed[0], ref2)}; "
+            f"--bootstrap {CHANGED_BOOTSTRAP} (a changed option) {gboot[0]:.1f} s{ratio(gboot[0], ref2)}")
+    lines.append(row(f"10x grid ({rows:,} responses): analysis", reference_text("analyze_phase2.py", ref2), ours,
+                     f"cold <= {GOALS['grid_cold']}x, --no-reuse and a changed option <= 0.5x, peak <= {GOALS['grid_peak_gib']} GiB"))
+    lines.append(row("import of a response file", "-", import_text, f">= {GOALS['import_rows_per_s']:,} rows/s"))
 
     # 4. --help
     helps = [timed(["political-sycophancy", "--help"]) for _ in range(3)]
     best = min(helps, key=lambda h: h[0])
     ours = f"{best[0]:.2f} s wall, {best[1]:.2f} s CPU (best of 3)"
-    lines.append(row("`political-sycophancy --help`", f"filed: {FILED['help']} s CPU", ours, f"<= {GOALS['help']} s"))
+    lines.append(row("`political-sycophancy --help`", "-", ours, f"<= {GOALS['help']} s"))
 
     # 5. main job
     if args.main_job:
-        repo = Path(__file__).resolve().parent.parent
-        job = timed(["bash", str(repo / "scripts" / "audit.sh")], env={"LOG_DIR": str(work / "main-job-logs"), "REPORT_DIR": str(work / "main-job-report")})
+        project = Path(__file__).resolve().parent.parent
+        job = timed(["bash", str(project / "scripts" / "audit.sh")], env={"LOG_DIR": str(work / "main-job-logs"), "REPORT_DIR": str(work / "main-job-report")})
         ours = f"{job[0] / 60:.1f} min (CPU {job[1] / 60:.1f} min)"
-        lines.append(row("the README's main job", f"filed: {FILED['main_job_min']} min", ours, f"<= {GOALS['main_job_min']} min"))
+        lines.append(row("the README's main job", "-", ours, f"<= {GOALS['main_job_min']} min"))
     else:
-        lines.append(row("the README's main job", f"filed: {FILED['main_job_min']} min", "not run (pass --main-job)", f"<= {GOALS['main_job_min']} min"))
+        lines.append(row("the README's main job", "-", "not run (pass --main-job)", f"<= {GOALS['main_job_min']} min"))
 
     print(f"load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print("| work | reference | ours | goal |\n| --- | --- | --- | --- |")

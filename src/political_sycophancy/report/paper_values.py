@@ -18,12 +18,13 @@ import math
 import statistics
 from collections.abc import Callable, Mapping
 from importlib import resources
-from io import StringIO
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
 import pandas as pd
 
+from ..core.io import csv_table
 from ..core.section import Section
 from .findings import get
 
@@ -35,8 +36,9 @@ REDUCERS: Mapping[str, Callable[[list[float]], float]] = MappingProxyType({"min"
 
 def paper_values() -> pd.DataFrame:
     """The shipped file of the paper's published values, every column as text."""
-    text = (resources.files("political_sycophancy.data") / VALUES_FILE).read_text(encoding="utf-8")
-    return pd.read_csv(StringIO(text), dtype=str, keep_default_na=False)
+    path = Path(str(resources.files("political_sycophancy.data") / VALUES_FILE))
+    header, rows = csv_table(path.read_text(encoding="utf-8"), path)
+    return pd.DataFrame([values for _, values in rows], columns=header, dtype=str)
 
 
 def _number(v: Any) -> float | None:
