@@ -37,7 +37,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
+import sys
 import time
 import zipfile
 from collections import Counter
@@ -156,23 +158,32 @@ def _freeze(value: Any) -> Any:
     return None
 
 
-def _path_of(name: str) -> Path:
-    return Path(name[len("file://"):]) if name.startswith("file://") else Path(name)
+# Inspect's rule for which files of a folder are logs (`inspect_ai.log._file.is_log_file`):
+# every `.eval` file, and `.json` files whose names start with a full ISO timestamp.
+LOG_JSON_NAME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}[:-]\d{2}[:-]\d{2}.*\.json$")
 
 
 def list_logs(log_dir: Path) -> list[tuple[Path, int, float]]:
-    """Log files (path, size, mtime) under `log_dir`, as Inspect lists them (regular files
-    only: `skipped_entries` names the rest)."""
-    from inspect_ai.log import list_eval_logs
-
-    infos = list_eval_logs(str(log_dir), recursive=True, descending=False)
+    """Log files (path, size, mtime) under `log_dir`, as Inspect's `list_eval_logs` lists
+    them: regular files only (no symbolic link followed: `skipped_entries` names them),
+    hidden folders included, our cache folder left out. Walked here rather than through
+    Inspect, whose import costs about 2.5 s that a run served by the frame cache need not
+    pay (tests/test_logs_listing.py checks both list the same files)."""
     out = []
-    for info in infos:
-        path = _path_of(info.name)
-        if CACHE_DIR in path.parts:
+    stack = [Path(os.path.abspath(log_dir))]  # absolute, as Inspect names them
+    while stack:
+        folder = stack.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except FileNotFoundError:
             continue
-        st = path.stat()
-        out.append((path, st.st_size, st.st_mtime))
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                if entry.name != CACHE_DIR:
+                    stack.append(Path(entry.path))
+            elif entry.is_file(follow_symlinks=False) and (entry.name.endswith(".eval") or LOG_JSON_NAME.match(entry.name)):
+                st = entry.stat(follow_symlinks=False)
+                out.append((Path(entry.path), st.st_size, st.st_mtime))
     return sorted(out)
 
 
@@ -398,9 +409,22 @@ class LogRows:
     exclusions: list[str] = field(default_factory=list)
 
 
+def _zstd_zips() -> None:
+    """Let `zipfile` read the zstd members Inspect writes into .eval logs: Python 3.14 reads
+    them itself; before it, the `zipfile_zstd` package Inspect registers them with does,
+    imported here without Inspect (whose import costs about 2.5 s); without that package,
+    through Inspect."""
+    if sys.version_info >= (3, 14):
+        return
+    try:
+        import zipfile_zstd  # type: ignore[import-untyped]  # noqa: F401
+    except ImportError:
+        import inspect_ai.log  # noqa: F401
+
+
 def _rows_of_log(path: Path, intern: _Interner) -> LogRows:
     """Rows of one log (see `LogRows`)."""
-    import inspect_ai.log  # noqa: F401  (registers the zstd codec Inspect uses inside .eval zips)
+    _zstd_zips()
 
     header, samples = _read_log(path)
     ev = header.get("eval") or {}

@@ -25,6 +25,13 @@ from ..core.errors import InputError
 from ..core.io import read_yaml
 from ..core.items import builtin_data_path
 
+# What the task writes and the analysis reads (here, not in task.py, so that the analysis
+# need not import Inspect): the task kind, the cue mode of the baseline, the prefix of the
+# sample metadata keys that hold a persona's attribute levels.
+KIND = "profiles"
+BASELINE_MODE = "none"
+ATTRIBUTE_PREFIX = "persona_"
+
 ATTRIBUTES_FILE = "profile_attributes.yaml"
 WORDS_FILE = "profile_political_words.yaml"
 BUILTIN_MODES = ("explicit", "implicit", "conversational")

@@ -30,16 +30,13 @@ from ..core.solvers import answer_question, with_preamble
 from ..shared.scorers import scorer_for
 from ..shared.tasks import card_version, dataset_version, load_task_items
 from .draw import BASELINE_ID, DESIGNS, balanced, baseline, paper_personas
-from .personas import Attribute, CueSet, Persona, Schema, check_coverage, load_cue_sets, load_schema, render, split_list
+from .personas import ATTRIBUTE_PREFIX, BASELINE_MODE, KIND, Attribute, CueSet, Persona, Schema, check_coverage, load_cue_sets, load_schema, render, split_list
 from .survey import draw_personas
 
-KIND = "profiles"
 # The audit's decoding (provider defaults at temperature 1), so degenerate personas match it.
 DEFAULT_CONFIG = GenerateConfig(temperature=1.0)
 DEFAULT_ATTRIBUTES = "partisanship,age,gender,religion,occupation"
 DEFAULT_MODES = "explicit,implicit,conversational"
-BASELINE_MODE = "none"
-ATTRIBUTE_PREFIX = "persona_"
 
 
 class ProfileNote(UserWarning):
