@@ -417,13 +417,13 @@ def decoding_rows(frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
     return out
 
 
-def decoding_shifts(frame: pd.DataFrame) -> pd.DataFrame:
+def decoding_shifts(frame: pd.DataFrame, variants: dict[str, pd.DataFrame] | None = None) -> pd.DataFrame:
     """Per model x decoding variant, in WD(Dem): the C3R - N and C3L - N shifts and the
     asymmetry, (a) as differences of the condition means, each over the items answered
     under that condition (the paper's SI S2, `*_unpaired`), and (b) item-paired: mean
     shift over items answered under both, asymmetry over items answered under all three."""
     out = []
-    for variant, rows in decoding_rows(frame).items():
+    for variant, rows in (decoding_rows(frame) if variants is None else variants).items():
         cells = build_cells(rows)
         shifts = item_shifts(cells)
         wd = shifts[shifts["measure"] == "wd_dem"] if not shifts.empty else shifts
@@ -624,7 +624,10 @@ def personas_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOpt
 def decoding_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOptions | None = None) -> Section | None:
     """The SI S2 tables: shifts and asymmetry under the original draw, the replicate
     average and greedy decoding, by the paper's unpaired definition and item-paired."""
-    shifts = decoding_shifts(frame)
+    variants = decoding_rows(frame)
+    if len(variants) < 2:  # one way of decoding: nothing to compare (and no cells to build)
+        return None
+    shifts = decoding_shifts(frame, variants)
     if shifts.empty or shifts["variant"].nunique() < 2:
         return None
     return Section(
