@@ -29,6 +29,19 @@ def test_records_from_csv_tsv_and_jsonl(tmp_path):
     assert read_csv(tmp_path / "a.csv")[0] == ["id", "text"]
 
 
+def test_records_from_parquet(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({"id": ["q1", "q2"], "text": ["hello", None], "n": [1, 2]}), tmp_path / "a.parquet")
+    assert read_records(tmp_path / "a.parquet", required=["id"]) == [(1, {"id": "q1", "text": "hello", "n": 1}), (2, {"id": "q2", "text": None, "n": 2})]
+    with pytest.raises(InputError, match=r"a\.parquet, field 'axis': missing column\(s\) axis"):
+        read_records(tmp_path / "a.parquet", required=["axis"])
+    (tmp_path / "b.parquet").write_text("id,text\nq1,x\n")
+    with pytest.raises(InputError, match=r"b\.parquet: cannot read as Parquet"):
+        read_records(tmp_path / "b.parquet")
+
+
 @pytest.mark.parametrize(
     "name, text, required, message",
     [

@@ -178,11 +178,36 @@ def read_csv(path: str | Path, required: list[str] | None = None) -> tuple[list[
     return header, rows
 
 
-def read_records(path: str | Path, required: list[str] | None = None) -> list[tuple[int, dict[str, Any]]]:
-    """Numbered rows as dicts of a CSV/TSV file (`read_csv`) or a JSONL file (one JSON
-    object a line; lines end at "\n" only, since str.splitlines() would also split inside
-    JSON strings holding U+2028, U+0085 or other Unicode line breaks)."""
+def read_parquet(path: str | Path, required: list[str] | None = None) -> list[tuple[int, dict[str, Any]]]:
+    """Numbered rows as dicts of a Parquet file (read through `read_bytes`, so its size and
+    type are checked like any input's): a file Arrow cannot read, a repeated column or a
+    column of `required` missing is an InputError naming the file and the field."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     path = Path(path)
+    raw = read_bytes(path)
+    try:
+        table = pq.read_table(pa.BufferReader(raw))
+    except (pa.ArrowException, OSError, ValueError) as ex:
+        raise InputError(f"cannot read as Parquet ({' '.join(str(ex).split())[:200]})", file=path) from None
+    names = table.column_names
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise InputError(f"column {repeated[0]!r} appears twice", file=path, field=repeated[0])
+    missing = [c for c in required or [] if c not in names]
+    if missing:
+        raise InputError(f"missing column(s) {', '.join(missing)}", file=path, field=missing[0])
+    return list(enumerate(table.to_pylist(), start=1))
+
+
+def read_records(path: str | Path, required: list[str] | None = None) -> list[tuple[int, dict[str, Any]]]:
+    """Numbered rows as dicts of a CSV/TSV file (`read_csv`), a Parquet file (`read_parquet`)
+    or a JSONL file (one JSON object a line; lines end at "\n" only, since str.splitlines()
+    would also split inside JSON strings holding U+2028, U+0085 or other Unicode line breaks)."""
+    path = Path(path)
+    if path.suffix.lower() == ".parquet":
+        return read_parquet(path, required)
     if path.suffix.lower() not in (".jsonl", ".ndjson"):
         header, rows = read_csv(path, required)
         return [(row, dict(zip(header, values, strict=True))) for row, values in rows]
