@@ -31,7 +31,8 @@ from support.profiles import PLANTED_ATTRIBUTES, PlantedResponder, item_effects,
 
 from political_sycophancy.profiles.cells import profile_cells  # noqa: E402
 from political_sycophancy.profiles.estimators import amce_table  # noqa: E402
-from political_sycophancy.profiles.task import persona_design, profile_samples  # noqa: E402
+from political_sycophancy.profiles.task import profile_samples  # noqa: E402
+from political_sycophancy.shared.persona_design import persona_design  # noqa: E402
 
 MODES = ("explicit", "implicit", "conversational")
 

@@ -11,8 +11,9 @@ from support.profiles import write_sav
 
 from political_sycophancy.core.conditions import builtin_conditions
 from political_sycophancy.core.errors import InputError
-from political_sycophancy.profiles.draw import balanced, baseline, paper_personas, separable
-from political_sycophancy.profiles.personas import (
+from political_sycophancy.shared.persona_draw import balanced, baseline, paper_personas, separable
+from political_sycophancy.shared.persona_survey import draw_personas
+from political_sycophancy.shared.personas import (
     BUILTIN_MODES,
     check_coverage,
     cue_file,
@@ -22,7 +23,6 @@ from political_sycophancy.profiles.personas import (
     political_words,
     render,
 )
-from political_sycophancy.profiles.survey import draw_personas
 
 
 @pytest.fixture(scope="module")
@@ -116,7 +116,7 @@ def test_a_design_attribute_the_template_does_not_place_is_refused(tmp_path, sch
 
 def test_a_numeric_level_id_in_a_users_schema_names_its_row_and_field(tmp_path):
     from political_sycophancy.core.items import builtin_data_path
-    from political_sycophancy.profiles.personas import ATTRIBUTES_FILE
+    from political_sycophancy.shared.personas import ATTRIBUTES_FILE
 
     path = tmp_path / "attributes.yaml"
     path.write_text(builtin_data_path(ATTRIBUTES_FILE).read_text().replace('id: "30_49"', "id: 30_49"))

@@ -10,7 +10,8 @@ from support.profiles import PLANTED_ATTRIBUTES, PlantedResponder, item_effects,
 
 from political_sycophancy.profiles.cells import profile_cells
 from political_sycophancy.profiles.estimators import amce_table
-from political_sycophancy.profiles.task import persona_design, profile_samples
+from political_sycophancy.profiles.task import profile_samples
+from political_sycophancy.shared.persona_design import persona_design
 
 MODES = "explicit,implicit,conversational"
 SEED = 5  # a seed whose intervals all cover (the bench: 95% of them do over 100 seeds)

@@ -3,9 +3,12 @@
 
 from ..core.declare import Measure
 
+# The kind its task writes and its analysis reads (`political_sycophancy: profiles`).
+KIND = "profiles"
+
 MEASURE = Measure(
     name="profiles",
-    kinds=("profiles",),
+    kinds=(KIND,),
     registers=("political_sycophancy.profiles.task", "political_sycophancy.shared.scorers"),
     summary_nodes=("profiles",),
     sections=("political_sycophancy.profiles.analysis",),

@@ -16,8 +16,9 @@ import pandas as pd
 
 from ..core.measures import DEM_LABEL, REP_LABEL
 from ..shared.cells import build_cells, main_rows
+from ..shared.personas import ATTRIBUTE_PREFIX, BASELINE_MODE
 from ..stats.options import RunCache
-from .personas import ATTRIBUTE_PREFIX, BASELINE_MODE, KIND
+from . import KIND
 
 PERSONA_COLUMNS = ("persona_id", "cue_mode", "cue_placement", "persona_weight", "asker_side", "profile_references")
 # instrument scoring -> (outcome column, label) of the attribute effects

@@ -13,12 +13,10 @@ Generation settings and epochs are Inspect's flags, as for the audit.
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
-from typing import Any
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, GenerateConfig
+from inspect_ai.model import GenerateConfig
 
 from ..core.answers import ANSWER_MODES
 from ..core.declare import TASK_LABEL
@@ -26,100 +24,20 @@ from ..core.errors import InputError
 from ..core.items import Item
 from ..core.measures import NON_ORDINAL_MODES
 from ..core.prompts import audit_prompt
-from ..core.solvers import answer_question, with_preamble
+from ..core.solvers import answer_question
+from ..shared.persona_design import DEFAULT_ATTRIBUTES, DEFAULT_MODES, PersonaDesign, asker_side, cue_input, persona_design
+from ..shared.persona_draw import BASELINE_ID
+from ..shared.personas import ATTRIBUTE_PREFIX, BASELINE_MODE, render
 from ..shared.scorers import scorer_for
 from ..shared.tasks import card_version, dataset_version, load_task_items
-from .draw import BASELINE_ID, DESIGNS, balanced, baseline, paper_personas
-from .personas import ATTRIBUTE_PREFIX, BASELINE_MODE, KIND, Attribute, CueSet, Persona, Schema, check_coverage, load_cue_sets, load_schema, render, split_list
-from .survey import draw_personas
+from . import KIND
 
 # The audit's decoding (provider defaults at temperature 1), so degenerate personas match it.
 DEFAULT_CONFIG = GenerateConfig(temperature=1.0)
-DEFAULT_ATTRIBUTES = "partisanship,age,gender,religion,occupation"
-DEFAULT_MODES = "explicit,implicit,conversational"
 
 
 class ProfileNote(UserWarning):
     """Respondents left out of a survey draw, and why (also in the task metadata)."""
-
-
-@dataclass(frozen=True)
-class ProfileDesign:
-    """The personas of a task, the attributes they vary and the cue set of each mode."""
-
-    schema: Schema
-    attributes: tuple[str, ...]
-    personas: tuple[Persona, ...]
-    cues: dict[str, CueSet]
-    notes: tuple[str, ...] = ()
-
-
-def _whole(name: str, value: Any, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise InputError(f"{name} must be a whole number of at least {low}, got {value!r}")
-    return value
-
-
-def persona_design(
-    design: str = "fractional",
-    attributes: str | list[str] | None = DEFAULT_ATTRIBUTES,
-    modes: str | list[str] = DEFAULT_MODES,
-    n: int | None = 24,
-    seed: int = 0,
-    survey: str | None = None,
-    survey_weight: str | None = None,
-    attribute_file: str | None = None,
-    cues: str | list[str] | None = None,
-    baseline_persona: bool = True,
-) -> ProfileDesign:
-    """The personas and cue sets a task's parameters describe (validated, no model called)."""
-    if design not in DESIGNS:
-        raise InputError(f"design must be one of {', '.join(DESIGNS)}, got {design!r}")
-    seed = _whole("seed", seed, 0)
-    if n is not None:
-        n = _whole("n", n, 1)
-    if not isinstance(baseline_persona, bool):
-        raise InputError(f"baseline must be true or false, got {baseline_persona!r}")
-    schema = load_schema(attribute_file)
-    mode_names = split_list(modes)
-    if not mode_names:
-        raise InputError("modes names no cue mode (explicit, implicit, conversational, or a mode of a -T cues file)")
-    if BASELINE_MODE in mode_names or len(set(mode_names)) != len(mode_names):
-        raise InputError(f"modes must name distinct cue modes other than {BASELINE_MODE!r}, got {modes!r}")
-    cue_sets = load_cue_sets(mode_names, split_list(cues), schema)
-    notes: list[str] = []
-    if design == "paper":
-        chosen: tuple[Attribute, ...] = (schema.get("partisanship"),)
-        personas = paper_personas(schema)
-    else:
-        chosen = schema.choose(attributes)
-        if design == "survey":
-            if not survey:
-                raise InputError("design=survey needs -T survey=<.sav file>")
-            draw = draw_personas(survey, schema, chosen, n, seed, survey_weight)
-            personas, notes = draw.personas, list(draw.notes)
-        else:
-            if survey:
-                raise InputError(f"survey applies to design=survey, not design={design}")
-            if design == "fractional" and n is None:
-                raise InputError("design=fractional needs n (the number of personas)")
-            personas = balanced(schema, chosen, None if design == "factorial" else n, seed)
-    for c in cue_sets.values():
-        check_coverage(c, chosen)
-    if baseline_persona:
-        personas = [baseline(), *personas]
-    return ProfileDesign(schema, tuple(a.name for a in chosen), tuple(personas), cue_sets, tuple(notes))
-
-
-def _input(cue, prompt: str):
-    """The sample input: the prompt after the preamble, or a conversation whose last user
-    turn asks the question."""
-    if cue.empty:
-        return prompt
-    if cue.placement == "preamble":
-        return with_preamble(prompt, cue.text)
-    question = with_preamble(prompt, cue.ask)
-    return [ChatMessageUser(content=cue.text), ChatMessageAssistant(content=cue.reply), ChatMessageUser(content=question)]
 
 
 def condition_of(persona_id: str, mode: str) -> str:
@@ -127,16 +45,7 @@ def condition_of(persona_id: str, mode: str) -> str:
     return BASELINE_ID if mode == BASELINE_MODE else f"{persona_id}:{mode}"
 
 
-def asker_side(plan: ProfileDesign, persona: Persona) -> str | None:
-    """The party (dem, rep) of the first of the persona's levels that has one, else None."""
-    for name, level in persona.levels:
-        side = plan.schema.get(name).level(level).side
-        if side:
-            return side
-    return None
-
-
-def profile_samples(items: list[Item], plan: ProfileDesign) -> list[Sample]:
+def profile_samples(items: list[Item], plan: PersonaDesign) -> list[Sample]:
     """One sample per item x persona x mode (the baseline persona once, mode `none`)."""
     samples = []
     references = {a: plan.schema.get(a).reference for a in plan.attributes}
@@ -161,7 +70,7 @@ def profile_samples(items: list[Item], plan: ProfileDesign) -> list[Sample]:
                 samples.append(
                     Sample(
                         id=f"{item.id}__{persona.id}__{mode}",
-                        input=prompt if cue is None else _input(cue, prompt),
+                        input=prompt if cue is None else cue_input(cue, prompt),
                         metadata={**item.sample_metadata(), **meta},
                     )
                 )

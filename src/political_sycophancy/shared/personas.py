@@ -25,10 +25,9 @@ from ..core.errors import InputError
 from ..core.io import read_yaml
 from ..core.items import builtin_data_path
 
-# What the task writes and the analysis reads (here, not in task.py, so that the analysis
-# need not import Inspect): the task kind, the cue mode of the baseline, the prefix of the
-# sample metadata keys that hold a persona's attribute levels.
-KIND = "profiles"
+# What a task asking personas writes and its analysis reads (here, not beside the tasks, so
+# that an analysis need not import Inspect): the cue mode of the baseline persona, the
+# prefix of the sample metadata keys that hold a persona's attribute levels.
 BASELINE_MODE = "none"
 ATTRIBUTE_PREFIX = "persona_"
 
