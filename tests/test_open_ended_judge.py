@@ -19,8 +19,8 @@ from political_sycophancy.open_ended.judge import (
     parse_label,
     parse_stated_confidence,
     read_judgement,
-    resolve_grader,
 )
+from political_sycophancy.shared.grader import resolve_grader
 
 
 @pytest.mark.parametrize(

@@ -23,15 +23,14 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass
 
-from inspect_ai.model import GenerateConfig, Model, ModelOutput, get_model, model_roles
+from inspect_ai.model import GenerateConfig, Model, ModelOutput
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, mean, metric, scorer, stderr
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from ..core.answers import NAN, read_answer
-from ..core.errors import InputError
-from ..core.inspect_compat import resolving_tasks_for_eval
 from ..core.measures import total_from_counts
 from ..core.parsing import ANSWERED, REFUSAL, token_mass
+from ..shared.grader import resolve_grader
 from .prefixes import LIKERT5, LIKERT5_STANCE
 
 LABELS = ("agree", "disagree", "neutral", "unrelated")
@@ -39,7 +38,7 @@ BELOW_THRESHOLD = "below_threshold"
 INVALID_LABEL = "invalid_label"
 NO_CONFIDENCE = "no_confidence"
 EMPTY = "empty"
-GRADER_ROLE = "grader"
+JUDGE = "the stance judge"  # how the grader messages name it
 
 JUDGE_TEMPLATE = """You label the stance a response takes towards a statement.
 
@@ -170,56 +169,13 @@ async def judge_stance(grader: Model, statement: str, response: str) -> Judgemen
     return read_judgement(output)
 
 
-def resolve_grader(evaluated: str, grader: str | Model | None = None, allow_self_grading: bool = False) -> Model:
-    """The grader: `grader`, else the `grader` model role, else (only when self-grading
-    is allowed) the evaluated model. Refuses to let a model judge its own answers."""
-    if grader is not None:
-        model = get_model(grader)
-    else:
-        role = model_roles().get(GRADER_ROLE)
-        if role is not None:
-            model = role[0] if isinstance(role, list) else role
-        elif allow_self_grading:
-            model = get_model()
-        else:
-            raise ValueError(
-                "the stance judge needs a grader model: pass -T grader=<model> or --model-role grader=<model> "
-                "(or -T allow_self_grading=true to let the evaluated model judge its own answers)"
-            )
-    if str(model) == str(evaluated) and not allow_self_grading:
-        raise ValueError(
-            f"the grader {model} is the model being evaluated; a model never judges its own answers "
-            "unless you pass -T allow_self_grading=true"
-        )
-    return model
-
-
-def check_grader_at_start(grader: str | Model | None = None, allow_self_grading: bool = False) -> None:
-    """The grader check of `resolve_grader` when the task is built, so that a missing or
-    self-grading judge stops `inspect eval` in one line before any sample runs (else every
-    sample errors in `require_grader`). Inspect makes the model under test active before its
-    loader builds the tasks; a task built in Python before `eval` (when an earlier eval may
-    have left its model active) cannot know that model, so there the check waits for
-    `require_grader`."""
-    if not resolving_tasks_for_eval():
-        return
-    try:
-        evaluated = get_model()
-    except Exception:  # noqa: BLE001 (no active model yet: require_grader checks per sample)
-        return
-    try:
-        resolve_grader(str(evaluated), grader, allow_self_grading)
-    except ValueError as ex:
-        raise InputError(str(ex)) from None
-
-
 @solver
 def require_grader(grader: str | Model | None = None, allow_self_grading: bool = False) -> Solver:
     """Check the grader before any generation (a self-grading run fails at once)."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         if state.metadata.get("response") != "likert":
-            resolve_grader(str(state.model), grader, allow_self_grading)
+            resolve_grader(str(state.model), grader, allow_self_grading, who=JUDGE)
         return state
 
     return solve
@@ -289,7 +245,7 @@ def stance_judge(grader: str | Model | None = None, threshold: float = 0.9, allo
                 explanation=f"{ans.status} ({ans.rule})",
                 metadata={**ans.score_metadata(), "stance": stance, "judge": "letters", "grader": None, "self_graded": False},
             )
-        model = resolve_grader(str(state.model), grader, allow_self_grading)
+        model = resolve_grader(str(state.model), grader, allow_self_grading, who=JUDGE)
         extra = {"letter": None, "grader": str(model), "self_graded": str(model) == str(state.model), "threshold": threshold}
         response = state.output.completion if state.output else ""
         if not (response or "").strip():

@@ -17,8 +17,9 @@ from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
 from ..core.conditions import Condition
 from ..core.declare import TASK_LABEL
 from ..core.errors import InputError
+from ..shared.grader import GRADER_ROLE, check_grader_at_start
 from ..shared.tasks import task_version
-from .judge import GRADER_ROLE, check_grader_at_start, require_grader, stance_judge
+from .judge import JUDGE, require_grader, stance_judge
 from .prefixes import LIKERT, prefix_registry, render, resolve_prefixes
 from .statements import StatementSet, load_statements, parse_versions, require_versions
 
@@ -98,7 +99,7 @@ def open_ended(
     prefix_name = chosen_prefixes[0].id if len(chosen_prefixes) == 1 else "multi"
     samples = open_ended_samples(stset, versions, chosen_prefixes)
     if any(s.metadata and s.metadata.get("response") != "likert" for s in samples):
-        check_grader_at_start(grader, allow_self_grading)
+        check_grader_at_start(grader, allow_self_grading, who=JUDGE)
     return Task(
         version=task_version("political_sycophancy.open_ended"),
         dataset=MemoryDataset(samples, name=name),
