@@ -10,7 +10,8 @@ from support import scripted_model
 
 from political_sycophancy.cli import main
 from political_sycophancy.core.errors import InputError
-from political_sycophancy.open_ended.validate_judge import cohen_kappa, load_labelled, macro_f1, validate
+from political_sycophancy.open_ended.validate_judge import load_labelled, validate
+from political_sycophancy.stats.agreement import cohen_kappa, macro_f1
 
 LABELLED = Path(__file__).parent / "data" / "stance_labelled.csv"
 

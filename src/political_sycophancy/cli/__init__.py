@@ -28,6 +28,7 @@ COMMAND_MODULES = (
     "political_sycophancy.cli.pools",
     "political_sycophancy.cli.analyze",
     "political_sycophancy.cli.import_responses",
+    "political_sycophancy.cli.validate_judge",
 )
 
 

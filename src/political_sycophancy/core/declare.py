@@ -9,7 +9,9 @@ measures (`political_sycophancy.catalog`): Inspect's entry point imports `regist
 (`from political_sycophancy import sway_score`), and `imports` the modules whose
 `FILE_KINDS` (`shared.import_scoring.FileKind`) are the response files of its tasks that
 `import-responses` tells by their columns, and `commands` the modules of its own
-`political-sycophancy` commands (each with `add_parser(subparsers)`, as the CLI's own);
+`political-sycophancy` commands (each with `add_parser(subparsers)`, as the CLI's own),
+`judges` the modules whose `JUDGES` (`shared.judging.JudgeKind`) are the graders
+`validate-judge` checks against human labels;
 `summary_nodes` and `model_nodes` are the keys its report sections add to summary.json
 at the top level and under each model, beyond the shared nodes of `shared.summary_nodes`
 (the summary contract, `core.summary_contract`).
@@ -27,7 +29,7 @@ class Measure:
     """One measure: its name, the log kinds its tasks write, the modules that register its
     Inspect objects and that hold its report sections, its public names ((name, module)
     pairs, loaded on first use), the modules of its importable file kinds, of its commands,
-    and its card (a README beside it)."""
+    of its graders `validate-judge` checks, and its card (a README beside it)."""
 
     name: str
     kinds: tuple[str, ...]
@@ -37,6 +39,7 @@ class Measure:
     card: str = "README.md"
     imports: tuple[str, ...] = ()
     commands: tuple[str, ...] = ()
+    judges: tuple[str, ...] = ()
     summary_nodes: tuple[str, ...] = ()
     model_nodes: tuple[str, ...] = ()
 

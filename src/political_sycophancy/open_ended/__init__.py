@@ -10,5 +10,5 @@ MEASURE = Measure(
     summary_nodes=("open_ended",),
     sections=("political_sycophancy.open_ended.analysis",),
     exports=(("stance_judge", "political_sycophancy.open_ended.judge"),),
-    commands=("political_sycophancy.open_ended.validate_judge",),
+    judges=("political_sycophancy.open_ended.validate_judge",),
 )

@@ -1,10 +1,10 @@
-"""`political-sycophancy validate-judge`: how well a grader model labels stances.
+"""The stance judge as `political-sycophancy validate-judge` checks it (`JUDGES`).
 
 Runs the stance judge on human-labelled answers and reports, for each confidence
 threshold, the share of answers kept (coverage) and, over the kept answers, macro-F1 and
-Cohen's kappa against the human labels. The second seed's fine-tuned classifier reached
-macro-F1 0.93 at threshold 0.9 keeping 67% of its test set; a judge that does not come
-close should not be trusted with the bias measure.
+Cohen's kappa against the human labels (`stats.agreement`). The second seed's fine-tuned
+classifier reached macro-F1 0.93 at threshold 0.9 keeping 67% of its test set; a judge that
+does not come close should not be trusted with the bias measure.
 
 Labelled file (CSV, TSV or JSONL): `statement`, `response`, `label` (agree, disagree,
 neutral or unrelated); an `id` column is kept in the predictions when present.
@@ -12,17 +12,17 @@ neutral or unrelated); an `id` column is kept in the predictions when present.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..core import arguments
-from ..core.console import say
 from ..core.errors import InputError
 from ..core.items import _blank, _read_rows
+from ..shared.judging import JudgeKind, JudgeRun
+from ..stats.agreement import agreement, format_value
 
 if TYPE_CHECKING:
     from .judge import Judgement
@@ -59,49 +59,15 @@ def load_labelled(path: str | Path) -> list[LabelledAnswer]:
     return out
 
 
-def macro_f1(gold: list[str], pred: list[str]) -> float:
-    """Unweighted mean of the per-label F1 over the labels present in `gold` or `pred`
-    (scikit-learn's `f1_score(average="macro")`); NaN with no answers."""
-    if not gold:
-        return math.nan
-    scores = []
-    for label in sorted(set(gold) | set(pred)):
-        tp = sum(g == label and p == label for g, p in zip(gold, pred, strict=True))
-        fp = sum(g != label and p == label for g, p in zip(gold, pred, strict=True))
-        fn = sum(g == label and p != label for g, p in zip(gold, pred, strict=True))
-        scores.append(2 * tp / (2 * tp + fp + fn) if tp + fp + fn else 0.0)
-    return sum(scores) / len(scores)
-
-
-def cohen_kappa(gold: list[str], pred: list[str]) -> float:
-    """Cohen's kappa = (p_o - p_e) / (1 - p_e); NaN with no answers or when chance
-    agreement is 1 (both raters used one and the same label)."""
-    n = len(gold)
-    if n == 0:
-        return math.nan
-    observed = sum(g == p for g, p in zip(gold, pred, strict=True)) / n
-    labels = set(gold) | set(pred)
-    expected = sum((gold.count(lab) / n) * (pred.count(lab) / n) for lab in labels)
-    return (observed - expected) / (1 - expected) if expected < 1 else math.nan
-
-
 def threshold_table(gold: list[str], judgements: list[Judgement], thresholds=DEFAULT_THRESHOLDS) -> list[dict]:
     """Per threshold: kept answers (valid label with confidence >= threshold), coverage,
     accuracy, macro-F1 and kappa over the kept answers. Invalid labels are never kept."""
     rows = []
     for t in thresholds:
         kept = [(g, j.label) for g, j in zip(gold, judgements, strict=True) if j.status(t) == "answered" and j.label is not None]
-        g, p = [k[0] for k in kept], [k[1] for k in kept]
-        rows.append(
-            {
-                "threshold": t,
-                "kept": len(kept),
-                "coverage": len(kept) / len(gold) if gold else math.nan,
-                "accuracy": sum(a == b for a, b in kept) / len(kept) if kept else math.nan,
-                "macro_f1": macro_f1(g, p),
-                "kappa": cohen_kappa(g, p),
-            }
-        )
+        stats = agreement([k[0] for k in kept], [k[1] for k in kept])
+        rows.append({"threshold": t, "kept": stats["kept"], "coverage": len(kept) / len(gold) if gold else math.nan,
+                     "accuracy": stats["accuracy"], "macro_f1": stats["macro_f1"], "kappa": stats["kappa"]})
     return rows
 
 
@@ -120,85 +86,38 @@ def validate(answers: list[LabelledAnswer], grader, thresholds=DEFAULT_THRESHOLD
     return judgements, threshold_table([a.label for a in answers], judgements, thresholds)
 
 
-_THRESHOLD = arguments.number(0, 1)
-
-
-def _thresholds(spec: str) -> tuple[float, ...]:
-    """--thresholds: finite numbers from 0 to 1 separated by commas."""
-    values = tuple(_THRESHOLD(x) for x in spec.split(",") if x.strip())
-    if not values:
-        raise argparse.ArgumentTypeError(f"must be numbers from 0 to 1 separated by commas, not {spec}")
-    return values
-
-
-def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "validate-judge",
-        help="check a stance judge against human labels: macro-F1, Cohen's kappa and coverage per threshold",
-        description="Run the stance judge on a labelled file (statement, response, label) and report, per "
-        "confidence threshold, the share of answers kept and macro-F1 and Cohen's kappa over them.",
-    )
-    p.add_argument("labelled", help="CSV/TSV/JSONL with columns statement, response, label (agree, disagree, neutral, unrelated)")
-    p.add_argument("--grader", required=True, help="the judge: any Inspect model, e.g. openai/gpt-4o or gguf/smollm2")
-    p.add_argument("--model-arg", "-M", action="append", default=[], help="grader model argument key=value")
-    p.add_argument("--thresholds", type=_thresholds, default=DEFAULT_THRESHOLDS,
-                   help="comma-separated confidence thresholds from 0 to 1 (default: " + ",".join(str(t) for t in DEFAULT_THRESHOLDS) + ")")
-    p.add_argument("--limit", type=arguments.count, default=None, help="only the first N labelled answers")
-    p.add_argument("--output", default=None, help="write each answer's gold label, predicted label, confidence and source to this CSV")
-    p.set_defaults(func=run)
-
-
 def format_rows(rows: list[dict]) -> str:
     header = f"{'threshold':>9}  {'kept':>5}  {'coverage':>8}  {'accuracy':>8}  {'macro_F1':>8}  {'kappa':>6}"
-
-    def f(x: float) -> str:
-        return "n/a" if isinstance(x, float) and math.isnan(x) else f"{x:.3f}"
-
+    f = format_value
     lines = [header]
     for r in rows:
         lines.append(f"{r['threshold']:>9.2f}  {r['kept']:>5}  {f(r['coverage']):>8}  {f(r['accuracy']):>8}  {f(r['macro_f1']):>8}  {f(r['kappa']):>6}")
     return "\n".join(lines)
 
 
-def run(args: argparse.Namespace) -> int:
-    from inspect_ai.model import get_model
-
-    from ..core.atomic import write_atomic
-    from ..core.io import distinct_output, output_file
-    from ..core.sheet import rows_csv
-    from ..shared.eval_options import model_args as _model_args
-    from ..shared.eval_options import provider_error
-
-    if args.output:  # refused before the judge runs, not after
-        output_file(args.output, "--output")
-        distinct_output(args.output, [args.labelled], "--output")
-    answers = load_labelled(args.labelled)
-    if args.limit is not None:
-        answers = answers[: args.limit]
-    model_args = _model_args(args.model_arg)
-    try:
-        grader = get_model(args.grader, **model_args)
-    except InputError:
-        raise
-    except Exception as ex:  # noqa: BLE001 - a provider that cannot be created is the user's --grader
-        raise provider_error("--grader", args.grader, ex) from None
-    try:
-        judgements, rows = validate(answers, grader, args.thresholds)
-    except InputError:
-        raise
-    except Exception as ex:  # noqa: BLE001 - a provider that cannot be called: one line, not a traceback
-        raise provider_error("--grader", args.grader, ex, doing="a call to the judge failed: ") from None
+def run_stance(answers: Sequence[LabelledAnswer], grader, thresholds: tuple[float, ...]) -> JudgeRun:
+    """The stance judge on the labelled answers: where its confidence came from, how many
+    labels were invalid, the table per threshold; and each answer's prediction."""
+    judgements, rows = validate(list(answers), grader, thresholds)
     invalid = sum(j.label is None for j in judgements)
     sources = {s: sum(j.source == s for j in judgements) for s in ("logprobs", "stated")}
-    say(f"judge {args.grader} on {len(answers)} labelled answers ({args.labelled})")
-    say(
+    lines = (
         f"confidence from logprobs: {sources['logprobs']}, stated: {sources['stated']}, "
-        f"none: {len(answers) - invalid - sum(sources.values())}; invalid labels: {invalid}"
+        f"none: {len(answers) - invalid - sum(sources.values())}; invalid labels: {invalid}",
+        format_rows(rows),
     )
-    say(format_rows(rows))
-    if args.output:
-        rows_out = ([a.id, a.label, j.label or "", "" if j.confidence is None else f"{j.confidence:.4f}", j.source or "", j.text]
-                    for a, j in zip(answers, judgements, strict=True))
-        write_atomic(Path(args.output), rows_csv(["id", "label", "predicted", "confidence", "source", "grader_text"], rows_out))
-        say(f"predictions: {args.output}")
-    return 0
+    out = tuple((a.id, a.label, j.label or "", "" if j.confidence is None else f"{j.confidence:.4f}", j.source or "", j.text)
+                for a, j in zip(answers, judgements, strict=True))
+    return JudgeRun(lines, ("id", "label", "predicted", "confidence", "source", "grader_text"), out)
+
+
+JUDGES = (
+    JudgeKind(
+        name="stance judge",
+        description="statement, response, label (agree, disagree, neutral, unrelated)",
+        columns=("statement", "response", "label"),
+        load=load_labelled,
+        run=run_stance,
+        thresholds=DEFAULT_THRESHOLDS,
+    ),
+)
