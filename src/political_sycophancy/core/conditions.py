@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from .errors import InputError
@@ -23,6 +24,9 @@ PHASE2 = ("N", "CA", "C1L", "C1R", "C3L", "C3R")
 PERSONAS = ("P_ORD", "P_STU", "P_RET")
 # Ordered from the most Democrat-coded cue to the most Republican-coded (SI S3).
 CUE_ORDER = ("C3L", "C1L", "CA", "N", "C1R", "C3R")
+# The side of US politics a built-in asker states (explicitly, or through its institution);
+# every other built-in condition states none.
+ASKER_SIDES = MappingProxyType({"C3L": "left", "C1L": "left", "C1R": "right", "C3R": "right"})
 
 
 @dataclass(frozen=True)
