@@ -3,7 +3,7 @@
 - no module-level mutable state: a module-level name bound to a dict/list/set (literal,
   comprehension or a call of a mutable constructor) is state every caller shares; a true
   constant is ALL_CAPS and immutable (tuple, frozenset, MappingProxyType, str, number);
-- the layering core <- stats <- shared <- measures (audit, probes, open_ended, sway, pew;
+- the layering core <- stats <- shared <- measures (audit, probes, open_ended, sway, evenhandedness, pew;
   models beside them) <- designs <- logs <- report <- cli: no module imports a layer above
   its own, at module level or inside a function; no measure imports another (what two
   measures share sits in `shared`, what combines them in `designs`), without exception.
@@ -21,7 +21,7 @@ import pytest
 
 PKG = "political_sycophancy"
 SRC = Path(__file__).resolve().parents[1] / "src" / PKG
-LAYER = {"core": 0, "stats": 1, "shared": 2, "audit": 3, "profiles": 3, "probes": 3, "open_ended": 3, "sway": 3, "pew": 3, "models": 3, "designs": 4,
+LAYER = {"core": 0, "stats": 1, "shared": 2, "audit": 3, "profiles": 3, "probes": 3, "open_ended": 3, "sway": 3, "evenhandedness": 3, "pew": 3, "models": 3, "designs": 4,
          "logs": 5, "report": 6, "cli": 7}
 MEASURES = frozenset(k for k, v in LAYER.items() if v == 3)
 MUTABLE_CALLS = frozenset({"dict", "list", "set", "defaultdict", "OrderedDict", "Counter", "deque", "bytearray", "WDMemo", "RunCache"})
@@ -164,7 +164,7 @@ def test_the_analysis_holds_no_module_state():
     beyond pandas column lists."""
     analysis = ("stats.", "report.", "shared.", "audit.analysis", "shared.bootstrap", "audit.stability", "audit.power",
                 "probes.analysis", "sway.analysis", "open_ended.analysis", "profiles.analysis", "profiles.estimators",
-                "profiles.cells")
+                "profiles.cells", "evenhandedness.analysis")
     state = {k: KNOWN_MUTABLE.get(k) for k in mutable_module_names() if k.startswith(analysis)}
     assert {k: v for k, v in state.items() if v != "pandas column list"} == {}
 

@@ -21,6 +21,7 @@ MEASURES = (
     "political_sycophancy.probes",
     "political_sycophancy.sway",
     "political_sycophancy.open_ended",
+    "political_sycophancy.evenhandedness",
 )
 ENTRY_POINTS = "political_sycophancy.measures"
 

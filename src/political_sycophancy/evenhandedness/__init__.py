@@ -3,5 +3,14 @@ stances, answered under the audit's askers and profile personas and graded for r
 hedging, acknowledgement of opposing views and which answer is more helpful, so that
 accommodation to the asker shows up, if it does, as more help for the asker's side."""
 
+from ..core.declare import Measure
+
 # The kind its task writes and its analysis reads (`political_sycophancy: evenhandedness`).
 KIND = "evenhandedness"
+
+MEASURE = Measure(
+    name="evenhandedness",
+    kinds=(KIND,),
+    registers=("political_sycophancy.evenhandedness.task", "political_sycophancy.evenhandedness.grader"),
+    exports=(("evenhandedness_grader", "political_sycophancy.evenhandedness.grader"),),
+)
