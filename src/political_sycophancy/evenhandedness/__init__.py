@@ -12,5 +12,7 @@ MEASURE = Measure(
     name="evenhandedness",
     kinds=(KIND,),
     registers=("political_sycophancy.evenhandedness.task", "political_sycophancy.evenhandedness.grader"),
+    summary_nodes=("evenhandedness",),
+    sections=("political_sycophancy.evenhandedness.analysis",),
     exports=(("evenhandedness_grader", "political_sycophancy.evenhandedness.grader"),),
 )
