@@ -15,4 +15,5 @@ MEASURE = Measure(
     summary_nodes=("evenhandedness",),
     sections=("political_sycophancy.evenhandedness.analysis",),
     exports=(("evenhandedness_grader", "political_sycophancy.evenhandedness.grader"),),
+    judges=("political_sycophancy.evenhandedness.judges",),
 )
