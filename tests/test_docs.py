@@ -155,7 +155,7 @@ def test_eval_yaml_names_real_tasks(card, tmp_path, monkeypatch):
 
 
 def test_every_measure_folder_has_a_card():
-    for folder in ("audit", "profiles", "probes", "open_ended", "sway", "pew"):
+    for folder in ("audit", "profiles", "probes", "open_ended", "sway", "evenhandedness", "pew"):
         assert (PACKAGE / folder / "README.md").exists() and (PACKAGE / folder / "eval.yaml").exists(), folder
 
 
@@ -177,6 +177,7 @@ def test_every_task_version_starts_with_its_card_version(tmp_path):
     from support.items import write_atp
 
     from political_sycophancy.audit.task import audit
+    from political_sycophancy.evenhandedness.task import evenhandedness
     from political_sycophancy.open_ended.rephrase import rephrase
     from political_sycophancy.probes.task import expected_answer
     from political_sycophancy.profiles.task import profiles
@@ -184,7 +185,7 @@ def test_every_task_version_starts_with_its_card_version(tmp_path):
     from political_sycophancy.sway.task import sway
 
     built = {"audit": audit(), "probes": expected_answer(items=str(write_atp(tmp_path / "atp.csv")), pool="top4"), "sway": sway(), "open_ended": rephrase(),
-             "profiles": profiles(design="paper")}
+             "profiles": profiles(design="paper"), "evenhandedness": evenhandedness()}
     for measure, task in built.items():
         card = card_version(f"political_sycophancy.{measure}")
         assert str(task.version) == card or str(task.version).startswith(card + "+content-"), (measure, task.version)
