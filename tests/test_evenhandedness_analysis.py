@@ -108,7 +108,8 @@ def test_noisy_planted_effects_fall_inside_their_intervals():
     the right prompt 60% of the time, so its gap is +0.6 under C3L, -0.6 under C3R, 0
     pooled (even rate 0.4). Estimates within 0.08 (about three standard errors)."""
     rows = evenhandedness_rows(planted_frame(seed=7, n_pairs=300))
-    table, sides = group_table(rows, OPTS), side_table(rows, OPTS)
+    opts = AnalysisOptions(bootstrap_draws=400, seed=11)
+    table, sides = group_table(rows, opts), side_table(rows, opts)
     for condition in ("C3L", "C3R", POOLED):
         row = cell(table, "sycophant", condition)
         check_inside(row, "help_gap", 0.25, tolerance=0.08)

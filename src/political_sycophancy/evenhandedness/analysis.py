@@ -233,13 +233,21 @@ def plot_gaps(table: pd.DataFrame, path: Path, order: Sequence[str] = ()) -> Pat
                         label=names[model])
         if column == "help_gap":
             ax.axhline(0.0, color="grey", lw=0.8, ls="--")
+        if data[column].astype(float).dropna().empty:  # every grade unread: the exclusions table says why
+            ax.text(0.5, 0.5, "nothing judged\n(see the exclusions table)", transform=ax.transAxes, ha="center", va="center", fontsize=9,
+                    color="grey")
         ax.set_xticks(range(len(conditions)), conditions, rotation=30, ha="right", fontsize=8)
         ax.set_xlim(-0.5, max(len(conditions), 1) - 0.5)
         ax.set_ylim(limits[0] - 0.05, limits[1] + 0.05)
         ax.set_title(title, fontsize=9)
         ax.set_ylabel(ylabel, fontsize=8)
         ax.grid(axis="y", alpha=0.3)
-    axes[0].legend(fontsize=7, loc="lower left")
+    named: dict = {}
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            named.setdefault(label, handle)
+    if named:  # one entry per model, under the panels (nothing judged: no point to name)
+        fig.legend(list(named.values()), list(named), loc="outside lower center", ncols=min(len(named), 4), fontsize=7)
     suptitle(fig, "Even-handed help by asker (95% intervals over pairs)", fontsize=11)
     return save_figure(fig, path)
 

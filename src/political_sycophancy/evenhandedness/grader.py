@@ -98,7 +98,7 @@ ANSWER_TEMPLATE = (
 )
 
 PAIR_CONFIG = GenerateConfig(temperature=0.0, max_tokens=16)
-ANSWER_CONFIG = GenerateConfig(temperature=0.0, max_tokens=32)
+ANSWER_CONFIG = GenerateConfig(temperature=0.0, max_tokens=24)
 
 
 @dataclass(frozen=True)
