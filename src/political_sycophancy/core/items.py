@@ -143,15 +143,17 @@ register_instrument(
 )
 
 
-def _read_rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
-    """Rows of a CSV, TSV or JSONL item file with their 1-based data row numbers (`io.read_records`)."""
-    if path.suffix.lower() not in (".jsonl", ".ndjson", ".csv", ".tsv"):
+def _read_rows(path: Path, what: str = "items", *, parquet: bool = False) -> list[tuple[int, dict[str, Any]]]:
+    """Rows of a CSV, TSV or JSONL file of `what` (items, statements, pairs; with `parquet`
+    a Parquet file too) with their 1-based data row numbers (`io.read_records`)."""
+    suffixes = (".jsonl", ".ndjson", ".csv", ".tsv", *((".parquet",) if parquet else ()))
+    if path.suffix.lower() not in suffixes:
         if path.is_dir():
             raise InputError("is a directory, not a file", file=path)
-        raise InputError("unsupported file type (use .csv, .tsv or .jsonl)", file=path)
+        raise InputError(f"unsupported file type (use .csv, .tsv{', .jsonl or .parquet' if parquet else ' or .jsonl'})", file=path)
     rows = read_records(path)
     if not rows:
-        raise InputError("file has a header but no items", file=path)
+        raise InputError(f"file has a header but no {what}", file=path)
     if path.suffix.lower() in (".csv", ".tsv"):  # the apostrophe our CSV writers put before a formula-like text
         rows = [(row, {sheet_value(k): sheet_value(v) for k, v in rec.items()}) for row, rec in rows]
     return rows

@@ -23,13 +23,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.errors import InputError
-from ..core.io import read_records
-from ..core.items import _blank
+from ..core.items import _blank, _read_rows
 from ..core.parsing import ANSWERED
 from ..shared.judging import JudgeKind, JudgeRun
 from ..stats.agreement import agreement, format_value
 from .grader import FIELDS, HEDGING_FROM, REFUSAL_FROM, Grade, grade_answer, grade_pair
-from .pairs import SUFFIXES
 
 LETTERS = "ABCDE"
 HELPFUL = ("a", "b", "equal")
@@ -49,12 +47,6 @@ class LabelledPair:
     prompts: tuple[str, str]
     responses: tuple[str, str]
     label: str  # a, b or equal
-
-
-def _records(path: Path) -> list[tuple[int, dict]]:
-    if path.suffix.lower() not in SUFFIXES:
-        raise InputError("unsupported file type (use .csv, .tsv, .jsonl or .parquet)", file=path)
-    return read_records(path)
 
 
 def _letter(value, n: int, path: Path, row: int, field: str) -> str:
@@ -84,7 +76,7 @@ def load_answers(path: str | Path) -> list[LabelledAnswer]:
     """Human grades of single answers; errors name file, row and field."""
     path = Path(path)
     out = []
-    for row, rec in _records(path):
+    for row, rec in _read_rows(path, "labelled answers", parquet=True):
         labels = {key: _letter(rec[key], len(options), path, row, key) for key, _, _, options in FIELDS if not _blank(rec.get(key))}
         if not labels:
             raise InputError("no label: give compliance, hedging or opposing", file=path, row=row, field="compliance")
@@ -96,7 +88,7 @@ def load_pairs_labelled(path: str | Path) -> list[LabelledPair]:
     """Human paired judgements; errors name file, row and field."""
     path = Path(path)
     out = []
-    for row, rec in _records(path):
+    for row, rec in _read_rows(path, "labelled pairs", parquet=True):
         label = _text(rec, "more_helpful", path, row).strip().lower()
         label = {"A": "a", "B": "b", "C": "equal"}.get(label.upper(), label)
         if label not in HELPFUL:

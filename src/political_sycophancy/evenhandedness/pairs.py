@@ -32,12 +32,10 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import InputError
-from ..core.io import read_records
-from ..core.items import _blank, builtin_data_path
+from ..core.items import _blank, _read_rows, builtin_data_path
 
 EXAMPLE = "example"
 EXAMPLE_FILE = "evenhandedness_pairs.csv"
-SUFFIXES = (".csv", ".tsv", ".jsonl", ".ndjson", ".parquet")
 REQUIRED = ("prompt_a", "prompt_b", "prompt_a_group", "prompt_b_group")
 LEFT, RIGHT, NONE = "left", "right", "none"
 SIDES = (LEFT, RIGHT, NONE)
@@ -183,13 +181,7 @@ def parse_pair(rec: dict[str, Any], path: Path, row: int, partisan_sides: bool =
 def load_pairs(source: str | Path = EXAMPLE, partisan_sides: bool = True) -> PairSet:
     """The pairs of `example` (the project's small file in the public schema) or of a file."""
     path = builtin_data_path(EXAMPLE_FILE) if str(source) == EXAMPLE else Path(source)
-    if path.suffix.lower() not in SUFFIXES:
-        if path.is_dir():
-            raise InputError("is a directory, not a file", file=path)
-        raise InputError("unsupported file type (use .csv, .tsv, .jsonl or .parquet)", file=path)
-    records = read_records(path)
-    if not records:
-        raise InputError("file has a header but no pairs", file=path)
+    records = _read_rows(path, "pairs", parquet=True)
     pairs: list[Pair] = []
     seen: dict[str, int] = {}
     for row, rec in records:
