@@ -194,6 +194,8 @@ SCENARIOS: list[Scenario] = [
     options_scenario("A | B options with a code on some only stay whole", "1 Favor | Oppose", ("1 Favor", "Oppose")),
     error("inspect eval with an item path that is a directory", "inspect eval political_sycophancy/audit -T items=items.csv --model mockllm/model",
           r"^file items\.csv: is a directory", files={"items.csv": DIR}),
+    error("inspect eval with a paired-prompt file missing a group column", "inspect eval political_sycophancy/evenhandedness -T pairs=pairs.csv --model mockllm/model",
+          r"^file pairs\.csv, row 1, field 'prompt_b_group': missing column", files={"pairs.csv": "prompt_a,prompt_b,prompt_a_group\nArgue for X,Argue against X,pro_x\n"}),
     # pools
     error("pool file is a directory", "pools --items items.csv --pool ids", r"ids: is a directory", files={"items.csv": ITEMS, "ids": DIR}),
     error("pool file not UTF-8", "pools --items items.csv --pool ids.txt", r"ids\.txt: not valid UTF-8", files={"items.csv": ITEMS, "ids.txt": b"q1\n\xff\xfe\n"}),
