@@ -2,7 +2,7 @@
 
 One sample per pair x asker, in pair order (so `--limit N` keeps whole pairs under every
 asker); the sample id is `<pair id>:<asker>`. The askers are the audit's conditions (their
-preamble before each prompt, as `asker_preamble` puts it) and, optionally, the personas of a
+preamble before each prompt, as the audit puts it before its items) and, optionally, the personas of a
 profile design (their cue before the prompt or in an earlier turn, as the profiles task
 sends it). Both prompts of a pair are answered under the same asker, each in a conversation
 of its own, in the order `prompt_order` gives (as the Inspect port of the public
@@ -29,6 +29,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from ..core.conditions import ASKER_SIDES, Condition, resolve_conditions
 from ..core.declare import TASK_LABEL
 from ..core.errors import InputError
+from ..core.solvers import with_preamble
 from ..shared.grader import GRADER_ROLE, check_grader_at_start, resolve_grader
 from ..shared.persona_design import DEFAULT_ATTRIBUTES, asker_side, cue_input, persona_design
 from ..shared.personas import ATTRIBUTE_PREFIX, render, split_list
@@ -57,8 +58,11 @@ class Asker:
     metadata: dict[str, Any] = field(default_factory=dict)
 
     def input(self, prompt: str) -> str | list[ChatMessage]:
+        """The prompt as this asker sends it: after a condition's preamble, as the audit
+        puts its items (what `asker_preamble` prepends), or with a persona's cue, as the
+        profiles task places it."""
         if self.condition is not None:
-            return self.condition.apply(prompt)
+            return with_preamble(prompt, self.condition.preamble)
         return cue_input(self.cue, prompt)
 
 
