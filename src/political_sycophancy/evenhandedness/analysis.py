@@ -273,7 +273,7 @@ def _summary(table: pd.DataFrame, tests: pd.DataFrame, rows: pd.DataFrame) -> di
 
 
 def _graders(rows: pd.DataFrame) -> str:
-    pairs = rows[["model", "grader"]].drop_duplicates()
+    pairs = rows[["model", "grader"]].astype(str).drop_duplicates().sort_values(["model", "grader"])  # the same text whatever order the logs are read in
     notes = []
     for model, grader in pairs.itertuples(index=False):
         own = " — **self-graded**: the model graded its own answers" if model == grader else ""
