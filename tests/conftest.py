@@ -67,18 +67,22 @@ def pytest_runtest_setup(item) -> None:
 
 @pytest.fixture(scope="session", autouse=True)
 def figures_drawn_where_checked(request):
-    """Matplotlib draws a figure's file only in tests marked `figures` (those that read the
-    image, its labels, or what drawing may raise), and in the module fixtures first set up
-    for such a test; elsewhere `Figure.savefig` writes a placeholder of the requested format.
-    Drawing was a fifth of the suite's time, spent on images no assertion looked at; the
-    figure code up to the drawing runs either way, and subprocesses (the CLI tests) always
-    draw. Session-wide, so that a module fixture (set up before any function fixture) is
-    covered too."""
-    real = Figure.savefig
+    """Matplotlib draws a figure only in tests marked `figures` (those that read the image,
+    its labels, or what drawing may raise), and in the module fixtures first set up for such
+    a test; elsewhere `Figure.savefig` writes a placeholder of the requested format, and the
+    layout `save_figure` computes before saving (`draw_without_rendering`, `get_tightbbox`)
+    is skipped. Drawing was a fifth of the suite's time, spent on images no assertion looked
+    at; the figure code up to the drawing runs either way, and subprocesses (the CLI tests)
+    always draw. Session-wide, so that a module fixture (set up before any function fixture)
+    is covered too."""
+    real_save, real_layout, real_box = Figure.savefig, Figure.draw_without_rendering, Figure.get_tightbbox
+
+    def drawn() -> bool:
+        return request.config.stash.get(DRAWS, True)
 
     def savefig(self, fname, *args, format=None, **kwargs):
-        if request.config.stash.get(DRAWS, True):
-            return real(self, fname, *args, format=format, **kwargs)
+        if drawn():
+            return real_save(self, fname, *args, format=format, **kwargs)
         kind = format or Path(str(fname)).suffix.lstrip(".") or "png"
         data = PLACEHOLDER[kind]
         if hasattr(fname, "write"):
@@ -86,8 +90,16 @@ def figures_drawn_where_checked(request):
         else:
             Path(fname).write_bytes(data)
 
+    def draw_without_rendering(self):
+        return real_layout(self) if drawn() else None
+
+    def get_tightbbox(self, *args, **kwargs):
+        return real_box(self, *args, **kwargs) if drawn() else self.bbox_inches
+
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(Figure, "savefig", savefig)
+        patch.setattr(Figure, "draw_without_rendering", draw_without_rendering)
+        patch.setattr(Figure, "get_tightbbox", get_tightbbox)
         yield
 
 
