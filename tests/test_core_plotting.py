@@ -51,3 +51,35 @@ def test_one_layout_for_every_format_gives_matplotlibs_own_image(tmp_path, monke
     assert len(draws) == 3, (layout, len(draws))  # one layout, then one draw per format (savefig: two each)
     assert fig.get_layout_engine().__class__ is reference.get_layout_engine().__class__  # restored
     assert fig.dpi == reference.dpi
+
+
+def test_a_leader_runs_from_its_labels_left_edge_to_its_point(tmp_path):
+    from matplotlib.text import Annotation, Text
+
+    from political_sycophancy.core.plotting import place_labels
+
+    rng = np.random.default_rng(0)
+    fig = Figure(figsize=(6, 4), layout="constrained")
+    ax = fig.add_subplot()
+    x, y = rng.normal(size=40), rng.normal(size=40)
+    ax.scatter(x, y)
+    place_labels(ax, x, y, [f"provider/model-{i}" for i in range(40)])
+    save_figure(fig, tmp_path / "labels.png")
+    fig.draw_without_rendering()  # positions at the figure's own resolution, as measured below
+    renderer = fig.canvas.get_renderer()
+    labels = [a for a in ax.texts if isinstance(a, Annotation)]
+    boxes = [Text.get_window_extent(a, renderer) for a in labels]
+    leaders = 0
+    for label, box in zip(labels, boxes, strict=True):
+        if label.arrow_patch is None:
+            continue
+        leaders += 1
+        path = label.arrow_patch.get_path().vertices  # display coordinates
+        start, end = path[0], path[-1]
+        point = ax.transData.transform(label.xy)
+        assert abs(start[0] - box.x0) < 4 and abs(start[1] - (box.y0 + box.y1) / 2) < 4, (label.get_text(), start, box)
+        assert np.hypot(*(end - point)) < 4, (label.get_text(), end, point)
+        for t in np.linspace(0.02, 0.98, 50):  # no point of the leader inside its label's text
+            px, py = start + t * (end - start)
+            assert not (box.x0 + 1 < px < box.x1 - 1 and box.y0 + 1 < py < box.y1 - 1), label.get_text()
+    assert leaders >= 5  # a crowded plot moves labels away from their points
