@@ -1,13 +1,13 @@
 """Session-wide test set-up: the reference-data fixture, the `scripted/<letter>` model
 provider, the order in which xdist hands out the modules, and the one stub of the suite:
-figures are drawn only in tests marked `figures` (elsewhere a placeholder image). Console
+figures are drawn only in tests marked `figures` (elsewhere a placeholder image, in the
+test's process and in the commands it runs). Console
 scripts run for real, forked from a warm interpreter (support.zygote). Helpers the test
 modules share live in the `support` package (tests import them from there, never from this
 file)."""
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import gc
 import os
@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 from inspect_ai.model import GenerateConfig, ModelAPI, ModelOutput, modelapi
 from matplotlib.figure import Figure
-from support import REFERENCE, output
+from support import FIGURES_DRAWN, REFERENCE, output
+from support.zygote import PLACEHOLDER
 
 # The modules that take longest (25 to 75 s each on two cores), slowest first. pytest-xdist
 # (`--dist loadfile --no-loadscope-reorder`, scripts/test.sh) hands modules to the workers in
@@ -50,36 +51,41 @@ def analysis_store(tmp_path_factory) -> Path:
     return root
 
 
-# a 1x1 PNG and an empty SVG: what a figure's file holds in a test that does not look at it
-PLACEHOLDER = {
-    "png": base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="),
-    "svg": b'<?xml version="1.0" encoding="utf-8"?>\n<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>\n',
-}
-
-
 DRAWS = pytest.StashKey[bool]()
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item) -> None:
     """Whether the test being set up (and the module fixtures first set up for it) draws."""
-    item.config.stash[DRAWS] = item.get_closest_marker("figures") is not None
+    _set_draws(item.config, item.get_closest_marker("figures") is not None)
+
+
+def _set_draws(config, draws: bool) -> None:
+    """In-process figures read the stash; the commands a test runs read the environment
+    (support.run_script)."""
+    config.stash[DRAWS] = draws
+    os.environ[FIGURES_DRAWN] = "1" if draws else "0"
 
 
 @pytest.fixture(scope="session", autouse=True)
 def figures_drawn_where_checked(request):
-    """Matplotlib draws a figure's file only in tests marked `figures` (those that read the
-    image, its labels, or what drawing may raise), and in the module fixtures first set up
-    for such a test; elsewhere `Figure.savefig` writes a placeholder of the requested format.
-    Drawing was a fifth of the suite's time, spent on images no assertion looked at; the
-    figure code up to the drawing runs either way, and subprocesses (the CLI tests) always
-    draw. Session-wide, so that a module fixture (set up before any function fixture) is
-    covered too."""
-    real = Figure.savefig
+    """Matplotlib draws a figure only in tests marked `figures` (those that read the image,
+    its labels, or what drawing may raise), and in the module fixtures first set up for such
+    a test; elsewhere `Figure.savefig` writes a placeholder of the requested format, and the
+    layout `save_figure` computes before saving (`draw_without_rendering`, `get_tightbbox`)
+    is skipped. Drawing was a fifth of the suite's time, spent on images no assertion looked
+    at; the figure code up to the drawing runs either way. The commands a test runs forked
+    from the zygote do the same (support.zygote); a fresh interpreter always draws.
+    Session-wide, so that a module fixture (set up before any function fixture)
+    is covered too."""
+    real_save, real_layout, real_box = Figure.savefig, Figure.draw_without_rendering, Figure.get_tightbbox
+
+    def drawn() -> bool:
+        return request.config.stash.get(DRAWS, True)
 
     def savefig(self, fname, *args, format=None, **kwargs):
-        if request.config.stash.get(DRAWS, True):
-            return real(self, fname, *args, format=format, **kwargs)
+        if drawn():
+            return real_save(self, fname, *args, format=format, **kwargs)
         kind = format or Path(str(fname)).suffix.lstrip(".") or "png"
         data = PLACEHOLDER[kind]
         if hasattr(fname, "write"):
@@ -87,8 +93,16 @@ def figures_drawn_where_checked(request):
         else:
             Path(fname).write_bytes(data)
 
+    def draw_without_rendering(self):
+        return real_layout(self) if drawn() else None
+
+    def get_tightbbox(self, *args, **kwargs):
+        return real_box(self, *args, **kwargs) if drawn() else self.bbox_inches
+
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(Figure, "savefig", savefig)
+        patch.setattr(Figure, "draw_without_rendering", draw_without_rendering)
+        patch.setattr(Figure, "get_tightbbox", get_tightbbox)
         yield
 
 
@@ -100,11 +114,11 @@ def drawn_figures(request):
     @contextlib.contextmanager
     def drawing():
         before = request.config.stash.get(DRAWS, True)
-        request.config.stash[DRAWS] = True
+        _set_draws(request.config, True)
         try:
             yield
         finally:
-            request.config.stash[DRAWS] = before
+            _set_draws(request.config, before)
 
     return drawing
 

@@ -49,3 +49,30 @@ def test_an_unmarked_test_gets_placeholders(tmp_path):
 def test_a_marked_test_draws(tmp_path):
     png, svg = drawn(tmp_path / "f.png")
     assert png.startswith(b"\x89PNG") and len(png) > 2_000 and "<path" in svg
+
+
+def command_figures(tmp_path):
+    """The figures of `political-sycophancy analyze` run as a command (forked from the zygote)."""
+    from support import run_cli
+
+    from political_sycophancy.audit.simulate import builtin_pct_items, synthetic_responses
+    from political_sycophancy.core.items import builtin_path
+    from political_sycophancy.logs.importer import import_responses
+
+    frame = synthetic_responses(builtin_pct_items()[:8], ["p/a", "p/b"], ["N", "C3R"], pct_shift={"C3R": 1.0}, seed=3)
+    frame.to_csv(tmp_path / "r.csv", index=False)
+    import_responses(tmp_path / "r.csv", [builtin_path("pct.csv")], tmp_path / "logs", jobs=1)
+    run = run_cli("political-sycophancy", "analyze", "logs", "--out", "out", "--bootstrap", "20", "--sign-flip-draws", "20", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr[-2000:]
+    return sorted((tmp_path / "out" / "figures").glob("*.png"))
+
+
+def test_an_unmarked_tests_commands_write_placeholders(tmp_path):
+    pngs = command_figures(tmp_path)
+    assert pngs and all(len(p.read_bytes()) < 100 for p in pngs)
+
+
+@pytest.mark.figures
+def test_a_marked_tests_commands_draw(tmp_path):
+    pngs = command_figures(tmp_path)
+    assert pngs and all(len(p.read_bytes()) > 2_000 for p in pngs)

@@ -111,7 +111,13 @@ def run_cli(*args: str, cwd: Path, env: dict[str, str] | None = None, fresh: boo
     return run_script(list(args), cwd=cwd, env=cli_env(env))
 
 
+# "0" while a test that reads no figure runs (tests/conftest.py sets it): its commands write
+# placeholder images, as its in-process figures do (support.zygote)
+FIGURES_DRAWN = "PS_TEST_FIGURES_DRAWN"
+
+
 def run_script(argv: list[str], *, cwd: Path, env: dict[str, str], timeout: float = 300) -> subprocess.CompletedProcess:
     """`subprocess.run(argv, env=env)` of a console script (`argv[0]`: `inspect` or
     `political-sycophancy`) with stdin closed, forked from this worker's zygote."""
-    return zygote().run(BIN / argv[0], argv[1:], cwd=cwd, env=env, timeout=timeout)
+    draws = os.environ.get(FIGURES_DRAWN) != "0"
+    return zygote().run(BIN / argv[0], argv[1:], cwd=cwd, env=env, timeout=timeout, draws=draws)

@@ -9,15 +9,26 @@ their own file descriptors, stdin closed, its exit code and its atexit handlers,
 as the console script runs it. What differs from a fresh interpreter is only what Inspect's
 import did before the fork, in the zygote's environment; a test about what a command
 imports, or about environment read at import time, starts a fresh process instead.
+
+A child of a test that is not marked `figures` writes placeholder images, as an in-process
+test does (tests/conftest.py): `Figure.savefig` writes `PLACEHOLDER` of the format and the
+layout pass before it is skipped. The figure code up to the drawing runs either way.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+# a 1x1 PNG and an empty SVG: what a figure's file holds in a test that does not look at it
+PLACEHOLDER = {
+    "png": base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="),
+    "svg": b'<?xml version="1.0" encoding="utf-8"?>\n<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>\n',
+}
 
 # the zygote's loop: read one request per line, fork, run the script in the child, reply
 SOURCE = r"""
@@ -55,6 +66,20 @@ for line in sys.stdin:
         for fd, path in ((1, req["stdout"]), (2, req["stderr"])):
             os.dup2(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), fd)
         channel.close()
+        if req.get("placeholders"):  # a test that reads no figure: no drawing (module docstring)
+            from pathlib import Path
+            from matplotlib.figure import Figure
+
+            def savefig(self, fname, *args, format=None, **kwargs):
+                data = req["placeholders"][format or Path(str(fname)).suffix.lstrip(".") or "png"].encode("latin-1")
+                if hasattr(fname, "write"):
+                    fname.write(data)
+                else:
+                    Path(fname).write_bytes(data)
+
+            Figure.savefig = savefig
+            Figure.draw_without_rendering = lambda self: None
+            Figure.get_tightbbox = lambda self, *args, **kwargs: self.bbox_inches
         sys.argv = [req["script"], *req["args"]]
         sys.exit(scripts[os.path.basename(req["script"])].load()())
     deadline = time.monotonic() + req["timeout"]
@@ -80,11 +105,14 @@ class Zygote:
         self.proc = subprocess.Popen([sys.executable, "-c", SOURCE], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      env=env, text=True, bufsize=1)
 
-    def run(self, script: Path, args: list[str], *, cwd: Path, env: dict[str, str], timeout: float) -> subprocess.CompletedProcess:
+    def run(self, script: Path, args: list[str], *, cwd: Path, env: dict[str, str], timeout: float,
+            draws: bool = True) -> subprocess.CompletedProcess:
+        """`draws=False`: the child writes placeholder images (module docstring)."""
         with tempfile.TemporaryDirectory(prefix="ps-zygote-") as scratch:
             out, err = Path(scratch) / "stdout", Path(scratch) / "stderr"
             request = {"script": str(script), "args": list(args), "cwd": str(cwd), "env": env,
-                       "stdout": str(out), "stderr": str(err), "timeout": timeout}
+                       "stdout": str(out), "stderr": str(err), "timeout": timeout,
+                       "placeholders": None if draws else {k: v.decode("latin-1") for k, v in PLACEHOLDER.items()}}
             assert self.proc.stdin is not None and self.proc.stdout is not None
             self.proc.stdin.write(json.dumps(request) + "\n")
             reply = self.proc.stdout.readline()

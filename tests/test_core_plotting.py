@@ -1,0 +1,85 @@
+"""`save_figure` lays a figure out once for all its formats: the images equal what
+matplotlib's own `savefig(bbox_inches="tight")` writes, with fewer draws."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from PIL import Image
+
+from political_sycophancy.core.plotting import DPI, save_figure
+
+
+def _figure(layout: str | None) -> Figure:
+    fig = Figure(figsize=(7, 4), layout=layout)
+    FigureCanvasAgg(fig)
+    for k in range(4):
+        ax = fig.add_subplot(2, 2, k + 1)
+        ax.plot(np.arange(30), np.sin(np.arange(30) / (k + 1)), marker="o")
+        ax.set_title(f"a long panel title number {k}")
+        ax.set_ylabel("share closer to Democrats")
+    fig.suptitle("constrained layout, tight box")
+    return fig
+
+
+def _pixels(path) -> np.ndarray:
+    return np.asarray(Image.open(path).convert("RGB"))
+
+
+pytestmark = pytest.mark.figures  # draws for real (tests/conftest.py)
+
+
+@pytest.mark.parametrize("layout", ["constrained", None])
+def test_one_layout_for_every_format_gives_matplotlibs_own_image(tmp_path, monkeypatch, layout):
+    reference = _figure(layout)
+    reference.savefig(tmp_path / "reference.png", dpi=DPI, bbox_inches="tight")
+    fig = _figure(layout)
+    draws = []
+    original = Figure.draw
+
+    def counted(self, renderer):
+        draws.append(1)
+        return original(self, renderer)
+
+    monkeypatch.setattr(Figure, "draw", counted)
+    save_figure(fig, tmp_path / "ours.png", svg=True)
+    monkeypatch.undo()
+    assert np.array_equal(_pixels(tmp_path / "ours.png"), _pixels(tmp_path / "reference.png")), layout
+    assert (tmp_path / "ours.svg").stat().st_size > 0
+    assert len(draws) == 3, (layout, len(draws))  # one layout, then one draw per format (savefig: two each)
+    assert fig.get_layout_engine().__class__ is reference.get_layout_engine().__class__  # restored
+    assert fig.dpi == reference.dpi
+
+
+def test_a_leader_runs_from_its_labels_left_edge_to_its_point(tmp_path):
+    from matplotlib.text import Annotation, Text
+
+    from political_sycophancy.core.plotting import place_labels
+
+    rng = np.random.default_rng(0)
+    fig = Figure(figsize=(6, 4), layout="constrained")
+    ax = fig.add_subplot()
+    x, y = rng.normal(size=40), rng.normal(size=40)
+    ax.scatter(x, y)
+    place_labels(ax, x, y, [f"provider/model-{i}" for i in range(40)])
+    save_figure(fig, tmp_path / "labels.png")
+    fig.draw_without_rendering()  # positions at the figure's own resolution, as measured below
+    renderer = fig.canvas.get_renderer()
+    labels = [a for a in ax.texts if isinstance(a, Annotation)]
+    boxes = [Text.get_window_extent(a, renderer) for a in labels]
+    leaders = 0
+    for label, box in zip(labels, boxes, strict=True):
+        if label.arrow_patch is None:
+            continue
+        leaders += 1
+        path = label.arrow_patch.get_path().vertices  # display coordinates
+        start, end = path[0], path[-1]
+        point = ax.transData.transform(label.xy)
+        assert abs(start[0] - box.x0) < 4 and abs(start[1] - (box.y0 + box.y1) / 2) < 4, (label.get_text(), start, box)
+        assert np.hypot(*(end - point)) < 4, (label.get_text(), end, point)
+        for t in np.linspace(0.02, 0.98, 50):  # no point of the leader inside its label's text
+            px, py = start + t * (end - start)
+            assert not (box.x0 + 1 < px < box.x1 - 1 and box.y0 + 1 < py < box.y1 - 1), label.get_text()
+    assert leaders >= 5  # a crowded plot moves labels away from their points
