@@ -64,16 +64,16 @@ def main() -> int:
     from political_sycophancy.catalog import MEASURES
 
     total = 0
-    print(f"{'measure':<12} {'files outside its folder naming it':>34}   designs combining it")
+    print(f"{'measure':<14} {'files outside its folder naming it':>34}   designs combining it")
     for dotted in MEASURES:
         name = dotted.removeprefix(PKG + ".")
         files = footprint(src, name)
         designs = [f for f in files if f.startswith("designs/")]
         others = [f for f in files if f not in designs]
         total += len(others)
-        print(f"{name:<12} {len(others):>34}   {', '.join(designs) or '-'}")
+        print(f"{name:<14} {len(others):>34}   {', '.join(designs) or '-'}")
         for f in others:
-            print(f"{'':<12}   {f}")
+            print(f"{'':<14}   {f}")
     return 1 if args.strict and total else 0
 
 
