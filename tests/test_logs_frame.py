@@ -130,3 +130,28 @@ def test_the_cache_is_readable_parquet_as_the_docs_say(tmp_path):
     ours = frame.sort_values(["condition", "item_id", "epoch"]).reset_index(drop=True)
     assert cached["letter"].tolist() == ours["letter"].tolist() and cached["ideology"].tolist() == ours["ideology"].tolist()
     assert json.loads(cached["options"].iloc[0]) == ours["options"].iloc[0]  # lists are JSON text
+
+
+def test_logs_read_in_parallel_give_the_frame_read_in_order(tmp_path, monkeypatch):
+    """Ten logs (one damaged, one of another task) are read in forked processes, as a folder
+    of PARALLEL_FROM or more is: the frame, the counts and the notes equal a serial read's."""
+    import pandas as pd
+
+    from political_sycophancy.audit.simulate import builtin_pct_items, synthetic_responses
+    from political_sycophancy.core.items import builtin_path
+    from political_sycophancy.logs import frame as frame_module
+    from political_sycophancy.logs.importer import import_responses
+
+    responses = synthetic_responses(builtin_pct_items()[:6], ["p/a", "p/b", "p/c"], ["N", "C3L", "C3R"], seed=4)
+    responses.to_csv(tmp_path / "r.csv", index=False)
+    import_responses(tmp_path / "r.csv", [builtin_path("pct.csv")], tmp_path / "logs", jobs=1)
+    inspect_eval(Task(dataset=[Sample(input="hi")], name="other"), model="mockllm/model", log_dir=str(tmp_path / "logs"), display="none")
+    (tmp_path / "logs" / "2026-01-01T00-00-00+00-00_audit_damaged.eval").write_bytes(b"PK not a zip")
+    assert len(list((tmp_path / "logs").glob("*.eval"))) >= frame_module.PARALLEL_FROM + 2
+
+    parallel = read_frame(tmp_path / "logs", cache=False)
+    monkeypatch.setattr(frame_module, "PARALLEL_FROM", 10**6)
+    serial = read_frame(tmp_path / "logs", cache=False)
+    pd.testing.assert_frame_equal(parallel.frame, serial.frame)
+    assert (parallel.read, parallel.unreadable, parallel.ignored, parallel.notes) == (serial.read, serial.unreadable, serial.ignored, serial.notes)
+    assert parallel.read == 10 and len(parallel.unreadable) == 1 and len(parallel.ignored) == 1

@@ -43,7 +43,7 @@ import sys
 import time
 import zipfile
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -508,6 +508,37 @@ def deduplicate(frame: pd.DataFrame) -> tuple[pd.DataFrame, int]:
     return kept.reset_index(drop=True), len(frame) - len(kept)
 
 
+# Logs to read before the reading is spread over processes (forking costs about 0.1 s).
+PARALLEL_FROM = 8
+
+
+def _entry_of_log(job: tuple[str, Path, int, float]) -> tuple[str, Entry | str]:
+    """One log's cache entry, or why it cannot be read (one line)."""
+    name, path, size, mtime = job
+    try:
+        got = _rows_of_log(path, _Interner())
+    except Exception as ex:
+        reason = str(ex).splitlines()[0][:200] if str(ex) else ""
+        return name, reason if isinstance(ex, BadLog) else f"{type(ex).__name__}: {reason}"
+    rows = None if got.ignored else pd.DataFrame(got.rows)
+    return name, Entry(size, mtime, got.ignored, rows, got.task_id, got.plan,
+                       fallback=got.fallback, full=got.full, excluded=got.excluded, exclusions=got.exclusions)
+
+
+def _read_entries(todo: list[tuple[str, Path, int, float]]) -> Iterator[tuple[str, Entry | str]]:
+    """`_entry_of_log` of each log, in order: in forked processes, one per CPU, when there
+    are `PARALLEL_FROM` logs or more and the platform forks (reading is CPU-bound JSON
+    parsing; each process returns the log's rows as a frame), else here."""
+    import multiprocessing
+
+    n = min(os.cpu_count() or 1, len(todo))
+    if n < 2 or len(todo) < PARALLEL_FROM or "fork" not in multiprocessing.get_all_start_methods():
+        yield from map(_entry_of_log, todo)
+        return
+    with multiprocessing.get_context("fork").Pool(n) as pool:
+        yield from pool.imap(_entry_of_log, todo, chunksize=max(1, min(8, len(todo) // (4 * n))))
+
+
 def read_frame(
     log_dir: str | Path,
     *,
@@ -533,29 +564,27 @@ def read_frame(
     load = FrameLoad(frame=pd.DataFrame(), files=len(files), skipped=skipped)
     entries: dict[str, Entry] = {}
     fresh: set[str] = set()
-    intern = _Interner()
     started = time.perf_counter()
-    for i, (path, size, mtime) in enumerate(files, start=1):
+    todo = []
+    for path, size, mtime in files:
         name = str(path.relative_to(log_dir))
         old = store.get(name, size, mtime) if store else None
         if old is not None:
             entries[name] = old
             load.cached += 1
-            continue
-        try:
-            got = _rows_of_log(path, intern)
-        except Exception as ex:  # a damaged file must not hide the others; it is listed
-            reason = str(ex).splitlines()[0][:200] if str(ex) else ""
-            load.unreadable.append(f"{name} ({reason if isinstance(ex, BadLog) else f'{type(ex).__name__}: {reason}'})")
-            continue
-        load.read += 1
-        entries[name] = Entry(
-            size, mtime, got.ignored, None if got.ignored else pd.DataFrame(got.rows), got.task_id, got.plan,
-            fallback=got.fallback, full=got.full, excluded=got.excluded, exclusions=got.exclusions,
-        )
-        fresh.add(name)
+        else:
+            entries[name] = None  # type: ignore[assignment]  # read below, in the listing's order
+            todo.append((name, path, size, mtime))
+    for i, (name, got) in enumerate(_read_entries(todo), start=1):
+        if isinstance(got, str):  # a damaged file must not hide the others; it is listed
+            del entries[name]
+            load.unreadable.append(f"{name} ({got})")
+        else:
+            load.read += 1
+            entries[name] = got
+            fresh.add(name)
         if progress and (i % 25 == 0):
-            progress(f"  read {i}/{len(files)} logs ({time.perf_counter() - started:.1f}s)")
+            progress(f"  read {i}/{len(todo)} logs ({time.perf_counter() - started:.1f}s)")
     if store and (fresh or set(entries) != set(store.index)):
         store.save(entries, fresh)
     if store:
