@@ -124,7 +124,7 @@ def test_a_layout_difference_is_caught(tmp_path, responses, monkeypatch):
 def test_a_layout_difference_falls_back_to_inspects_writer(tmp_path, responses, monkeypatch):
     path, items = responses
     fast = importer.import_responses(path, items, tmp_path / "fast", jobs=1)
-    monkeypatch.setattr(import_writer, "layout_difference", lambda log, loop: "the log's 'eval'")
+    monkeypatch.setattr(import_writer, "layout_difference", lambda log, loop, **parts: "the log's 'eval'")
     slow = importer.import_responses(path, items, tmp_path / "slow", jobs=2)
     assert any("written with Inspect's recorder" in n for n in slow.notes)
     import zipfile
@@ -143,6 +143,8 @@ def assert_same_frames(a: pd.DataFrame, b: pd.DataFrame) -> None:
 
 
 def test_light_metric_inputs_give_inspects_results_and_reductions(tmp_path, responses):
+    """Two epochs per sample (the fixture's replicates): the reductions and the metrics of
+    the reduced scores are computed both ways on every log."""
     path, items = responses
     result = importer.import_responses(path, items, tmp_path / "logs", jobs=1)
     checked = 0
@@ -153,10 +155,16 @@ def test_light_metric_inputs_give_inspects_results_and_reductions(tmp_path, resp
         full = [{name: SampleScore(score=s.scores[name], sample_id=s.id, sample_metadata=s.metadata, scorer=name)}
                 for s in log.samples if s.scores]
         expected = eval_results(len(log.samples), full, mean_score(), [scorer], None, scorer_names=[name])
-        got = import_writer.light_eval_results(log.samples, scorer, name)
-        # as JSON: NaN (unanswered measures) is not equal to itself in a dict comparison
-        assert got[0].model_dump_json() == expected[0].model_dump_json(), written.name
-        assert [r.model_dump_json() for r in got[1]] == [r.model_dump_json() for r in expected[1]], written.name
+        entries = [(s.id, s.epoch, (s.scores or {}).get(name), s.metadata) for s in log.samples]
+        check: dict = {}
+        first = import_writer.light_eval_results(entries, scorer, name, check=check)
+        assert check == {"reduced_here": True}, written.name  # the epochs reduced here gave Inspect's results
+        # then the shortcut alone, as a process's later logs are computed
+        got = import_writer.light_eval_results(entries, scorer, name, check=check)
+        for light in (first, got):
+            # as JSON: NaN (unanswered measures) is not equal to itself in a dict comparison
+            assert light[0].model_dump_json() == expected[0].model_dump_json(), written.name
+            assert [r.model_dump_json() for r in light[1]] == [r.model_dump_json() for r in expected[1]], written.name
         # and what the import wrote, its reductions shared across the import's logs
         assert log.results.model_dump_json() == expected[0].model_dump_json(), written.name
         assert [r.model_dump_json() for r in log.reductions] == [r.model_dump_json() for r in expected[1]], written.name
@@ -189,3 +197,34 @@ def test_a_failing_worker_leaves_the_earlier_import_in_place(tmp_path, responses
         importer.import_responses(path, items, tmp_path / "logs", jobs=2)
     assert sorted(p.name for p in (tmp_path / "logs").glob("*.eval")) == before
     assert len(before) == len(first.logs)
+
+
+def test_a_template_that_serialises_otherwise_falls_back_to_inspects_objects(tmp_path, responses, monkeypatch):
+    """The per-log check of the sample template: a template that writes one member
+    otherwise than Inspect's objects is not used; the samples are written from Inspect's
+    objects, a note says so, and the logs hold what the template's would."""
+    from political_sycophancy.logs import sample_json
+
+    path, items = responses
+    good = importer.import_responses(path, items, tmp_path / "good", jobs=1)
+    real = sample_json.Template.sample_bytes
+
+    def wrong_target(self, record, metadata):
+        return real(self, record, metadata).replace(b'"target":""', b'"target":"planted"')
+
+    monkeypatch.setattr(sample_json.Template, "sample_bytes", wrong_target)
+    checked = importer.import_responses(path, items, tmp_path / "checked", jobs=1)
+    assert any("serialises a sample otherwise than the importer's template" in n for n in checked.notes)
+    for written in checked.logs:
+        assert all(s.target == "" for s in read_eval_log(str(written)).samples)
+    assert_same_frames(load_frame(tmp_path / "good", cache=False), load_frame(tmp_path / "checked", cache=False))
+
+
+def test_imported_ids_have_inspects_form_and_do_not_repeat(tmp_path, responses):
+    path, items = responses
+    result = importer.import_responses(path, items, tmp_path / "logs", jobs=1)
+    ids = []
+    for written in result.logs:
+        for sample in read_eval_log(str(written)).samples:
+            ids += [sample.uuid, *(m.id for m in sample.messages), sample.output.choices[0].message.id]
+    assert len(ids) == len(set(ids)) and all(len(i) == 22 and i.isalnum() for i in ids)

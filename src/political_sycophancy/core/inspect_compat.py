@@ -22,6 +22,7 @@ import os
 import warnings
 import zipfile
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -234,23 +235,33 @@ def json_bytes(value: Any) -> bytes:
     return fn(value, indent=None) if fn is not None else public_json_bytes(value)
 
 
-def sample_summaries(samples: list[EvalSample]) -> list[Any]:
-    """`sample.summary()` of each sample, with the metadata thinned here rather than in its
-    validator.
+def summary_metadata_thinner() -> Any:
+    """The function a sample summary thins its metadata (or a score's) with, key by key,
+    or None without Inspect's internals (then only `sample.summary()` thins).
 
     Inspect shortens every metadata string of a summary through `textwrap.shorten`, most of
     an import's writing time; a string of at most `THIN_TEXT_WIDTH` characters shortens to
     itself with its whitespace collapsed, computed here directly. Every other value goes
-    through Inspect's own `thin_metadata`. Without those internals, `sample.summary()`.
-    tests/test_core_inspect_compat.py compares both on hostile strings."""
+    through Inspect's own `thin_metadata`. tests/test_core_inspect_compat.py compares it
+    with `sample.summary()` on hostile strings."""
     thin = private("inspect_ai.log._util", "thin_metadata")
     width = private("inspect_ai.log._util", "THIN_TEXT_WIDTH")
     if thin is None or not isinstance(width, int):
-        return [sample.summary() for sample in samples]
+        return None
 
     def thinned(metadata: dict[str, Any]) -> dict[str, Any]:
         rest = thin({k: v for k, v in metadata.items() if not (type(v) is str and len(v) <= width)})
         return {k: " ".join(v.split()) if k not in rest else rest[k] for k, v in metadata.items()}
+
+    return thinned
+
+
+def sample_summaries(samples: list[EvalSample]) -> list[Any]:
+    """`sample.summary()` of each sample, with the metadata thinned here rather than in its
+    validator (`summary_metadata_thinner`); without those internals, `sample.summary()`."""
+    thinned = summary_metadata_thinner()
+    if thinned is None:
+        return [sample.summary() for sample in samples]
 
     def summary(sample: EvalSample) -> Any:
         scores = {k: s.model_copy(update={"metadata": None}) for k, s in sample.scores.items()} if sample.scores is not None else None
@@ -264,7 +275,8 @@ def sample_summaries(samples: list[EvalSample]) -> list[Any]:
     return [summary(sample) for sample in samples]
 
 
-def write_eval_zip(log: EvalLog, path: Path) -> Path:
+def write_eval_zip(log: EvalLog, path: Path, samples_json: Iterable[tuple[str | int, int, bytes]] | None = None,
+                   summaries_json: bytes | None = None) -> Path:
     """Write a finished log as an `.eval` zip in one pass, laid out as Inspect's recorder
     finishes one: `_journal/start.json` (version, eval, plan), one
     `samples/<id>_epoch_<epoch>.json` per sample, `summaries.json` (`EvalSample.summary()`
@@ -276,16 +288,22 @@ def write_eval_zip(log: EvalLog, path: Path) -> Path:
     and its viewer's) reads. The layout is Inspect's, not a public contract: callers check
     a written log against `read_eval_log` before relying on it (logs.importer does), and
     tests/test_logs_import_writer.py compares it with the recorder's log field by field.
-    Written to a temporary sibling and renamed, so a killed import leaves no partial log."""
+    Written to a temporary sibling and renamed, so a killed import leaves no partial log.
+
+    `samples_json` and `summaries_json`, when given, stand for `log.samples`: each sample's
+    (id, epoch, JSON) and the summaries' JSON list, already serialised (logs.sample_json)."""
     samples = log.samples or []
+    if samples_json is None:
+        samples_json = ((sample.id, sample.epoch, json_bytes(sample)) for sample in samples)
+        summaries_json = json_bytes(sample_summaries(samples))
     header = log.model_copy(update={"samples": None, "reductions": None})
     tmp = temp_path(path)
     try:
         with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
             archive.writestr("_journal/start.json", json_bytes({"version": log.version, "eval": log.eval, "plan": log.plan}))
-            for sample in samples:
-                archive.writestr(f"samples/{sample.id}_epoch_{sample.epoch}.json", json_bytes(sample))
-            archive.writestr("summaries.json", json_bytes(sample_summaries(samples)))
+            for sample_id, epoch, data in samples_json:
+                archive.writestr(f"samples/{sample_id}_epoch_{epoch}.json", data)
+            archive.writestr("summaries.json", summaries_json or b"[]")
             if log.reductions is not None:
                 archive.writestr("reductions.json", json_bytes(log.reductions))
             archive.writestr("header.json", json_bytes(header))

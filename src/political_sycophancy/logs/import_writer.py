@@ -13,7 +13,7 @@ import os
 import re
 import tempfile
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -24,18 +24,18 @@ import shortuuid
 from inspect_ai.log import (
     EvalConfig,
     EvalDataset,
-    EvalError,
     EvalLog,
     EvalPlan,
     EvalPlanStep,
-    EvalSample,
+    EvalSampleReductions,
+    EvalSampleScore,
     EvalSpec,
     EvalStats,
     condense_sample,
     read_eval_log,
     read_eval_log_sample_summaries,
 )
-from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, GenerateConfig, ModelOutput
+from inspect_ai.model import GenerateConfig
 from inspect_ai.scorer import SampleScore, Score, ScoreReducer, mean_score
 
 from ..core.atomic import temp_path
@@ -49,6 +49,7 @@ from ..core.metrics import METRIC_METADATA
 from ..shared.import_scoring import ResponseKind, Scoring, task_state
 from .design import EXCLUDED_KEY
 from .import_rows import EXCLUDED, ImportResult
+from .sample_json import Pieces, Record, Template, random_ids, sample_of
 
 FLUSH_EVERY = 100
 # samples of the first log written both ways to check the one-pass writer (`layout_difference`)
@@ -126,15 +127,15 @@ def write_cells(job: ImportJob, cells: list[Cell], fast: bool | None) -> tuple[l
 
 
 def write_one(job: ImportJob, cell: Cell, run: Scoring, write: Writer, result: ImportResult) -> Path:
-    log = build_log(job, cell, run, result)
+    log, records, scorer_name = build_log(job, cell, run, result)
     stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H-%M-%S-00-00")
     out = job.log_dir / f"{stamp}_{_slug(task_label(log.eval.task, log.eval.metadata, log.eval.task_registry_name))}_{cell.log_id}.eval"
-    write(log, out)
+    write(log, records, scorer_name, out)
     result.logs.append(out)
-    result.samples += len(log.samples or [])
+    result.samples += len(records)
     if job.progress:
         job.progress(
-            f"  {out.name}: {cell.model}, {cell.instrument}, {cell.condition}, T={cell.temperature:g}, {len(log.samples or [])} samples"
+            f"  {out.name}: {cell.model}, {cell.instrument}, {cell.condition}, T={cell.temperature:g}, {len(records)} samples"
         )
     return out
 
@@ -174,34 +175,100 @@ def _shallow_copied(reducer: ScoreReducer, reduced: dict[tuple, Score]) -> Score
     return cast(ScoreReducer, reduce)
 
 
-def light_eval_results(samples: list[EvalSample], scorer, scorer_name: str, reduced: dict[tuple, Score] | None = None):
-    """The log's results and reductions as a run computes them, from light copies of the
-    scores: the metrics see only the sample metadata they read (`METRIC_METADATA`) and no
-    score metadata, the reduced scores are copied shallowly (`_ShallowCopied`), and they
-    get back the metadata Inspect's reducers keep (the first epoch's). Inspect deep-copies
-    every score once per metric key, which was most of an import's time;
+class _ShallowSampleScore(SampleScore):
+    """A sample score Inspect's metric-dict path deep-copies once per metric key only to set
+    the copy's `score.value`: a copy of the score beside the same sample metadata (which
+    no metric mutates) gives the same results at a fraction of the time."""
+
+    def __deepcopy__(self, memo: dict | None = None) -> _ShallowSampleScore:
+        copied = _bare_copy(self)
+        copied.__dict__["score"] = _bare_copy(self.score)
+        return copied
+
+
+def _bare_copy(model: Any) -> Any:
+    """A shallow copy of a pydantic model without its machinery (what its `__copy__` does,
+    minus the private-attribute copy our scores do not have)."""
+    new = object.__new__(type(model))
+    object.__setattr__(new, "__dict__", model.__dict__.copy())
+    object.__setattr__(new, "__pydantic_fields_set__", set(model.__pydantic_fields_set__))
+    object.__setattr__(new, "__pydantic_extra__", model.__pydantic_extra__)
+    object.__setattr__(new, "__pydantic_private__", model.__pydantic_private__)
+    return new
+
+
+def _reduced_here(scores: Sequence[Mapping[str, SampleScore]], reducer: ScoreReducer, scorer, scorer_name: str, samples: int):
+    """`eval_results` with the epochs reduced here, as Inspect's `reduce_scores` does (by
+    sample id, in order of first appearance), into `_ShallowSampleScore`s, whose copies per
+    metric key are cheap; Inspect then computes the metrics of the reduced scores. Its
+    results' reducer and count of completed samples are set as an eval with the reducer
+    sets them, its reductions built as Inspect builds them. Checked against Inspect's own
+    path on each process's first log (`light_eval_results`)."""
+    groups: dict[str, list[SampleScore]] = {}
+    for by_scorer in scores:
+        groups.setdefault(str(by_scorer[scorer_name].sample_id), []).append(by_scorer[scorer_name])
+    reduced = [
+        _ShallowSampleScore.model_construct(score=reducer([s.score for s in group]), sample_id=group[0].sample_id,
+                                            sample_metadata=group[0].sample_metadata, scorer=None)
+        for group in groups.values()
+    ]
+    results, _ = eval_results(samples, [{scorer_name: s} for s in reduced], [], [scorer], None, scorer_names=[scorer_name])
+    if results is None:
+        return None, None
+    name = registry_unqualified_name(reducer)
+    for score in results.scores:
+        score.reducer = name
+    headline = getattr(results, "headline", None)  # the headline metric's reference, in newer Inspects
+    if headline is not None and hasattr(headline, "reducer"):
+        headline.reducer = name
+    results.completed_samples = len(scores)
+    samples_reduced = [EvalSampleScore.model_construct(**dict(s.score), sample_id=s.sample_id) for s in reduced]
+    return results, [EvalSampleReductions(scorer=scorer_name, reducer=name, samples=samples_reduced)]
+
+
+def light_eval_results(entries: list[tuple[Any, int, Score | None, dict[str, Any]]], scorer, scorer_name: str,
+                       reduced: dict[tuple, Score] | None = None, check: dict[str, bool | None] | None = None):
+    """The log's results and reductions as a run computes them, from its samples'
+    (id, epoch, score, metadata) and light copies of the scores: the metrics see only the
+    sample metadata they read (`METRIC_METADATA`) and no score metadata, the sample scores
+    and reduced scores are copied shallowly (`_ShallowSampleScore`, `_ShallowCopied`), and
+    they get back the metadata Inspect's reducers keep (the first epoch's). Inspect
+    deep-copies every score once per metric key, which was most of an import's time;
     tests/test_logs_import_writer.py checks the light results and reductions equal the
-    full ones. `reduced` holds the mean reductions already computed in this import."""
+    full ones. `reduced` holds the mean reductions already computed in this import.
+
+    The epochs are reduced here (`_reduced_here`) once `check` (one per process) records
+    that doing so gave Inspect's own results on a first log; without `check` both are
+    computed and Inspect's returned."""
     scores = [
         {
-            scorer_name: SampleScore(
-                score=s.scores[scorer_name].model_copy(update={"metadata": None}),
-                sample_id=s.id,
-                sample_metadata={k: s.metadata[k] for k in METRIC_METADATA if k in s.metadata},
+            scorer_name: _ShallowSampleScore.model_construct(  # its parts are valid already
+                score=score.model_copy(update={"metadata": None}),
+                sample_id=sample_id,
+                sample_metadata={k: metadata[k] for k in METRIC_METADATA if k in metadata},
                 scorer=scorer_name,
             )
         }
-        for s in samples
-        if s.scores
+        for sample_id, _, score, metadata in entries
+        if score is not None
     ]
     if not scores:
         return None, None
     mean = _shallow_copied(mean_score(), {} if reduced is None else reduced)
-    results, reductions = eval_results(len(samples), scores, mean, [scorer], None, scorer_names=[scorer_name])
+    known = None if check is None else check.get("reduced_here")
+    if known is True:
+        results, reductions = _reduced_here(scores, mean, scorer, scorer_name, len(entries))
+    else:
+        results, reductions = eval_results(len(entries), scores, mean, [scorer], None, scorer_names=[scorer_name])
+        if known is None:
+            here = _reduced_here(scores, mean, scorer, scorer_name, len(entries))
+            same = json_bytes(here[0]) == json_bytes(results) and json_bytes(here[1]) == json_bytes(reductions)
+            if check is not None:
+                check["reduced_here"] = same
     first: dict[Any, Any] = {}
-    for s in sorted(samples, key=lambda s: s.epoch):
-        if s.scores:
-            first.setdefault(s.id, s.scores[scorer_name].metadata)
+    for sample_id, _, score, _ in sorted(entries, key=lambda e: e[1]):
+        if score is not None:
+            first.setdefault(sample_id, score.metadata)
     for reduction in reductions or []:
         for sample_score in reduction.samples:
             sample_score.metadata = first.get(sample_score.sample_id)
@@ -231,16 +298,19 @@ def _read_back(path: Path) -> tuple[dict[str, str], list[str]]:
     return fields, [json_bytes(s).decode() for s in read_eval_log_sample_summaries(str(path))]
 
 
-def layout_difference(log: EvalLog, loop: asyncio.AbstractEventLoop, samples: int = CHECK_SAMPLES) -> str | None:
+def layout_difference(log: EvalLog, loop: asyncio.AbstractEventLoop, samples: int = CHECK_SAMPLES,
+                      fast_parts: tuple[list[tuple[str | int, int, bytes]], bytes] | None = None) -> str | None:
     """None when a log written by `write_eval_zip` reads back through Inspect's public
     readers (`read_eval_log`, `read_eval_log_sample_summaries`) exactly as the same log
     written by Inspect's recorder does, checked on the first `samples` samples of `log`;
-    otherwise the first field that differs. The fast writer relies on Inspect's member
-    layout, which no public contract fixes, so each import checks it once."""
+    otherwise the first field that differs. `fast_parts` are those samples' JSON and their
+    summaries' as the importer writes them (`sample_json.Template`), else they are
+    serialised from `log.samples`. The fast writer relies on Inspect's member layout,
+    which no public contract fixes, so each import checks it once."""
     probe = log.model_copy(update={"samples": (log.samples or [])[:samples]})
     with tempfile.TemporaryDirectory(prefix="ps-layout-") as scratch:
         fast, slow = Path(scratch) / "fast.eval", Path(scratch) / "inspect.eval"
-        write_eval_zip(probe, fast)
+        write_eval_zip(probe, fast, *fast_parts) if fast_parts else write_eval_zip(probe, fast)
         loop.run_until_complete(write_eval(probe, slow))
         (fast_log, fast_summaries), (slow_log, slow_summaries) = _read_back(fast), _read_back(slow)
     for key in slow_log:
@@ -250,16 +320,43 @@ def layout_difference(log: EvalLog, loop: asyncio.AbstractEventLoop, samples: in
 
 
 class Writer:
-    """Writes an import's logs with `write_eval_zip` once `layout_difference` finds it reads
-    back as Inspect's recorder's log (checked on the first log), else with the recorder."""
+    """Writes an import's logs in one pass (`write_eval_zip`), each sample's JSON filled
+    from its log's checked template (`sample_json.Template`), once `layout_difference`
+    finds such a log reads back as Inspect's recorder's (checked on the first log). A log
+    whose template does not serialise a sample as Inspect does is written from Inspect's
+    objects, as is every later one; without the one-pass layout, through the recorder."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop, result: ImportResult, fast: bool | None = None) -> None:
         self.loop, self.result = loop, result
         self.fast = fast
+        self.pieces = Pieces.of()
 
-    def __call__(self, log: EvalLog, out: Path) -> None:
+    def _template(self, log: EvalLog, records: list[Record], scorer_name: str) -> Template | None:
+        """The log's checked template, or None (with a note the first time) when the last
+        record of a shape (scored, errored) serialises otherwise than Inspect's objects."""
+        if self.pieces is None or not records:
+            return None
+        template = Template.of(records[0], log.eval.model, scorer_name, self.pieces)
+        last = {r.shape: r for r in records}
+        difference = next((d for r in last.values() if (d := template.difference(r))), None)
+        if difference:
+            self.pieces = None
+            self.result.notes.append(
+                f"this inspect_ai serialises {difference} otherwise than the importer's template; "
+                "the samples were written from Inspect's objects instead (slower)"
+            )
+            return None
+        return template
+
+    def __call__(self, log: EvalLog, records: list[Record], scorer_name: str, out: Path) -> None:
+        template = self._template(log, records, scorer_name) if self.fast is not False else None
+
+        def parts(some: list[Record]) -> tuple[list[tuple[str | int, int, bytes]], bytes] | None:
+            return None if template is None else template.json(some)
+
         if self.fast is None:
-            difference = layout_difference(log, self.loop)
+            probe = records[:CHECK_SAMPLES]
+            difference = layout_difference(_with_samples(log, probe, scorer_name), self.loop, fast_parts=parts(probe))
             self.fast = difference is None
             if difference:
                 self.result.notes.append(
@@ -267,18 +364,30 @@ class Writer:
                     "the logs were written with Inspect's recorder instead (slower)"
                 )
         if self.fast:
-            write_eval_zip(log, out)  # to a temporary sibling, renamed
+            if template is not None:
+                write_eval_zip(log, out, *template.json(records))  # to a temporary sibling, renamed
+            else:
+                write_eval_zip(_with_samples(log, records, scorer_name), out)
             return
         tmp = temp_path(out)
         try:
-            self.loop.run_until_complete(write_eval(log, tmp))
+            self.loop.run_until_complete(write_eval(_with_samples(log, records, scorer_name), tmp))
             os.replace(tmp, out)
         finally:
             tmp.unlink(missing_ok=True)
 
 
-def build_log(job: ImportJob, cell: Cell, run: Scoring, result: ImportResult) -> EvalLog:
-    """The cell's log as a run of `job.kind`'s task would have written it."""
+def _with_samples(log: EvalLog, records: list[Record], scorer_name: str) -> EvalLog:
+    """The log with its records as Inspect's samples (reductions kept: the constructor's
+    validator drops them beside results that are not a dict)."""
+    out = log.model_copy(update={"samples": [sample_of(r, log.eval.model, scorer_name) for r in records]})
+    out.reductions = log.reductions
+    return out
+
+
+def build_log(job: ImportJob, cell: Cell, run: Scoring, result: ImportResult) -> tuple[EvalLog, list[Record], str]:
+    """The cell's log as a run of `job.kind`'s task would have written it, without its
+    samples; the samples' records (in the log's order) and the scorer's name."""
     items, kind = job.items, job.kind
     scorings = {items[i].scoring for i in cell.rows["item_id"]}
     if len(scorings) != 1:
@@ -290,15 +399,17 @@ def build_log(job: ImportJob, cell: Cell, run: Scoring, result: ImportResult) ->
     condition = job.conditions[cell.condition]
     disagree = result.disagreements.setdefault(cell.model, {"rows": 0, "source_only": 0, "ours_only": 0, "different": 0})
     order = {item_id: i for i, item_id in enumerate(dict.fromkeys(rows["item_id"]))}
-    samples = [_sample(job, cell, condition, rec, run, scorer, scorer_name, result, disagree) for rec in rows.to_dict("records")]
-    samples.sort(key=lambda s: (s.epoch, order[str(s.id)]))
-    results, reductions = light_eval_results(samples, scorer, scorer_name, run.reductions)
+    ids = iter(random_ids(4 * len(rows)))
+    records = [_record(job, cell, condition, rec, run, scorer, result, disagree, ids) for rec in rows.to_dict("records")]
+    records.sort(key=lambda r: (r.epoch, order[str(r.id)]))
+    results, reductions = light_eval_results([(r.id, r.epoch, r.score, r.metadata) for r in records], scorer, scorer_name,
+                                             run.reductions, run.checks)
     created = datetime.now(UTC).isoformat(timespec="seconds")
-    n_errors = sum(1 for s in samples if s.error)
+    n_errors = sum(1 for r in records if r.error is not None)
     log = EvalLog(
         version=2,
-        status="success" if n_errors < len(samples) else "error",
-        eval=_spec(job, cell, condition, created, list(order), max(s.epoch for s in samples), left_out),
+        status="success" if n_errors < len(records) else "error",
+        eval=_spec(job, cell, condition, created, list(order), max(r.epoch for r in records), left_out),
         plan=EvalPlan(
             steps=[
                 EvalPlanStep(solver="political_sycophancy/import_responses", params={"source": str(job.source.path)}),
@@ -307,24 +418,23 @@ def build_log(job: ImportJob, cell: Cell, run: Scoring, result: ImportResult) ->
         ),
         results=results,
         stats=EvalStats(started_at=created, completed_at=created),
-        samples=samples,
     )
     # set after construction: EvalLog's validator only accepts reductions beside dict results
     log.reductions = reductions
-    return log
+    return log, records, scorer_name
 
 
-def _sample(
-    job: ImportJob, cell: Cell, condition: Condition, rec: dict, run: Scoring, scorer: Callable, scorer_name: str,
-    result: ImportResult, disagree: dict[str, int],
-) -> EvalSample:
+def _record(
+    job: ImportJob, cell: Cell, condition: Condition, rec: dict, run: Scoring, scorer: Callable,
+    result: ImportResult, disagree: dict[str, int], ids: Iterator[str],
+) -> Record:
     """One response row as the sample a run would have logged, scored by our scorer (or the
     file's letter with `use_source_letters`, our reading counted against it in `disagree`)."""
     item, model, kind = job.items[rec["item_id"]], cell.model, job.kind
     prompt = run.prompt(kind, item, condition)
     raw = rec.get("raw_response") or ""
+    item_metadata = run.item_metadata(item)
     metadata: dict[str, Any] = {
-        **run.item_metadata(item),
         "condition": condition.id,
         "condition_label": condition.label,
         "source_file": job.source.path.name,
@@ -339,15 +449,14 @@ def _sample(
         metadata["source_model_id"] = rec["file_model_id"]
     error_text = (rec.get("error") or "").strip()
     epoch = int(rec["epoch"])
-    make_state = functools.partial(task_state, item, condition, model, epoch, prompt, metadata=metadata)
+    make_state = functools.partial(task_state, item, condition, model, epoch, prompt, metadata={**item_metadata, **metadata})
     sample_error = None
-    scores = None
+    score = None
     if error_text and not raw.strip():
-        sample_error = EvalError(message=error_text, traceback="", traceback_ansi="")
+        sample_error = error_text
         result.errors += 1
     elif job.use_source_letters:
         score = kind.source_score(run, scorer, item, rec, make_state)
-        scores = {scorer_name: score}
         meta = score.metadata or {}
         ours, src = meta.get("text_letter"), meta.get("source_letter")
         disagree["rows"] += 1
@@ -358,19 +467,8 @@ def _sample(
         elif ours and src and ours != src:
             disagree["different"] += 1
     else:
-        scores = {scorer_name: kind.parsed_score(run, scorer, item, rec, functools.partial(make_state, completion=raw))}
-    return EvalSample(
-        id=item.id,
-        epoch=epoch,
-        input=prompt,
-        target="",
-        messages=[ChatMessageUser(content=prompt), ChatMessageAssistant(content=raw, model=model)],
-        output=ModelOutput.from_content(model=model, content=raw),
-        scores=scores,
-        metadata=metadata,
-        error=sample_error,
-        uuid=shortuuid.uuid(),
-    )
+        score = kind.parsed_score(run, scorer, item, rec, functools.partial(make_state, completion=raw))
+    return Record(item.id, epoch, prompt, raw, item_metadata, metadata, score, sample_error, next(ids), (next(ids), next(ids), next(ids)))
 
 
 def _spec(

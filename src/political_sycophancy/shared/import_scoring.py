@@ -81,7 +81,7 @@ class Scoring:
 
     A score depends only on the item, the condition-independent metadata and the completion,
     so it is computed once per (scorer, item, completion), its task state built only then,
-    and copied for repeats (most responses are a bare letter)."""
+    and shared by the repeats (most responses are a bare letter; nothing mutates a score)."""
 
     def __init__(self) -> None:
         self.loop = asyncio.new_event_loop()
@@ -92,6 +92,7 @@ class Scoring:
         self.prompts: dict[tuple[str, str, str], str] = {}
         self.metadata: dict[str, dict[str, Any]] = {}
         self.reductions: dict[tuple, Score] = {}  # of the mean reducer (logs.import_writer)
+        self.checks: dict[str, bool | None] = {}  # the log writer's shortcuts checked in this process
 
     def prompt(self, kind: ResponseKind, item: Item, condition: Condition) -> str:
         """The kind's prompt for an item under a condition, built once per import."""
@@ -108,11 +109,12 @@ class Scoring:
         return self.metadata[item.id]
 
     def once(self, key: tuple, compute: Callable[[], Score]) -> Score:
-        """A copy of the score `compute` gives for `key`, computed once per import."""
+        """The score `compute` gives for `key`, computed once per import and shared by the
+        rows that repeat it (never mutated: the log writer serialises each shared score once)."""
         score = self.finished.get(key)
         if score is None:
             score = self.finished[key] = compute()
-        return score.model_copy()
+        return score
 
     def scorer(self, kind: ResponseKind, scoring: str) -> Callable:
         """The kind's scorer for a scoring rule, one object per import (the score cache's key)."""
@@ -134,7 +136,7 @@ class Scoring:
         if score is None:
             score = self.loop.run_until_complete(scorer(make_state(), Target("")))
             self.cache[key] = score
-        return score.model_copy()
+        return score
 
     def close(self) -> None:
         self.loop.close()
