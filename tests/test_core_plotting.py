@@ -83,3 +83,45 @@ def test_a_leader_runs_from_its_labels_left_edge_to_its_point(tmp_path):
             px, py = start + t * (end - start)
             assert not (box.x0 + 1 < px < box.x1 - 1 and box.y0 + 1 < py < box.y1 - 1), label.get_text()
     assert leaders >= 5  # a crowded plot moves labels away from their points
+
+
+def test_figures_saved_in_the_background_are_the_figures_saved_at_once(tmp_path):
+    """Forked processes write the same bytes, the caller's figure is untouched, and every
+    file exists once the block is left."""
+    from political_sycophancy.core.plotting import saving_in_background
+
+    save_figure(_figure("constrained"), tmp_path / "now.png", svg=True)
+    with saving_in_background(jobs=2) as saver:
+        assert saver is not None
+        for k in range(3):
+            save_figure(_figure("constrained"), tmp_path / f"later{k}.png", svg=True)
+        assert len(saver.pending) <= 2  # at most `jobs` at once
+    assert not saver.pending and not saver.failures
+    for k in range(3):
+        assert (tmp_path / f"later{k}.png").read_bytes() == (tmp_path / "now.png").read_bytes()
+        assert (tmp_path / f"later{k}.svg").stat().st_size > 0
+    assert not list(tmp_path.glob("*.tmp*"))
+
+
+def test_a_background_failure_is_saved_again_here_and_a_lasting_one_reported(tmp_path, monkeypatch):
+    import os
+
+    from political_sycophancy.core import plotting
+
+    parent, real = os.getpid(), plotting._save_now
+
+    def fails_in_children(fig, path, svg, tight):
+        if os.getpid() != parent or path.name == "broken.png":
+            raise RuntimeError(f"planted failure saving {path.name}")
+        return real(fig, path, svg, tight)
+
+    monkeypatch.setattr(plotting, "_save_now", fails_in_children)
+    with plotting.saving_in_background(jobs=1) as saver:
+        saver.owner = "a section"
+        save_figure(_figure(None), tmp_path / "saved_here.png")
+        save_figure(_figure(None), tmp_path / "broken.png")
+    assert (tmp_path / "saved_here.png").stat().st_size > 0  # the child failed, this process saved it
+    assert not (tmp_path / "broken.png").exists()
+    assert [(f.path.name, f.owner, f.error) for f in saver.failures] == [
+        ("broken.png", "a section", "RuntimeError: planted failure saving broken.png")
+    ]

@@ -206,7 +206,7 @@ def test_a_template_that_serialises_otherwise_falls_back_to_inspects_objects(tmp
     from political_sycophancy.logs import sample_json
 
     path, items = responses
-    good = importer.import_responses(path, items, tmp_path / "good", jobs=1)
+    importer.import_responses(path, items, tmp_path / "good", jobs=1)
     real = sample_json.Template.sample_bytes
 
     def wrong_target(self, record, metadata):

@@ -113,6 +113,40 @@ def test_failing_section_is_reported_not_fatal(tmp_path, full_report):
     assert "planted failure" in (tmp_path / "out" / "report.md").read_text()
 
 
+def test_a_figure_failing_in_the_background_fails_its_section(tmp_path, monkeypatch):
+    """Figures are saved by background processes while the next sections are computed; a
+    figure that cannot be saved there nor here is reported in its own section, which counts
+    as failed, and the sections after it are whole."""
+    from matplotlib.figure import Figure
+
+    from political_sycophancy.core import plotting
+    from political_sycophancy.core.section import Section
+
+    real = plotting._save_now
+
+    def refuses(fig, path, svg, tight):
+        if path.name == "planted.png":
+            raise RuntimeError("planted figure failure")
+        return real(fig, path, svg, tight)
+
+    def draws(frame, figure_dir, options):
+        fig = Figure()
+        fig.add_subplot().plot([0, 1], [0, 1])
+        return Section("Draws", text="a section with a figure",
+                       figures={"planted": plotting.save_figure(fig, figure_dir / "planted.png")})
+
+    monkeypatch.setattr(plotting, "_save_now", refuses)
+    frame = frame_from_evals(synthetic_responses(builtin_pct_items()[:5], ["m/x"], ["N"], seed=0), [PCT_FILE])
+    result = write_report(frame, tmp_path / "out", options=FAST, sections=[(0, "draws", draws), *section_builders()],
+                          figure_jobs=1)
+    assert result.failed == ["draws"]
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["failed_sections"] == ["draws"] and "conditions" in summary["sections"]
+    report = (tmp_path / "out" / "report.md").read_text()
+    assert "The figure `planted.png` failed with `RuntimeError: planted figure failure`" in report
+    assert "planted.png)" not in report  # no image link to a file that was never written
+
+
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 
 

@@ -9,9 +9,12 @@ atomically, at one resolution) and neither copies the other's code.
 
 from __future__ import annotations
 
+import os
 import textwrap
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import matplotlib
@@ -34,10 +37,96 @@ DPI = 120
 TEXT_FORMATTERS = (FixedFormatter, FuncFormatter, StrCategoryFormatter)
 
 
+@dataclass(frozen=True)
+class FigureFailure:
+    """A figure a background process could not save, nor this one after it."""
+
+    path: Path
+    owner: str | None
+    error: str
+
+
+@dataclass
+class BackgroundSaver:
+    """Saves figures in forked processes, at most `jobs` at a time, while the caller goes on
+    computing: drawing was a third of a cold analysis, and one core sat idle meanwhile.
+
+    A child draws and writes the figure exactly as `save_figure` does here (the same
+    figure, copied by the fork) and exits; the caller keeps the figure until its child has
+    ended. When a child fails the figure is saved here again, so its error is the figure's
+    own; what still fails is listed in `failures` with the `owner` (the report section) that
+    was current when it was submitted. `drain` waits for every child: the caller reads no
+    figure file before it (the report embeds them when it renders)."""
+
+    jobs: int
+    owner: str | None = None
+    pending: dict[int, tuple[Figure, Path, bool, bool, str | None]] = field(default_factory=dict)
+    failures: list[FigureFailure] = field(default_factory=list)
+
+    def submit(self, fig: Figure, path: Path, svg: bool, tight: bool) -> None:
+        while len(self.pending) >= self.jobs:
+            self._wait_oldest()
+        pid = os.fork()
+        if pid == 0:  # the child: save, and leave without running anything of the caller's
+            code = 1
+            try:
+                _save_now(fig, path, svg, tight)
+                code = 0
+            finally:
+                os._exit(code)
+        self.pending[pid] = (fig, path, svg, tight, self.owner)
+
+    def _wait_oldest(self) -> None:
+        pid = next(iter(self.pending))
+        fig, path, svg, tight, owner = self.pending.pop(pid)
+        _, status = os.waitpid(pid, 0)
+        if os.waitstatus_to_exitcode(status) != 0:
+            try:
+                _save_now(fig, path, svg, tight)
+            except Exception as ex:  # the figure's own failure, reported against its section
+                self.failures.append(FigureFailure(path, owner, f"{type(ex).__name__}: {ex}"))
+
+    def drain(self) -> None:
+        while self.pending:
+            self._wait_oldest()
+
+    def reap(self) -> None:
+        """Wait for every child without saving a failed figure again."""
+        for pid in list(self.pending):
+            del self.pending[pid]
+            os.waitpid(pid, 0)
+
+
+# the saver of the report being written (`saving_in_background`); unset, figures are saved at once
+BACKGROUND: ContextVar[BackgroundSaver | None] = ContextVar("political_sycophancy_figure_saver", default=None)
+
+
+@contextmanager
+def saving_in_background(jobs: int | None = None) -> Iterator[BackgroundSaver | None]:
+    """Within the block, `save_figure` hands each figure to a `BackgroundSaver` of `jobs`
+    processes (default: one fewer than the CPUs, so the caller keeps one; none on one CPU
+    or where processes cannot fork) and every child has ended when the block is left."""
+    jobs = max(0, (os.cpu_count() or 1) - 1) if jobs is None else jobs
+    if jobs < 1 or not hasattr(os, "fork"):
+        yield None
+        return
+    saver = BackgroundSaver(jobs)
+    token = BACKGROUND.set(saver)
+    try:
+        yield saver
+    except BaseException:  # stopping (an error, Ctrl-C): the children are waited for, nothing saved again
+        BACKGROUND.reset(token)
+        saver.reap()
+        raise
+    BACKGROUND.reset(token)
+    saver.drain()
+
+
 def save_figure(fig: Figure, path: Path, *, svg: bool = False, tight: bool = True) -> Path:
     """Write `fig` as a PNG at `path` (and an SVG beside it when `svg`), each through a
     temporary sibling and a rename like every other output: a full disk or a kill never
-    leaves a truncated image.
+    leaves a truncated image. Inside `saving_in_background` the figure is saved by a
+    forked process and the file exists once the saver has drained.
 
     The layout (constrained layout, and the tight box around what is drawn) is computed
     once and then frozen for every format: `savefig(bbox_inches="tight")` on a figure with
@@ -45,6 +134,14 @@ def save_figure(fig: Figure, path: Path, *, svg: bool = False, tight: bool = Tru
     the image), which was most of a report's figure time."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    saver = BACKGROUND.get()
+    if saver is not None:
+        saver.submit(fig, path, svg, tight)
+        return path
+    return _save_now(fig, path, svg, tight)
+
+
+def _save_now(fig: Figure, path: Path, svg: bool, tight: bool) -> Path:
     if fig.canvas is None or not isinstance(fig.canvas, FigureCanvasAgg):
         FigureCanvasAgg(fig)
     with drawn_as_text(fig), _layout_frozen(fig, tight) as bbox:

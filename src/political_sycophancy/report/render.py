@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.atomic import clean_stale_temp, write_atomic
+from ..core.plotting import BackgroundSaver, FigureFailure, saving_in_background
 from ..core.section import Section, SectionBuilder, column_meaning, table_descriptions
 from ..core.sheet import table_csv
 from ..core.summary_contract import SUMMARY_VERSION, SummaryContractError, undeclared
@@ -152,9 +153,12 @@ def write_report(
     options: AnalysisOptions | None = None,
     progress: Callable[[str], None] | None = None,
     sections: list[tuple[int, str, SectionBuilder]] | None = None,
+    figure_jobs: int | None = None,
 ) -> ReportResult:
     """Build every section (`sections`, default `report.sections.section_builders()`) from
-    the tidy frame with this run's options (and their run cache) and write the outputs."""
+    the tidy frame with this run's options (and their run cache) and write the outputs.
+    Figures are saved by `figure_jobs` background processes (`core.plotting.saving_in_background`;
+    0 saves each at once) while the statistics go on."""
     out = Path(out_dir)
     (out / "tables").mkdir(parents=True, exist_ok=True)
     figure_dir = out / "figures"
@@ -174,7 +178,41 @@ def write_report(
     }
     result = ReportResult(out, summary)
     builders = sorted(section_builders() if sections is None else sections, key=lambda b: (b[0], b[1]))
+    with saving_in_background(figure_jobs) as saver:
+        shown, found, top = _build(frame, out, figure_dir, run_options, builders, result, progress, saver)
+    if saver is not None:
+        _figure_failures(saver.failures, shown, result)
+    unknown = undeclared(summary, summary_contract())
+    if unknown:  # a section wrote a key the contract does not declare: renamed, moved or new
+        raise SummaryContractError(f"summary.json keys not in its contract (version {SUMMARY_VERSION}): {', '.join(unknown[:8])}")
+    write_atomic(out / "summary.json", json.dumps(_json_safe(summary), indent=2, allow_nan=False))
+    meta = [f"source: {source}" if source else "", f"generated {summary['generated']}", f"{len(frame):,} samples"]
+    _render(out, "Political sycophancy analysis", [m for m in meta if m], shown, result.tables, result.failed, found, top, _json_safe(summary))
+    return result
+
+
+def _figure_failures(failures: list[FigureFailure], shown: list[tuple[str, Section]], result: ReportResult) -> None:
+    """A figure its background process and this one failed to save: its section says so
+    and counts as failed (as a figure that failed while its section was built did)."""
+    for failure in failures:
+        for name, section in shown:
+            if name == failure.owner:
+                section.figures = {c: p for c, p in section.figures.items() if Path(p) != failure.path}
+                section.text = (section.text + "\n\n" if section.text else "") + (
+                    f"The figure {md_code(failure.path.name)} failed with {md_code(failure.error)}."
+                )
+                if name not in result.failed and name != "figures":  # (the Figures never cost the report)
+                    result.failed.append(name)
+
+
+def _build(frame: pd.DataFrame, out: Path, figure_dir: Path, run_options: AnalysisOptions, builders: list,
+           result: ReportResult, progress: Callable[[str], None] | None,
+           saver: BackgroundSaver | None) -> tuple[list[tuple[str, Section]], list[Finding], list[Finding]]:
+    """Every section, the derived findings and the Figures section: the sections to show, in order."""
+    summary = result.summary
     for k, (_order, name, builder) in enumerate(builders, start=1):
+        if saver is not None:
+            saver.owner = name
         started = time.perf_counter()
         try:
             section = builder(frame, figure_dir, run_options)
@@ -206,7 +244,7 @@ def write_report(
                 + ("  FAILED" if name in result.failed else "")
             )
     summary["sections"] = [name for name, _ in result.sections]
-    summary["failed_sections"] = result.failed
+    summary["failed_sections"] = result.failed  # the same list: a figure failing later is counted
     named = {tname: table for _, section in result.sections for tname, table in section.tables.items()}
     summary["findings"] = derive(summary, named, draws=run_options.bootstrap_draws, seed=run_options.seed)
     summary["findings"]["headline"] = headline_numbers(summary, named, draws=run_options.bootstrap_draws, seed=run_options.seed)
@@ -224,15 +262,11 @@ def write_report(
         write_atomic(path, table_csv(table))
         result.tables["paper:paper_vs_logs"] = path
         shown.insert(0, ("paper", paper))
+    if saver is not None:
+        saver.owner = "figures"
     try:
         if figs := figures_section(_json_safe(summary), figure_dir, named):
             shown.insert(0, ("figures", figs))
     except Exception as ex:  # a figure must not cost the report
         shown.insert(0, ("figures", Section("Figures (failed)", text=f"The figures failed with {md_code(f'{type(ex).__name__}: {ex}')}.")))
-    unknown = undeclared(summary, summary_contract())
-    if unknown:  # a section wrote a key the contract does not declare: renamed, moved or new
-        raise SummaryContractError(f"summary.json keys not in its contract (version {SUMMARY_VERSION}): {', '.join(unknown[:8])}")
-    write_atomic(out / "summary.json", json.dumps(_json_safe(summary), indent=2, allow_nan=False))
-    meta = [f"source: {source}" if source else "", f"generated {summary['generated']}", f"{len(frame):,} samples"]
-    _render(out, "Political sycophancy analysis", [m for m in meta if m], shown, result.tables, result.failed, found, top, _json_safe(summary))
-    return result
+    return shown, found, top
