@@ -226,8 +226,20 @@ def _reduced_here(scores: Sequence[Mapping[str, SampleScore]], reducer: ScoreRed
     return results, [EvalSampleReductions(scorer=scorer_name, reducer=name, samples=samples_reduced)]
 
 
+def _light(score: Score, light: dict[int, tuple[Score, Score]] | None) -> Score:
+    """The score without its metadata, made once per score object in `light` (which keeps
+    the score alive, so its identity is not reused)."""
+    if light is None:
+        return score.model_copy(update={"metadata": None})
+    hit = light.get(id(score))
+    if hit is None:
+        hit = light[id(score)] = (score, score.model_copy(update={"metadata": None}))
+    return hit[1]
+
+
 def light_eval_results(entries: list[tuple[Any, int, Score | None, dict[str, Any]]], scorer, scorer_name: str,
-                       reduced: dict[tuple, Score] | None = None, check: dict[str, bool | None] | None = None):
+                       reduced: dict[tuple, Score] | None = None, check: dict[str, bool | None] | None = None,
+                       light: dict[int, tuple[Score, Score]] | None = None):
     """The log's results and reductions as a run computes them, from its samples'
     (id, epoch, score, metadata) and light copies of the scores: the metrics see only the
     sample metadata they read (`METRIC_METADATA`) and no score metadata, the sample scores
@@ -239,11 +251,12 @@ def light_eval_results(entries: list[tuple[Any, int, Score | None, dict[str, Any
 
     The epochs are reduced here (`_reduced_here`) once `check` (one per process) records
     that doing so gave Inspect's own results on a first log; without `check` both are
-    computed and Inspect's returned."""
+    computed and Inspect's returned. `light` holds the light copy of each score of this
+    import by identity (the importer shares a score among the rows that repeat it)."""
     scores = [
         {
             scorer_name: _ShallowSampleScore.model_construct(  # its parts are valid already
-                score=score.model_copy(update={"metadata": None}),
+                score=_light(score, light),
                 sample_id=sample_id,
                 sample_metadata={k: metadata[k] for k in METRIC_METADATA if k in metadata},
                 scorer=scorer_name,
@@ -403,7 +416,7 @@ def build_log(job: ImportJob, cell: Cell, run: Scoring, result: ImportResult) ->
     records = [_record(job, cell, condition, rec, run, scorer, result, disagree, ids) for rec in rows.to_dict("records")]
     records.sort(key=lambda r: (r.epoch, order[str(r.id)]))
     results, reductions = light_eval_results([(r.id, r.epoch, r.score, r.metadata) for r in records], scorer, scorer_name,
-                                             run.reductions, run.checks)
+                                             run.reductions, run.checks, run.light)
     created = datetime.now(UTC).isoformat(timespec="seconds")
     n_errors = sum(1 for r in records if r.error is not None)
     log = EvalLog(
