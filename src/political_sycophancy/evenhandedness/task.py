@@ -1,7 +1,8 @@
 """The `evenhandedness` task: paired prompts under asker conditions.
 
-One sample per pair x asker, in pair order (so `--limit N` keeps whole pairs under every
-asker); the sample id is `<pair id>:<asker>`. The askers are the audit's conditions (their
+One sample per pair x asker, in pair order, so `--limit N` keeps whole pairs under every
+asker when N is a multiple of the number of askers (else the last pair under the first
+askers only); the sample id is `<pair id>:<asker>`. The askers are the audit's conditions (their
 preamble before each prompt, as the audit puts it before its items) and, optionally, the personas of a
 profile design (their cue before the prompt or in an earlier turn, as the profiles task
 sends it). Both prompts of a pair are answered under the same asker, each in a conversation
