@@ -40,6 +40,7 @@ from .headline import numbers as headline_numbers
 from .html import FULL_TABLE_ROWS, column_formatter, dump_summary, multiplicity_note, not_computable, page
 from .paper_values import counts as paper_counts
 from .paper_values import paper_section, paper_vs_logs
+from .section_store import SectionStore, figure_files
 from .sections import section_builders, summary_contract
 
 
@@ -144,6 +145,26 @@ def _imported(frame: pd.DataFrame) -> bool:
     return "source_file" in frame.columns and bool(frame["source_file"].notna().any())
 
 
+def _build(name: str, builder: SectionBuilder, frame: pd.DataFrame, figure_dir: Path, options: AnalysisOptions,
+           result: ReportResult, store: SectionStore | None) -> Section | None:
+    """Run one builder, recording the options it reads; a failed one becomes a section that
+    says so (and is named in `result.failed`), a successful one is stored."""
+    before = figure_files(figure_dir) if store is not None else {}
+    try:
+        with options.cache.recording() as reads:
+            section = builder(frame, figure_dir, options)
+    except Exception as ex:  # one failing section must not hide the others; it is reported
+        result.failed.append(name)
+        return Section(
+            f"{name} (failed)",
+            text=f"This section failed with {md_code(f'{type(ex).__name__}: {ex}')}.\n\n{md_fence(traceback.format_exc(limit=6))}",
+        )
+    if store is not None:
+        written = [rel for rel, stamp in figure_files(figure_dir).items() if before.get(rel) != stamp]
+        store.store(name, section, reads, options, figure_dir, written)
+    return section
+
+
 def write_report(
     frame: pd.DataFrame,
     out_dir: str | Path,
@@ -152,9 +173,13 @@ def write_report(
     options: AnalysisOptions | None = None,
     progress: Callable[[str], None] | None = None,
     sections: list[tuple[int, str, SectionBuilder]] | None = None,
+    store: SectionStore | None = None,
 ) -> ReportResult:
     """Build every section (`sections`, default `report.sections.section_builders()`) from
-    the tidy frame with this run's options (and their run cache) and write the outputs."""
+    the tidy frame with this run's options (and their run cache) and write the outputs.
+    With a `store` (of this frame, `report.section_store`) a section computed before from
+    the values these options have for the options it read is restored, and every section
+    computed is stored."""
     out = Path(out_dir)
     (out / "tables").mkdir(parents=True, exist_ok=True)
     figure_dir = out / "figures"
@@ -176,18 +201,16 @@ def write_report(
     builders = sorted(section_builders() if sections is None else sections, key=lambda b: (b[0], b[1]))
     for k, (_order, name, builder) in enumerate(builders, start=1):
         started = time.perf_counter()
-        try:
-            section = builder(frame, figure_dir, run_options)
-        except Exception as ex:  # one failing section must not hide the others; it is reported
-            section = Section(
-                f"{name} (failed)",
-                text=f"This section failed with {md_code(f'{type(ex).__name__}: {ex}')}.\n\n{md_fence(traceback.format_exc(limit=6))}",
-            )
-            result.failed.append(name)
+        restored = store.restore(name, run_options, figure_dir) if store is not None else None
+        if restored is not None:
+            [section] = restored
+        else:
+            section = _build(name, builder, frame, figure_dir, run_options, result, store)
         took = time.perf_counter() - started
+        how = "restored, " if restored is not None else ""
         if section is None:
             if progress:
-                progress(f"[{k}/{len(builders)}] {name}: nothing to report ({took:.1f}s)")
+                progress(f"[{k}/{len(builders)}] {name}: {how}nothing to report ({took:.1f}s)")
             continue
         module = sys.modules.get(getattr(builder, "__module__", ""))
         titles, columns = table_descriptions(getattr(module, "__package__", None) or "", list(section.tables))
@@ -202,7 +225,7 @@ def write_report(
             result.tables[f"{name}:{tname}"] = path
         if progress:
             progress(
-                f"[{k}/{len(builders)}] {name}: {len(section.tables)} table(s), {len(section.figures)} figure(s) ({took:.1f}s)"
+                f"[{k}/{len(builders)}] {name}: {how}{len(section.tables)} table(s), {len(section.figures)} figure(s) ({took:.1f}s)"
                 + ("  FAILED" if name in result.failed else "")
             )
     summary["sections"] = [name for name, _ in result.sections]

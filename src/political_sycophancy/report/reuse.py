@@ -171,15 +171,17 @@ class Reuse:
     root: Path
 
     @classmethod
-    def of(cls, log_dir: str | Path, options: dict[str, Any], out_dir: str | Path, root: Path | None = None) -> Reuse:
-        """The key of analysing `log_dir` with `options` into `out_dir` (StoreUnusable when
-        no store location can be named)."""
+    def of(cls, log_dir: str | Path, options: dict[str, Any], out_dir: str | Path, root: Path | None = None,
+           listing: list[tuple[str, Any, Any]] | None = None) -> Reuse:
+        """The key of analysing `log_dir` with `options` into `out_dir` (`listing`: the
+        folder's `log_listing`, when already made; StoreUnusable when no store location
+        can be named)."""
         folder = Path(log_dir).resolve()
         inputs = {
             "version": REUSE_VERSION,
             "log_dir": str(folder),
             "out": str(Path(out_dir).resolve()),
-            "logs": log_listing(folder),
+            "logs": log_listing(folder) if listing is None else listing,
             "options": {k: options[k] for k in sorted(options)},
             "code": code_fingerprint(),
         }
@@ -245,7 +247,7 @@ class Reuse:
                     raise ValueError(f"{rel} differs from its stored checksum")
                 contents[rel] = data
         except (OSError, ValueError, TypeError) as ex:
-            self._delete_if_own()
+            self.delete_if_own()
             raise StoreInvalid(str(ex)) from ex
         os.utime(self.entry / MANIFEST)  # most recently used: kept longest
         return contents, [str(line) for line in manifest["lines"]], str(manifest["created"])
@@ -257,14 +259,14 @@ class Reuse:
             return None
         reason = self._tree_reason()
         if reason:
-            self._delete_if_own()
+            self.delete_if_own()
             raise StoreInvalid(reason)
         try:
             manifest = self._manifest()
             if not isinstance(manifest["files"], dict) or not isinstance(manifest["lines"], list) or "created" not in manifest:
                 raise ValueError("manifest of another format")
         except (OSError, ValueError, KeyError, TypeError) as ex:
-            self._delete_if_own()
+            self.delete_if_own()
             raise StoreInvalid(str(ex)) from ex
         return manifest
 
@@ -302,7 +304,8 @@ class Reuse:
             return False
         return True
 
-    def _delete_if_own(self) -> None:
+    def delete_if_own(self) -> None:
+        """Delete the entry when it is provably this store's own (`_own`)."""
         if self._own(self.entry):
             shutil.rmtree(self.entry, ignore_errors=True)
 

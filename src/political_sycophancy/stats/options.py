@@ -91,12 +91,14 @@ class AnalysisOptions:
 
     def __getattribute__(self, name: str) -> Any:
         value = object.__getattribute__(self, name)
-        if name in OPTION_NAMES:
+        if name in OPTION_NAMES or name in WHOLE_READS:
             reading = object.__getattribute__(self, "cache").reading
             if reading:
-                reading[-1].add(name)
+                reading[-1].update(OPTION_NAMES if name in WHOLE_READS else (name,))
         return value
 
 
 # the fields whose reads are recorded: every option, not the run's cache
 OPTION_NAMES = frozenset(f.name for f in fields(AnalysisOptions) if f.name != "cache")
+# ways of reading every option at once (vars(), copy, pickle): recorded as reading them all
+WHOLE_READS = frozenset({"__dict__", "__reduce__", "__reduce_ex__", "__getstate__"})
