@@ -43,15 +43,19 @@ def pytest_collection_finish(session) -> None:
     gc.freeze()
 
 
-@pytest.fixture(scope="session", autouse=True)
-def analysis_store(tmp_path_factory) -> Path:
-    """Stored analyses (report.reuse) go to a folder of this test session, not the user's cache."""
-    root = tmp_path_factory.mktemp("analysis-store")
-    os.environ["POLITICAL_SYCOPHANCY_CACHE"] = str(root)
-    return root
-
-
 DRAWS = pytest.StashKey[bool]()
+STORE = pytest.StashKey[Path]()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def analysis_store(tmp_path_factory, request) -> Path:
+    """Stored analyses and sections (report.reuse, report.section_store) go to a folder of
+    this test session, not the user's cache: one for drawing tests, one for the others, so
+    that a placeholder figure is never restored into a test that reads figures."""
+    root = tmp_path_factory.mktemp("analysis-store")
+    request.config.stash[STORE] = root
+    _set_draws(request.config, request.config.stash.get(DRAWS, True))
+    return root
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -65,6 +69,8 @@ def _set_draws(config, draws: bool) -> None:
     (support.run_script)."""
     config.stash[DRAWS] = draws
     os.environ[FIGURES_DRAWN] = "1" if draws else "0"
+    if STORE in config.stash:
+        os.environ["POLITICAL_SYCOPHANCY_CACHE"] = str(config.stash[STORE] / ("drawn" if draws else "placeholder"))
 
 
 @pytest.fixture(scope="session", autouse=True)

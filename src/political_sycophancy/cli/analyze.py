@@ -5,10 +5,14 @@ from __future__ import annotations
 import argparse
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..core import arguments
 from ..core.console import progress, say
 from ..core.errors import InputError
+
+if TYPE_CHECKING:
+    from ..report.section_store import SectionStore
 
 # Resampling sizes beyond these take more memory than a machine has (the bootstrap draws
 # a matrix of draws x items) or hours, and no statistic needs them.
@@ -27,10 +31,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("log_dir", help="directory of .eval logs (searched recursively)")
     p.add_argument("--out", required=True, help="output directory")
     p.add_argument("--no-cache", action="store_true",
-                   help="read every log again, do not write the frame cache, and neither reuse nor store the analysis")
+                   help="read every log again, do not write the frame cache, and neither reuse nor store the analysis or its sections")
     p.add_argument("--no-reuse", action="store_true",
-                   help="compute every statistic again even when the same logs, options and code were analysed before "
-                   "(the stored analysis is otherwise copied into --out)")
+                   help="compute every statistic and figure again even when the same logs, options and code were analysed "
+                   "before (the stored analysis is otherwise copied into --out, and a section whose options are unchanged "
+                   "is restored from the section store); nothing is stored")
     p.add_argument("--bootstrap", type=arguments.whole(1, MAX_BOOTSTRAP), default=2000,
                    help=f"bootstrap resamples of items for the CIs (default 2000, at most {MAX_BOOTSTRAP:,})")
     p.add_argument("--sign-flip-draws", type=arguments.whole(1, MAX_SIGN_FLIP_DRAWS), default=10_000,
@@ -96,14 +101,15 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_into(args: argparse.Namespace, temp: Path) -> int:
-    """Reuse the stored analysis or compute it, into `temp`."""
-    from ..report.reuse import Reuse, StoreInvalid, StoreUnusable
+    """Reuse the stored analysis or compute it (restoring the stored sections it can), into `temp`."""
+    from ..report.reuse import Reuse, StoreInvalid, StoreUnusable, log_listing
 
     started = time.perf_counter()
-    reuse = None
+    reuse, sections = None, None
     if not (args.no_cache or args.no_reuse):
+        listing = log_listing(Path(args.log_dir).resolve())
         try:
-            reuse = Reuse.of(args.log_dir, {k: v for k, v in vars(args).items() if k not in NOT_IN_KEY}, args.out)
+            reuse = Reuse.of(args.log_dir, {k: v for k, v in vars(args).items() if k not in NOT_IN_KEY}, args.out, listing=listing)
             stored = reuse.restore(temp)
         except StoreUnusable as ex:
             _say(f"note: the analysis store is not used ({ex}); the analysis is computed and not stored for reuse")
@@ -119,7 +125,11 @@ def _run_into(args: argparse.Namespace, temp: Path) -> int:
                 _say(line)
             _say(f"\nwrote {Path(args.out).resolve()}/ from the stored analysis ({time.perf_counter() - started:.1f}s)")
             return 0
-    code, lines = _analyze(args, temp, started)
+        if reuse is not None:  # imported here: a reused analysis imports no analysis library
+            from ..report.section_store import SectionStore
+
+            sections = SectionStore.of(args.log_dir, listing, root=reuse.root, note=_say)
+    code, lines = _analyze(args, temp, started, sections)
     if reuse is not None and code == 0:
         try:
             reuse.store(temp, lines)
@@ -128,7 +138,7 @@ def _run_into(args: argparse.Namespace, temp: Path) -> int:
     return code
 
 
-def _analyze(args: argparse.Namespace, into: Path, started: float) -> tuple[int, list[str]]:
+def _analyze(args: argparse.Namespace, into: Path, started: float, store: SectionStore | None = None) -> tuple[int, list[str]]:
     """Read the logs, compute and write every section; the exit code and the lines a reused
     analysis prints again: the notes on the logs (left out, skipped, unreadable, read with
     Inspect's reader: said on every run) and the summary printed at the end."""
@@ -161,7 +171,7 @@ def _analyze(args: argparse.Namespace, into: Path, started: float) -> tuple[int,
     t = time.perf_counter()
     cells = cells_of(load.frame, options.cache)
     _say(f"[cells] {len(cells):,} model x instrument x condition x item cells ({time.perf_counter() - t:.1f}s)")
-    result = write_report(load.frame, into, source=str(Path(args.log_dir).resolve()), options=options, progress=progress)
+    result = write_report(load.frame, into, source=str(Path(args.log_dir).resolve()), options=options, progress=progress, store=store)
     lines: list[str] = [line for _, section in result.sections for line in section.console]
     not_computable = result.summary.get("not_computable") or []
     if not_computable:

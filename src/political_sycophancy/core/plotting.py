@@ -62,6 +62,8 @@ class BackgroundSaver:
     owner: str | None = None
     pending: dict[int, tuple[Figure, Path, bool, bool, str | None]] = field(default_factory=dict)
     failures: list[FigureFailure] = field(default_factory=list)
+    # the files each owner's figures are written to (PNG, and SVG when asked)
+    written: dict[str | None, list[Path]] = field(default_factory=dict)
 
     def submit(self, fig: Figure, path: Path, svg: bool, tight: bool) -> None:
         while len(self.pending) >= self.jobs:
@@ -75,6 +77,7 @@ class BackgroundSaver:
             finally:
                 os._exit(code)
         self.pending[pid] = (fig, path, svg, tight, self.owner)
+        self.written.setdefault(self.owner, []).extend([path, *([path.with_suffix(".svg")] if svg else [])])
 
     def _wait_oldest(self) -> None:
         pid = next(iter(self.pending))

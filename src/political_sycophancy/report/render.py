@@ -41,6 +41,7 @@ from .headline import numbers as headline_numbers
 from .html import FULL_TABLE_ROWS, column_formatter, dump_summary, multiplicity_note, not_computable, page
 from .paper_values import counts as paper_counts
 from .paper_values import paper_section, paper_vs_logs
+from .section_store import SectionStore, figure_files
 from .sections import section_builders, summary_contract
 
 
@@ -145,6 +146,49 @@ def _imported(frame: pd.DataFrame) -> bool:
     return "source_file" in frame.columns and bool(frame["source_file"].notna().any())
 
 
+@dataclass
+class _ToStore:
+    """A computed section to store once its figures are written: the options it read, and
+    the figure files it wrote itself (those a background process saves are the saver's)."""
+
+    name: str
+    section: Section | None
+    reads: set[str]
+    written: list[str]
+
+
+def _build_section(name: str, builder: SectionBuilder, frame: pd.DataFrame, figure_dir: Path, options: AnalysisOptions,
+                   result: ReportResult, store: SectionStore | None, saver: BackgroundSaver | None) -> tuple[Section | None, _ToStore | None]:
+    """Run one builder, recording the options it reads; a failed one becomes a section that
+    says so (and is named in `result.failed`), a successful one is to be stored."""
+    before = figure_files(figure_dir) if store is not None and saver is None else {}
+    try:
+        with options.cache.recording() as reads:
+            section = builder(frame, figure_dir, options)
+    except Exception as ex:  # one failing section must not hide the others; it is reported
+        result.failed.append(name)
+        return Section(
+            f"{name} (failed)",
+            text=f"This section failed with {md_code(f'{type(ex).__name__}: {ex}')}.\n\n{md_fence(traceback.format_exc(limit=6))}",
+        ), None
+    if store is None:
+        return section, None
+    written = [] if saver is not None else [rel for rel, stamp in figure_files(figure_dir).items() if before.get(rel) != stamp]
+    return section, _ToStore(name, section, set(reads), written)
+
+
+def _store_sections(store: SectionStore, pending: list[_ToStore], options: AnalysisOptions, figure_dir: Path,
+                    saver: BackgroundSaver | None, result: ReportResult) -> None:
+    """Store every computed section that did not fail, with the figure files it wrote
+    (itself, or through the background saver under its name)."""
+    for item in pending:
+        if item.name in result.failed:
+            continue
+        saved = [p.relative_to(figure_dir).as_posix() for p in (saver.written.get(item.name, []) if saver else [])
+                 if p.is_relative_to(figure_dir) and p.is_file()]
+        store.store(item.name, item.section, item.reads, options, figure_dir, [*item.written, *saved])
+
+
 def write_report(
     frame: pd.DataFrame,
     out_dir: str | Path,
@@ -154,11 +198,15 @@ def write_report(
     progress: Callable[[str], None] | None = None,
     sections: list[tuple[int, str, SectionBuilder]] | None = None,
     figure_jobs: int | None = None,
+    store: SectionStore | None = None,
 ) -> ReportResult:
     """Build every section (`sections`, default `report.sections.section_builders()`) from
     the tidy frame with this run's options (and their run cache) and write the outputs.
     Figures are saved by `figure_jobs` background processes (`core.plotting.saving_in_background`;
-    0 saves each at once) while the statistics go on."""
+    0 saves each at once) while the statistics go on. With a `store` (of this frame,
+    `report.section_store`) a section computed before from the values these options have
+    for the options it read is restored, and every section computed is stored (once its
+    figures are written)."""
     out = Path(out_dir)
     (out / "tables").mkdir(parents=True, exist_ok=True)
     figure_dir = out / "figures"
@@ -178,10 +226,13 @@ def write_report(
     }
     result = ReportResult(out, summary)
     builders = sorted(section_builders() if sections is None else sections, key=lambda b: (b[0], b[1]))
+    pending: list[_ToStore] = []
     with saving_in_background(figure_jobs) as saver:
-        shown, found, top = _build(frame, out, figure_dir, run_options, builders, result, progress, saver)
+        shown, found, top = _build(frame, out, figure_dir, run_options, builders, result, progress, saver, store, pending)
     if saver is not None:
         _figure_failures(saver.failures, shown, result)
+    if store is not None:
+        _store_sections(store, pending, run_options, figure_dir, saver, result)
     unknown = undeclared(summary, summary_contract())
     if unknown:  # a section wrote a key the contract does not declare: renamed, moved or new
         raise SummaryContractError(f"summary.json keys not in its contract (version {SUMMARY_VERSION}): {', '.join(unknown[:8])}")
@@ -206,26 +257,27 @@ def _figure_failures(failures: list[FigureFailure], shown: list[tuple[str, Secti
 
 
 def _build(frame: pd.DataFrame, out: Path, figure_dir: Path, run_options: AnalysisOptions, builders: list,
-           result: ReportResult, progress: Callable[[str], None] | None,
-           saver: BackgroundSaver | None) -> tuple[list[tuple[str, Section]], list[Finding], list[Finding]]:
-    """Every section, the derived findings and the Figures section: the sections to show, in order."""
+           result: ReportResult, progress: Callable[[str], None] | None, saver: BackgroundSaver | None,
+           store: SectionStore | None, pending: list[_ToStore]) -> tuple[list[tuple[str, Section]], list[Finding], list[Finding]]:
+    """Every section (restored from `store`, else computed and added to `pending`), the
+    derived findings and the Figures section: the sections to show, in order."""
     summary = result.summary
     for k, (_order, name, builder) in enumerate(builders, start=1):
         if saver is not None:
             saver.owner = name
         started = time.perf_counter()
-        try:
-            section = builder(frame, figure_dir, run_options)
-        except Exception as ex:  # one failing section must not hide the others; it is reported
-            section = Section(
-                f"{name} (failed)",
-                text=f"This section failed with {md_code(f'{type(ex).__name__}: {ex}')}.\n\n{md_fence(traceback.format_exc(limit=6))}",
-            )
-            result.failed.append(name)
+        restored = store.restore(name, run_options, figure_dir) if store is not None else None
+        if restored is not None:
+            [section] = restored
+        else:
+            section, to_store = _build_section(name, builder, frame, figure_dir, run_options, result, store, saver)
+            if to_store is not None:
+                pending.append(to_store)
         took = time.perf_counter() - started
+        how = "restored, " if restored is not None else ""
         if section is None:
             if progress:
-                progress(f"[{k}/{len(builders)}] {name}: nothing to report ({took:.1f}s)")
+                progress(f"[{k}/{len(builders)}] {name}: {how}nothing to report ({took:.1f}s)")
             continue
         module = sys.modules.get(getattr(builder, "__module__", ""))
         titles, columns = table_descriptions(getattr(module, "__package__", None) or "", list(section.tables))
@@ -240,7 +292,7 @@ def _build(frame: pd.DataFrame, out: Path, figure_dir: Path, run_options: Analys
             result.tables[f"{name}:{tname}"] = path
         if progress:
             progress(
-                f"[{k}/{len(builders)}] {name}: {len(section.tables)} table(s), {len(section.figures)} figure(s) ({took:.1f}s)"
+                f"[{k}/{len(builders)}] {name}: {how}{len(section.tables)} table(s), {len(section.figures)} figure(s) ({took:.1f}s)"
                 + ("  FAILED" if name in result.failed else "")
             )
     summary["sections"] = [name for name, _ in result.sections]

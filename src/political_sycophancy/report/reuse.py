@@ -171,15 +171,17 @@ class Reuse:
     root: Path
 
     @classmethod
-    def of(cls, log_dir: str | Path, options: dict[str, Any], out_dir: str | Path, root: Path | None = None) -> Reuse:
-        """The key of analysing `log_dir` with `options` into `out_dir` (StoreUnusable when
-        no store location can be named)."""
+    def of(cls, log_dir: str | Path, options: dict[str, Any], out_dir: str | Path, root: Path | None = None,
+           listing: list[tuple[str, Any, Any]] | None = None) -> Reuse:
+        """The key of analysing `log_dir` with `options` into `out_dir` (`listing`: the
+        folder's `log_listing`, when already made; StoreUnusable when no store location
+        can be named)."""
         folder = Path(log_dir).resolve()
         inputs = {
             "version": REUSE_VERSION,
             "log_dir": str(folder),
             "out": str(Path(out_dir).resolve()),
-            "logs": log_listing(folder),
+            "logs": log_listing(folder) if listing is None else listing,
             "options": {k: options[k] for k in sorted(options)},
             "code": code_fingerprint(),
         }
@@ -209,19 +211,34 @@ class Reuse:
         """Copy the stored analysis into `out_dir`: (its printed lines, when it was computed),
         or None when nothing is stored; StoreInvalid when what is stored is not served (a
         damaged entry of this store's own is deleted), StoreUnusable for the store folder."""
-        if not self._root_usable(create=False) or not os.path.lexists(self.entry):
+        loaded = self.load()
+        if loaded is None:
             return None
-        reason = self._tree_reason()
-        if reason:
-            self._delete_if_own()
-            raise StoreInvalid(reason)
+        contents, lines, created = loaded
+        out = Path(out_dir)
+        for rel, data in contents.items():
+            target = out / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+        return lines, created
+
+    def lines(self) -> list[str] | None:
+        """The stored lines alone (no stored file is read), or None when nothing is stored;
+        the errors of `load`."""
+        manifest = self._served_manifest()
+        return None if manifest is None else [str(line) for line in manifest["lines"]]
+
+    def load(self) -> tuple[dict[str, bytes], list[str], str] | None:
+        """The stored files (relative path -> bytes, each checked against its SHA-256), lines
+        and creation time, or None when nothing is stored; StoreInvalid when what is stored
+        is not served (a damaged entry of this store's own is deleted), StoreUnusable for
+        the store folder. Marks the entry most recently used."""
+        manifest = self._served_manifest()
+        if manifest is None:
+            return None
         try:
-            manifest = self._manifest()
-            files, lines, created = manifest["files"], manifest["lines"], manifest["created"]
-            if not isinstance(files, dict) or not isinstance(lines, list):
-                raise ValueError("manifest of another format")
             contents = {}
-            for rel, sha in files.items():
+            for rel, sha in manifest["files"].items():
                 parts = Path(rel).parts
                 if Path(rel).is_absolute() or ".." in parts or not parts or not isinstance(sha, str):
                     raise ValueError(f"bad file name {rel!r}")
@@ -229,16 +246,29 @@ class Reuse:
                 if hashlib.sha256(data).hexdigest() != sha:
                     raise ValueError(f"{rel} differs from its stored checksum")
                 contents[rel] = data
-        except (OSError, ValueError, KeyError, TypeError) as ex:
-            self._delete_if_own()
+        except (OSError, ValueError, TypeError) as ex:
+            self.delete_if_own()
             raise StoreInvalid(str(ex)) from ex
-        out = Path(out_dir)
-        for rel, data in contents.items():
-            target = out / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
         os.utime(self.entry / MANIFEST)  # most recently used: kept longest
-        return [str(line) for line in lines], str(created)
+        return contents, [str(line) for line in manifest["lines"]], str(manifest["created"])
+
+    def _served_manifest(self) -> dict[str, Any] | None:
+        """The entry's manifest once the entry passed every check but the files' checksums,
+        or None when nothing is stored (errors: see `load`)."""
+        if not self._root_usable(create=False) or not os.path.lexists(self.entry):
+            return None
+        reason = self._tree_reason()
+        if reason:
+            self.delete_if_own()
+            raise StoreInvalid(reason)
+        try:
+            manifest = self._manifest()
+            if not isinstance(manifest["files"], dict) or not isinstance(manifest["lines"], list) or "created" not in manifest:
+                raise ValueError("manifest of another format")
+        except (OSError, ValueError, KeyError, TypeError) as ex:
+            self.delete_if_own()
+            raise StoreInvalid(str(ex)) from ex
+        return manifest
 
     def _tree_reason(self) -> str | None:
         """Why the entry is not served: anything in it that is not the user's own plain file
@@ -274,7 +304,8 @@ class Reuse:
             return False
         return True
 
-    def _delete_if_own(self) -> None:
+    def delete_if_own(self) -> None:
+        """Delete the entry when it is provably this store's own (`_own`)."""
         if self._own(self.entry):
             shutil.rmtree(self.entry, ignore_errors=True)
 
@@ -282,6 +313,12 @@ class Reuse:
         """Store every file under `out_dir` (a folder this run wrote alone). StoreUnusable
         when the store folder, or an entry of another owner in its place, forbids it."""
         out = Path(out_dir)
+        files = {path.relative_to(out).as_posix(): _read(path)
+                 for path in sorted(out.rglob("*")) if not path.is_symlink() and path.is_file()}
+        self.store_files(files, lines)
+
+    def store_files(self, files: dict[str, bytes], lines: list[str]) -> None:
+        """Store `files` (relative path -> bytes) and `lines` under this key (see `store`)."""
         self._root_usable(create=True)
         if os.path.lexists(self.entry) and not self._own(self.entry):
             raise StoreUnusable(f"{self.entry} is in the way and is not this store's own")
@@ -292,11 +329,7 @@ class Reuse:
                 "package": PACKAGE, "format": REUSE_VERSION, "key": self.key,
                 "created": time.strftime("%Y-%m-%d %H:%M:%S"), "lines": lines, "files": {},
             }
-            for path in sorted(out.rglob("*")):
-                if path.is_symlink() or not path.is_file():
-                    continue
-                rel = path.relative_to(out).as_posix()
-                data = _read(path)
+            for rel, data in sorted(files.items()):
                 target = staging / FILES / rel
                 for folder in reversed(target.parents):
                     if folder.is_relative_to(staging) and not folder.exists():

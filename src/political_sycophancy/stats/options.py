@@ -6,13 +6,22 @@ with different options cannot leak into each other. Its `cache` is the run's mem
 LRU): sections that need the same derived table (the audit cells) compute it once per
 run (the caller makes one options object per run: `analyze` shares it between its own
 summary table and the report).
+
+The options a computation reads are recorded as it runs (`report.section_store` keeps a
+section's result under the values of the options it read): while `cache.recording()` is
+open, reading an option (every field but `cache`) adds its name to the innermost open set,
+and a `cache.get` entry remembers the options read while computing it and adds them to the
+reader's set whenever it is served, so a section that takes the cells another section
+computed depends on the options those cells read. The record lives in the cache, which
+`dataclasses.replace` hands on to the new options object.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Hashable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 CACHE_ENTRIES = 64
@@ -20,21 +29,45 @@ CACHE_ENTRIES = 64
 
 class RunCache:
     """Bounded LRU memo of one run: `get(key, compute)` returns the stored value or stores
-    `compute()`; the oldest entries go beyond `max_entries`."""
+    `compute()`; the oldest entries go beyond `max_entries`. It also holds the stack of
+    open option-read records (`recording`, see the module docstring)."""
 
     def __init__(self, max_entries: int = CACHE_ENTRIES) -> None:
         self.max_entries = max_entries
         self._store: OrderedDict[Hashable, Any] = OrderedDict()
+        self._reads: dict[Hashable, frozenset[str]] = {}
+        self.reading: list[set[str]] = []
 
     def get(self, key: Hashable, compute: Callable[[], Any]) -> Any:
         if key in self._store:
             self._store.move_to_end(key)
+            self.note(self._reads.get(key, frozenset()))
             return self._store[key]
-        value = compute()
+        with self.recording() as reads:
+            value = compute()
         self._store[key] = value
+        self._reads[key] = frozenset(reads)  # `recording` added them to the reader's record
         while len(self._store) > self.max_entries:
-            self._store.popitem(last=False)
+            old, _ = self._store.popitem(last=False)
+            self._reads.pop(old, None)
         return value
+
+    def note(self, names: set[str] | frozenset[str]) -> None:
+        """Add option names read to the innermost open record (none open: nothing)."""
+        if self.reading:
+            self.reading[-1].update(names)
+
+    @contextmanager
+    def recording(self) -> Iterator[set[str]]:
+        """The names of the options read until the block ends (also added to the record
+        around it, if any)."""
+        reads: set[str] = set()
+        self.reading.append(reads)
+        try:
+            yield reads
+        finally:
+            self.reading.pop()
+            self.note(reads)
 
     def __len__(self) -> int:
         return len(self._store)
@@ -55,3 +88,17 @@ class AnalysisOptions:
     # every model of the run (sorted): each figure colours a model by its place here
     model_order: tuple[str, ...] = ()
     cache: RunCache = field(default_factory=RunCache, compare=False, repr=False)
+
+    def __getattribute__(self, name: str) -> Any:
+        value = object.__getattribute__(self, name)
+        if name in OPTION_NAMES or name in WHOLE_READS:
+            reading = object.__getattribute__(self, "cache").reading
+            if reading:
+                reading[-1].update(OPTION_NAMES if name in WHOLE_READS else (name,))
+        return value
+
+
+# the fields whose reads are recorded: every option, not the run's cache
+OPTION_NAMES = frozenset(f.name for f in fields(AnalysisOptions) if f.name != "cache")
+# ways of reading every option at once (vars(), copy, pickle): recorded as reading them all
+WHOLE_READS = frozenset({"__dict__", "__reduce__", "__reduce_ex__", "__getstate__"})
