@@ -155,3 +155,10 @@ def test_logs_read_in_parallel_give_the_frame_read_in_order(tmp_path, monkeypatc
     pd.testing.assert_frame_equal(parallel.frame, serial.frame)
     assert (parallel.read, parallel.unreadable, parallel.ignored, parallel.notes) == (serial.read, serial.unreadable, serial.ignored, serial.notes)
     assert parallel.read == 10 and len(parallel.unreadable) == 1 and len(parallel.ignored) == 1
+    # with the frame cache: the rows files the reading processes encode read back as the frame
+    monkeypatch.undo()
+    written = read_frame(tmp_path / "logs")
+    cached = read_frame(tmp_path / "logs")
+    assert (written.read, cached.read, cached.cached) == (10, 0, 10)
+    pd.testing.assert_frame_equal(written.frame, serial.frame)
+    pd.testing.assert_frame_equal(cached.frame, serial.frame)

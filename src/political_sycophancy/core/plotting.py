@@ -107,9 +107,12 @@ BACKGROUND: ContextVar[BackgroundSaver | None] = ContextVar("political_sycophanc
 @contextmanager
 def saving_in_background(jobs: int | None = None) -> Iterator[BackgroundSaver | None]:
     """Within the block, `save_figure` hands each figure to a `BackgroundSaver` of `jobs`
-    processes (default: one fewer than the CPUs, so the caller keeps one; none on one CPU
-    or where processes cannot fork) and every child has ended when the block is left."""
-    jobs = max(0, (os.cpu_count() or 1) - 1) if jobs is None else jobs
+    processes (default: one per CPU, none on one CPU or where processes cannot fork: while
+    the caller computes they share the CPUs with it, and at the end, when it only waits
+    for the last figures, they have them all) and every child has ended when the block is
+    left."""
+    cpus = os.cpu_count() or 1
+    jobs = (cpus if cpus > 1 else 0) if jobs is None else jobs
     if jobs < 1 or not hasattr(os, "fork"):
         yield None
         return

@@ -84,10 +84,17 @@ class Entry:
     full: bool = False
     excluded: int = 0
     exclusions: list[str] = field(default_factory=list)
+    # its rows file's bytes (`encode_rows`), when the process that read the log made them
+    encoded: bytes | None = None
 
     def noted(self) -> dict[str, Any]:
         """What the log's reading noted, as the index keeps it."""
         return {"fallback": self.fallback, "full": self.full, "excluded": self.excluded, "exclusions": self.exclusions}
+
+
+def rows_meta(version: int, name: str, entry: Entry) -> dict[str, Any]:
+    """What a log's rows file records of the log, checked when it is read (`decode_rows`)."""
+    return {"version": version, "log": name, "size": entry.size, "mtime": entry.mtime}
 
 
 def rows_file(name: str) -> str:
@@ -299,8 +306,9 @@ class FrameCache:
             for name in sorted(fresh):
                 entry = entries[name]
                 if entry.ignored is None and entry.rows is not None:
-                    meta = {"version": self.version, "log": name, "size": entry.size, "mtime": entry.mtime}
-                    write_atomic(rows_dir / rows_file(name), encode_rows(entry.rows, meta))
+                    data = entry.encoded if entry.encoded is not None else encode_rows(entry.rows, rows_meta(self.version, name, entry))
+                    write_atomic(rows_dir / rows_file(name), data)
+                    entry.encoded = None  # written: not kept in memory
             index = {
                 name: {"size": e.size, "mtime": e.mtime, "ignored": e.ignored, "n_rows": 0 if e.rows is None else len(e.rows),
                        "task_id": e.task_id, "design": e.design, **e.noted()}

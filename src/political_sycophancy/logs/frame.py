@@ -53,7 +53,7 @@ import pandas as pd
 from ..core.declare import task_label
 from ..core.errors import InputError
 from ..core.io import MAX_INPUT_BYTES, file_kind
-from .cache import CACHE_DIR, Entry, FrameCache
+from .cache import CACHE_DIR, Entry, FrameCache, encode_rows, rows_meta
 from .design import design_notes, design_table, eval_set_tasks, planned, task_id_of_file, unfinished_imports
 from .identity import identity_notes, label_identities, temperature_of
 from .values import NAMED, exclusion_note, header_problem, sample_problem
@@ -512,20 +512,28 @@ def deduplicate(frame: pd.DataFrame) -> tuple[pd.DataFrame, int]:
 PARALLEL_FROM = 8
 
 
-def _entry_of_log(job: tuple[str, Path, int, float]) -> tuple[str, Entry | str]:
-    """One log's cache entry, or why it cannot be read (one line)."""
-    name, path, size, mtime = job
+def _entry_of_log(job: tuple[str, Path, int, float, int | None]) -> tuple[str, Entry | str]:
+    """One log's cache entry, or why it cannot be read (one line); with a cache `version`,
+    its rows file's bytes too, made here (in a reading process) rather than by the one
+    process that saves the cache."""
+    name, path, size, mtime, version = job
     try:
         got = _rows_of_log(path, _Interner())
     except Exception as ex:
         reason = str(ex).splitlines()[0][:200] if str(ex) else ""
         return name, reason if isinstance(ex, BadLog) else f"{type(ex).__name__}: {reason}"
     rows = None if got.ignored else pd.DataFrame(got.rows)
-    return name, Entry(size, mtime, got.ignored, rows, got.task_id, got.plan,
-                       fallback=got.fallback, full=got.full, excluded=got.excluded, exclusions=got.exclusions)
+    entry = Entry(size, mtime, got.ignored, rows, got.task_id, got.plan,
+                  fallback=got.fallback, full=got.full, excluded=got.excluded, exclusions=got.exclusions)
+    if version is not None and rows is not None:
+        try:
+            entry.encoded = encode_rows(rows, rows_meta(version, name, entry))
+        except (TypeError, ValueError):  # left to the cache's save, which notes why it cannot write it
+            entry.encoded = None
+    return name, entry
 
 
-def _read_entries(todo: list[tuple[str, Path, int, float]]) -> Iterator[tuple[str, Entry | str]]:
+def _read_entries(todo: list[tuple[str, Path, int, float, int | None]]) -> Iterator[tuple[str, Entry | str]]:
     """`_entry_of_log` of each log, in order: in forked processes, one per CPU, when there
     are `PARALLEL_FROM` logs or more and the platform forks (reading is CPU-bound JSON
     parsing; each process returns the log's rows as a frame), else here."""
@@ -574,7 +582,7 @@ def read_frame(
             load.cached += 1
         else:
             entries[name] = None  # type: ignore[assignment]  # read below, in the listing's order
-            todo.append((name, path, size, mtime))
+            todo.append((name, path, size, mtime, store.version if store and store.usable else None))
     for i, (name, got) in enumerate(_read_entries(todo), start=1):
         if isinstance(got, str):  # a damaged file must not hide the others; it is listed
             del entries[name]
