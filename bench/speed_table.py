@@ -13,6 +13,9 @@ because a busy machine inflates wall time):
   4. `political-sycophancy --help`.
   5. The README's main job, only with --main-job (it runs the embedded model for minutes).
 
+The cold rows are `--repeats` (default 3) pairs of our command and the paper's script, run
+one after the other; their medians are compared and each pair's ratio printed (this
+machine's speed drifts by a quarter within minutes, so one run of each says little).
 The reference is the paper's own scripts, run here in the same run on the same data:
 --paper-repo is a checkout of its public replication repository
 (`git clone https://github.com/cssmodels/biasissycophancy`); its code/analyze_phase1.py and
@@ -20,7 +23,7 @@ code/analyze_phase2.py run on a scratch copy of its data/ folder holding the sam
 results_phase1.csv and a results_phase2.csv of the same 10x grid our analysis reads.
 Without --paper-repo the rows have no reference (no figure filed earlier is quoted).
 
-    python bench/speed_table.py --paper-repo DIR [--reference DIR] [--dir WORK] [--main-job]
+    python bench/speed_table.py --paper-repo DIR [--reference DIR] [--dir WORK] [--repeats N] [--main-job]
 """
 
 from __future__ import annotations
@@ -124,6 +127,34 @@ def paper_script(workspace: Path | None, name: str) -> tuple[float, float, float
     return wall, cpu, peak
 
 
+def paired_cold(ours_cmd: list[str], reset: list[str], workspace: Path | None, script: str, repeats: int,
+                env: dict) -> tuple[tuple[float, float, float | None], tuple[float, float, float | None] | None, list[float]]:
+    """Our cold command and the paper's script, one after the other, `repeats` times (the
+    caches in `reset` emptied before each of ours): the medians (wall, CPU; the largest
+    peak) of each, and the ratio of each pair. The machine's speed drifts within minutes,
+    so the two are interleaved and their medians compared, not one run of each."""
+    ours, refs = [], []
+    for _ in range(repeats):
+        subprocess.run(["rm", "-rf", *reset], check=True)
+        ours.append(timed(ours_cmd, env=env)[:3])
+        ref = paper_script(workspace, script)
+        if ref is not None:
+            refs.append(ref)
+
+    def medians(runs: list) -> tuple[float, float, float | None]:
+        peaks = [r[2] for r in runs if r[2] is not None]
+        return float(np.median([r[0] for r in runs])), float(np.median([r[1] for r in runs])), max(peaks) if peaks else None
+
+    pairs = [o[0] / r[0] for o, r in zip(ours, refs, strict=False)]
+    return medians(ours), (medians(refs) if refs else None), pairs
+
+
+def pairs_text(pairs: list[float]) -> str:
+    if not pairs:
+        return ""
+    return f"; median of {len(pairs)} paired runs, their ratios {min(pairs):.2f}x to {max(pairs):.2f}x"
+
+
 def gib(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.2f} GiB"
 
@@ -136,7 +167,7 @@ def ratio(ours: float, reference: tuple | None) -> str:
 def reference_text(name: str, reference: tuple | None) -> str:
     if reference is None:
         return f"`{name}` not run (pass --paper-repo)"
-    return f"`{name}` {reference[0]:.1f} s, CPU {reference[1]:.1f} s, peak {gib(reference[2])}"
+    return f"`{name}` {reference[0]:.1f} s, CPU {reference[1]:.1f} s, peak {gib(reference[2])} (medians)"
 
 
 def row(work: str, reference: str, ours: str, goal: str) -> str:
@@ -149,6 +180,7 @@ def main() -> None:
     parser.add_argument("--dir", default=None, help="working directory (default: a temporary one; reused when given)")
     parser.add_argument("--paper-repo", default=None, help="a checkout of github.com/cssmodels/biasissycophancy (its code/ and data/)")
     parser.add_argument("--main-job", action="store_true", help="also time the README's main job (minutes)")
+    parser.add_argument("--repeats", type=int, default=3, help="paired cold runs of ours and the paper's script (medians compared; default 3)")
     args = parser.parse_args()
     reference = Path(args.reference)
     if not (reference / "results_phase1.csv").exists():
@@ -177,14 +209,13 @@ def main() -> None:
         timed(cli("import-responses", str(reference / "results_phase1.csv"), "--items", *item_files,
                   "--log-dir", str(p1), "--use-source-letters", "--skip-unknown"))
     cache = p1 / ".political-sycophancy-cache"
-    subprocess.run(["rm", "-rf", str(cache), str(store)], check=True)
-    cold = timed(cli("analyze", str(p1), "--out", str(work / "p1")), env=store_env)
+    cold, ref1, pairs1 = paired_cold(cli("analyze", str(p1), "--out", str(work / "p1")), [str(cache), str(store)], workspace,
+                                     "analyze_phase1.py", args.repeats, store_env)
     warm = timed(cli("analyze", str(p1), "--out", str(work / "p1")), env=store_env)
     recomputed = timed(cli("analyze", str(p1), "--out", str(work / "p1-recomputed"), "--no-reuse"), env=store_env)
     boot = timed(cli("analyze", str(p1), "--out", str(work / "p1-bootstrap"), "--bootstrap", CHANGED_BOOTSTRAP), env=store_env)
-    ref1 = paper_script(workspace, "analyze_phase1.py")
     lines.append(row("Phase 1 (9,858 responses): analysis", reference_text("analyze_phase1.py", ref1),
-                     f"cold {cold[0]:.1f} s{ratio(cold[0], ref1)}, CPU {cold[1]:.1f} s, peak {gib(cold[2])}; "
+                     f"cold {cold[0]:.1f} s{ratio(cold[0], ref1)}{pairs_text(pairs1)}, CPU {cold[1]:.1f} s, peak {gib(cold[2])}; "
                      f"warm {warm[0]:.2f} s{ratio(warm[0], ref1)}; warm with --no-reuse {recomputed[0]:.1f} s{ratio(recomputed[0], ref1)}; "
                      f"--bootstrap {CHANGED_BOOTSTRAP} (a changed option) {boot[0]:.1f} s{ratio(boot[0], ref1)}",
                      f"cold <= {GOALS['phase1_cold']}x, --no-reuse and a changed option <= 0.5x"))
@@ -197,14 +228,14 @@ def main() -> None:
         import_text = f"{rows:,} rows in {imp[0]:.0f} s ({rows / imp[0]:,.0f} rows/s; CPU {imp[1]:.0f} s, {rows / imp[1]:,.0f} rows/CPU-s)"
     else:
         import_text = "(logs reused: run without --dir to measure)"
-    subprocess.run(["rm", "-rf", str(grid_logs / ".political-sycophancy-cache"), str(store)], check=True)
-    gcold = timed(cli("analyze", str(grid_logs), "--out", str(work / "grid")), env=store_env)
+    gcold, ref2, pairs2 = paired_cold(cli("analyze", str(grid_logs), "--out", str(work / "grid")),
+                                      [str(grid_logs / ".political-sycophancy-cache"), str(store)], workspace, "analyze_phase2.py",
+                                      args.repeats, store_env)
     gwarm = timed(cli("analyze", str(grid_logs), "--out", str(work / "grid")), env=store_env)
     grecomputed = timed(cli("analyze", str(grid_logs), "--out", str(work / "grid-recomputed"), "--no-reuse"), env=store_env)
     gboot = timed(cli("analyze", str(grid_logs), "--out", str(work / "grid-bootstrap"), "--bootstrap", CHANGED_BOOTSTRAP), env=store_env)
-    ref2 = paper_script(workspace, "analyze_phase2.py")
     peak_text = f", peak {gib(gcold[2])} (cold), {gib(gwarm[2])} (warm)"
-    ours = (f"cold {gcold[0]:.1f} s{ratio(gcold[0], ref2)}, CPU {gcold[1]:.1f} s{peak_text}; "
+    ours = (f"cold {gcold[0]:.1f} s{ratio(gcold[0], ref2)}{pairs_text(pairs2)}, CPU {gcold[1]:.1f} s{peak_text}; "
             f"warm {gwarm[0]:.2f} s{ratio(gwarm[0], ref2)}; warm with --no-reuse {grecomputed[0]:.1f} s{ratio(grecomputed[0], ref2)}; "
             f"--bootstrap {CHANGED_BOOTSTRAP} (a changed option) {gboot[0]:.1f} s{ratio(gboot[0], ref2)}")
     lines.append(row(f"10x grid ({rows:,} responses): analysis", reference_text("analyze_phase2.py", ref2), ours,
