@@ -1,11 +1,12 @@
-"""An imported sample's JSON and summary, written as plain dicts from a checked template.
+"""An imported sample's JSON and summary, written as bytes from a checked template.
 
 An import writes tens of thousands of samples that differ only in a few fields (id,
 epoch, prompt, response, metadata, score, uuid). Building each as Inspect's pydantic
 `EvalSample`, serialising it and thinning its summary was most of an import's time. Here
-one pydantic sample per log is serialised as Inspect serialises it (`json_bytes`), and its
-JSON is the template every other sample's dict is filled from; each score, prompt and
-item's metadata is serialised and thinned once.
+one pydantic sample per log is serialised as Inspect serialises it (`json_bytes`); its
+members every sample shares are kept as JSON bytes and each sample's JSON is those bytes
+joined with its own fields'; each score, prompt and item's metadata is serialised and
+thinned once per import.
 
 The template is Inspect's layout, not a public contract, so it is checked: the last
 sample of each shape (scored, errored) of every log is also built as Inspect's objects
