@@ -100,3 +100,25 @@ def test_section_names_the_specification_beside_the_estimates(tmp_path):
     assert both.summary["tests"]["mixed_model"]["conditions"] == ["N", "C1R", "C3L", "C3R", "CA"]
     assert both.summary["tests"]["mixed_model_paper"]["spec_label"] == SPEC_LABELS["paper"]
     assert "**paper** specification (one random intercept per item x model pair" in both.text
+
+
+@pytest.mark.parametrize("factors", [[7], [7, 3], [7, 3, 2]])
+def test_reml_equations_counted_from_codes_equal_the_dense_products(factors):
+    """The REML engine counts Z'Z, Z'X and Z'y from each row's level codes (a dense Z of the
+    100x grid would take 7.4 GiB): every block equals the product of the indicator matrices."""
+    from political_sycophancy.stats.mixed import _CrossedREML
+
+    rng = np.random.default_rng(5)
+    n = 400
+    codes = [rng.integers(0, k, n) for k in factors]
+    X = np.column_stack([np.ones(n), rng.integers(0, 2, n), rng.normal(size=n)])
+    y = rng.normal(size=n)
+    Z = [np.eye(k)[c] for c, k in zip(codes, factors, strict=True)]
+    A = np.hstack([X, *Z[1:]])
+    reml = _CrossedREML(X, codes, factors, y)
+    np.testing.assert_allclose(reml.AtA, A.T @ A, atol=1e-9)
+    np.testing.assert_allclose(reml.ZitA, Z[0].T @ A, atol=1e-9)
+    np.testing.assert_allclose(reml.counts, Z[0].sum(axis=0))
+    np.testing.assert_allclose(reml.Aty, A.T @ y, atol=1e-9)
+    np.testing.assert_allclose(reml.Ziy, Z[0].T @ y, atol=1e-9)
+    assert reml.yty == pytest.approx(float(y @ y))

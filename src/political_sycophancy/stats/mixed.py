@@ -36,7 +36,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import linalg, optimize, stats
 
 from ..core.conditions import BASELINE
 
@@ -61,6 +60,10 @@ OPTIMIZER_OPTIONS = MappingProxyType({
 })
 MIN_RESIDUAL_DOF = 20
 # statsmodels' optimiser names, accepted by the reml engine too
+# Nelder-Mead's fatol is absolute, but the objective's rounding grows with it (with the rows):
+# on 900,000 rows (objective -6.5e5) 1e-10 is never met (15,826 evaluations, no convergence);
+# fatol is at least this share of |objective at the start| (the same 1e-10 up to ~10^5).
+NM_RELATIVE_FATOL = 1e-15
 SCIPY_NAMES = MappingProxyType({"lbfgs": "L-BFGS-B", "powell": "Powell", "nm": "Nelder-Mead", "bfgs": "BFGS", "cg": "CG"})
 
 
@@ -124,13 +127,19 @@ def _design(data: pd.DataFrame, conditions: list[str]) -> tuple[np.ndarray, list
     return X, ["(Intercept)", *others]
 
 
-def _indicator(codes: np.ndarray, levels: int) -> np.ndarray:
-    Z = np.zeros((len(codes), levels))
-    Z[np.arange(len(codes)), codes] = 1.0
-    return Z
+def _sums(codes: np.ndarray, levels: int, values: np.ndarray) -> np.ndarray:
+    """Z'V for the indicator matrix Z of `codes` (one level per row), without forming Z:
+    one column sum per level and column of `values` (levels x columns)."""
+    return np.column_stack([np.bincount(codes, weights=v, minlength=levels) for v in values.T]) if values.shape[1] else np.zeros((levels, 0))
+
+
+def _crosstab(a: np.ndarray, na: int, b: np.ndarray, nb: int) -> np.ndarray:
+    """Z_a'Z_b for two indicator matrices: the counts of each pair of levels (na x nb)."""
+    return np.bincount(a.astype(np.int64) * nb + b, minlength=na * nb).reshape(na, nb).astype(float)
 
 
 def _coef_table(names: list[str], beta: np.ndarray, cov: np.ndarray, level: float = 0.95) -> pd.DataFrame:
+    from scipy import stats  # here, not at import: scipy's import is about a second
     se = np.sqrt(np.clip(np.diag(cov), 0, None))
     z = stats.norm.ppf(0.5 + level / 2)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -154,17 +163,27 @@ class _CrossedREML:
     on the paper's 500 items costs milliseconds per evaluation instead of a dense
     506 x 506 Cholesky."""
 
-    def __init__(self, X: np.ndarray, Z: np.ndarray, sizes: list[int], y: np.ndarray) -> None:
+    def __init__(self, X: np.ndarray, codes: list[np.ndarray], sizes: list[int], y: np.ndarray) -> None:
+        """`codes[k]` holds each row's level of random factor k (0 .. sizes[k] - 1). The
+        cross-products of the indicator matrices are counted from the codes (bincounts), not
+        multiplied out: a dense Z of 900,000 rows and 1,100 levels would take 7.4 GiB."""
         self.n, self.p = X.shape
         self.sizes = sizes
-        qi = sizes[0]
-        Zi, Zo = Z[:, :qi], Z[:, qi:]
-        A = np.hstack([X, Zo])  # the small block: fixed effects and the other factors
-        self.AtA, self.ZitA, self.counts = A.T @ A, Zi.T @ A, Zi.sum(axis=0)
-        self.Aty, self.Ziy, self.yty = A.T @ y, Zi.T @ y, float(y @ y)
-        self.qo = Zo.shape[1]
+        qi, others = sizes[0], list(zip(codes[1:], sizes[1:], strict=True))
+        self.qo = sum(sizes[1:])
+        # the small block A = [X, Z_other]: fixed effects and the other factors
+        yx = y[:, None]
+        ZoX = [_sums(c, k, X) for c, k in others]
+        ZoZo = [[np.diag(np.bincount(c, minlength=k).astype(float)) if i == j else _crosstab(c, k, d, m)
+                 for j, (d, m) in enumerate(others)] for i, (c, k) in enumerate(others)]
+        self.AtA = np.block([[X.T @ X, *[b.T for b in ZoX]], *[[ZoX[i], *ZoZo[i]] for i in range(len(others))]])
+        self.ZitA = np.hstack([_sums(codes[0], qi, X), *[_crosstab(codes[0], qi, c, k) for c, k in others]])
+        self.counts = np.bincount(codes[0], minlength=qi).astype(float)
+        self.Aty = np.concatenate([X.T @ y, *[_sums(c, k, yx)[:, 0] for c, k in others]])
+        self.Ziy, self.yty = _sums(codes[0], qi, yx)[:, 0], float(y @ y)
 
     def _parts(self, theta: np.ndarray):
+        from scipy import linalg  # here, not at import: scipy's import is about a second
         ti, to = theta[0], theta[1:]
         lam_o = np.concatenate([np.full(k, t) for k, t in zip(self.sizes[1:], to, strict=True)]) if self.qo else np.zeros(0)
         scale = np.concatenate([np.ones(self.p), lam_o])  # L on the small block (1 for fixed effects)
@@ -183,6 +202,7 @@ class _CrossedREML:
         return chol, sol_a, prss, logdet
 
     def objective(self, theta) -> float:
+        from scipy import linalg  # here, not at import: scipy's import is about a second
         theta = np.abs(np.asarray(theta, dtype=float))
         try:
             _, _, prss, logdet = self._parts(theta)
@@ -193,6 +213,7 @@ class _CrossedREML:
 
     def results(self, theta) -> tuple[np.ndarray, np.ndarray, float, np.ndarray]:
         """Fixed effects, their covariance sigma^2 [S^-1]_bb, sigma^2, variance components."""
+        from scipy import linalg  # here, not at import: scipy's import is about a second
         theta = np.abs(np.asarray(theta, dtype=float))
         chol, sol_a, prss, _ = self._parts(theta)
         sigma2 = prss / (self.n - self.p)
@@ -211,17 +232,17 @@ def _gradient(fun, x: np.ndarray, h: float = 1e-5) -> np.ndarray:
 
 
 def _random_blocks(data: pd.DataFrame, spec: str) -> tuple[list[np.ndarray], list[int], list[str], str]:
-    """Indicator blocks of the random intercepts (the first one has exactly one level per
+    """Level codes of the random intercepts (the first factor has exactly one level per
     row, so its block of the mixed-model equations is diagonal), their sizes, labels and
     the lme4-style random part of the formula."""
     if spec == "paper":
         codes, levels = pd.factorize(data["item_id"].astype(str) + "\x00" + data["model"].astype(str), sort=True)
-        return [_indicator(codes, len(levels))], [len(levels)], ["item x model"], "(1 | item_id:model), one intercept per item x model pair"
+        return [codes], [len(levels)], ["item x model"], "(1 | item_id:model), one intercept per item x model pair"
     item_codes, items = pd.factorize(data["item_id"], sort=True)
     model_codes, models = pd.factorize(data["model"], sort=True)
-    blocks, sizes, labels, terms = [_indicator(item_codes, len(items))], [len(items)], ["item"], "(1 | item_id)"
+    blocks, sizes, labels, terms = [item_codes], [len(items)], ["item"], "(1 | item_id)"
     if len(models) > 1:
-        blocks.append(_indicator(model_codes, len(models)))
+        blocks.append(model_codes)
         sizes.append(len(models))
         labels.append("model")
         terms += " + (1 | model)"
@@ -229,16 +250,19 @@ def _random_blocks(data: pd.DataFrame, spec: str) -> tuple[list[np.ndarray], lis
 
 
 def _fit_reml(data: pd.DataFrame, outcome: str, conditions: list[str], optimizers, spec: str) -> MixedFit:
+    from scipy import optimize  # here, not at import: scipy's import is about a second
     X, names = _design(data, conditions)
     blocks, sizes, labels, terms = _random_blocks(data, spec)
     y = data[outcome].to_numpy(float)
-    reml = _CrossedREML(X, np.hstack(blocks), sizes, y)
+    reml = _CrossedREML(X, blocks, sizes, y)
     attempts, best = [], None
     start = np.full(len(sizes), 0.5)
     for name in optimizers:
         method = SCIPY_NAMES.get(name, name)
         kwargs: dict[str, Any] = {"bounds": [(0.0, None)] * len(sizes)} if method in ("L-BFGS-B", "Powell") else {}
         kwargs["options"] = dict(OPTIMIZER_OPTIONS.get(method, {}))
+        if method == "Nelder-Mead":
+            kwargs["options"]["fatol"] = max(kwargs["options"].get("fatol", 0.0), NM_RELATIVE_FATOL * abs(reml.objective(start)))
         try:
             res = optimize.minimize(reml.objective, start, method=method, **kwargs)
         except Exception as ex:  # an optimizer failure is recorded and the next one tried
