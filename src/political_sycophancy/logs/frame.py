@@ -48,6 +48,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ..core.declare import task_label
@@ -501,11 +502,13 @@ def deduplicate(frame: pd.DataFrame) -> tuple[pd.DataFrame, int]:
     """Keep one row per cell (`CELL_KEY`): the latest row that did not fail, else the latest."""
     if frame.empty:
         return frame, 0
-    ordered = frame.assign(_ok=(frame["status"] != "error").astype(int)).sort_values(
-        ["_ok", "created", "log_file"], kind="stable"
-    )
-    kept = ordered.drop_duplicates(subset=CELL_KEY, keep="last").drop(columns="_ok").sort_index()
-    return kept.reset_index(drop=True), len(frame) - len(kept)
+    if not frame.duplicated(subset=CELL_KEY).any():  # the usual case: no copy of the frame
+        return frame, 0
+    ordered = frame[[*CELL_KEY, "created", "log_file"]].assign(
+        _ok=(frame["status"] != "error").astype(int).to_numpy(), _at=np.arange(len(frame))
+    ).sort_values(["_ok", "created", "log_file"], kind="stable")
+    kept = np.sort(ordered["_at"].to_numpy()[~ordered.duplicated(subset=CELL_KEY, keep="last").to_numpy()])
+    return frame.iloc[kept].reset_index(drop=True), len(frame) - len(kept)
 
 
 # Logs to read before the reading is spread over processes (forking costs about 0.1 s).
@@ -527,7 +530,8 @@ def _entry_of_log(job: tuple[str, Path, int, float, int | None]) -> tuple[str, E
                   fallback=got.fallback, full=got.full, excluded=got.excluded, exclusions=got.exclusions)
     if version is not None and rows is not None:
         try:
-            entry.encoded = encode_rows(rows, rows_meta(version, name, entry))
+            entry.encoded, entry.n_rows = encode_rows(rows, rows_meta(version, name, entry)), len(rows)
+            entry.rows = None  # the parent decodes them from the bytes (`FrameCache.decode_fresh`)
         except (TypeError, ValueError):  # left to the cache's save, which notes why it cannot write it
             entry.encoded = None
     return name, entry
@@ -583,7 +587,12 @@ def read_frame(
         else:
             entries[name] = None  # type: ignore[assignment]  # read below, in the listing's order
             todo.append((name, path, size, mtime, store.version if store and store.usable else None))
+    jobs = {job[0]: job for job in todo}
     for i, (name, got) in enumerate(_read_entries(todo), start=1):
+        sent_bytes = isinstance(got, Entry) and got.rows is None and got.encoded is not None
+        if isinstance(got, Entry) and sent_bytes and not (store and store.decode_fresh(name, got)):
+            _, path, size, mtime, _ = jobs[name]  # the store noted why; the log is read here again
+            got = _entry_of_log((name, path, size, mtime, None))[1]
         if isinstance(got, str):  # a damaged file must not hide the others; it is listed
             del entries[name]
             load.unreadable.append(f"{name} ({got})")
@@ -603,6 +612,8 @@ def read_frame(
     load.full_reads = sum(int(e.full) for e in entries.values())
     load.excluded = sum(e.excluded for e in entries.values())
     parts = [e.rows for e in entries.values() if e.rows is not None and len(e.rows)]
+    for e in entries.values():  # the frame below holds the rows: not kept twice
+        e.rows = None
     if not parts:
         reasons = load.ignored + [f"unreadable: {u}" for u in load.unreadable]
         raise InputError(
@@ -611,6 +622,7 @@ def read_frame(
             file=log_dir,
         )
     frame = pd.concat(parts, ignore_index=True, sort=False)
+    del parts
     for col in BASE_COLUMNS:
         if col not in frame.columns:
             frame[col] = None

@@ -139,6 +139,8 @@ def main_rows(rows: pd.DataFrame) -> pd.DataFrame:
     if rows.empty:
         return rows
     main = variants(rows)
+    if main["main"].all():  # one variant per model (the usual case): every row, not copied
+        return rows.reset_index(drop=True)
     main = main[main["main"]][["model", *VARIANT_KEY]].fillna({"temperature": -1.0})
     keyed = rows.assign(_t=rows["temperature"].astype(float).fillna(-1.0))
     if "variant" not in keyed.columns:
@@ -219,7 +221,9 @@ def build_cells(rows: pd.DataFrame, memo: WDMemo | None = None) -> pd.DataFrame:
     memo = memo or WDMemo()
     if rows.empty:
         return pd.DataFrame(columns=CELL_KEY + ["n_samples", "answered"])
-    rows = rows.copy()
+    # only the columns a cell reads (not a copy of every column of the frame)
+    read = [*CELL_KEY, "temperature", "answer_mode", "status", "letter", "probs", "ideology", "typology", *ITEM_COLUMNS]
+    rows = rows[[c for c in read if c in rows.columns]]
     for col in ITEM_COLUMNS:
         if col not in rows.columns:
             rows[col] = None
