@@ -24,7 +24,6 @@ from types import MappingProxyType
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from ..shared.cells import WDMemo, build_cells, main_rows
 from ..shared.shifts import asymmetry_cells, pct_asymmetry_cells
@@ -66,6 +65,7 @@ def power_plan(
     """The planning table (one row per number of replicates) and the pilot's variance
     estimates. `rows` are audit rows (the main variant of each model is used); `cells`,
     the main variant's cells when already built, saves rebuilding them for one-epoch pilots."""
+    from scipy import stats  # here, not at import: scipy's import is about a second
     rows = main_rows(rows) if not rows.empty else rows
     per_epoch, measure = _per_epoch_asymmetry(rows, memo, cells) if not rows.empty else (pd.DataFrame(), "")
     info: dict = {"measure": measure, "alpha": alpha, "power": power}

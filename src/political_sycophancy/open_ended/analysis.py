@@ -31,7 +31,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from ..core.measures import side_bias as side_bias  # the formulas, importable beside the tables
 from ..core.measures import total_from_counts as total_from_counts
@@ -204,6 +203,7 @@ def prefix_spread(prefix_bias: pd.DataFrame, by: list[str] | None = None) -> pd.
 def ranking_agreement(model_bias: pd.DataFrame, by: str = "dimension") -> pd.DataFrame:
     """Kendall's tau between the model rankings (by Total) under each pair of instruments,
     per dimension, over the models measured with both."""
+    from scipy import stats  # here, not at import: scipy's import is about a second
     out = []
     instruments = sorted(model_bias["instrument"].dropna().unique())
     for i, a in enumerate(instruments):

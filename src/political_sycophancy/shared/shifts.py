@@ -12,7 +12,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from ..core.conditions import BASELINE
 from ..stats.correlation import fisher_interval
@@ -71,6 +70,7 @@ def _signed_rank_enumeration(nz: np.ndarray) -> tuple[float, float]:
     evaluates the patterns one by one (about 25 s at n = 16 against milliseconds here) and
     its default `PermutationMethod()` (9999 resamples) turns into a random Monte Carlo p
     above n = 13 instead of the exact one."""
+    from scipy import stats  # here, not at import: scipy's import is about a second
     ranks = stats.rankdata(np.abs(nz))
     t_obs = float(ranks[nz > 0].sum())
     centre = ranks.sum() / 2
@@ -89,6 +89,7 @@ def wilcoxon_test(shifts) -> dict:
     average ranks. Otherwise the normal approximation (scipy, tie-corrected). The method
     used is reported with the p-value.
     """
+    from scipy import stats  # here, not at import: scipy's import is about a second
     d = np.asarray(shifts, dtype=float)
     d = d[~np.isnan(d)]
     nz = d[np.abs(d) > 1e-12]
@@ -374,6 +375,8 @@ def slant_correlations(decomp: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFr
         elif not pair.iloc[:, 1].std() > 0:
             row["note"] = f"not estimable: {name} is the same for every model"
         else:
+            from scipy import stats  # here, not at import: scipy's import is about a second
+
             res = stats.pearsonr(pair.iloc[:, 0], pair.iloc[:, 1])
             low, high = fisher_interval(float(res.statistic), len(pair))
             row.update(r=float(res.statistic), p=float(res.pvalue), ci_low=low, ci_high=high)

@@ -48,7 +48,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from ..core.measures import TAU, TAU_ROBUST, log_ratio, log_ratio_array
 from ..core.parsing import ANSWERED
@@ -206,6 +205,7 @@ def prompt_effects(pairs: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
 
 
 def _paired(a: pd.Series, b: pd.Series) -> dict:
+    from scipy import stats  # here, not at import: scipy's import is about a second
     both = pd.concat([a, b], axis=1, keys=["a", "b"]).dropna()
     n = len(both)
     diff = both["a"] - both["b"]
