@@ -70,9 +70,9 @@ def cli(*args: str) -> list[str]:
     return [sys.executable, "-m", "political_sycophancy.cli", *args]
 
 
-def ten_x_grid(reference: Path, items: Path, out: Path, seed: int = 0) -> Path:
-    """The 90,000-response file: N/C3L/C3R cells of the Phase 2 table, 10 copies of each
-    model, 10 % of letters replaced by another option of the same item."""
+def ten_x_grid(reference: Path, items: Path, out: Path, seed: int = 0, copies: int = 10) -> Path:
+    """The 90,000-response file: N/C3L/C3R cells of the Phase 2 table, `copies` (10) copies
+    of each model, 10 % of letters replaced by another option of the same item."""
     table = pd.read_csv(reference / "phase2_alignment_by_condition.csv")
     table = table[table["condition"].isin(["N", "C3L", "C3R"])]
     # the cells the table does not list (the paper's parse failures) are responses without a letter
@@ -85,7 +85,7 @@ def ten_x_grid(reference: Path, items: Path, out: Path, seed: int = 0) -> Path:
     letters = dists.map(lambda d: int(np.argmax(d)) if d else 0).to_numpy()
     rng = np.random.default_rng(seed)
     frames = []
-    for copy in range(10):
+    for copy in range(copies):
         chosen = letters.copy()
         flip = rng.random(len(chosen)) < 0.10
         shift = rng.integers(1, np.maximum(n_options, 2))
@@ -95,7 +95,7 @@ def ten_x_grid(reference: Path, items: Path, out: Path, seed: int = 0) -> Path:
             "model_id": table["model_label"].to_numpy() + f" #{copy}", "question_id": table["question_id"].to_numpy(),
             "condition": table["condition"].to_numpy(), "raw_response": text, "letter": text, "rep": 0, "temperature": 1.0,
         }))
-    path = out / "grid10x.csv"
+    path = out / ("grid10x.csv" if copies == 10 else f"grid{copies}x.csv")
     pd.concat(frames, ignore_index=True).to_csv(path, index=False)
     return path
 
