@@ -151,17 +151,17 @@ def _arrow_type(codec: str):
     return {"int64": pa.int64(), "float64": pa.float64(), "bool": pa.bool_(), "str": pa.string(), "json": pa.string()}[codec]
 
 
-def decode_rows(path: Path | bytes, expect: dict[str, Any], decoded: dict[str, Any]) -> pd.DataFrame:
+def decode_rows(source: Path | bytes, expect: dict[str, Any], decoded: dict[str, Any]) -> pd.DataFrame:
     """The rows of a Parquet rows file (or its bytes) after validating it against `expect`
     (version, log, size, mtime); `decoded` shares equal JSON values between rows. Raises
     CacheInvalid."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    if isinstance(path, Path) and (problem := _not_regular(path)):
+    if isinstance(source, Path) and (problem := _not_regular(source)):
         raise CacheInvalid(f"the rows file {problem}")
     try:
-        table = pq.read_table(pa.BufferReader(path) if isinstance(path, bytes) else path)
+        table = pq.read_table(pa.BufferReader(source) if isinstance(source, bytes) else source)
     except Exception as ex:  # anything that is not our Parquet file
         raise CacheInvalid(f"not a Parquet rows file ({type(ex).__name__})") from None
     try:

@@ -540,7 +540,8 @@ def _entry_of_log(job: tuple[str, Path, int, float, int | None]) -> tuple[str, E
 def _read_entries(todo: list[tuple[str, Path, int, float, int | None]]) -> Iterator[tuple[str, Entry | str]]:
     """`_entry_of_log` of each log, in order: in forked processes, one per CPU, when there
     are `PARALLEL_FROM` logs or more and the platform forks (reading is CPU-bound JSON
-    parsing; each process returns the log's rows as a frame), else here."""
+    parsing; each process returns the log's rows as a frame, or as their frame-cache bytes
+    when there is a cache), else here."""
     import multiprocessing
 
     n = min(os.cpu_count() or 1, len(todo))
@@ -589,8 +590,8 @@ def read_frame(
             todo.append((name, path, size, mtime, store.version if store and store.usable else None))
     jobs = {job[0]: job for job in todo}
     for i, (name, got) in enumerate(_read_entries(todo), start=1):
-        sent_bytes = isinstance(got, Entry) and got.rows is None and got.encoded is not None
-        if isinstance(got, Entry) and sent_bytes and not (store and store.decode_fresh(name, got)):
+        # rows sent as their cache bytes are decoded here; should they not decode, read again
+        if isinstance(got, Entry) and got.rows is None and got.encoded is not None and not (store and store.decode_fresh(name, got)):
             _, path, size, mtime, _ = jobs[name]  # the store noted why; the log is read here again
             got = _entry_of_log((name, path, size, mtime, None))[1]
         if isinstance(got, str):  # a damaged file must not hide the others; it is listed

@@ -59,11 +59,11 @@ OPTIMIZER_OPTIONS = MappingProxyType({
     "Powell": MappingProxyType({"xtol": 1e-8, "ftol": 1e-12}),
 })
 MIN_RESIDUAL_DOF = 20
-# statsmodels' optimiser names, accepted by the reml engine too
 # Nelder-Mead's fatol is absolute, but the objective's rounding grows with it (with the rows):
 # on 900,000 rows (objective -6.5e5) 1e-10 is never met (15,826 evaluations, no convergence);
 # fatol is at least this share of |objective at the start| (the same 1e-10 up to ~10^5).
 NM_RELATIVE_FATOL = 1e-15
+# statsmodels' optimiser names, accepted by the reml engine too
 SCIPY_NAMES = MappingProxyType({"lbfgs": "L-BFGS-B", "powell": "Powell", "nm": "Nelder-Mead", "bfgs": "BFGS", "cg": "CG"})
 
 
@@ -202,11 +202,10 @@ class _CrossedREML:
         return chol, sol_a, prss, logdet
 
     def objective(self, theta) -> float:
-        from scipy import linalg  # here, not at import: scipy's import is about a second
         theta = np.abs(np.asarray(theta, dtype=float))
         try:
             _, _, prss, logdet = self._parts(theta)
-        except linalg.LinAlgError:
+        except np.linalg.LinAlgError:
             return math.inf
         dof = self.n - self.p
         return logdet + dof * (1.0 + math.log(2 * math.pi * prss / dof))
