@@ -72,9 +72,35 @@ def test_audit_bootstrap_numbers_are_unchanged():
     rng = np.random.default_rng(1)
     x = rng.normal(size=37)
     assert bootstrap_mean_ci(x, draws=3000) == (0.04009848166979833, -0.2657294534266555, 0.3383199367072777)
-    v = pd.DataFrame({"g": np.repeat(list("abc"), 20), "value": np.random.default_rng(5).normal(size=60)})
+    v = pd.DataFrame({"g": np.repeat(list("abc"), 20), "item_id": np.arange(60), "value": np.random.default_rng(5).normal(size=60)})
     table = bootstrap_table(v, ["g"], draws=500, seed=3)
     assert table["ci_low"].notna().all() and (table["ci_low"] <= table["estimate"]).all()
+    # groups over different items draw in turn from one generator, each as bootstrap_mean_ci would
+    rng = np.random.default_rng(3)
+    for (_, g), row in zip(v.groupby("g"), table.itertuples(), strict=True):
+        assert (row.estimate, row.ci_low, row.ci_high) == pytest.approx(bootstrap_mean_ci(g["value"], draws=500, rng=rng), rel=1e-13)
+
+
+def test_bootstrap_table_shares_the_draws_of_groups_over_the_same_items():
+    """What a user's table holds: several statistics of a model over the same items, in
+    any row order, and a group with an item missing (its own draws)."""
+    rng = np.random.default_rng(8)
+    x = rng.normal(size=30)
+    items = [f"item{k:02d}" for k in range(30)]
+    shuffled = rng.permutation(30)
+    v = pd.concat([
+        pd.DataFrame({"statistic": "a", "item_id": items, "value": x}),
+        pd.DataFrame({"statistic": "b", "item_id": np.array(items)[shuffled], "value": 2 * x[shuffled] + 1}),
+        pd.DataFrame({"statistic": "c", "item_id": items, "value": np.where(np.arange(30) == 4, np.nan, x)}),
+    ])
+    table = bootstrap_table(v, ["statistic"], draws=800, seed=2).set_index("statistic")
+    a, b, c = table.loc["a"], table.loc["b"], table.loc["c"]
+    # b = 2a + 1 item by item: with the same resamples its interval is 2 x a's + 1, exactly
+    assert (b["ci_low"], b["ci_high"]) == pytest.approx((2 * a["ci_low"] + 1, 2 * a["ci_high"] + 1), rel=1e-12)
+    assert c["n"] == 29 and (c["ci_low"], c["ci_high"]) != pytest.approx((a["ci_low"], a["ci_high"]), rel=1e-6)
+    # the first set met draws first: a alone gives a's interval
+    alone = bootstrap_table(v[v["statistic"] == "a"], ["statistic"], draws=800, seed=2)
+    assert (alone.iloc[0]["ci_low"], alone.iloc[0]["ci_high"]) == pytest.approx((a["ci_low"], a["ci_high"]), rel=1e-13)
 
 
 def _open_ended_rows(n: int = 300) -> pd.DataFrame:
@@ -204,3 +230,18 @@ def test_fisher_interval_covers_a_planted_correlation():
     low, high = fisher_interval(0.798, 6)
     assert low < 0 < high and round(high, 2) == 0.98
     assert all(np.isnan(fisher_interval(0.9, 3)))
+
+
+def test_resampled_means_of_many_columns_are_their_drawn_means():
+    """Past GATHERED_COLUMNS the means are the draws' counts times the columns: the same
+    numbers, to rounding, as each column averaged over the same drawn indices; a column
+    with an infinite value keeps the infinite replicates it draws."""
+    from political_sycophancy.stats.resample import GATHERED_COLUMNS, iid_indices, resampled_means
+
+    columns = np.random.default_rng(3).normal(size=(40, GATHERED_COLUMNS + 3))
+    columns[7, 2] = np.inf
+    means = resampled_means(columns, 300, np.random.default_rng(6))
+    idx = iid_indices(40, 300, np.random.default_rng(6))
+    expected = np.column_stack([columns[:, j][idx].mean(axis=1) for j in range(columns.shape[1])])
+    np.testing.assert_allclose(means, expected, rtol=1e-12)
+    assert np.isinf(means[:, 2]).any() and np.isfinite(means[:, 2]).any()

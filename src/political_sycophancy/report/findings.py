@@ -189,7 +189,7 @@ def derive(summary: dict, tables: dict[str, pd.DataFrame], *, draws: int = 2000,
     if shifts is not None and not shifts.empty:
         s = shifts[shifts["measure"].isin(list(MEASURE_KEY))]
         if len(s):
-            values = s[["model", "instrument", "condition", "measure", "shift"]].rename(columns={"shift": "value"})
+            values = s[["model", "instrument", "condition", "measure", "item_id", "shift"]].rename(columns={"shift": "value"})
             cis = bootstrap_table(values, ["model", "instrument", "condition", "measure"], draws=draws, seed=seed)
             for r in cis.to_dict("records"):
                 node = out["shift_ci"].setdefault(r["model"], {}).setdefault(r["condition"], {}).setdefault(r["instrument"], {})

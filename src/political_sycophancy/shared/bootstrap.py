@@ -5,16 +5,23 @@ ideology, Typology score, mean WD, % closer to Dem = mean of 100 x 1[closer = De
 mean shift, a sycophancy or asymmetry value), B resamples of the n items with
 replacement give B means; the CI is their (alpha/2, 1 - alpha/2) percentiles. Items are
 the resampling unit because they are the random factor the statistics average over.
+
+In a table (`bootstrap_table`) every group over the same items (the statistics of a model
+and condition, and every model asked the same items) is resampled with the same draws:
+each interval is the same percentile bootstrap as with draws of its own, and the draws
+are made once per set of items instead of once per group.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pandas as pd
 
 from ..core.measures import DEM_LABEL
 from ..shared.summaries import ATP, PCT, TYPOLOGY, sort_by_condition
-from ..stats.resample import bootstrap_mean
+from ..stats.resample import bootstrap_mean, percentile_interval, resampled_means
 
 DEFAULT_DRAWS = 2000
 DEFAULT_SEED = 20260
@@ -55,13 +62,33 @@ def bootstrap_table(
     seed: int = DEFAULT_SEED,
 ) -> pd.DataFrame:
     """Estimate and bootstrap CI of the mean of `value` per group of `by`
-    (columns: *by, n, estimate, ci_low, ci_high, draws, level)."""
+    (columns: *by, n, estimate, ci_low, ci_high, draws, level). `values` has an `item_id`
+    column: groups whose answered items (NaN values dropped) are the same set share one
+    draw of resamples, made when the first of them is met (`stats.resample.resampled_means`)."""
     rng = np.random.default_rng(seed)
-    rows = []
+    rows: list[dict] = []
+    # per set of items: the order of its first group's items (the draws index them), and
+    # each group's row in `rows` and values in that order; a group of 0 or 1 value draws none
+    shared: dict[tuple, tuple[np.ndarray, list[int], list[np.ndarray]]] = {}
     for key, g in values.groupby(by, sort=False):
         key = key if isinstance(key, tuple) else (key,)
-        est, low, high = bootstrap_mean_ci(g["value"], draws=draws, level=level, rng=rng)
-        rows.append({**dict(zip(by, key, strict=True)), "n": int(g["value"].notna().sum()), "estimate": est, "ci_low": low, "ci_high": high})
+        x = g["value"].to_numpy(dtype=float)
+        keep = ~np.isnan(x)
+        x, items = x[keep], g["item_id"].to_numpy().astype(str)[keep]
+        mean = float(x.mean()) if len(x) else math.nan
+        rows.append({**dict(zip(by, key, strict=True)), "n": len(x), "estimate": mean, "ci_low": mean, "ci_high": mean})
+        if len(x) < 2:
+            continue
+        order = np.argsort(items, kind="stable")
+        first_order, places, columns = shared.setdefault(tuple(items[order]), (order, [], []))
+        aligned = np.empty(len(x))
+        aligned[first_order] = x[order]
+        places.append(len(rows) - 1)
+        columns.append(aligned)
+    for _, places, columns in shared.values():  # in the order the sets were first met
+        means = resampled_means(np.column_stack(columns), draws, rng)
+        for j, place in enumerate(places):
+            rows[place]["ci_low"], rows[place]["ci_high"] = percentile_interval(means[:, j], level)
     out = pd.DataFrame(rows, columns=[*by, "n", "estimate", "ci_low", "ci_high"])
     out["draws"] = draws
     out["level"] = level

@@ -10,7 +10,9 @@ be read off the draws).
 
 Index and count draws have the same distribution but different random streams: callers
 keep the form they were written with, so their published intervals stay reproducible for
-a seed. The interval is the percentile interval of the finite replicates
+a seed. `resampled_means` draws indices and sums them as counts, so that one draw serves
+every column of values over the same units (`shared.bootstrap.bootstrap_table`: every
+statistic over the same items). The interval is the percentile interval of the finite replicates
 (`percentile_interval`), scipy's `bootstrap(method="percentile")` on the same draws.
 """
 
@@ -23,11 +25,21 @@ import numpy as np
 # Index matrices are drawn in chunks of at most this many entries (memory); consecutive
 # chunks from one Generator give exactly the numbers of a single draw.
 CHUNK_ENTRIES = 2_000_000
+# columns `resampled_means` averages over their drawn values; beyond, it multiplies counts
+GATHERED_COLUMNS = 8
 
 
 def iid_indices(n: int, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
     """(n_resamples, n) indices of n units drawn with replacement (`rng.integers`)."""
     return rng.integers(0, n, size=(n_resamples, n))
+
+
+def index_counts(indices: np.ndarray, n: int) -> np.ndarray:
+    """(rows, n) counts of each of n units in each row of an index matrix (`iid_indices`):
+    a statistic that is a mean over the drawn units is then counts @ values / n."""
+    rows = len(indices)
+    flat = (indices + (np.arange(rows) * n)[:, None]).ravel()
+    return np.bincount(flat, minlength=rows * n).reshape(rows, n)
 
 
 def iid_counts(n: int, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
@@ -78,6 +90,28 @@ def percentile_interval(replicates, level: float = 0.95, min_finite: int = 1) ->
     return float(low), float(high)
 
 
+def resampled_means(columns: np.ndarray, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
+    """(n_resamples, k) means of each of the k columns of `columns` (n units x k, no NaN)
+    over the same `n_resamples` iid resamples of the n units: the indices are drawn as
+    `iid_indices` draws them (in chunks, the same numbers as one draw). A few columns are
+    averaged over their drawn values (one column: exactly `x[indices].mean(axis=1)`); many
+    (more than GATHERED_COLUMNS) are one product of the draws' counts with the columns, the
+    counting costing about as much as gathering a handful of columns. A column holding an
+    infinite value is always averaged over its drawn values (a count of 0 times inf is not 0)."""
+    n, k = columns.shape
+    means = np.empty((n_resamples, k))
+    product = np.isfinite(columns).all(axis=0) if k > GATHERED_COLUMNS else np.zeros(k, dtype=bool)
+    chunk = max(1, CHUNK_ENTRIES // n)
+    for start in range(0, n_resamples, chunk):
+        stop = min(n_resamples, start + chunk)
+        idx = iid_indices(n, stop - start, rng)
+        for j in np.flatnonzero(~product):
+            means[start:stop, j] = columns[:, j][idx].mean(axis=1)
+        if product.any():
+            means[start:stop, product] = index_counts(idx, n) @ columns[:, product] / n
+    return means
+
+
 def bootstrap_mean(values, n_resamples: int, rng: np.random.Generator, level: float = 0.95) -> tuple[float, float, float]:
     """(mean, low, high): the mean of `values` (NaNs dropped) and the percentile interval of
     the means of `n_resamples` iid resamples; NaNs without values, the value three times
@@ -88,12 +122,7 @@ def bootstrap_mean(values, n_resamples: int, rng: np.random.Generator, level: fl
         return math.nan, math.nan, math.nan
     if len(x) == 1:
         return float(x[0]), float(x[0]), float(x[0])
-    means = np.empty(n_resamples)
-    chunk = max(1, CHUNK_ENTRIES // len(x))
-    for start in range(0, n_resamples, chunk):
-        stop = min(n_resamples, start + chunk)
-        means[start:stop] = x[iid_indices(len(x), stop - start, rng)].mean(axis=1)
-    low, high = percentile_interval(means, level)
+    low, high = percentile_interval(resampled_means(x[:, None], n_resamples, rng)[:, 0], level)
     return float(x.mean()), low, high
 
 
