@@ -83,6 +83,19 @@ def test_sign_flip_draws_seeded_and_bounded():
     assert strong["exceed"] == 0 and strong["p"] == pytest.approx(1 / 2001)
 
 
+@pytest.mark.parametrize("n", [13, 64 * 8 + 5])  # a partial byte; more bytes than one pass of the table
+def test_sign_flip_draws_count_the_patterns_their_bytes_spell(n):
+    """The drawn patterns are random bytes, one bit per unit: multiplied out sign by sign,
+    the same bytes give the same count of patterns at least as extreme."""
+    x = np.random.default_rng(5).normal(0.05, 1.0, n)
+    res = sign_flip_draws(x, draws=3000, seed=11)
+    patterns = np.random.default_rng(11).integers(0, 256, size=(3000, -(-n // 8)), dtype=np.uint8)
+    signs = np.unpackbits(patterns, axis=1, bitorder="little")[:, :n] * 2.0 - 1.0
+    stat = np.abs(signs @ x) / n
+    assert res["exceed"] == int((stat >= abs(x.mean()) - 1e-9 * max(1.0, abs(x.mean()))).sum())
+    assert 0 < res["exceed"] < 3000
+
+
 def test_wilcoxon_exact_and_tied():
     untied = np.array([0.11, 0.12, 0.23, -0.14, 0.35, 0.36, 0.57, -0.28, 0.19])
     res = wilcoxon_test(untied)

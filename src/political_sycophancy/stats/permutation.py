@@ -17,6 +17,8 @@ EXACT_MAX_UNITS = 20
 DEFAULT_DRAWS = 10_000
 DEFAULT_SEED = 20260
 _TOL = 1e-9
+# bytes of a sign pattern summed per pass of `sign_flip_draws` (their table: 64 x 256 floats, 128 KiB)
+TABLE_BLOCK = 64
 
 
 def _at_least(stat: np.ndarray, observed: float) -> np.ndarray:
@@ -49,7 +51,12 @@ def sign_flip_exact(values) -> dict:
 def sign_flip_draws(values, *, draws: int = DEFAULT_DRAWS, seed: int = DEFAULT_SEED) -> dict:
     """Sign-flip test with `draws` random sign patterns (seeded):
     p = (1 + #{draws with |mean(s * x)| >= |mean(x)|}) / (1 + draws), which is never 0
-    and is a valid p-value for a Monte Carlo test; `exceed` is the raw count."""
+    and is a valid p-value for a Monte Carlo test; `exceed` is the raw count.
+
+    A pattern is drawn as random bytes, one bit per unit (+1 where set): with s = 2b - 1,
+    sum(s * x) = 2 sum(b * x) - sum(x), and sum(b * x) is a sum of one table entry per
+    byte (the 256 partial sums of the byte's 8 units), an eighth of the additions of
+    multiplying out every sign."""
     x = np.asarray(values, dtype=float)
     x = x[~np.isnan(x)]
     n = len(x)
@@ -59,12 +66,25 @@ def sign_flip_draws(values, *, draws: int = DEFAULT_DRAWS, seed: int = DEFAULT_S
         return out
     rng = np.random.default_rng(seed)
     observed = abs(out["observed"])
+    n_bytes = -(-n // 8)
+    units = np.zeros(n_bytes * 8)
+    units[:n] = x
+    bits = (np.arange(256)[:, None] >> np.arange(8)) & 1  # byte value x bit (least significant first)
+    table = units.reshape(n_bytes, 8) @ bits.T  # [j, v]: the sum of byte j's units whose bit is set in v
+    # the table is read in blocks of TABLE_BLOCK bytes, a block's entries staying in the CPU's cache
+    offsets = np.arange(TABLE_BLOCK) * 256
+    total = x.sum()
     exceed = 0
-    chunk = max(1, 4_000_000 // n)
+    chunk = max(1, 4_000_000 // n_bytes)
     for start in range(0, draws, chunk):
         k = min(chunk, draws - start)
-        signs = rng.integers(0, 2, size=(k, n), dtype=np.int8) * 2 - 1
-        stat = np.abs(signs @ x) / n
+        patterns = rng.integers(0, 256, size=(k, n_bytes), dtype=np.uint8)
+        sums = np.zeros(k)
+        for j in range(0, n_bytes, TABLE_BLOCK):
+            block = patterns[:, j:j + TABLE_BLOCK].astype(np.intp)
+            block += offsets[:block.shape[1]]
+            sums += table[j:j + TABLE_BLOCK].ravel()[block].sum(axis=1)
+        stat = np.abs(2.0 * sums - total) / n
         exceed += int(_at_least(stat, observed).sum())
     out["exceed"] = exceed
     out["p"] = (1 + exceed) / (1 + draws)
