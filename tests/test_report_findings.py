@@ -124,3 +124,28 @@ def test_ratio_is_flagged_when_left_is_not_distinguishable_from_zero():
     text = " ".join(f.plain() for f in findings(summary))
     assert "right/left 20.00 (unstable: left's CI includes 0)" in text
     assert check_quotes(summary, findings(summary)) == []
+
+
+def test_ratio_interval_is_its_definition_resample_by_resample():
+    """The headline's interval of right / left accommodation: per resample of item ids, the
+    mean over models of each model's mean over its drawn answered items (items a model did
+    not answer are skipped), written out resample by resample."""
+    import numpy as np
+    import pandas as pd
+
+    from political_sycophancy.report.headline import _ratio_interval
+    from political_sycophancy.stats.resample import iid_indices, percentile_interval
+
+    rng = np.random.default_rng(0)
+    rows = [{"model": f"m{m}", "item_id": f"i{i}", "condition": cond, "measure": measure, "shift": rng.normal(mu, 0.1)}
+            for m in range(4) for i in range(30) for cond, measure, mu in (("C3L", "wd_dem", -0.03), ("C3R", "wd_rep", -0.12))
+            if rng.random() > 0.15]
+    shifts, models = pd.DataFrame(rows), [f"m{m}" for m in range(4)]
+    by = {c: shifts[shifts["condition"] == c].pivot_table(index="model", columns="item_id", values="shift") for c in ("C3L", "C3R")}
+    items = sorted(set(by["C3L"].columns) | set(by["C3R"].columns))
+    left, right = (-by[c].reindex(index=models, columns=items).to_numpy(float) for c in ("C3L", "C3R"))
+    ratios = []
+    for pick in iid_indices(len(items), 400, np.random.default_rng(5)):
+        lv, rv = np.nanmean(np.nanmean(left[:, pick], axis=1)), np.nanmean(np.nanmean(right[:, pick], axis=1))
+        ratios.append(rv / lv if lv > 0 else np.nan)
+    assert _ratio_interval(shifts, models, 400, 5) == pytest.approx(percentile_interval(ratios), rel=1e-12)

@@ -24,7 +24,7 @@ import pandas as pd
 from ..core.conditions import BASELINE
 from ..core.text import md_text
 from ..shared.summaries import condition_rank
-from ..stats.resample import iid_indices, percentile_interval
+from ..stats.resample import iid_indices, index_counts, percentile_interval
 from .findings import LEFT, RIGHT, Finding, Quote, get
 
 WD = "wd"
@@ -101,11 +101,12 @@ def _ratio_interval(shifts: pd.DataFrame | None, models: list[str], draws: int, 
         return None
     lm = -left.reindex(index=models, columns=items).to_numpy(float)
     rm = -right.reindex(index=models, columns=items).to_numpy(float)
-    ratios = np.empty(draws)
-    for k, pick in enumerate(iid_indices(len(items), draws, np.random.default_rng(seed))):
-        with np.errstate(invalid="ignore", divide="ignore"):
-            lv, rv = np.nanmean(np.nanmean(lm[:, pick], axis=1)), np.nanmean(np.nanmean(rm[:, pick], axis=1))
-            ratios[k] = rv / lv if lv > 0 else np.nan
+    # a resample's per-model mean over its items (NaN skipped) is sum(count x value) / sum(count)
+    # over the answered items: the resamples' item counts times each model's values
+    counts = index_counts(iid_indices(len(items), draws, np.random.default_rng(seed)), len(items))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        lv, rv = (np.nanmean((counts @ np.nan_to_num(m).T) / (counts @ (~np.isnan(m)).T), axis=1) for m in (lm, rm))
+        ratios = np.where(lv > 0, rv / lv, np.nan)
     low, high = percentile_interval(ratios)
     return (float(low), float(high)) if math.isfinite(low) and math.isfinite(high) else None
 
