@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.generation import BASE_LABEL
-from ..core.measures import closer_to, item_wds, wds_many
+from ..core.measures import DEM_LABEL, EQUAL_LABEL, REP_LABEL, item_wds, wds_many
 from ..core.parsing import ANSWERED, ERROR, NO_LOGPROBS, REFUSAL, UNPARSED
 from ..stats.options import RunCache
 
@@ -185,20 +185,18 @@ def _modal(rows: pd.DataFrame, column: str) -> pd.Series:
 
 
 def _pooled(answered: pd.DataFrame, index: pd.Index) -> list:
-    """Mean answer distribution over the answered epochs of each cell (None if none)."""
-    dists: dict[tuple, list] = defaultdict(list)
-    for rec in answered[[*CELL_KEY, "probs"]].itertuples(index=False, name=None):
-        if rec[4] is not None:
-            dists[tuple(rec[:4])].append(rec[4])
-    out: list = []
-    for key in index:
-        found = dists.get(key)
-        if not found:
-            out.append(None)
-        elif len(found) == 1:
-            out.append(found[0])
-        else:
-            out.append([float(x) for x in np.mean(np.asarray(found, dtype=float), axis=0)])
+    """Mean answer distribution over the answered epochs of each cell of `index` (None if
+    none): a cell of one epoch keeps its distribution."""
+    out: list = [None] * len(index)
+    has = answered["probs"].notna().to_numpy()
+    if not has.any():
+        return out
+    at = index.get_indexer(pd.MultiIndex.from_frame(answered.loc[has, CELL_KEY]))
+    found: dict[int, list] = defaultdict(list)
+    for place, probs in zip(at.tolist(), answered["probs"].to_numpy()[has].tolist(), strict=True):
+        found[place].append(probs)
+    for place, dists in found.items():
+        out[place] = dists[0] if len(dists) == 1 else [float(x) for x in np.mean(np.asarray(dists, dtype=float), axis=0)]
     return out
 
 
@@ -265,49 +263,71 @@ def build_cells(rows: pd.DataFrame, memo: WDMemo | None = None) -> pd.DataFrame:
 WD_GROUPS = ("dem", "rep", "overall")
 
 
-def _cell_wds(cells: pd.DataFrame, has_bench: list[bool], memo: WDMemo) -> dict[str, list]:
+def _item_rows(positions: Any, benchmarks: dict, mode: Any) -> np.ndarray | None:
+    """An item's benchmark rows (dem, rep, overall; a row of NaN for a group it lacks) when
+    `wds_many` can take its cells: every option on the scale (`keep`), two or more
+    options at distinct places, each benchmark as long and finite and non-negative; else
+    None (its cells go through `item_wds`)."""
+    m = len(positions)
+    if (mode or "keep") != "keep" or m < 2 or not max(positions) > min(positions) or any(len(v) != m for v in benchmarks.values()):
+        return None
+    if not all(x >= 0 and not np.isinf(x) for v in benchmarks.values() for x in v):
+        return None
+    return np.array([benchmarks[g] if benchmarks.get(g) else [np.nan] * m for g in WD_GROUPS], dtype=float)
+
+
+def _cell_wds(cells: pd.DataFrame, has_bench: list[bool], memo: WDMemo) -> dict[str, Any]:
     """`wd_dem`, `wd_rep`, `wd_overall` and `closer` per cell. Cells on the whole scale
     (`keep`) with well-formed numbers are computed together, one `core.measures.wds_many`
     call per option count (equal number for number to `item_wds`); the others (`drop`, or
-    inputs `item_wds` rejects, so that it raises its own error) go through `memo`."""
+    inputs `item_wds` rejects, so that it raises its own error) go through `memo`. An
+    item's checks and benchmark rows are made once, for the first of its cells (its
+    positions and benchmarks are one object each in every cell of the frame)."""
     n = len(cells)
-    out: dict[str, list] = {k: [None] * n for k in ("wd_dem", "wd_rep", "wd_overall", "closer")}
-    batches: dict[int, list[int]] = defaultdict(list)
-    columns = zip(cells["probs"], cells["positions"], cells["benchmarks"], cells["ordinal"], cells["non_ordinal"], strict=True)
-    for i, (ok, (probs, positions, benchmarks, ordinal, mode)) in enumerate(zip(has_bench, columns, strict=True)):
-        if not ok or probs is None:
+    wd = {g: np.full(n, np.nan) for g in WD_GROUPS}
+    closer = np.full(n, None, dtype=object)
+    probs_of, positions_of, benchmarks_of = cells["probs"].tolist(), cells["positions"].tolist(), cells["benchmarks"].tolist()
+    ordinal_of, mode_of = cells["ordinal"].tolist(), cells["non_ordinal"].tolist()
+    items: dict[tuple, np.ndarray | None] = {}
+    batches: dict[int, tuple[list[int], list[Any], list[np.ndarray]]] = defaultdict(lambda: ([], [], []))
+    irregular: list[int] = []
+    for i in np.flatnonzero(has_bench).tolist():
+        probs, positions, benchmarks, mode = probs_of[i], positions_of[i], benchmarks_of[i], mode_of[i]
+        if probs is None:
             continue
-        m = len(positions)
-        regular = (
-            (mode or "keep") == "keep"
-            and m >= 2
-            and max(positions) > min(positions)
-            and len(probs) == m
-            and all(len(v) == m for v in benchmarks.values())
-            and all(x >= 0 and not np.isinf(x) for v in (probs, *benchmarks.values()) for x in v)
-        )
-        if regular:
-            batches[m].append(i)
+        key = (id(positions), id(benchmarks), mode)
+        if key not in items:
+            items[key] = _item_rows(positions, benchmarks, mode)
+        item = items[key]
+        if item is None or len(probs) != len(positions):
+            irregular.append(i)
             continue
-        res = memo(probs, positions, benchmarks, ordinal, mode or "keep")
-        for k in out:
-            out[k][i] = res.get(k)
-    probs_of: list[Any] = cells["probs"].tolist()
-    positions_of: list[Any] = cells["positions"].tolist()
-    benchmarks_of: list[Any] = cells["benchmarks"].tolist()
-    for m, idx in batches.items():
-        rows = [(probs_of[i], positions_of[i], benchmarks_of[i]) for i in idx]
-        groups = {
-            g: np.array([b[g] if b.get(g) else [np.nan] * m for _, _, b in rows], dtype=float) for g in WD_GROUPS
-        }
-        wds = wds_many(np.array([r[0] for r in rows], dtype=float), np.array([r[1] for r in rows], dtype=float), groups)
-        for j, i in enumerate(idx):
-            values = {g: float(wds[g][j]) if np.isfinite(wds[g][j]) else None for g in WD_GROUPS}
-            for g, v in values.items():
-                out[f"wd_{g}"][i] = v
-            d, r = values["dem"], values["rep"]
-            out["closer"][i] = closer_to(d, r) if d is not None and r is not None else None
-    return out
+        batch = batches[len(positions)]
+        batch[0].append(i)
+        batch[1].append(probs)
+        batch[2].append(item)
+    for idx, dists, rows in batches.values():
+        p = np.array(dists, dtype=float)
+        ok = ((p >= 0) & ~np.isinf(p)).all(axis=1)
+        irregular += [i for i, good in zip(idx, ok, strict=True) if not good]
+        if not ok.any():
+            continue
+        at = np.asarray(idx)[ok]
+        bench = np.stack([r for r, good in zip(rows, ok, strict=True) if good])
+        wds = wds_many(p[ok], np.array([positions_of[i] for i in at], dtype=float), {g: bench[:, k] for k, g in enumerate(WD_GROUPS)})
+        for g in WD_GROUPS:
+            wds[g] = np.where(np.isfinite(wds[g]), wds[g], np.nan)
+            wd[g][at] = wds[g]
+        d, r = wds["dem"], wds["rep"]
+        both = np.isfinite(d) & np.isfinite(r)
+        closer[at[both]] = np.where(d[both] < r[both], DEM_LABEL, np.where(d[both] > r[both], REP_LABEL, EQUAL_LABEL))
+    for i in irregular:
+        res = memo(probs_of[i], positions_of[i], benchmarks_of[i], ordinal_of[i], mode_of[i] or "keep")
+        for g in WD_GROUPS:
+            value = res.get(f"wd_{g}")
+            wd[g][i] = np.nan if value is None else value
+        closer[i] = res.get("closer")
+    return {**{f"wd_{g}": wd[g] for g in WD_GROUPS}, "closer": closer}
 
 
 def run_memo(cache: RunCache | None) -> WDMemo:
