@@ -79,6 +79,30 @@ def test_rows_that_do_not_decode_from_their_bytes_are_read_again_with_a_note(tmp
     assert any("did not decode from the bytes made for the frame cache (planted)" in n for n in load.notes)
 
 
+def test_cached_rows_are_decoded_together_and_a_log_whose_rows_do_not_decode_is_read_again(tmp_path):
+    """Cached logs' rows are decoded at once; one rows file that is valid Parquet with the
+    right metadata but a JSON text that is not JSON (a damaged or tampered cache) costs only
+    its own log, which is read again with a note; the frame is the one read from the logs."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    _run(tmp_path, lambda t: "B", "N")
+    _run(tmp_path, lambda t: "C", "C3R")
+    fresh = read_frame(tmp_path, cache=False).frame
+    assert read_frame(tmp_path).read == 2
+    warm = read_frame(tmp_path)
+    assert warm.cached == 2 and warm.frame.equals(fresh)
+    [target, *_] = sorted((tmp_path / CACHE_DIR).rglob("*.parquet"))
+    table = pq.read_table(target)
+    k = table.column_names.index("options")
+    bad = pa.array(["{not json"] + table.column(k).to_pylist()[1:], type=pa.string())
+    pq.write_table(table.set_column(k, "options", bad), target)
+    load = read_frame(tmp_path)
+    assert load.read == 1 and load.cached == 1
+    assert any("failed validation (column 'options' holds invalid JSON)" in n for n in load.notes), load.notes
+    assert load.frame.equals(fresh)
+
+
 def test_retried_cells_count_once_latest_success_wins(tmp_path):
     def flaky(text):
         raise RuntimeError("provider down")

@@ -29,10 +29,12 @@ import io
 import json
 import math
 import stat
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ..core.atomic import clean_stale_temp, write_atomic
@@ -88,6 +90,8 @@ class Entry:
     # read the log made them (it then sends these instead of the rows)
     encoded: bytes | None = None
     n_rows: int | None = None
+    # its rows file read and validated, to be decoded with the other cached logs' (`FrameCache.decode`)
+    table: RowsTable | None = None
 
     def noted(self) -> dict[str, Any]:
         """What the log's reading noted, as the index keeps it."""
@@ -151,10 +155,17 @@ def _arrow_type(codec: str):
     return {"int64": pa.int64(), "float64": pa.float64(), "bool": pa.bool_(), "str": pa.string(), "json": pa.string()}[codec]
 
 
-def decode_rows(source: Path | bytes, expect: dict[str, Any], decoded: dict[str, Any]) -> pd.DataFrame:
-    """The rows of a Parquet rows file (or its bytes) after validating it against `expect`
-    (version, log, size, mtime); `decoded` shares equal JSON values between rows. Raises
-    CacheInvalid."""
+@dataclass
+class RowsTable:
+    """A rows file read and validated (`read_rows`), not yet decoded into a frame."""
+
+    table: Any  # pyarrow.Table
+    columns: tuple[tuple[str, str], ...]  # (name, codec) of each column
+
+
+def read_rows(source: Path | bytes, expect: dict[str, Any]) -> RowsTable:
+    """A Parquet rows file (or its bytes) validated against `expect` (version, log, size,
+    mtime, n_rows) and its column list. Raises CacheInvalid."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -182,26 +193,61 @@ def decode_rows(source: Path | bytes, expect: dict[str, Any], decoded: dict[str,
         raise CacheInvalid("column list does not match the file")
     if header.get("n_rows") != table.num_rows:
         raise CacheInvalid(f"{table.num_rows} rows, metadata says {header.get('n_rows')!r}")
-    data: dict[str, Any] = {}
     for (name, codec), column in zip(columns, table.columns, strict=True):
         if column.type != _arrow_type(codec):
             raise CacheInvalid(f"column {name!r} is {column.type}, codec {codec}")
-        if codec == "json":
-            data[name] = _decode_json(column.to_pylist(), name, decoded)
-        elif codec == "str":
-            data[name] = pd.array(column.to_pylist(), dtype="str")
-        else:
-            if column.null_count:
-                raise CacheInvalid(f"column {name!r} ({codec}) has nulls")
-            data[name] = column.to_numpy()
-    return pd.DataFrame(data, index=pd.RangeIndex(table.num_rows), columns=[c[0] for c in columns])
+        if codec in ("int64", "float64", "bool") and column.null_count:
+            raise CacheInvalid(f"column {name!r} ({codec}) has nulls")
+    return RowsTable(table.replace_schema_metadata(None), tuple((name, codec) for name, codec in columns))
 
 
-def _decode_json(texts: list, name: str, decoded: dict[str, Any]) -> pd.Series:
-    out = []
-    for text in texts:
-        if not isinstance(text, str):
-            raise CacheInvalid(f"column {name!r} has a null JSON text")
+def decode_tables(tables: list[RowsTable], decoded: dict[str, Any]) -> list[pd.DataFrame]:
+    """The rows of each table, in order. Tables with the same columns are joined and
+    decoded at once (a log's frame cost more to build than its rows to decode) and cut
+    back into each table's rows; `decoded` shares equal JSON values between rows. Raises
+    CacheInvalid."""
+    import pyarrow as pa
+
+    out: list[pd.DataFrame | None] = [None] * len(tables)
+    groups: dict[tuple, list[int]] = {}
+    for k, rows in enumerate(tables):
+        groups.setdefault(rows.columns, []).append(k)
+    for columns, members in groups.items():
+        joined = pa.concat_tables([tables[k].table for k in members])
+        data: dict[str, Any] = {}
+        for (name, codec), column in zip(columns, joined.columns, strict=True):
+            if codec == "json":
+                data[name] = _decode_json(column, name, decoded)
+            elif codec == "str":
+                data[name] = pd.array(column.combine_chunks(), dtype="str")
+            else:
+                data[name] = column.to_numpy()
+        frame = pd.DataFrame(data, index=pd.RangeIndex(joined.num_rows), columns=[name for name, _ in columns])
+        start = 0
+        for k in members:
+            stop = start + tables[k].table.num_rows
+            out[k] = frame.iloc[start:stop].reset_index(drop=True) if len(members) > 1 else frame
+            start = stop
+    return out  # type: ignore[return-value]  # every place is filled
+
+
+def decode_rows(source: Path | bytes, expect: dict[str, Any], decoded: dict[str, Any]) -> pd.DataFrame:
+    """The rows of a Parquet rows file (or its bytes) after validating it against `expect`
+    (version, log, size, mtime); `decoded` shares equal JSON values between rows. Raises
+    CacheInvalid."""
+    return decode_tables([read_rows(source, expect)], decoded)[0]
+
+
+def _decode_json(column: Any, name: str, decoded: dict[str, Any]) -> pd.Series:
+    """The values of a JSON text column, each distinct text decoded once (`decoded` shares
+    them with every other column and log): rows repeat an item's options, positions and
+    benchmarks, and a letter's point mass."""
+    if column.null_count:
+        raise CacheInvalid(f"column {name!r} has a null JSON text")
+    encoded = column.combine_chunks().dictionary_encode()
+    texts = encoded.dictionary.to_pylist()
+    values = np.empty(len(texts), dtype=object)
+    for k, text in enumerate(texts):
         value = decoded.get(text)
         if value is None and text not in decoded:
             try:
@@ -209,8 +255,8 @@ def _decode_json(texts: list, name: str, decoded: dict[str, Any]) -> pd.Series:
             except ValueError:
                 raise CacheInvalid(f"column {name!r} holds invalid JSON") from None
             decoded[text] = value
-        out.append(value)
-    return pd.Series(out, dtype=object)
+        values[k] = value
+    return pd.Series(values[encoded.indices.to_numpy()], dtype=object)
 
 
 def _valid_index_entry(entry: Any) -> bool:
@@ -294,11 +340,32 @@ class FrameCache:
             return Entry(size, mtime, entry["ignored"], None, entry.get("task_id"), **noted)
         path = self.dir / ROWS_DIR / rows_file(name)
         try:
-            rows = decode_rows(path, {"version": self.version, "log": name, "size": size, "mtime": mtime, "n_rows": entry["n_rows"]}, self._decoded)
+            table = read_rows(path, {"version": self.version, "log": name, "size": size, "mtime": mtime, "n_rows": entry["n_rows"]})
         except CacheInvalid as ex:
             self.notes.append(f"frame cache file {path} failed validation ({ex}); {name} is read again and the file rewritten")
             return None
-        return Entry(size, mtime, None, rows, entry.get("task_id"), entry.get("design"), **noted)
+        return Entry(size, mtime, None, None, entry.get("task_id"), entry.get("design"), **noted, table=table)
+
+    def decode(self, entries: Mapping[str, Entry | None]) -> list[str]:
+        """Decode the rows of the entries `get` returned (their `table`), all at once; the
+        names of those whose rows do not decode (noted: their logs are to be read again)."""
+        pending = [(name, e) for name, e in entries.items() if e is not None and e.table is not None]
+        try:
+            decoded = decode_tables([e.table for _, e in pending], self._decoded)  # type: ignore[misc]
+        except CacheInvalid:  # one at a time, so that only the logs whose rows fail are read again
+            failed = []
+            for name, e in pending:
+                try:
+                    e.rows = decode_tables([e.table], self._decoded)[0]  # type: ignore[list-item]
+                except CacheInvalid as ex:
+                    path = self.dir / ROWS_DIR / rows_file(name)
+                    self.notes.append(f"frame cache file {path} failed validation ({ex}); {name} is read again and the file rewritten")
+                    failed.append(name)
+                e.table = None
+            return failed
+        for (_, e), rows in zip(pending, decoded, strict=True):
+            e.rows, e.table = rows, None
+        return []
 
     def decode_fresh(self, name: str, entry: Entry) -> bool:
         """Set the rows of a log read now from the rows file's bytes its reading process made

@@ -588,6 +588,12 @@ def read_frame(
         else:
             entries[name] = None  # type: ignore[assignment]  # read below, in the listing's order
             todo.append((name, path, size, mtime, store.version if store and store.usable else None))
+    if store:  # the cached rows, decoded at once; a log whose rows do not decode is read again
+        listed = {str(path.relative_to(log_dir)): (path, size, mtime) for path, size, mtime in files}
+        for name in store.decode(entries):
+            entries[name] = None  # type: ignore[assignment]
+            load.cached -= 1
+            todo.append((name, *listed[name], store.version if store.usable else None))
     jobs = {job[0]: job for job in todo}
     for i, (name, got) in enumerate(_read_entries(todo), start=1):
         # rows sent as their cache bytes are decoded here; should they not decode, read again

@@ -30,6 +30,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ..core.generation import BASE_LABEL
@@ -125,11 +126,14 @@ def label_identities(frame: pd.DataFrame, plans: pd.DataFrame) -> tuple[pd.DataF
             variant[(model, c)] = label or BASE_LABEL
 
     def labelled(f: pd.DataFrame) -> pd.DataFrame:
+        """The labels looked up once per distinct (name, args) and (model, config) pair, not per row."""
         if f.empty:
             return f.assign(variant=pd.Series(dtype=object))
-        args, configs = f["model_args"].fillna("{}"), f["generate_config"].fillna("{}")
-        models = [display[(n, a)] for n, a in zip(f["model_name"], args, strict=True)]
-        return f.assign(model=models, variant=[variant[(m, c)] for m, c in zip(models, configs, strict=True)])
+        codes, pairs = pd.MultiIndex.from_arrays([f["model_name"], f["model_args"].fillna("{}")]).factorize()
+        models = np.array([display[pair] for pair in pairs], dtype=object)[codes]
+        codes, pairs = pd.MultiIndex.from_arrays([models, f["generate_config"].fillna("{}")]).factorize()
+        variants = np.array([variant[pair] for pair in pairs], dtype=object)[codes]
+        return f.assign(model=models.tolist(), variant=variants.tolist())
 
     extra_models = len(display) - pairs["model_name"].nunique()
     extra_variants = len(variant) - triples["model"].nunique()
