@@ -72,7 +72,7 @@ class BackgroundSaver:
         if pid == 0:  # the child: save, and leave without running anything of the caller's
             code = 1
             try:
-                _save_now(fig, path, svg, tight)
+                _save_now(fig, path, svg, tight, split=True)
                 code = 0
             finally:
                 os._exit(code)
@@ -147,18 +147,36 @@ def save_figure(fig: Figure, path: Path, *, svg: bool = False, tight: bool = Tru
     return _save_now(fig, path, svg, tight)
 
 
-def _save_now(fig: Figure, path: Path, svg: bool, tight: bool) -> Path:
+def _save_now(fig: Figure, path: Path, svg: bool, tight: bool, split: bool = False) -> Path:
+    """Lay the figure out once, then write the PNG (and the SVG). With `split` (in a
+    background saver's process) the SVG is written by a forked process while this one writes
+    the PNG: each is a whole drawing, and the last figures of a report are waited for."""
     if fig.canvas is None or not isinstance(fig.canvas, FigureCanvasAgg):
         FigureCanvasAgg(fig)
     with drawn_as_text(fig), _layout_frozen(fig, tight) as bbox:
-        for target, kind in [(path, "png"), *([(path.with_suffix(".svg"), "svg")] if svg else [])]:
-            tmp = temp_path(target)
+        formats = [(path, "png"), *([(path.with_suffix(".svg"), "svg")] if svg else [])]
+        other = os.fork() if split and len(formats) == 2 else None
+        if other == 0:  # the SVG's process
+            code = 1
             try:
-                fig.savefig(tmp, format=kind, dpi=DPI, bbox_inches=bbox)
-                tmp.replace(target)
+                _write_format(fig, *formats[1], bbox)
+                code = 0
             finally:
-                tmp.unlink(missing_ok=True)
+                os._exit(code)
+        for target, kind in formats[:1] if other else formats:
+            _write_format(fig, target, kind, bbox)
+        if other and os.waitstatus_to_exitcode(os.waitpid(other, 0)[1]) != 0:
+            _write_format(fig, *formats[1], bbox)  # its own error, raised here
     return path
+
+
+def _write_format(fig: Figure, target: Path, kind: str, bbox: Bbox | None) -> None:
+    tmp = temp_path(target)
+    try:
+        fig.savefig(tmp, format=kind, dpi=DPI, bbox_inches=bbox)
+        tmp.replace(target)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 @contextmanager
