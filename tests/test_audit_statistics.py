@@ -323,3 +323,20 @@ def test_modal_letters_equal_value_counts_with_ties():
     ties = values.dropna().groupby(["g", "t", "letter"]).size().groupby(["g", "t"]).apply(lambda c: int((c == c.max()).sum() > 1)).sum()
     assert ties > 50  # the planted data has many tied groups
     assert (merged["letter_expected"] == merged["letter_got"]).all()
+
+
+@pytest.mark.parametrize("n", [60, 400])
+def test_wilcoxon_normal_approximation_is_scipys(n):
+    """The normal approximation used for many or tied shifts: scipy's asymptotic
+    signed-rank test (tie-corrected, no continuity correction), statistic and p."""
+    from political_sycophancy.shared.shifts import _signed_rank_normal
+
+    rng = np.random.default_rng(n)
+    for shifts in (np.round(rng.normal(0.05, 0.2, n), 2), rng.normal(0.0, 1.0, n)):  # heavily tied, untied
+        shifts = shifts[shifts != 0]
+        ours = _signed_rank_normal(shifts)
+        res = stats.wilcoxon(shifts, zero_method="wilcox", alternative="two-sided", method="asymptotic")
+        assert ours[0] == float(res.statistic)
+        assert ours[1] == pytest.approx(float(res.pvalue), rel=1e-12, abs=1e-300)
+    big = wilcoxon_test(np.round(rng.normal(0.05, 0.2, n), 2))
+    assert big["wilcoxon_method"] == "normal approximation"
