@@ -175,3 +175,21 @@ def test_reads_are_recorded_through_replace_nesting_and_the_run_cache():
     with options.cache.recording() as whole:
         vars(options)
     assert whole == OPTION_NAMES
+
+
+def test_a_first_analysis_on_a_machine_without_a_cache_folder_stores_its_sections(tmp_path, logs, monkeypatch, capsys):
+    """The README's main job on a fresh machine: no ~/.cache yet. The first analysis makes
+    the store's folders (private) and stores its sections, without a note that the section
+    store is not used; a changed option then restores them."""
+    home = tmp_path / "fresh-home"
+    monkeypatch.delenv("POLITICAL_SYCOPHANCY_CACHE", raising=False)
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    monkeypatch.setenv("HOME", str(home))
+    assert analyze(logs, tmp_path / "out") == 0
+    first = capsys.readouterr().out
+    assert "section store is not used" not in first and "not stored" not in first, first
+    sections = home / ".cache" / "political-sycophancy" / "analyses" / "sections"
+    assert sections.is_dir() and any(sections.iterdir())
+    assert all(oct(p.stat().st_mode & 0o777) == "0o700" for p in (sections.parent, sections))
+    assert analyze(logs, tmp_path / "again", "--seed", "5") == 0
+    assert "restored" in capsys.readouterr().out

@@ -100,8 +100,8 @@ class SectionStore:
             if not os.path.lexists(folder):
                 if not create:
                     return False
-                try:
-                    folder.mkdir(mode=0o700)
+                try:  # the store folder with its parents (a fresh machine has no ~/.cache), as report.reuse makes it
+                    folder.mkdir(parents=folder == self.top, mode=0o700)
                 except OSError as ex:
                     raise StoreUnusable(f"cannot create {folder} ({ex.strerror or ex})") from None
             if reason := not_private(folder, "the section store folder"):
