@@ -204,6 +204,28 @@ def test_rows_are_checked_against_the_items(tmp_path, items, changes, row, field
     assert (got_row, got_field) == (row, field) and got_reason.startswith(reason) and result.samples == 2
 
 
+def test_values_checked_once_each_still_name_the_first_bad_row(tmp_path, items):
+    """The importer checks each distinct value of a column once: an error still names the
+    first row of the file that holds a bad value, and every mismatched row is listed."""
+    rows = _phase1_rows("B") + _phase1_rows("B")
+    for i, row in enumerate(rows):
+        row.update(model_id=f"p/m{i // 3}", temperature="1.0")
+    rows[4]["temperature"], rows[2]["temperature"], rows[5]["temperature"] = "hot", "warm", "hot"
+    path = _write(tmp_path, rows)
+    with pytest.raises(InputError, match=re.escape("row 3, field 'temperature': not a number: 'warm'")):
+        import_responses(path, [items["pct"]], tmp_path / "logs", use_source_letters=True)
+    for row in rows:
+        row["temperature"] = "1.0"
+    rows[1]["n_options"] = rows[4]["n_options"] = 5  # the same mismatch (item p1_02) in two rows
+    rows[3]["n_options"] = 2
+    path = _write(tmp_path, rows)
+    with pytest.raises(InputError, match=re.escape("row 2, field 'n_options'")):
+        import_responses(path, [items["pct"]], tmp_path / "logs", use_source_letters=True)
+    result = import_responses(path, [items["pct"]], tmp_path / "logs", use_source_letters=True, skip_mismatched=True)
+    assert [(row, field) for row, field, _ in result.mismatches] == [(2, "n_options"), (4, "n_options"), (5, "n_options")]
+    assert result.samples == 3
+
+
 def test_skip_mismatched_is_counted_by_the_cli(tmp_path, items, capsys):
     path = _write(tmp_path, _phase1_rows("B", {(0, "n_options"): 2}))
     args = ["import-responses", str(path), "--items", str(items["pct"]), "--log-dir", str(tmp_path / "logs")]
