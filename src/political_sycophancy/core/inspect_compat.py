@@ -20,7 +20,6 @@ import importlib
 import json
 import os
 import warnings
-import zipfile
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
@@ -31,6 +30,7 @@ from inspect_ai.util import RegistryInfo, registry_create, registry_info
 
 from .atomic import temp_path
 from .errors import InputError
+from .zipped import write_deflated
 
 __all__ = [
     "EvalRecorder",
@@ -276,7 +276,7 @@ def sample_summaries(samples: list[EvalSample]) -> list[Any]:
 
 
 def write_eval_zip(log: EvalLog, path: Path, samples_json: Iterable[tuple[str | int, int, bytes]] | None = None,
-                   summaries_json: bytes | None = None) -> Path:
+                   summaries_json: bytes | None = None, reductions_json: bytes | None = None) -> Path:
     """Write a finished log as an `.eval` zip in one pass, laid out as Inspect's recorder
     finishes one: `_journal/start.json` (version, eval, plan), one
     `samples/<id>_epoch_<epoch>.json` per sample, `summaries.json` (`EvalSample.summary()`
@@ -285,28 +285,29 @@ def write_eval_zip(log: EvalLog, path: Path, samples_json: Iterable[tuple[str | 
     Inspect's recorder serialises, thins and compresses each sample as it streams in, and
     journals summaries in batches: right for a live run, about ten times slower for a log
     that exists whole (an import). Deflate compression, which every zip reader (Inspect's
-    and its viewer's) reads. The layout is Inspect's, not a public contract: callers check
+    and its viewer's) reads, written in one pass (`core.zipped`). The layout is Inspect's, not a public contract: callers check
     a written log against `read_eval_log` before relying on it (logs.importer does), and
     tests/test_logs_import_writer.py compares it with the recorder's log field by field.
     Written to a temporary sibling and renamed, so a killed import leaves no partial log.
 
     `samples_json` and `summaries_json`, when given, stand for `log.samples`: each sample's
-    (id, epoch, JSON) and the summaries' JSON list, already serialised (logs.sample_json)."""
+    (id, epoch, JSON) and the summaries' JSON list, already serialised (logs.sample_json);
+    `reductions_json`, when given, is `log.reductions` serialised."""
     samples = log.samples or []
     if samples_json is None:
         samples_json = ((sample.id, sample.epoch, json_bytes(sample)) for sample in samples)
         summaries_json = json_bytes(sample_summaries(samples))
     header = log.model_copy(update={"samples": None, "reductions": None})
+    members = [("_journal/start.json", json_bytes({"version": log.version, "eval": log.eval, "plan": log.plan}))]
+    members += [(f"samples/{sample_id}_epoch_{epoch}.json", data) for sample_id, epoch, data in samples_json]
+    members.append(("summaries.json", summaries_json or b"[]"))
+    if log.reductions is not None:
+        members.append(("reductions.json", reductions_json if reductions_json is not None else json_bytes(log.reductions)))
+    members.append(("header.json", json_bytes(header)))
     tmp = temp_path(path)
     try:
-        with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
-            archive.writestr("_journal/start.json", json_bytes({"version": log.version, "eval": log.eval, "plan": log.plan}))
-            for sample_id, epoch, data in samples_json:
-                archive.writestr(f"samples/{sample_id}_epoch_{epoch}.json", data)
-            archive.writestr("summaries.json", summaries_json or b"[]")
-            if log.reductions is not None:
-                archive.writestr("reductions.json", json_bytes(log.reductions))
-            archive.writestr("header.json", json_bytes(header))
+        with open(tmp, "wb") as fh:
+            write_deflated(fh, members)
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
