@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 
 import pandas as pd
 import pytest
@@ -135,19 +136,26 @@ def test_a_layout_difference_falls_back_to_inspects_writer(tmp_path, responses, 
 
 
 def assert_same_frames(a: pd.DataFrame, b: pd.DataFrame) -> None:
+    """The same rows and values. The columns are compared in name order: a frame's columns
+    come in the order of the logs' file names, which start with the second each log was
+    written in, and processes write cells in the order they finish them."""
     keys = ["model", "instrument", "condition", "item_id", "epoch"]
     drop = ["log_file", "created", "sample_uuid", "task_id", "run_id", "eval_id"]
     a = a.drop(columns=[c for c in drop if c in a]).sort_values(keys).reset_index(drop=True)
     b = b.drop(columns=[c for c in drop if c in b]).sort_values(keys).reset_index(drop=True)
+    a, b = a[sorted(a.columns)], b[sorted(b.columns)]
     pd.testing.assert_frame_equal(a, b)
 
 
 def test_light_metric_inputs_give_inspects_results_and_reductions(tmp_path, responses):
     """Two epochs per sample (the fixture's replicates): the reductions and the metrics of
-    the reduced scores are computed both ways on every log."""
+    the reduced scores are computed both ways on every log; a scorer's later logs get their
+    metrics filled into its first log's results (`_metrics_here`), here across logs with
+    refusals, unparsed answers and an error."""
     path, items = responses
     result = importer.import_responses(path, items, tmp_path / "logs", jobs=1)
     checked = 0
+    templates: dict = {}
     for written in result.logs:
         log = read_eval_log(str(written))
         name = next(iter(log.samples[0].scores))
@@ -157,10 +165,11 @@ def test_light_metric_inputs_give_inspects_results_and_reductions(tmp_path, resp
         expected = eval_results(len(log.samples), full, mean_score(), [scorer], None, scorer_names=[name])
         entries = [(s.id, s.epoch, (s.scores or {}).get(name), s.metadata) for s in log.samples]
         check: dict = {}
-        first = import_writer.light_eval_results(entries, scorer, name, check=check)
+        first = import_writer.light_eval_results(entries, scorer, name, check=check, templates=templates)
         assert check == {"reduced_here": True}, written.name  # the epochs reduced here gave Inspect's results
-        # then the shortcut alone, as a process's later logs are computed
-        got = import_writer.light_eval_results(entries, scorer, name, check=check)
+        # then the shortcuts alone, as a process's later logs are computed
+        got = import_writer.light_eval_results(entries, scorer, name, check=check, templates=templates)
+        assert templates[name][1] is True, written.name  # filling the scorer's first results gave Inspect's metrics
         for light in (first, got):
             # as JSON: NaN (unanswered measures) is not equal to itself in a dict comparison
             assert light[0].model_dump_json() == expected[0].model_dump_json(), written.name
@@ -170,6 +179,29 @@ def test_light_metric_inputs_give_inspects_results_and_reductions(tmp_path, resp
         assert [r.model_dump_json() for r in log.reductions] == [r.model_dump_json() for r in expected[1]], written.name
         checked += 1
     assert checked == len(result.logs)
+    assert set(templates) == {"pct_score", "wd_score"}  # so each scorer's later logs were filled from its first
+
+
+def test_filled_metrics_of_a_key_no_sample_answers_are_inspects(tmp_path, responses):
+    """A log in which no sample has a value for some keys (every answer refused or
+    unparsed), its metrics filled into another log's results: NaN where Inspect gives NaN."""
+    path, items = responses
+    result = importer.import_responses(path, items, tmp_path / "logs", jobs=1)
+    log = read_eval_log(str(next(p for p in result.logs if "atp" in p.name)))
+    name = next(iter(log.samples[0].scores))
+    scorer = importer.Scoring().scorer(importer.AUDIT, log.samples[0].metadata["scoring"])
+    entries = [(s.id, s.epoch, (s.scores or {}).get(name), s.metadata) for s in log.samples]
+    templates: dict = {}
+    import_writer.light_eval_results(entries, scorer, name, check={"reduced_here": True}, templates=templates)
+    assert templates[name][1] is True
+    unanswered = [(i, e, s.model_copy(update={"value": {k: (math.nan if k not in ("answered", "refused") else 0.0) for k in s.value}}), m)
+                  for i, e, s, m in entries if s is not None]
+    full = [{name: SampleScore(score=s, sample_id=i, sample_metadata=m, scorer=name)} for i, _, s, m in unanswered]
+    expected = eval_results(len(unanswered), full, mean_score(), [scorer], None, scorer_names=[name])
+    got = import_writer.light_eval_results(unanswered, scorer, name, check={"reduced_here": True}, templates=templates)
+    assert got[0].model_dump_json() == expected[0].model_dump_json()
+    wd_dem = next(score for score in got[0].scores if score.name == "wd_dem")
+    assert math.isnan(wd_dem.metrics["mean"].value) and wd_dem.scored_samples == 0
 
 
 def test_forked_workers_write_what_one_process_writes(tmp_path, responses):

@@ -1,12 +1,13 @@
-"""The worker fan-out of an import: the first cell's log is written here (it checks the
-one-pass writer once), the rest in forked processes with about equal numbers of rows each;
-a failure in any process removes nothing here and is raised once all have ended."""
+"""The worker fan-out of an import: the smallest cell's log is written first, here (it
+checks the one-pass writer once), the rest by this process and forked ones, each taking the next
+cell (largest first) as it finishes one, so that all finish together; a failure in any
+process removes nothing here and is raised once all have ended."""
 
 from __future__ import annotations
 
 import multiprocessing
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,18 +26,19 @@ def _merge(into: ImportResult, part: ImportResult) -> None:
             mine[k] += v
 
 
-def _buckets(cells: list[Cell], n: int) -> list[list[Cell]]:
-    """`n` lists of cells with about equal numbers of rows (largest first, each to the lightest)."""
-    buckets: list[list[Cell]] = [[] for _ in range(n)]
-    loads = [0] * n
-    for cell in sorted(cells, key=lambda c: -len(c.rows)):
-        k = loads.index(min(loads))
-        buckets[k].append(cell)
-        loads[k] += len(cell.rows)
-    return [b for b in buckets if b]
+def _pulled(cells: list[Cell], taken: Any) -> Iterator[Cell]:
+    """The cells this process takes, one at a time: the next one no process has taken
+    (`taken`, a counter shared by the processes)."""
+    while True:
+        with taken.get_lock():
+            index = taken.value
+            taken.value += 1
+        if index >= len(cells):
+            return
+        yield cells[index]
 
 
-def _child(job: Callable, cells: list[Cell], fast: bool | None, conn: Any) -> None:
+def _child(job: Callable, cells: Iterable[Cell], fast: bool | None, conn: Any) -> None:
     try:
         conn.send(("ok", job(cells, fast)))
     except BaseException as ex:  # sent to the parent, which raises it
@@ -46,31 +48,34 @@ def _child(job: Callable, cells: list[Cell], fast: bool | None, conn: Any) -> No
 
 
 def run_cells(job: Callable, cells: list[Cell], jobs: int | None, result: ImportResult) -> list[tuple[int, Path]]:
-    """Write every cell: the first here (it checks the one-pass writer), the rest in `jobs`
+    """Write every cell: the smallest first, here (it checks the one-pass writer), the rest in `jobs`
     forked processes (default: one per CPU) when the platform forks, else here. Each log is
     independent of the others, so the logs are the same whichever process writes them."""
     if not cells:
         return []
-    written, part, fast = job(cells[:1], None)
+    # the smallest cell first: the others wait for its check
+    first = min(cells, key=lambda c: len(c.rows))
+    written, part, fast = job([first], None)
     _merge(result, part)
-    rest = cells[1:]
+    rest = [c for c in cells if c is not first]
     n = max(1, min(jobs or os.cpu_count() or 1, len(rest)))
     if n == 1 or "fork" not in multiprocessing.get_all_start_methods():
         more, part, _ = job(rest, fast)
         _merge(result, part)
         return written + more
     context = multiprocessing.get_context("fork")
-    buckets = _buckets(rest, n)
+    order = sorted(rest, key=lambda c: -len(c.rows))
+    taken = context.Value("l", 0)
     children = []
-    for bucket in buckets[1:]:
+    for _ in range(n - 1):
         receive, send = context.Pipe(duplex=False)
-        process = context.Process(target=_child, args=(job, bucket, fast, send), daemon=True)
+        process = context.Process(target=_child, args=(job, _pulled(order, taken), fast, send), daemon=True)
         process.start()
         send.close()
         children.append((process, receive))
     failure: tuple[str, str, bool] | None = None
     try:
-        more, part, _ = job(buckets[0], fast)
+        more, part, _ = job(_pulled(order, taken), fast)
         written += more
         _merge(result, part)
     finally:

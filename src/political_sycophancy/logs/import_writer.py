@@ -6,17 +6,20 @@ Inspect's own recorder's."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
+import gc
 import hashlib
 import math
 import os
 import re
 import tempfile
 import uuid
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, cast
 
 import pandas as pd
@@ -37,6 +40,7 @@ from inspect_ai.log import (
 )
 from inspect_ai.model import GenerateConfig
 from inspect_ai.scorer import SampleScore, Score, ScoreReducer, mean_score
+from inspect_ai.util import registry_info
 
 from ..core.atomic import temp_path
 from ..core.conditions import Condition, redefines_builtin
@@ -52,6 +56,8 @@ from .import_rows import EXCLUDED, ImportResult
 from .sample_json import Pieces, Record, Template, random_ids, sample_of
 
 FLUSH_EVERY = 100
+# allocations between collections of the youngest generation while logs are written (`_fewer_collections`)
+YOUNG_COLLECTION = 10_000
 # samples of the first log written both ways to check the one-pass writer (`layout_difference`)
 CHECK_SAMPLES = 12
 
@@ -111,7 +117,7 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-")
 
 
-def write_cells(job: ImportJob, cells: list[Cell], fast: bool | None) -> tuple[list[tuple[int, Path]], ImportResult, bool | None]:
+def write_cells(job: ImportJob, cells: Iterable[Cell], fast: bool | None) -> tuple[list[tuple[int, Path]], ImportResult, bool | None]:
     """Write the cells' logs: (cell index, log path) pairs, what they add to the result, and
     whether the one-pass writer was used (None when no log was written)."""
     part = ImportResult()
@@ -119,11 +125,29 @@ def write_cells(job: ImportJob, cells: list[Cell], fast: bool | None) -> tuple[l
     write = Writer(run.loop, part, fast)
     written = []
     try:
-        for cell in cells:
-            written.append((cell.index, write_one(job, cell, run, write, part)))
+        with _fewer_collections():
+            for cell in cells:
+                written.append((cell.index, write_one(job, cell, run, write, part)))
     finally:
         run.close()
     return written, part, write.fast
+
+
+@contextlib.contextmanager
+def _fewer_collections() -> Iterator[None]:
+    """Python's cycle collector made rarer while logs are written: the objects that exist
+    before (the response frame, the items) are frozen out of its scans and its youngest
+    generation collected every `YOUNG_COLLECTION` allocations, not every 700. Writing
+    allocates millions of short-lived objects with few cycles; the scans were a sixth of
+    an import's time. Restored on leaving."""
+    threshold = gc.get_threshold()
+    gc.freeze()
+    gc.set_threshold(YOUNG_COLLECTION, *threshold[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*threshold)
+        gc.unfreeze()
 
 
 def write_one(job: ImportJob, cell: Cell, run: Scoring, write: Writer, result: ImportResult) -> Path:
@@ -159,31 +183,41 @@ def _content(score: Score) -> tuple:
 def _shallow_copied(reducer: ScoreReducer, reduced: dict[tuple, Score]) -> ScoreReducer:
     """`reducer` whose reduced scores are `_ShallowCopied` (its registry name kept), each
     distinct list of score contents reduced once into `reduced` (one per import and
-    reducer: most imported answers are one of an item's few letters)."""
+    reducer: most imported answers are one of an item's few letters), and looked up by
+    the scores' identities before their contents (the importer shares a score among the
+    rows that repeat it; the lists reduced hold them alive while `reduce` is used)."""
+    seen: dict[tuple[int, ...], Score] = {}
 
     @functools.wraps(reducer)
     def reduce(scores: list[Score]) -> Score:
-        key = tuple(_content(s) for s in scores)
-        try:
-            hit = reduced.get(key)
-        except TypeError:  # a value that cannot be a key (a list): reduced every time
-            return _ShallowCopied.model_construct(**dict(reducer(scores)))
+        ids = tuple(map(id, scores))
+        hit = seen.get(ids)
         if hit is None:
-            hit = reduced[key] = _ShallowCopied.model_construct(**dict(reducer(scores)))
-        return hit.model_copy()
+            key = tuple(_content(s) for s in scores)
+            try:
+                hit = reduced.get(key)
+            except TypeError:  # a value that cannot be a key (a list): reduced every time
+                return _ShallowCopied.model_construct(**dict(reducer(scores)))
+            if hit is None:
+                hit = reduced[key] = _ShallowCopied.model_construct(**dict(reducer(scores)))
+            seen[ids] = hit
+        return _bare_copy(hit)
 
     return cast(ScoreReducer, reduce)
 
 
 class _ShallowSampleScore(SampleScore):
-    """A sample score Inspect's metric-dict path deep-copies once per metric key only to set
-    the copy's `score.value`: a copy of the score beside the same sample metadata (which
-    no metric mutates) gives the same results at a fraction of the time."""
+    """A sample score Inspect's metric-dict path deep-copies once per sample and metric key
+    only to set the copy's `score.value` to that key's value and hand the copies to the
+    key's metrics, which read `score.value` (and a sample's metadata to cluster by). The
+    copy is a plain namespace of the same fields, the score's too: the same results, with
+    none of pydantic's copying, which was a fifth of an import's time. Its metadata is
+    shared (no metric mutates it); tests/test_logs_import_writer.py checks the results
+    equal those of Inspect's own objects."""
 
-    def __deepcopy__(self, memo: dict | None = None) -> _ShallowSampleScore:
-        copied = _bare_copy(self)
-        copied.__dict__["score"] = _bare_copy(self.score)
-        return copied
+    def __deepcopy__(self, memo: dict | None = None) -> Any:
+        fields = self.__dict__
+        return SimpleNamespace(**{**fields, "score": SimpleNamespace(**fields["score"].__dict__)})
 
 
 def _bare_copy(model: Any) -> Any:
@@ -197,22 +231,36 @@ def _bare_copy(model: Any) -> Any:
     return new
 
 
-def _reduced_here(scores: Sequence[Mapping[str, SampleScore]], reducer: ScoreReducer, scorer, scorer_name: str, samples: int):
+def _constructed(cls: Any, values: dict[str, Any]) -> Any:
+    """`cls.model_construct(**values)` when `values` holds every field of `cls` (what
+    `model_construct` does then, without its per-field checks); else `model_construct`."""
+    if values.keys() != cls.model_fields.keys():
+        return cls.model_construct(**values)
+    new = object.__new__(cls)
+    object.__setattr__(new, "__dict__", values)
+    object.__setattr__(new, "__pydantic_fields_set__", set(values))
+    object.__setattr__(new, "__pydantic_extra__", None)
+    object.__setattr__(new, "__pydantic_private__", None)
+    return new
+
+
+def _reduced_here(scores: Sequence[Mapping[str, SampleScore]], reducer: ScoreReducer, scorer, scorer_name: str, samples: int,
+                  templates: dict[str, tuple[Any, bool]] | None = None):
     """`eval_results` with the epochs reduced here, as Inspect's `reduce_scores` does (by
     sample id, in order of first appearance), into `_ShallowSampleScore`s, whose copies per
-    metric key are cheap; Inspect then computes the metrics of the reduced scores. Its
-    results' reducer and count of completed samples are set as an eval with the reducer
-    sets them, its reductions built as Inspect builds them. Checked against Inspect's own
-    path on each process's first log (`light_eval_results`)."""
+    metric key are cheap; the metrics of the reduced scores are Inspect's (`_metrics_here`).
+    Its results' reducer and count of completed samples are set as an eval with the
+    reducer sets them, its reductions built as Inspect builds them. Checked against
+    Inspect's own path on each process's first log (`light_eval_results`)."""
     groups: dict[str, list[SampleScore]] = {}
     for by_scorer in scores:
         groups.setdefault(str(by_scorer[scorer_name].sample_id), []).append(by_scorer[scorer_name])
     reduced = [
-        _ShallowSampleScore.model_construct(score=reducer([s.score for s in group]), sample_id=group[0].sample_id,
-                                            sample_metadata=group[0].sample_metadata, scorer=None)
+        _constructed(_ShallowSampleScore, {"score": reducer([s.score for s in group]), "sample_id": group[0].sample_id,
+                                           "sample_metadata": group[0].sample_metadata, "scorer": None})
         for group in groups.values()
     ]
-    results, _ = eval_results(samples, [{scorer_name: s} for s in reduced], [], [scorer], None, scorer_names=[scorer_name])
+    results = _metrics_here(reduced, scorer, scorer_name, samples, templates)
     if results is None:
         return None, None
     name = registry_unqualified_name(reducer)
@@ -222,8 +270,86 @@ def _reduced_here(scores: Sequence[Mapping[str, SampleScore]], reducer: ScoreRed
     if headline is not None and hasattr(headline, "reducer"):
         headline.reducer = name
     results.completed_samples = len(scores)
-    samples_reduced = [EvalSampleScore.model_construct(**dict(s.score), sample_id=s.sample_id) for s in reduced]
+    samples_reduced = [_constructed(EvalSampleScore, {**s.score.__dict__, "sample_id": s.sample_id}) for s in reduced]
     return results, [EvalSampleReductions(scorer=scorer_name, reducer=name, samples=samples_reduced)]
+
+
+def _metrics_here(reduced: Sequence[SampleScore], scorer, scorer_name: str, samples: int, templates: dict[str, tuple[Any, bool]] | None):
+    """The metrics of the reduced scores as Inspect's `eval_results` computes them. Its
+    metric-dict path copies every score once per key, a fifth of an import's time; so the
+    first log of each scorer in a process goes through `eval_results`, which gives the
+    results' layout, and later logs are that layout with the metrics computed again here
+    (`_filled`), once `_filled` gave Inspect's results on that first log. `templates`
+    holds, per scorer, the first results and whether that check held."""
+    known = None if templates is None else templates.get(scorer_name)
+    if known is not None and known[1]:
+        filled = _filled(known[0], reduced, scorer, samples)
+        if filled is not None:
+            return filled
+    results, _ = eval_results(samples, [{scorer_name: s} for s in reduced], [], [scorer], None, scorer_names=[scorer_name])
+    if templates is not None and known is None and results is not None:
+        try:
+            filled = _filled(results, reduced, scorer, samples)
+        except Exception:  # a metric that reads more than a value: Inspect's path from here on
+            filled = None
+        templates[scorer_name] = (results.model_copy(deep=True), filled is not None and json_bytes(filled) == json_bytes(results))
+    return results
+
+
+class _KeyValue:
+    """One sample's value of one key, as a metric reads a sample score (`score.value`,
+    `sample_id`, `sample_metadata`): the sample score is its own score."""
+
+    __slots__ = ("value", "sample_id", "sample_metadata")
+    scorer = None
+
+    def __init__(self, value: Any, sample_id: Any, sample_metadata: Any) -> None:
+        self.value, self.sample_id, self.sample_metadata = value, sample_id, sample_metadata
+
+    @property
+    def score(self) -> _KeyValue:
+        return self
+
+
+def _filled(template: Any, reduced: Sequence[SampleScore], scorer, samples: int) -> Any:
+    """`template` (a scorer's results) with each key's metrics computed over `reduced`, as
+    Inspect's metric-dict path computes them: samples whose value (or the key's) is NaN are
+    unscored, each metric gets the others' values under `score.value` (and their sample
+    metadata), and a key no sample has a value for gets NaN. None when the scorer's metrics
+    are not one scalar metric per entry of a dict of keys, as the template lists them."""
+    metrics = registry_info(scorer).metadata.get("metrics")
+    if not isinstance(metrics, dict):
+        return None
+    scores = []
+    for eval_score in template.scores:
+        key = eval_score.name
+        metric_list = metrics.get(key)
+        if not isinstance(metric_list, list) or len(metric_list) != len(eval_score.metrics) or not all(map(callable, metric_list)):
+            return None
+        views, unscored = [], 0
+        for s in reduced:
+            whole = s.score.value
+            if isinstance(whole, float) and math.isnan(whole):
+                unscored += 1
+                continue
+            if not isinstance(whole, dict) or key not in whole:
+                return None
+            value = whole[key]
+            if isinstance(value, float) and math.isnan(value):
+                unscored += 1
+                continue
+            views.append(_KeyValue(value, s.sample_id, s.sample_metadata))
+        computed = {}
+        for (name, out), metric in zip(eval_score.metrics.items(), metric_list, strict=True):
+            value = metric(views) if views else math.nan
+            if isinstance(value, (Mapping, list, tuple, str, bytes)):
+                return None
+            computed[name] = out.model_copy(update={"value": value})
+        scores.append(eval_score.model_copy(update={"metrics": computed, "scored_samples": len(views), "unscored_samples": unscored}))
+    out = template.model_copy(update={"scores": scores, "total_samples": samples})
+    if getattr(out, "headline", None) is not None:  # its own, as the caller sets its reducer
+        out.headline = out.headline.model_copy()
+    return out
 
 
 def _light(score: Score, light: dict[int, tuple[Score, Score]] | None) -> Score:
@@ -239,7 +365,7 @@ def _light(score: Score, light: dict[int, tuple[Score, Score]] | None) -> Score:
 
 def light_eval_results(entries: list[tuple[Any, int, Score | None, dict[str, Any]]], scorer, scorer_name: str,
                        reduced: dict[tuple, Score] | None = None, check: dict[str, bool | None] | None = None,
-                       light: dict[int, tuple[Score, Score]] | None = None):
+                       light: dict[int, tuple[Score, Score]] | None = None, templates: dict[str, tuple[Any, bool]] | None = None):
     """The log's results and reductions as a run computes them, from its samples'
     (id, epoch, score, metadata) and light copies of the scores: the metrics see only the
     sample metadata they read (`METRIC_METADATA`) and no score metadata, the sample scores
@@ -252,7 +378,8 @@ def light_eval_results(entries: list[tuple[Any, int, Score | None, dict[str, Any
     The epochs are reduced here (`_reduced_here`) once `check` (one per process) records
     that doing so gave Inspect's own results on a first log; without `check` both are
     computed and Inspect's returned. `light` holds the light copy of each score of this
-    import by identity (the importer shares a score among the rows that repeat it)."""
+    import by identity (the importer shares a score among the rows that repeat it);
+    `templates` the first results of each scorer in this process (`_metrics_here`)."""
     scores = [
         {
             scorer_name: _ShallowSampleScore.model_construct(  # its parts are valid already
@@ -270,7 +397,7 @@ def light_eval_results(entries: list[tuple[Any, int, Score | None, dict[str, Any
     mean = _shallow_copied(mean_score(), {} if reduced is None else reduced)
     known = None if check is None else check.get("reduced_here")
     if known is True:
-        results, reductions = _reduced_here(scores, mean, scorer, scorer_name, len(entries))
+        results, reductions = _reduced_here(scores, mean, scorer, scorer_name, len(entries), templates)
     else:
         results, reductions = eval_results(len(entries), scores, mean, [scorer], None, scorer_names=[scorer_name])
         if known is None:
@@ -312,13 +439,13 @@ def _read_back(path: Path) -> tuple[dict[str, str], list[str]]:
 
 
 def layout_difference(log: EvalLog, loop: asyncio.AbstractEventLoop, samples: int = CHECK_SAMPLES,
-                      fast_parts: tuple[list[tuple[str | int, int, bytes]], bytes] | None = None) -> str | None:
+                      fast_parts: tuple[list[tuple[str | int, int, bytes]], bytes, bytes | None] | None = None) -> str | None:
     """None when a log written by `write_eval_zip` reads back through Inspect's public
     readers (`read_eval_log`, `read_eval_log_sample_summaries`) exactly as the same log
     written by Inspect's recorder does, checked on the first `samples` samples of `log`;
-    otherwise the first field that differs. `fast_parts` are those samples' JSON and their
-    summaries' as the importer writes them (`sample_json.Template`), else they are
-    serialised from `log.samples`. The fast writer relies on Inspect's member layout,
+    otherwise the first field that differs. `fast_parts` are those samples' JSON, their
+    summaries' and the log's reductions' as the importer writes them (`sample_json`), else
+    they are serialised from the log. The fast writer relies on Inspect's member layout,
     which no public contract fixes, so each import checks it once."""
     probe = log.model_copy(update={"samples": (log.samples or [])[:samples]})
     with tempfile.TemporaryDirectory(prefix="ps-layout-") as scratch:
@@ -364,8 +491,10 @@ class Writer:
     def __call__(self, log: EvalLog, records: list[Record], scorer_name: str, out: Path) -> None:
         template = self._template(log, records, scorer_name) if self.fast is not False else None
 
-        def parts(some: list[Record]) -> tuple[list[tuple[str | int, int, bytes]], bytes] | None:
-            return None if template is None else template.json(some)
+        def parts(some: list[Record]) -> tuple[list[tuple[str | int, int, bytes]], bytes, bytes | None] | None:
+            if template is None:
+                return None
+            return (*template.json(some), None if log.reductions is None else template.pieces.reductions(log.reductions))
 
         if self.fast is None:
             probe = records[:CHECK_SAMPLES]
@@ -378,7 +507,9 @@ class Writer:
                 )
         if self.fast:
             if template is not None:
-                write_eval_zip(log, out, *template.json(records))  # to a temporary sibling, renamed
+                samples, summaries = template.json(records)
+                reductions = None if log.reductions is None else template.pieces.reductions(log.reductions)
+                write_eval_zip(log, out, samples, summaries, reductions)  # to a temporary sibling, renamed
             else:
                 write_eval_zip(_with_samples(log, records, scorer_name), out)
             return
@@ -413,10 +544,10 @@ def build_log(job: ImportJob, cell: Cell, run: Scoring, result: ImportResult) ->
     disagree = result.disagreements.setdefault(cell.model, {"rows": 0, "source_only": 0, "ours_only": 0, "different": 0})
     order = {item_id: i for i, item_id in enumerate(dict.fromkeys(rows["item_id"]))}
     ids = iter(random_ids(4 * len(rows)))
-    records = [_record(job, cell, condition, rec, run, scorer, result, disagree, ids) for rec in rows.to_dict("records")]
+    records = [_record(job, cell, condition, rec, run, scorer, result, disagree, ids) for rec in _row_dicts(rows)]
     records.sort(key=lambda r: (r.epoch, order[str(r.id)]))
     results, reductions = light_eval_results([(r.id, r.epoch, r.score, r.metadata) for r in records], scorer, scorer_name,
-                                             run.reductions, run.checks, run.light)
+                                             run.reductions, run.checks, run.light, run.results)
     created = datetime.now(UTC).isoformat(timespec="seconds")
     n_errors = sum(1 for r in records if r.error is not None)
     log = EvalLog(
@@ -435,6 +566,12 @@ def build_log(job: ImportJob, cell: Cell, run: Scoring, result: ImportResult) ->
     # set after construction: EvalLog's validator only accepts reductions beside dict results
     log.reductions = reductions
     return log, records, scorer_name
+
+
+def _row_dicts(rows: pd.DataFrame) -> list[dict[str, Any]]:
+    """`rows.to_dict("records")` (Python values, as it boxes them), from whole columns."""
+    columns = [str(c) for c in rows.columns]
+    return [dict(zip(columns, values, strict=True)) for values in zip(*(rows[c].tolist() for c in rows.columns), strict=True)]
 
 
 def _record(

@@ -18,11 +18,12 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from json.encoder import encode_basestring_ascii
 from typing import Any
 
 import numpy as np
 import shortuuid
-from inspect_ai.log import EvalError, EvalSample
+from inspect_ai.log import EvalError, EvalSample, EvalSampleReductions
 from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, ModelOutput
 from inspect_ai.scorer import Score
 
@@ -90,7 +91,11 @@ def sample_of(record: Record, model: str, scorer_name: str) -> EvalSample:
 
 
 def _dumps(value: Any) -> bytes:
-    # what json.dumps cannot write (a numpy scalar) goes through Inspect's serialiser
+    # a string as json.dumps writes one (its own encoder, without json.dumps's set-up, most
+    # of the cost for the short strings of a sample); what json.dumps cannot write (a
+    # numpy scalar) goes through Inspect's serialiser
+    if type(value) is str:
+        return encode_basestring_ascii(value).encode()
     return json.dumps(value, separators=(",", ":"), default=lambda v: json.loads(json_bytes(v))).encode()
 
 
@@ -108,23 +113,26 @@ def _object_open(fields: dict[str, Any]) -> bytes:
     return _dumps(fields)[:-1]
 
 
-def _joined(head: bytes, rest: dict[str, Any]) -> bytes:
-    """The object `head` (an open object) continued by `rest`'s members, closed."""
-    if not rest:
+def _closed(head: bytes, members: list[bytes]) -> bytes:
+    """The object `head` (an open object) continued by `members` (JSON `"key":value`), closed."""
+    if not members:
         return head + b"}"
-    return head + (b"," if head != b"{" else b"") + _dumps(rest)[1:]
+    return head + (b"," if head != b"{" else b"") + b",".join(members) + b"}"
 
 
 @dataclass
 class Pieces:
     """What an import's logs share, serialised once: each score by identity (the importer
     shares a score among the rows that repeat it; the entry keeps it alive), each prompt,
-    each prompt's summary input, each item's metadata and thinned metadata by identity."""
+    each prompt's summary input, each item's metadata and thinned metadata by identity, each
+    reduced score by the identities of its parts, and each member of a row's own metadata."""
 
     thin: Callable[[dict[str, Any]], dict[str, Any]]
     scores: dict[int, tuple[Score, bytes, bytes]] = field(default_factory=dict)
     prompts: dict[str, tuple[bytes, bytes]] = field(default_factory=dict)
     items: dict[int, tuple[dict, bytes, bytes]] = field(default_factory=dict)
+    reduced: dict[tuple[int, ...], tuple[tuple, bytes]] = field(default_factory=dict)
+    members: dict[tuple[str, type, Any], tuple[bytes, bytes | None]] = field(default_factory=dict)
 
     @classmethod
     def of(cls) -> Pieces | None:
@@ -149,13 +157,61 @@ class Pieces:
             hit = self.prompts[prompt] = (_dumps(prompt), _dumps(json.loads(json_bytes(sample_summaries([probe])[0]))["input"]))
         return hit
 
+    def reductions(self, reductions: list[EvalSampleReductions]) -> bytes:
+        """A log's reductions as Inspect serialises them. A reduced score of the importer
+        shares its value, texts and metadata with those of the same content (the reducer's
+        cache, the scores' metadata), so its JSON but the sample id is made once per such
+        parts (the entry keeps them alive, so their identities are not reused)."""
+        out = []
+        for reduction in reductions:
+            head = json_bytes(reduction.model_copy(update={"samples": []}))
+            if not head.endswith(b'"samples":[]}'):
+                out.append(json_bytes(reduction))
+                continue
+            samples = []
+            for sample in reduction.samples:
+                fields = tuple(v for k, v in sample.__dict__.items() if k != "sample_id")
+                key = tuple(map(id, fields))
+                hit = self.reduced.get(key)
+                if hit is None:
+                    opened = json_bytes(sample.model_copy(update={"sample_id": None}))[:-1]
+                    hit = self.reduced[key] = (fields, opened + (b"," if opened != b"{" else b""))
+                samples.append(hit[1] + b'"sample_id":' + _dumps(sample.sample_id) + b"}")
+            out.append(head[:-2] + b",".join(samples) + b"]}")
+        return b"[" + b",".join(out) + b"]"
+
     def metadata(self, record: Record) -> tuple[bytes, bytes]:
         """The record's metadata as its sample and its summary (thinned key by key) hold it."""
         hit = self.items.get(id(record.item_metadata))
         if hit is None:
             item = record.item_metadata
             hit = self.items[id(item)] = (item, _object_open(item), _object_open(self.thin(item)))
-        return _joined(hit[1], record.row_metadata), _joined(hit[2], self.thin(record.row_metadata))
+        sample, summary = self._members(record.row_metadata)
+        return _closed(hit[1], sample), _closed(hit[2], summary)
+
+    def _members(self, fields: dict[str, Any]) -> tuple[list[bytes], list[bytes]]:
+        """`fields` as JSON members `"key":value`, in a sample and thinned in a summary (where
+        a thinned value may leave its key out), each distinct key and value made once: the
+        rows of an import repeat most of their own metadata (condition, file, question)."""
+        sample, summary = [], []
+        for key, value in fields.items():
+            # by type and, for a float, its text: 1, 1.0 and True are equal keys, and so are 0.0 and -0.0
+            token = (key, type(value), repr(value) if type(value) is float else value)
+            try:
+                hit = self.members.get(token)
+            except TypeError:  # a value that cannot be a key (a list): made every time
+                hit = None
+            if hit is None:
+                thinned = self.thin({key: value})
+                hit = (_dumps(key) + b":" + _dumps(value), _dumps(key) + b":" + _dumps(thinned[key]) if key in thinned else None)
+                try:
+                    self.members[token] = hit
+                except TypeError:
+                    pass
+            sample.append(hit[0])
+            if hit[1] is not None:
+                summary.append(hit[1])
+        return sample, summary
 
 
 @dataclass

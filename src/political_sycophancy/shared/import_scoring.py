@@ -94,6 +94,7 @@ class Scoring:
         self.reductions: dict[tuple, Score] = {}  # of the mean reducer (logs.import_writer)
         self.checks: dict[str, bool | None] = {}  # the log writer's shortcuts checked in this process
         self.light: dict[int, tuple[Score, Score]] = {}  # each score's copy without metadata (logs.import_writer)
+        self.results: dict[str, tuple[Any, bool]] = {}  # each scorer's first results, and whether filling them checked out (logs.import_writer)
 
     def prompt(self, kind: ResponseKind, item: Item, condition: Condition) -> str:
         """The kind's prompt for an item under a condition, built once per import."""
