@@ -382,12 +382,12 @@ def light_eval_results(entries: list[tuple[Any, int, Score | None, dict[str, Any
     `templates` the first results of each scorer in this process (`_metrics_here`)."""
     scores = [
         {
-            scorer_name: _ShallowSampleScore.model_construct(  # its parts are valid already
-                score=_light(score, light),
-                sample_id=sample_id,
-                sample_metadata={k: metadata[k] for k in METRIC_METADATA if k in metadata},
-                scorer=scorer_name,
-            )
+            scorer_name: _constructed(_ShallowSampleScore, {  # its parts are valid already
+                "score": _light(score, light),
+                "sample_id": sample_id,
+                "sample_metadata": {k: metadata[k] for k in METRIC_METADATA if k in metadata},
+                "scorer": scorer_name,
+            })
         }
         for sample_id, _, score, metadata in entries
         if score is not None

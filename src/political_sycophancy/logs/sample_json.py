@@ -195,6 +195,11 @@ class Pieces:
         rows of an import repeat most of their own metadata (condition, file, question)."""
         sample, summary = [], []
         for key, value in fields.items():
+            if type(value) is int:  # a row number: one per row, not worth keeping; a summary keeps numbers as they are
+                member = _dumps(key) + b":" + str(value).encode()
+                sample.append(member)
+                summary.append(member)
+                continue
             # by type and, for a float, its text: 1, 1.0 and True are equal keys, and so are 0.0 and -0.0
             token = (key, type(value), repr(value) if type(value) is float else value)
             try:
