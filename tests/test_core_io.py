@@ -29,6 +29,20 @@ def test_records_from_csv_tsv_and_jsonl(tmp_path):
     assert read_csv(tmp_path / "a.csv")[0] == ["id", "text"]
 
 
+def test_a_header_alone_is_checked_as_a_whole_read_checks_it(tmp_path):
+    """`header_only` (a file told by its columns) reads no row: a cut-short row is left to
+    the whole read, a repeated column is still an error."""
+    (tmp_path / "cut.csv").write_text("id,text\nq1,hello\nq2\n")
+    assert read_csv(tmp_path / "cut.csv", header_only=True) == (["id", "text"], [])
+    with pytest.raises(InputError, match="row 2, field 'text'"):
+        read_csv(tmp_path / "cut.csv")
+    (tmp_path / "twice.csv").write_text("id,id\nq1,q2\n")
+    with pytest.raises(InputError, match="column 'id' appears twice"):
+        read_csv(tmp_path / "twice.csv", header_only=True)
+    with pytest.raises(InputError, match="missing column"):
+        read_csv(tmp_path / "cut.csv", required=["model_id"], header_only=True)
+
+
 def test_records_from_parquet(tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq

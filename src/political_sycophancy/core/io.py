@@ -122,10 +122,11 @@ def read_text(path: str | Path, *, allow_empty: bool = False) -> str:
     return text
 
 
-def csv_table(text: str, path: Path, *, delimiter: str = ",") -> tuple[list[str], list[tuple[int, list[str]]]]:
+def csv_table(text: str, path: Path, *, delimiter: str = ",", header_only: bool = False) -> tuple[list[str], list[tuple[int, list[str]]]]:
     """Header and data rows (with 1-based data row numbers, blank lines skipped) of a
     CSV/TSV text, strictly: a repeated column name, a row with more or fewer values than
     the header (a file cut short ends in such a row) and malformed quoting are errors.
+    With `header_only`, the header alone (no rows read or checked).
 
     Lines may end in CRLF, LF or a bare CR; line breaks inside quoted values are kept."""
     # The csv module refuses fields over 128 KiB by default; a long text is not an error.
@@ -144,7 +145,7 @@ def csv_table(text: str, path: Path, *, delimiter: str = ",") -> tuple[list[str]
                 )
             first[name] = i
         rows: list[tuple[int, list[str]]] = []
-        for values in reader:
+        for values in () if header_only else reader:
             if not values:
                 continue
             row += 1
@@ -167,11 +168,12 @@ def _delimiter(path: Path) -> str:
     return "\t" if path.suffix.lower() == ".tsv" else ","
 
 
-def read_csv(path: str | Path, required: list[str] | None = None) -> tuple[list[str], list[tuple[int, list[str]]]]:
+def read_csv(path: str | Path, required: list[str] | None = None, *, header_only: bool = False) -> tuple[list[str], list[tuple[int, list[str]]]]:
     """Header and numbered data rows of a CSV (or, by suffix, TSV) file: `read_text` and
-    `csv_table` errors, and a column of `required` missing from the header."""
+    `csv_table` errors, and a column of `required` missing from the header; with
+    `header_only`, the header and no rows (a file told by its columns)."""
     path = Path(path)
-    header, rows = csv_table(read_text(path), path, delimiter=_delimiter(path))
+    header, rows = csv_table(read_text(path), path, delimiter=_delimiter(path), header_only=header_only)
     missing = [c for c in required or [] if c not in header]
     if missing:
         raise InputError(f"missing column(s) {', '.join(missing)}", file=path, field=missing[0])

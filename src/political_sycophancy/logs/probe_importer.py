@@ -30,7 +30,7 @@ def file_kinds() -> list[FileKind]:
 def file_kind(path: str | Path) -> FileKind | None:
     """The file kind of a probe or persona file by its header (the first whose columns are
     all present); None for other files."""
-    header, _ = read_csv(Path(path))
+    header, _ = read_csv(Path(path), header_only=True)
     return next((kind for kind in file_kinds() if set(kind.columns) <= set(header)), None)
 
 
