@@ -314,8 +314,8 @@ class _KeyValue:
 def _filled(template: Any, reduced: Sequence[SampleScore], scorer, samples: int) -> Any:
     """`template` (a scorer's results) with each key's metrics computed over `reduced`, as
     Inspect's metric-dict path computes them: samples whose value (or the key's) is NaN are
-    unscored, each metric gets the others' values under `score.value` (and their sample
-    metadata), and a key no sample has a value for gets NaN. None when the scorer's metrics
+    unscored, each metric gets the scored samples' values of the key under `score.value`
+    (and their sample metadata), and a key no sample has a value for gets NaN. None when the scorer's metrics
     are not one scalar metric per entry of a dict of keys, as the template lists them."""
     metrics = registry_info(scorer).metadata.get("metrics")
     if not isinstance(metrics, dict):
