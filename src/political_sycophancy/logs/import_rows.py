@@ -133,14 +133,15 @@ def _replicate(value: str, *, path: Path, row: int) -> float:
     return float(text)
 
 
-def _per_value(values: pd.Series, rows: pd.Series, fn: Callable[[Any, int], Any]) -> list[Any]:
-    """`fn(value, row)` for each of `values`, computed once per distinct value, with the row
-    where it first appears (the row an error names: the first bad row of the file, as a
-    loop over the rows would name it). A file repeats a few hundred values in 90,000 rows."""
-    codes, uniques = pd.factorize(values, use_na_sentinel=False)
+def _per_key(keys: pd.DataFrame, rows: pd.Series, fn: Callable[[dict[str, Any], int], Any]) -> list[Any]:
+    """`fn(record, row)` for each row of `keys`, computed once per distinct record, with the
+    row where it first appears (the row an error names: the first bad row of the file, as a
+    loop over the rows would name it). A file repeats a few thousand keys in 90,000 rows."""
+    codes = keys.groupby(list(keys.columns), sort=False, dropna=False).ngroup().to_numpy()
     first = np.unique(codes, return_index=True)[1]
     row_numbers = rows.to_numpy()
-    results = [fn(value, int(row_numbers[i])) for value, i in zip(uniques, first, strict=True)]
+    records = keys.iloc[first].to_dict("records")
+    results = [fn({str(k): v for k, v in rec.items()}, int(row_numbers[i])) for rec, i in zip(records, first, strict=True)]
     return [results[c] for c in codes.tolist()]
 
 
@@ -163,7 +164,7 @@ def prepare(
     blank_model = frame["model_id"].str.strip() == ""
     if blank_model.any():
         raise InputError("empty model id", file=path, row=int(frame.loc[blank_model, "_row"].iloc[0]), field="model_id")
-    frame["item_id"] = _per_value(frame["question_id"], frame["_row"], lambda q, _: _canonical(q.strip()))
+    frame["item_id"] = _per_key(frame[["question_id"]], frame["_row"], lambda rec, _: _canonical(rec["question_id"].strip()))
     known = frame["item_id"].isin(items.keys())
     if not known.all():
         unknown = frame.loc[~known]
@@ -198,12 +199,12 @@ def prepare(
             row=int(first["_row"]),
             field="condition",
         )
-    blank = pd.Series("", index=frame.index, dtype=object)
-    frame["temperature_value"] = _per_value(
-        frame.get("temperature", blank), frame["_row"],
-        lambda v, r: _number(v, path=path, row=r, column="temperature", default=1.0, minimum=0.0),
+    numbers = {c: frame[c] if c in frame.columns else pd.Series("", index=frame.index, dtype=object) for c in ("temperature", "rep")}
+    frame["temperature_value"] = _per_key(
+        numbers["temperature"].to_frame("v"), frame["_row"],
+        lambda rec, r: _number(rec["v"], path=path, row=r, column="temperature", default=1.0, minimum=0.0),
     )
-    reps = _per_value(frame.get("rep", blank), frame["_row"], lambda v, r: _replicate(v, path=path, row=r))
+    reps = _per_key(numbers["rep"].to_frame("v"), frame["_row"], lambda rec, r: _replicate(rec["v"], path=path, row=r))
     frame["rep_value"] = reps
     # Replicates are numbered from 0 or from 1 in the wild; epochs count from 1.
     given = [r for r in reps if not math.isnan(r)]
@@ -276,14 +277,9 @@ def _cross_check(frame: pd.DataFrame, items: dict[str, Item], *, path: Path, ski
     columns = {"options", "n_options", "question_text", "letter", "letter_index"} & set(frame.columns)
     if not columns:
         return frame
-    key = ["item_id", *sorted(columns)]
-    # one check per distinct (item, the row's own copy of the question): the rows of a
-    # response file repeat a few thousand of them
-    codes = frame.groupby(key, sort=False, dropna=False).ngroup().to_numpy()
-    first = np.unique(codes, return_index=True)[1]
-    uniques = frame.iloc[first][["_row", *key]].to_dict("records")
-    by_code = [mismatch({str(k): v for k, v in rec.items()}, items[rec["item_id"]], path) for rec in uniques]
-    found_per_row = [by_code[c] for c in codes.tolist()]
+    # one check per distinct (item, the row's own copy of the question)
+    found_per_row = _per_key(frame[["item_id", *sorted(columns)]], frame["_row"],
+                             lambda rec, row: mismatch({**rec, "_row": row}, items[rec["item_id"]], path))
     keep = [found is None for found in found_per_row]
     reasons = [None if found is None else f"{found[0]}: {found[1]}" for found in found_per_row]
     bad = [(i, found) for i, found in enumerate(found_per_row) if found is not None]
