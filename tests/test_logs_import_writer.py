@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import zipfile
 
 import pandas as pd
 import pytest
@@ -58,6 +59,11 @@ def recorder_copy(log, path):
     return path
 
 
+def compressions(path):
+    with zipfile.ZipFile(path) as archive:
+        return {info.compress_type for info in archive.infolist()}
+
+
 def dumped(path):
     """The log and its summaries as JSON (NaN compares equal to itself there)."""
     log = read_eval_log(str(path))
@@ -74,6 +80,8 @@ def test_one_pass_logs_read_back_as_inspects_recorder_logs(tmp_path, responses, 
         ours, theirs = dumped(written), dumped(recorder_copy(log, tmp_path / f"recorder-{written.name}"))
         assert ours[0] == theirs[0], written.name
         assert ours[1] == theirs[1], written.name
+        # compressed as Inspect compresses its own logs (zstd since before our oldest Inspect)
+        assert compressions(written) == compressions(tmp_path / f"recorder-{written.name}"), written.name
     loop = asyncio.new_event_loop()
     try:
         assert importer.layout_difference(read_eval_log(str(result.logs[0])), loop) is None

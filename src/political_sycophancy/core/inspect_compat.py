@@ -30,7 +30,7 @@ from inspect_ai.util import RegistryInfo, registry_create, registry_info
 
 from .atomic import temp_path
 from .errors import InputError
-from .zipped import write_deflated
+from .zipped import write_zstd
 
 __all__ = [
     "EvalRecorder",
@@ -284,8 +284,8 @@ def write_eval_zip(log: EvalLog, path: Path, samples_json: Iterable[tuple[str | 
 
     Inspect's recorder serialises, thins and compresses each sample as it streams in, and
     journals summaries in batches: right for a live run, about ten times slower for a log
-    that exists whole (an import). Deflate compression, which every zip reader (Inspect's
-    and its viewer's) reads, written in one pass (`core.zipped`). The layout is Inspect's, not a public contract: callers check
+    that exists whole (an import). Each member compressed with zstd as the recorder
+    compresses it, the archive written in one pass (`core.zipped`). The layout is Inspect's, not a public contract: callers check
     a written log against `read_eval_log` before relying on it (logs.importer does), and
     tests/test_logs_import_writer.py compares it with the recorder's log field by field.
     Written to a temporary sibling and renamed, so a killed import leaves no partial log.
@@ -307,7 +307,7 @@ def write_eval_zip(log: EvalLog, path: Path, samples_json: Iterable[tuple[str | 
     tmp = temp_path(path)
     try:
         with open(tmp, "wb") as fh:
-            write_deflated(fh, members)
+            write_zstd(fh, members)
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)

@@ -39,7 +39,6 @@ import json
 import os
 import re
 import stat
-import sys
 import time
 import zipfile
 from collections import Counter
@@ -54,6 +53,7 @@ import pandas as pd
 from ..core.declare import task_label
 from ..core.errors import InputError
 from ..core.io import MAX_INPUT_BYTES, file_kind
+from ..core.zipped import zstd_zips
 from .cache import CACHE_DIR, Entry, FrameCache, encode_rows, rows_meta
 from .design import design_notes, design_table, eval_set_tasks, planned, task_id_of_file, unfinished_imports
 from .identity import identity_notes, label_identities, temperature_of
@@ -410,22 +410,9 @@ class LogRows:
     exclusions: list[str] = field(default_factory=list)
 
 
-def _zstd_zips() -> None:
-    """Let `zipfile` read the zstd members Inspect writes into .eval logs: Python 3.14 reads
-    them itself; before it, the `zipfile_zstd` package Inspect registers them with does,
-    imported here without Inspect (whose import costs about 2.5 s); without that package,
-    through Inspect."""
-    if sys.version_info >= (3, 14):
-        return
-    try:
-        import zipfile_zstd  # type: ignore[import-untyped]  # noqa: F401
-    except ImportError:
-        import inspect_ai.log  # noqa: F401
-
-
 def _rows_of_log(path: Path, intern: _Interner) -> LogRows:
     """Rows of one log (see `LogRows`)."""
-    _zstd_zips()
+    zstd_zips()
 
     header, samples = _read_log(path)
     ev = header.get("eval") or {}
