@@ -1,7 +1,8 @@
-"""The worker fan-out of an import: the smallest cell's log is written first, here (it
-checks the one-pass writer once), the rest by this process and forked ones, each taking the next
-cell (largest first) as it finishes one, so that all finish together; a failure in any
-process removes nothing here and is raised once all have ended."""
+"""The worker fan-out of an import: the cells' logs are written by this process and forked
+ones, each taking the next cell (largest first) as it finishes one, so that all finish
+together, and each checking the one-pass writer on its own first log, so that none waits
+for another's check; a failure in any process removes nothing here and is raised once all
+have ended."""
 
 from __future__ import annotations
 
@@ -38,9 +39,9 @@ def _pulled(cells: list[Cell], taken: Any) -> Iterator[Cell]:
         yield cells[index]
 
 
-def _child(job: Callable, cells: Iterable[Cell], fast: bool | None, conn: Any) -> None:
+def _child(job: Callable, cells: Iterable[Cell], conn: Any) -> None:
     try:
-        conn.send(("ok", job(cells, fast)))
+        conn.send(("ok", job(cells, None)))
     except BaseException as ex:  # sent to the parent, which raises it
         conn.send(("error", (type(ex).__name__, str(ex), isinstance(ex, InputError))))
     finally:
@@ -48,35 +49,31 @@ def _child(job: Callable, cells: Iterable[Cell], fast: bool | None, conn: Any) -
 
 
 def run_cells(job: Callable, cells: list[Cell], jobs: int | None, result: ImportResult) -> list[tuple[int, Path]]:
-    """Write every cell: the smallest first, here (it checks the one-pass writer), the rest in `jobs`
-    forked processes (default: one per CPU) when the platform forks, else here. Each log is
-    independent of the others, so the logs are the same whichever process writes them."""
+    """Write every cell, largest first, in `jobs` forked processes (default: one per CPU)
+    when the platform forks, else here. `job(cells, None)` checks the one-pass writer on
+    its first log, in each process. Each log is independent of the others, so the logs are
+    the same whichever process writes them."""
     if not cells:
         return []
-    # the smallest cell first: the others wait for its check
-    first = min(cells, key=lambda c: len(c.rows))
-    written, part, fast = job([first], None)
-    _merge(result, part)
-    rest = [c for c in cells if c is not first]
-    n = max(1, min(jobs or os.cpu_count() or 1, len(rest)))
+    order = sorted(cells, key=lambda c: -len(c.rows))
+    n = max(1, min(jobs or os.cpu_count() or 1, len(order)))
     if n == 1 or "fork" not in multiprocessing.get_all_start_methods():
-        more, part, _ = job(rest, fast)
+        written, part, _ = job(order, None)
         _merge(result, part)
-        return written + more
+        return written
     context = multiprocessing.get_context("fork")
-    order = sorted(rest, key=lambda c: -len(c.rows))
     taken = context.Value("l", 0)
     children = []
     for _ in range(n - 1):
         receive, send = context.Pipe(duplex=False)
-        process = context.Process(target=_child, args=(job, _pulled(order, taken), fast, send), daemon=True)
+        process = context.Process(target=_child, args=(job, _pulled(order, taken), send), daemon=True)
         process.start()
         send.close()
         children.append((process, receive))
+    written = []
     failure: tuple[str, str, bool] | None = None
     try:
-        more, part, _ = job(_pulled(order, taken), fast)
-        written += more
+        written, part, _ = job(_pulled(order, taken), None)
         _merge(result, part)
     finally:
         for process, receive in children:
