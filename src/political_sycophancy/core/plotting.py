@@ -62,8 +62,6 @@ class BackgroundSaver:
     owner: str | None = None
     pending: dict[int, tuple[Figure, Path, bool, bool, str | None]] = field(default_factory=dict)
     failures: list[FigureFailure] = field(default_factory=list)
-    # the files each owner's figures are written to (PNG, and SVG when asked)
-    written: dict[str | None, list[Path]] = field(default_factory=dict)
 
     def submit(self, fig: Figure, path: Path, svg: bool, tight: bool) -> None:
         while len(self.pending) >= self.jobs:
@@ -77,7 +75,6 @@ class BackgroundSaver:
             finally:
                 os._exit(code)
         self.pending[pid] = (fig, path, svg, tight, self.owner)
-        self.written.setdefault(self.owner, []).extend([path, *([path.with_suffix(".svg")] if svg else [])])
 
     def _wait_oldest(self) -> None:
         pid = next(iter(self.pending))
@@ -102,6 +99,21 @@ class BackgroundSaver:
 
 # the saver of the report being written (`saving_in_background`); unset, figures are saved at once
 BACKGROUND: ContextVar[BackgroundSaver | None] = ContextVar("political_sycophancy_figure_saver", default=None)
+# the files `save_figure` writes within `recording_saves` (unset: not recorded)
+SAVED: ContextVar[list[Path] | None] = ContextVar("political_sycophancy_figures_saved", default=None)
+
+
+@contextmanager
+def recording_saves() -> Iterator[list[Path]]:
+    """The files (PNG, and SVG when asked) `save_figure` writes, or hands to the background
+    saver, until the block ends: what a report section's figures are, whichever process
+    writes them and whatever else writes to the same folder meanwhile."""
+    saved: list[Path] = []
+    token = SAVED.set(saved)
+    try:
+        yield saved
+    finally:
+        SAVED.reset(token)
 
 
 @contextmanager
@@ -140,6 +152,9 @@ def save_figure(fig: Figure, path: Path, *, svg: bool = False, tight: bool = Tru
     the image), which was most of a report's figure time."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    saved = SAVED.get()
+    if saved is not None:
+        saved += [path, *([path.with_suffix(".svg")] if svg else [])]
     saver = BACKGROUND.get()
     if saver is not None:
         saver.submit(fig, path, svg, tight)

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import sys
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -28,7 +29,8 @@ import numpy as np
 import pandas as pd
 
 from ..core.atomic import clean_stale_temp, write_atomic
-from ..core.plotting import BackgroundSaver, FigureFailure, saving_in_background
+from ..core.forked import shared_work, worker_count
+from ..core.plotting import BACKGROUND, FigureFailure, recording_saves, saving_in_background
 from ..core.section import Section, SectionBuilder, column_meaning, table_descriptions
 from ..core.sheet import table_csv
 from ..core.summary_contract import SUMMARY_VERSION, SummaryContractError, undeclared
@@ -41,7 +43,7 @@ from .headline import numbers as headline_numbers
 from .html import FULL_TABLE_ROWS, column_formatter, dump_summary, multiplicity_note, not_computable, page
 from .paper_values import counts as paper_counts
 from .paper_values import paper_section, paper_vs_logs
-from .section_store import SectionStore, figure_files
+from .section_store import SectionStore
 from .sections import section_builders, summary_contract
 
 
@@ -147,46 +149,61 @@ def _imported(frame: pd.DataFrame) -> bool:
 
 
 @dataclass
-class _ToStore:
-    """A computed section to store once its figures are written: the options it read, and
-    the figure files it wrote itself (those a background process saves are the saver's)."""
+class _Built:
+    """A section one of the processes sharing the sections computed (`_compute`): what the
+    report shows (a failed builder's section says why), whether it failed, how long it took,
+    and what storing it takes: the options it read and its figure files (relative to the
+    figure folder)."""
 
+    index: int
     name: str
     section: Section | None
+    failed: bool
+    took: float
     reads: set[str]
     written: list[str]
 
 
-def _build_section(name: str, builder: SectionBuilder, frame: pd.DataFrame, figure_dir: Path, options: AnalysisOptions,
-                   result: ReportResult, store: SectionStore | None, saver: BackgroundSaver | None) -> tuple[Section | None, _ToStore | None]:
-    """Run one builder, recording the options it reads; a failed one becomes a section that
-    says so (and is named in `result.failed`), a successful one is to be stored."""
-    before = figure_files(figure_dir) if store is not None and saver is None else {}
+def _build_section(index: int, name: str, builder: SectionBuilder, frame: pd.DataFrame, figure_dir: Path,
+                   options: AnalysisOptions) -> _Built:
+    """Run one builder, recording the options it reads and the figures it saves; a failed
+    one becomes a section that says so."""
+    saver = BACKGROUND.get()
+    if saver is not None:
+        saver.owner = name
+    started = time.perf_counter()
     try:
-        with options.cache.recording() as reads:
+        with options.cache.recording() as reads, recording_saves() as saved:
             section = builder(frame, figure_dir, options)
     except Exception as ex:  # one failing section must not hide the others; it is reported
-        result.failed.append(name)
-        return Section(
+        return _Built(index, name, Section(
             f"{name} (failed)",
             text=f"This section failed with {md_code(f'{type(ex).__name__}: {ex}')}.\n\n{md_fence(traceback.format_exc(limit=6))}",
-        ), None
-    if store is None:
-        return section, None
-    written = [] if saver is not None else [rel for rel, stamp in figure_files(figure_dir).items() if before.get(rel) != stamp]
-    return section, _ToStore(name, section, set(reads), written)
+        ), True, time.perf_counter() - started, set(), [])
+    written = [p.relative_to(figure_dir).as_posix() for p in saved if p.is_relative_to(figure_dir)]
+    return _Built(index, name, section, False, time.perf_counter() - started, set(reads), written)
 
 
-def _store_sections(store: SectionStore, pending: list[_ToStore], options: AnalysisOptions, figure_dir: Path,
-                    saver: BackgroundSaver | None, result: ReportResult) -> None:
+def _compute(todo: Iterator[tuple[int, str, SectionBuilder]], frame: pd.DataFrame, figure_dir: Path, options: AnalysisOptions,
+             figure_jobs: int | None, parent: int) -> tuple[list[_Built], list[FigureFailure]]:
+    """The sections this process takes from `todo`, and the figures that failed to save. In
+    a forked process (not `parent`) the figures are saved by a background saver of its own,
+    drained before they go back (the parent's saver is the parent's)."""
+    if os.getpid() == parent:
+        return [_build_section(k, name, builder, frame, figure_dir, options) for k, name, builder in todo], []
+    with saving_in_background(figure_jobs) as saver:
+        built = [_build_section(k, name, builder, frame, figure_dir, options) for k, name, builder in todo]
+    return built, saver.failures if saver is not None else []
+
+
+def _store_sections(store: SectionStore, pending: list[_Built], options: AnalysisOptions, figure_dir: Path,
+                    result: ReportResult) -> None:
     """Store every computed section that did not fail, with the figure files it wrote
-    (itself, or through the background saver under its name)."""
+    (a figure whose background process and the retry failed has no file)."""
     for item in pending:
         if item.name in result.failed:
             continue
-        saved = [p.relative_to(figure_dir).as_posix() for p in (saver.written.get(item.name, []) if saver else [])
-                 if p.is_relative_to(figure_dir) and p.is_file()]
-        store.store(item.name, item.section, item.reads, options, figure_dir, [*item.written, *saved])
+        store.store(item.name, item.section, item.reads, options, figure_dir, [w for w in item.written if (figure_dir / w).is_file()])
 
 
 def write_report(
@@ -199,11 +216,16 @@ def write_report(
     sections: list[tuple[int, str, SectionBuilder]] | None = None,
     figure_jobs: int | None = None,
     store: SectionStore | None = None,
+    jobs: int | None = None,
 ) -> ReportResult:
     """Build every section (`sections`, default `report.sections.section_builders()`) from
     the tidy frame with this run's options (and their run cache) and write the outputs.
-    Figures are saved by `figure_jobs` background processes (`core.plotting.saving_in_background`;
-    0 saves each at once) while the statistics go on. With a `store` (of this frame,
+    The sections are computed by `jobs` processes (default: one per CPU; `core.forked`),
+    each taking the next one as it finishes one (they share nothing but the frame and the
+    run cache's entries made before, such as the cells); the report takes them in order.
+    Figures are saved by `figure_jobs` background processes per computing process
+    (`core.plotting.saving_in_background`; 0 saves each at once) while the statistics go
+    on. With a `store` (of this frame,
     `report.section_store`) a section computed before from the values these options have
     for the options it read is restored, and every section computed is stored (once its
     figures are written)."""
@@ -226,13 +248,14 @@ def write_report(
     }
     result = ReportResult(out, summary)
     builders = sorted(section_builders() if sections is None else sections, key=lambda b: (b[0], b[1]))
-    pending: list[_ToStore] = []
+    pending: list[_Built] = []
+    failures: list[FigureFailure] = []
     with saving_in_background(figure_jobs) as saver:
-        shown, found, top = _build(frame, out, figure_dir, run_options, builders, result, progress, saver, store, pending)
-    if saver is not None:
-        _figure_failures(saver.failures, shown, result)
+        shown, found, top = _build(frame, out, figure_dir, run_options, builders, result, progress, store, pending,
+                                   failures, (jobs, figure_jobs))
+    _figure_failures([*failures, *(saver.failures if saver is not None else [])], shown, result)
     if store is not None:
-        _store_sections(store, pending, run_options, figure_dir, saver, result)
+        _store_sections(store, pending, run_options, figure_dir, result)
     unknown = undeclared(summary, summary_contract())
     if unknown:  # a section wrote a key the contract does not declare: renamed, moved or new
         raise SummaryContractError(f"summary.json keys not in its contract (version {SUMMARY_VERSION}): {', '.join(unknown[:8])}")
@@ -257,24 +280,40 @@ def _figure_failures(failures: list[FigureFailure], shown: list[tuple[str, Secti
 
 
 def _build(frame: pd.DataFrame, out: Path, figure_dir: Path, run_options: AnalysisOptions, builders: list,
-           result: ReportResult, progress: Callable[[str], None] | None, saver: BackgroundSaver | None,
-           store: SectionStore | None, pending: list[_ToStore]) -> tuple[list[tuple[str, Section]], list[Finding], list[Finding]]:
-    """Every section (restored from `store`, else computed and added to `pending`), the
-    derived findings and the Figures section: the sections to show, in order."""
+           result: ReportResult, progress: Callable[[str], None] | None, store: SectionStore | None, pending: list[_Built],
+           failures: list[FigureFailure], jobs: tuple[int | None, int | None]) -> tuple[list[tuple[str, Section]], list[Finding], list[Finding]]:
+    """Every section (restored from `store`, else computed, by `jobs` = (processes, figure
+    savers each), and added to `pending`), the derived findings and the Figures section:
+    the sections to show, in order. Figures that forked processes failed to save are added
+    to `failures`."""
     summary = result.summary
+    restored: dict[int, tuple[Section | None, float]] = {}
+    todo: list[tuple[int, str, SectionBuilder]] = []
     for k, (_order, name, builder) in enumerate(builders, start=1):
-        if saver is not None:
-            saver.owner = name
         started = time.perf_counter()
-        restored = store.restore(name, run_options, figure_dir) if store is not None else None
-        if restored is not None:
-            [section] = restored
+        stored = store.restore(name, run_options, figure_dir) if store is not None else None
+        if stored is not None:
+            restored[k] = (stored[0], time.perf_counter() - started)
         else:
-            section, to_store = _build_section(name, builder, frame, figure_dir, run_options, result, store, saver)
-            if to_store is not None:
-                pending.append(to_store)
-        took = time.perf_counter() - started
-        how = "restored, " if restored is not None else ""
+            todo.append((k, name, builder))
+    if progress and todo:
+        progress(f"computing {len(todo)} section(s) in {worker_count(jobs[0], len(todo))} process(es) ...")
+    built: dict[int, _Built] = {}
+    parent = os.getpid()
+    for part, failed_figures in shared_work(lambda taken: _compute(taken, frame, figure_dir, run_options, jobs[1], parent), todo, jobs[0]):
+        built.update((b.index, b) for b in part)
+        failures += failed_figures
+    for k, (_order, name, builder) in enumerate(builders, start=1):
+        if k in restored:
+            section, took = restored[k]
+        else:
+            item = built[k]
+            section, took = item.section, item.took
+            if item.failed:
+                result.failed.append(name)
+            else:
+                pending.append(item)
+        how = "restored, " if k in restored else ""
         if section is None:
             if progress:
                 progress(f"[{k}/{len(builders)}] {name}: {how}nothing to report ({took:.1f}s)")
@@ -314,6 +353,7 @@ def _build(frame: pd.DataFrame, out: Path, figure_dir: Path, run_options: Analys
         write_atomic(path, table_csv(table))
         result.tables["paper:paper_vs_logs"] = path
         shown.insert(0, ("paper", paper))
+    saver = BACKGROUND.get()
     if saver is not None:
         saver.owner = "figures"
     try:

@@ -1,0 +1,85 @@
+"""The report's sections computed by forked processes (`write_report(jobs=...)`): the same
+outputs as one process computes, and a failing section or figure reported whichever
+process computed it."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+
+import pytest
+from matplotlib.figure import Figure
+from support.analysis import PCT_FILE, frame_from_evals
+
+from political_sycophancy.audit.simulate import builtin_pct_items, synthetic_responses
+from political_sycophancy.core import plotting
+from political_sycophancy.core.section import Section
+from political_sycophancy.report.render import write_report
+from political_sycophancy.report.sections import section_builders
+from political_sycophancy.stats.options import AnalysisOptions
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="forks processes")
+
+FAST = AnalysisOptions(bootstrap_draws=200, sign_flip_draws=500)
+
+
+@pytest.fixture(scope="module")
+def frame():
+    items = builtin_pct_items()[:12]
+    responses = synthetic_responses(items, ["x/a", "x/b", "y/c"], ["N", "C3L", "C3R"], pct_shift={"C3R": 1.0}, seed=3)
+    return frame_from_evals(responses, [PCT_FILE])
+
+
+def outputs(out):
+    """Every table's bytes, the summary but its time stamp, report.md but its time stamp,
+    and the figure files' names."""
+    summary = json.loads((out / "summary.json").read_text())
+    summary.pop("generated")
+    report = [line for line in (out / "report.md").read_text().splitlines() if not line.startswith("- generated ")]
+    tables = {p.name: p.read_bytes() for p in sorted((out / "tables").iterdir())}
+    return tables, summary, report, sorted(p.name for p in (out / "figures").iterdir())
+
+
+def test_sections_computed_by_two_processes_give_what_one_gives(tmp_path, frame):
+    one = write_report(frame, tmp_path / "one", source="memory", options=FAST, jobs=1)
+    two = write_report(frame, tmp_path / "two", source="memory", options=FAST, jobs=2)
+    assert [name for name, _ in one.sections] == [name for name, _ in two.sections]
+    assert not one.failed and not two.failed
+    assert outputs(tmp_path / "one") == outputs(tmp_path / "two")
+
+
+def test_failing_sections_and_figures_are_reported_whichever_process_computed_them(tmp_path, frame, monkeypatch):
+    real = plotting._save_now
+
+    def refuses(fig, path, svg, tight, split=False):
+        if path.name.startswith("planted"):
+            raise RuntimeError("planted figure failure")
+        return real(fig, path, svg, tight, split)
+
+    monkeypatch.setattr(plotting, "_save_now", refuses)
+
+    def draws(name):
+        def build(frame, figure_dir, options):
+            time.sleep(0.3)  # long enough that both processes take some of them
+            fig = Figure()
+            fig.add_subplot().plot([0, 1], [0, 1])
+            return Section(name, text=f"computed by process {os.getpid()}",
+                           figures={"f": plotting.save_figure(fig, figure_dir / f"planted_{name}.png")})
+        return build
+
+    def boom(frame, figure_dir, options):
+        raise RuntimeError("planted section failure")
+
+    planted = [(0, f"draws_{k}", draws(f"draws_{k}")) for k in range(4)] + [(0, "boom", boom)]
+    result = write_report(frame, tmp_path / "out", options=FAST, sections=[*planted, *section_builders()], jobs=2)
+    assert sorted(result.failed) == sorted(["boom", *[f"draws_{k}" for k in range(4)]])
+    report = (tmp_path / "out" / "report.md").read_text()
+    assert "planted section failure" in report
+    for k in range(4):
+        assert f"The figure `planted_draws_{k}.png` failed with `RuntimeError: planted figure failure`" in report
+    assert not list((tmp_path / "out" / "figures").glob("planted*"))
+    makers = set(re.findall(r"computed by process (\d+)", report))
+    assert str(os.getpid()) in makers and len(makers) == 2
+    assert "conditions" in json.loads((tmp_path / "out" / "summary.json").read_text())["sections"]
