@@ -12,8 +12,10 @@ import time
 import pytest
 from matplotlib.figure import Figure
 from support.analysis import PCT_FILE, frame_from_evals
+from support.stores import synthetic_logs
 
 from political_sycophancy.audit.simulate import builtin_pct_items, synthetic_responses
+from political_sycophancy.cli import main
 from political_sycophancy.core import plotting
 from political_sycophancy.core.section import Section
 from political_sycophancy.report.render import write_report
@@ -83,3 +85,19 @@ def test_failing_sections_and_figures_are_reported_whichever_process_computed_th
     makers = set(re.findall(r"computed by process (\d+)", report))
     assert str(os.getpid()) in makers and len(makers) == 2
     assert "conditions" in json.loads((tmp_path / "out" / "summary.json").read_text())["sections"]
+
+
+def test_jobs_is_not_part_of_the_stored_analysis_and_is_checked(tmp_path, monkeypatch, capsys):
+    """A user who analyses again with another --jobs gets the stored analysis (the outputs
+    do not depend on it); --jobs 0 is one line naming the option."""
+    monkeypatch.setenv("POLITICAL_SYCOPHANCY_CACHE", str(tmp_path / "store"))
+    (tmp_path / "made").mkdir()
+    logs = synthetic_logs(tmp_path / "made")
+    fast = ["--bootstrap", "40", "--sign-flip-draws", "40"]
+    assert main(["analyze", str(logs), "--out", str(tmp_path / "out"), *fast]) == 0
+    capsys.readouterr()
+    assert main(["analyze", str(logs), "--out", str(tmp_path / "out"), *fast, "--jobs", "1"]) == 0
+    assert "reused the analysis computed" in capsys.readouterr().out
+    assert main(["analyze", str(logs), "--out", str(tmp_path / "out"), "--jobs", "0"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--jobs" in err[0] and "Traceback" not in err[0]

@@ -55,6 +55,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--power", type=arguments.share, default=None,
                    help="plan the items and replicates a study needs, at this power (0 < power < 1; 0.8 when only --power-effect "
                         "is given); without --power or --power-effect no power plan is made")
+    p.add_argument("--jobs", type=arguments.count, default=None,
+                   help="processes computing the report's sections at once (default: one per CPU; each section is computed "
+                        "whole by one process, so the report is the same whatever the number)")
     p.set_defaults(func=run)
 
 
@@ -64,7 +67,7 @@ def _say(text: str) -> None:
 
 # arguments that do not change what an analysis computes (left out of its reuse key; the
 # output folder enters the key by its absolute path)
-NOT_IN_KEY = ("out", "no_cache", "no_reuse", "func", "command")
+NOT_IN_KEY = ("out", "no_cache", "no_reuse", "jobs", "func", "command")
 # what `analyze` writes into --out: a folder holding anything else is the user's, not replaced
 OUTPUTS = frozenset({"report.html", "report.md", "summary.json", "tables", "figures"})
 
@@ -171,7 +174,8 @@ def _analyze(args: argparse.Namespace, into: Path, started: float, store: Sectio
     t = time.perf_counter()
     cells = cells_of(load.frame, options.cache)
     _say(f"[cells] {len(cells):,} model x instrument x condition x item cells ({time.perf_counter() - t:.1f}s)")
-    result = write_report(load.frame, into, source=str(Path(args.log_dir).resolve()), options=options, progress=progress, store=store)
+    result = write_report(load.frame, into, source=str(Path(args.log_dir).resolve()), options=options, progress=progress, store=store,
+                          jobs=args.jobs)
     lines: list[str] = [line for _, section in result.sections for line in section.console]
     not_computable = result.summary.get("not_computable") or []
     if not_computable:

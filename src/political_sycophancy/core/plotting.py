@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import os
 import textwrap
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 import matplotlib
 import numpy as np
@@ -27,6 +28,7 @@ from matplotlib.ticker import FixedFormatter, Formatter, FuncFormatter
 from matplotlib.transforms import Bbox
 
 from .atomic import temp_path
+from .forked import shared_work
 from .text import terminal_safe
 
 OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#F0E442")
@@ -35,6 +37,8 @@ LABEL_CHARS = 26
 DPI = 120
 # tick formatters whose labels are texts (model names, conditions), not numbers
 TEXT_FORMATTERS = (FixedFormatter, FuncFormatter, StrCategoryFormatter)
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 @dataclass(frozen=True)
@@ -138,6 +142,32 @@ def saving_in_background(jobs: int | None = None) -> Iterator[BackgroundSaver | 
         raise
     BACKGROUND.reset(token)
     saver.drain()
+
+
+def drawn_by_processes(work: Callable[[T], R], items: Sequence[T], jobs: int | None = None) -> list[R]:
+    """`work(item)` of each item, in the items' order, computed by `jobs` processes (default:
+    one per CPU; `core.forked`), each saving the figures it draws as this one does: a forked
+    process with a background saver of its own (as many processes as this one's), drained
+    before its results come back, and the figures that failed there added to this one's
+    saver's failures (under the owner current here, unless `work` names another)."""
+    parent = os.getpid()
+    inherited = BACKGROUND.get()
+
+    def run(taken: Iterator[tuple[int, T]]) -> tuple[list[tuple[int, R]], list[FigureFailure]]:
+        if os.getpid() == parent:
+            return [(i, work(item)) for i, item in taken], []
+        with saving_in_background(inherited.jobs if inherited is not None else 0) as saver:
+            if saver is not None and inherited is not None:
+                saver.owner = inherited.owner
+            done = [(i, work(item)) for i, item in taken]
+        return done, saver.failures if saver is not None else []
+
+    results: dict[int, R] = {}
+    for done, failures in shared_work(run, list(enumerate(items)), jobs):
+        results.update(done)
+        if inherited is not None:
+            inherited.failures += failures
+    return [results[i] for i in range(len(items))]
 
 
 def save_figure(fig: Figure, path: Path, *, svg: bool = False, tight: bool = True) -> Path:

@@ -14,11 +14,10 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import sys
 import time
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -29,8 +28,8 @@ import numpy as np
 import pandas as pd
 
 from ..core.atomic import clean_stale_temp, write_atomic
-from ..core.forked import shared_work, worker_count
-from ..core.plotting import BACKGROUND, FigureFailure, recording_saves, saving_in_background
+from ..core.forked import worker_count
+from ..core.plotting import BACKGROUND, FigureFailure, drawn_by_processes, recording_saves, saving_in_background
 from ..core.section import Section, SectionBuilder, column_meaning, table_descriptions
 from ..core.sheet import table_csv
 from ..core.summary_contract import SUMMARY_VERSION, SummaryContractError, undeclared
@@ -150,7 +149,7 @@ def _imported(frame: pd.DataFrame) -> bool:
 
 @dataclass
 class _Built:
-    """A section one of the processes sharing the sections computed (`_compute`): what the
+    """A section one of the processes sharing the sections computed (`core.plotting.drawn_by_processes`): what the
     report shows (a failed builder's section says why), whether it failed, how long it took,
     and what storing it takes: the options it read and its figure files (relative to the
     figure folder)."""
@@ -182,18 +181,6 @@ def _build_section(index: int, name: str, builder: SectionBuilder, frame: pd.Dat
         ), True, time.perf_counter() - started, set(), [])
     written = [p.relative_to(figure_dir).as_posix() for p in saved if p.is_relative_to(figure_dir)]
     return _Built(index, name, section, False, time.perf_counter() - started, set(reads), written)
-
-
-def _compute(todo: Iterator[tuple[int, str, SectionBuilder]], frame: pd.DataFrame, figure_dir: Path, options: AnalysisOptions,
-             figure_jobs: int | None, parent: int) -> tuple[list[_Built], list[FigureFailure]]:
-    """The sections this process takes from `todo`, and the figures that failed to save. In
-    a forked process (not `parent`) the figures are saved by a background saver of its own,
-    drained before they go back (the parent's saver is the parent's)."""
-    if os.getpid() == parent:
-        return [_build_section(k, name, builder, frame, figure_dir, options) for k, name, builder in todo], []
-    with saving_in_background(figure_jobs) as saver:
-        built = [_build_section(k, name, builder, frame, figure_dir, options) for k, name, builder in todo]
-    return built, saver.failures if saver is not None else []
 
 
 def _store_sections(store: SectionStore, pending: list[_Built], options: AnalysisOptions, figure_dir: Path,
@@ -249,11 +236,10 @@ def write_report(
     result = ReportResult(out, summary)
     builders = sorted(section_builders() if sections is None else sections, key=lambda b: (b[0], b[1]))
     pending: list[_Built] = []
-    failures: list[FigureFailure] = []
     with saving_in_background(figure_jobs) as saver:
-        shown, found, top = _build(frame, out, figure_dir, run_options, builders, result, progress, store, pending,
-                                   failures, (jobs, figure_jobs))
-    _figure_failures([*failures, *(saver.failures if saver is not None else [])], shown, result)
+        shown, found, top = _build(frame, out, figure_dir, run_options, builders, result, progress, store, pending, jobs)
+    if saver is not None:
+        _figure_failures(saver.failures, shown, result)
     if store is not None:
         _store_sections(store, pending, run_options, figure_dir, result)
     unknown = undeclared(summary, summary_contract())
@@ -281,11 +267,9 @@ def _figure_failures(failures: list[FigureFailure], shown: list[tuple[str, Secti
 
 def _build(frame: pd.DataFrame, out: Path, figure_dir: Path, run_options: AnalysisOptions, builders: list,
            result: ReportResult, progress: Callable[[str], None] | None, store: SectionStore | None, pending: list[_Built],
-           failures: list[FigureFailure], jobs: tuple[int | None, int | None]) -> tuple[list[tuple[str, Section]], list[Finding], list[Finding]]:
-    """Every section (restored from `store`, else computed, by `jobs` = (processes, figure
-    savers each), and added to `pending`), the derived findings and the Figures section:
-    the sections to show, in order. Figures that forked processes failed to save are added
-    to `failures`."""
+           jobs: int | None) -> tuple[list[tuple[str, Section]], list[Finding], list[Finding]]:
+    """Every section (restored from `store`, else computed by `jobs` processes and added to
+    `pending`), the derived findings and the Figures section: the sections to show, in order."""
     summary = result.summary
     restored: dict[int, tuple[Section | None, float]] = {}
     todo: list[tuple[int, str, SectionBuilder]] = []
@@ -297,12 +281,8 @@ def _build(frame: pd.DataFrame, out: Path, figure_dir: Path, run_options: Analys
         else:
             todo.append((k, name, builder))
     if progress and todo:
-        progress(f"computing {len(todo)} section(s) in {worker_count(jobs[0], len(todo))} process(es) ...")
-    built: dict[int, _Built] = {}
-    parent = os.getpid()
-    for part, failed_figures in shared_work(lambda taken: _compute(taken, frame, figure_dir, run_options, jobs[1], parent), todo, jobs[0]):
-        built.update((b.index, b) for b in part)
-        failures += failed_figures
+        progress(f"computing {len(todo)} section(s) in {worker_count(jobs, len(todo))} process(es) ...")
+    built = {b.index: b for b in drawn_by_processes(lambda t: _build_section(*t, frame, figure_dir, run_options), todo, jobs)}
     for k, (_order, name, builder) in enumerate(builders, start=1):
         if k in restored:
             section, took = restored[k]
