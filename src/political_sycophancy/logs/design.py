@@ -19,6 +19,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ..core.declare import task_label
@@ -151,22 +152,36 @@ def eval_set_tasks(log_dir: Path, known_ids: set[str], skip: str) -> tuple[list[
     return missing, notes
 
 
+def present_cells(frame: pd.DataFrame) -> dict[tuple, set[tuple[str, int]]]:
+    """The (sample id, epoch) pairs of the frame's rows per (model, variant, kind, task,
+    condition, answer mode), and under the keys a plan may look them up by: ANY_MODE for
+    the mode (a task whose header names no answer mode, open-ended or SWAY, plans None while
+    its rows carry the mode their scores give), PER_SAMPLE for the condition (a task whose
+    samples each carry their own condition: profiles, open-ended prefixes), or both. Each
+    group of rows is made a set at once (pandas groups them; no Python step per row)."""
+    present: dict[tuple, set[tuple[str, int]]] = {}
+    if frame.empty:
+        return present
+    keys = frame[GROUP[:4] + ["condition", "answer_mode"]].astype(object)
+    group = keys.groupby(list(keys.columns), dropna=False, sort=False).ngroup().to_numpy()
+    ids, epochs = frame["sample_id"].astype(object).astype(str).tolist(), frame["epoch"].astype("int64").tolist()
+    cells = np.fromiter(zip(ids, epochs, strict=True), dtype=object, count=len(frame))
+    order = np.argsort(group, kind="stable")
+    bounds = np.cumsum(np.bincount(group))[:-1]
+    firsts = order[np.concatenate([[0], bounds])]  # each group's first row: its key's values as the rows hold them
+    for key, members in zip(keys.iloc[firsts].itertuples(index=False, name=None), np.split(cells[order], bounds), strict=True):
+        pairs = set(members)
+        m, v, k, t, condition, mode = key
+        for where in (key, (m, v, k, t, condition, ANY_MODE), (m, v, k, t, PER_SAMPLE, mode), (m, v, k, t, PER_SAMPLE, ANY_MODE)):
+            present.setdefault(where, set()).update(pairs)
+    return present
+
+
 def design_table(frame: pd.DataFrame, plans: pd.DataFrame, without_log: list[dict]) -> pd.DataFrame:
     """Per model x variant x task: expected samples (dataset ids x epochs; NaN when a header
     does not list its ids), present, missing, and the logs' status; then the eval set's tasks
     without a log. `plans` are the `planned` records with `model` and `variant` labelled."""
-    # A task whose header names no answer mode (open-ended, SWAY) plans None while its rows
-    # carry the mode their scores give: its rows are matched under any mode.
-    present: dict[tuple, set] = {}
-    if not frame.empty:
-        keys = frame[GROUP[:4] + ["condition", "answer_mode", "sample_id", "epoch"]].astype(object)
-        for rec in keys.itertuples(index=False, name=None):
-            cell = (str(rec[6]), int(rec[7]))
-            present.setdefault(rec[:6], set()).add(cell)
-            present.setdefault((*rec[:5], ANY_MODE), set()).add(cell)
-            # tasks whose samples each carry their own condition (profiles, open-ended prefixes)
-            present.setdefault((*rec[:4], PER_SAMPLE, rec[5]), set()).add(cell)
-            present.setdefault((*rec[:4], PER_SAMPLE, ANY_MODE), set()).add(cell)
+    present = present_cells(frame)
     rows = []
     if not plans.empty:
         for key, g in plans.groupby(GROUP, dropna=False, sort=True):
