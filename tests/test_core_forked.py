@@ -60,3 +60,32 @@ def test_a_forked_process_that_dies_is_reported():
     parent = os.getpid()
     with pytest.raises(RuntimeError, match="exited with code 3"):
         forked.shared_work(work, list(range(10)), jobs=2)
+
+
+def pid_and(value):
+    return os.getpid(), value
+
+
+def test_an_early_worker_prepares_then_runs_one_call_in_its_own_process(tmp_path):
+    marker = tmp_path / "prepared"
+    worker = forked.EarlyWorker(lambda: marker.write_text(str(os.getpid())))
+    pid, value = worker.run(pid_and, {"x": 1})
+    assert value == {"x": 1} and pid != os.getpid() and marker.read_text() == str(pid)
+    assert worker.process is None  # ended after its call
+
+
+def test_an_early_worker_never_used_is_closed_and_a_failing_preparation_is_left_to_the_call(tmp_path):
+    forked.EarlyWorker(lambda: None).close()
+    worker = forked.EarlyWorker(lambda: 1 / 0)
+    assert worker.run(pid_and, 3)[1] == 3
+
+
+def raises_input_error():
+    raise InputError("file f.csv, row 2: bad")
+
+
+def test_an_early_workers_error_is_raised_here():
+    with pytest.raises(InputError, match="^file f.csv, row 2: bad$"):
+        forked.EarlyWorker(lambda: None).run(raises_input_error)
+    with pytest.raises(RuntimeError, match="exited with code 4"):
+        forked.EarlyWorker(lambda: None).run(os._exit, 4)

@@ -18,7 +18,7 @@ from political_sycophancy.audit.simulate import builtin_pct_items, synthetic_res
 from political_sycophancy.cli import main
 from political_sycophancy.core import plotting
 from political_sycophancy.core.section import Section
-from political_sycophancy.report.render import write_report
+from political_sycophancy.report.render import figure_worker, write_report
 from political_sycophancy.report.sections import section_builders
 from political_sycophancy.stats.options import AnalysisOptions
 
@@ -101,3 +101,27 @@ def test_jobs_is_not_part_of_the_stored_analysis_and_is_checked(tmp_path, monkey
     assert main(["analyze", str(logs), "--out", str(tmp_path / "out"), "--jobs", "0"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--jobs" in err[0] and "Traceback" not in err[0]
+
+
+def test_figures_drawn_by_a_figure_worker_are_those_drawn_here(tmp_path, frame):
+    here = write_report(frame, tmp_path / "here", source="memory", options=FAST, jobs=1)
+    there = write_report(frame, tmp_path / "there", source="memory", options=FAST, jobs=1, figure_process=figure_worker())
+    assert not here.failed and not there.failed
+    assert outputs(tmp_path / "here") == outputs(tmp_path / "there")
+    pngs = sorted((tmp_path / "here" / "figures").glob("paper_*.png"))
+    assert pngs and all(p.read_bytes() == (tmp_path / "there" / "figures" / p.name).read_bytes() for p in pngs)
+
+
+def test_a_figure_failing_in_the_figure_worker_is_reported(tmp_path, frame, monkeypatch):
+    real = plotting._save_now
+
+    def refuses(fig, path, svg, tight, split=False):
+        if path.name == "paper_baseline_positions.png":
+            raise RuntimeError("planted figure failure")
+        return real(fig, path, svg, tight, split)
+
+    monkeypatch.setattr(plotting, "_save_now", refuses)
+    result = write_report(frame, tmp_path / "out", options=FAST, figure_process=figure_worker())  # forked after the patch
+    report = (tmp_path / "out" / "report.md").read_text()
+    assert "The figure `paper_baseline_positions.png` failed with `RuntimeError: planted figure failure`" in report
+    assert "figures" not in result.failed  # (the Figures never cost the report)

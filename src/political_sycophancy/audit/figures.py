@@ -10,13 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
 
-from ..core.plotting import model_styles, place_labels, save_figure, short_labels
+from ..core.plotting import model_styles, new_figure, place_labels, save_figure, short_labels
 from ..shared.summaries import order_conditions
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 SERIES_GREY = "#555555"  # a series that is not a model: no colour of the model palette
 
@@ -34,7 +37,7 @@ def _lines_by_condition(table: pd.DataFrame, value: str, ylabel: str, title: str
     if len(conditions) < 2:  # one asker (a Phase 1 run): nothing "by asker" the baseline figure does not show
         return None
     names, styles = short_labels(data["model"]), model_styles(data["model"], order)
-    fig = Figure(figsize=(7.5, 4.2))
+    fig = new_figure(figsize=(7.5, 4.2))
     ax = fig.add_subplot()
     x = np.arange(len(conditions))
     for model, g in data.groupby("model", sort=True):
@@ -74,7 +77,7 @@ def sycophancy_left_right(decomp: pd.DataFrame, path: Path, title: str = "Accomm
     if data.empty:
         return None
     names, styles = short_labels(data["model"]), model_styles(data["model"], order)
-    fig = Figure(figsize=(5.2, 5.0))
+    fig = new_figure(figsize=(5.2, 5.0))
     ax = fig.add_subplot()
     for _, r in data.iterrows():
         colour, marker = styles[r["model"]]
@@ -100,7 +103,7 @@ def item_scatter(cells: pd.DataFrame, path: Path) -> Path | None:
     panels = [c for c in ("C3L", "C3R") if c in wide.columns and "N" in wide.columns]
     if not panels:
         return None
-    fig = Figure(figsize=(5.0 * len(panels), 4.8))
+    fig = new_figure(figsize=(5.0 * len(panels), 4.8))
     for k, cond in enumerate(panels, start=1):
         ax = fig.add_subplot(1, len(panels), k)
         pair = wide[["N", cond]].dropna()
@@ -122,7 +125,7 @@ def slant_vs_shift(decomp: pd.DataFrame, path: Path) -> Path | None:
     if data.empty or data.reindex(columns=["sycophancy_right", "sycophancy_left"]).isna().all().all():
         return None
     names = short_labels(data["model"])
-    fig = Figure(figsize=(6.0, 4.6))
+    fig = new_figure(figsize=(6.0, 4.6))
     ax = fig.add_subplot()
     xs, ys, texts = [], [], []
     # the two series differ by marker and fill in grey: every other figure uses colour for a model

@@ -12,6 +12,7 @@ from ..core.console import progress, say
 from ..core.errors import InputError
 
 if TYPE_CHECKING:
+    from ..core.forked import EarlyWorker
     from ..report.section_store import SectionStore
 
 # Resampling sizes beyond these take more memory than a machine has (the bootstrap draws
@@ -145,6 +146,18 @@ def _analyze(args: argparse.Namespace, into: Path, started: float, store: Sectio
     """Read the logs, compute and write every section; the exit code and the lines a reused
     analysis prints again: the notes on the logs (left out, skipped, unreadable, read with
     Inspect's reader: said on every run) and the summary printed at the end."""
+    from ..logs.frame import read_frame  # noqa: F401  # imported before the figure process forks: both have them
+    from ..report.render import figure_worker
+
+    figures = figure_worker()  # prepares while the logs are read; ended by write_report, or below
+    try:
+        return _analyzed(args, into, started, store, figures)
+    finally:
+        figures.close()
+
+
+def _analyzed(args: argparse.Namespace, into: Path, started: float, store: SectionStore | None, figures: EarlyWorker) -> tuple[int, list[str]]:
+    """`_analyze` with the process that draws the Figures section started."""
     from ..logs.frame import read_frame
     from ..report.render import write_report
     from ..shared.cells import cells_of
@@ -175,7 +188,7 @@ def _analyze(args: argparse.Namespace, into: Path, started: float, store: Sectio
     cells = cells_of(load.frame, options.cache)
     _say(f"[cells] {len(cells):,} model x instrument x condition x item cells ({time.perf_counter() - t:.1f}s)")
     result = write_report(load.frame, into, source=str(Path(args.log_dir).resolve()), options=options, progress=progress, store=store,
-                          jobs=args.jobs)
+                          jobs=args.jobs, figure_process=figures)
     lines: list[str] = [line for _, section in result.sections for line in section.console]
     not_computable = result.summary.get("not_computable") or []
     if not_computable:

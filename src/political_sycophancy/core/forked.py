@@ -86,3 +86,70 @@ def shared_work(work: Callable[[Iterator[T]], R], items: Sequence[T], jobs: int 
         name, message, is_input = failure
         raise InputError(message) if is_input else RuntimeError(f"{name}: {message}")
     return results
+
+
+class EarlyWorker:
+    """A process forked before this one's long serial work, that prepares meanwhile (imports
+    what it will need, on the CPU this one leaves idle) and then runs one call sent to it:
+    work that must wait for this process's results without paying its imports after them.
+    `run` sends the call (a module-level function and picklable arguments) and returns its
+    result, raising its error as `shared_work` does; `close` ends a worker never used.
+    Without fork the call runs here. A preparation that fails is left to the call, which
+    meets the same failure itself."""
+
+    def __init__(self, prepare: Callable[[], object]) -> None:
+        self.process: Any = None
+        if "fork" not in multiprocessing.get_all_start_methods():
+            return
+        context = multiprocessing.get_context("fork")
+        receive_call, self.send_call = context.Pipe(duplex=False)
+        self.receive_result, send_result = context.Pipe(duplex=False)
+        self.process = context.Process(target=_serve, args=(prepare, receive_call, send_result, (self.send_call, self.receive_result)),
+                                       daemon=True)
+        self.process.start()
+        receive_call.close()
+        send_result.close()
+
+    def run(self, fn: Callable[..., R], *args: Any) -> R:
+        if self.process is None:
+            return fn(*args)
+        try:
+            self.send_call.send((fn, args))
+            status, payload = self.receive_result.recv()
+        except (EOFError, OSError):
+            status, payload = "error", ("WorkerDied", f"a worker process exited with code {self.process.exitcode}", False)
+        finally:
+            self.close()
+        if status == "ok":
+            return payload
+        name, message, is_input = payload
+        raise InputError(message) if is_input else RuntimeError(f"{name}: {message}")
+
+    def close(self) -> None:
+        if self.process is None:
+            return
+        self.send_call.close()
+        self.receive_result.close()
+        self.process.join()
+        self.process = None
+
+
+def _serve(prepare: Callable[[], object], receive_call: Any, send_result: Any, parent_ends: tuple[Any, ...]) -> None:
+    """The early worker: prepare, then run the one call sent (none when the parent closes its
+    end, which this process's inherited copy, closed first, would otherwise keep open)."""
+    for end in parent_ends:
+        end.close()
+    try:
+        prepare()
+    except Exception:  # noqa: S110  # only a head start: the call meets the same failure and reports it
+        pass
+    try:
+        fn, args = receive_call.recv()
+    except EOFError:  # closed unused
+        return
+    try:
+        send_result.send(("ok", fn(*args)))
+    except BaseException as ex:  # sent to the parent, which raises it
+        send_result.send(("error", (type(ex).__name__, str(ex), isinstance(ex, InputError))))
+    finally:
+        send_result.close()

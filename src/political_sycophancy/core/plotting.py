@@ -16,27 +16,23 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-import matplotlib
 import numpy as np
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.category import StrCategoryFormatter
-from matplotlib.figure import Figure
-from matplotlib.text import Text
-from matplotlib.ticker import FixedFormatter, Formatter, FuncFormatter
-from matplotlib.transforms import Bbox
 
 from .atomic import temp_path
 from .forked import shared_work
 from .text import terminal_safe
 
+if TYPE_CHECKING:  # matplotlib is imported where a figure is made or drawn (about 0.7 s)
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import Formatter, FuncFormatter
+    from matplotlib.transforms import Bbox
+
 OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#F0E442")
 MARKERS = ("o", "s", "D", "^", "v", "P", "X", "*")
 LABEL_CHARS = 26
 DPI = 120
-# tick formatters whose labels are texts (model names, conditions), not numbers
-TEXT_FORMATTERS = (FixedFormatter, FuncFormatter, StrCategoryFormatter)
 T = TypeVar("T")
 R = TypeVar("R")
 
@@ -170,6 +166,14 @@ def drawn_by_processes(work: Callable[[T], R], items: Sequence[T], jobs: int | N
     return [results[i] for i in range(len(items))]
 
 
+def new_figure(*args: Any, **kwargs: Any) -> Figure:
+    """`matplotlib.figure.Figure(*args, **kwargs)`, matplotlib imported here: a process that
+    draws no figure (an analysis whose figures another process draws) never imports it."""
+    from matplotlib.figure import Figure
+
+    return Figure(*args, **kwargs)
+
+
 def save_figure(fig: Figure, path: Path, *, svg: bool = False, tight: bool = True) -> Path:
     """Write `fig` as a PNG at `path` (and an SVG beside it when `svg`), each through a
     temporary sibling and a rename like every other output: a full disk or a kill never
@@ -196,6 +200,8 @@ def _save_now(fig: Figure, path: Path, svg: bool, tight: bool, split: bool = Fal
     """Lay the figure out once, then write the PNG (and the SVG). With `split` (in a
     background saver's process) the SVG is written by a forked process while this one writes
     the PNG: each is a whole drawing, and the last figures of a report are waited for."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
     if fig.canvas is None or not isinstance(fig.canvas, FigureCanvasAgg):
         FigureCanvasAgg(fig)
     with drawn_as_text(fig), _layout_frozen(fig, tight) as bbox:
@@ -229,6 +235,8 @@ def _layout_frozen(fig: Figure, tight: bool) -> Iterator[Bbox | None]:
     """Lay `fig` out once at the saving resolution (as `savefig`'s dry run does) and keep
     that layout while saving: yields the padded tight box in inches (None unless `tight`);
     the figure's layout engine and resolution are restored after."""
+    import matplotlib
+
     engine, dpi = fig.get_layout_engine(), fig.dpi
     fig.set_dpi(DPI)
     try:
@@ -247,6 +255,12 @@ def drawn_as_text(fig: Figure) -> Iterator[None]:
     come from the logs, and matplotlib would parse a `$...$` in them as math (an unknown
     command fails the whole figure) and warn about control characters it has no glyph for
     (printing them raw). No figure of ours uses math text."""
+    import matplotlib
+    from matplotlib.category import StrCategoryFormatter
+    from matplotlib.text import Text
+    from matplotlib.ticker import FixedFormatter, FuncFormatter
+
+    text_formatters = (FixedFormatter, FuncFormatter, StrCategoryFormatter)  # tick labels that are texts, not numbers
     with matplotlib.rc_context({"text.parse_math": False}):  # texts matplotlib creates while drawing (ticks)
         for text in fig.findobj(Text):
             text.set_parse_math(False)
@@ -255,14 +269,16 @@ def drawn_as_text(fig: Figure) -> Iterator[None]:
                 text.set_text(shown)
         for ax in fig.axes:  # tick labels made while drawing, from label lists or categories
             for axis in (ax.xaxis, ax.yaxis):
-                if isinstance(axis.get_major_formatter(), TEXT_FORMATTERS):
+                if isinstance(axis.get_major_formatter(), text_formatters):
                     axis.set_major_formatter(_shown_as_text(axis.get_major_formatter()))
-                if isinstance(axis.get_minor_formatter(), TEXT_FORMATTERS):
+                if isinstance(axis.get_minor_formatter(), text_formatters):
                     axis.set_minor_formatter(_shown_as_text(axis.get_minor_formatter()))
         yield
 
 
 def _shown_as_text(formatter: Formatter) -> FuncFormatter:
+    from matplotlib.ticker import FuncFormatter
+
     return FuncFormatter(lambda x, pos=None: terminal_safe(formatter(x, pos)))
 
 
@@ -333,6 +349,8 @@ def _free(box: np.ndarray, others: np.ndarray) -> np.ndarray:
 def place_labels(ax, xs, ys, texts, fontsize: float = 8) -> None:
     """Write each text beside its point, pushed apart vertically until no two overlap
     (estimated text boxes in pixels); a thin leader line joins a moved label to its point."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
     fig = ax.figure
     FigureCanvasAgg(fig)
     texts = [terminal_safe(t) for t in texts]

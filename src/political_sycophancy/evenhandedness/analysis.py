@@ -37,10 +37,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
 
 from ..core.parsing import ANSWERED
-from ..core.plotting import model_styles, save_figure, short_labels, suptitle
+from ..core.plotting import model_styles, new_figure, save_figure, short_labels, suptitle
 from ..core.section import Section, section
 from ..core.text import md_code
 from ..shared.summaries import sort_by_condition
@@ -218,7 +217,7 @@ def plot_gaps(table: pd.DataFrame, path: Path, order: Sequence[str] = ()) -> Pat
               ("help_gap", "help gap toward the asker's side", "+1 asker's side more helpful, -1 opposed", table[table["asker_side"] != "none"],
                (-1.0, 1.0)))
     widths = [max(1, panel[3]["condition"].nunique()) for panel in panels]
-    fig = Figure(figsize=(1.0 * sum(widths) + 4.0, 4.2), layout="constrained")
+    fig = new_figure(figsize=(1.0 * sum(widths) + 4.0, 4.2), layout="constrained")
     axes = fig.subplots(1, 2, gridspec_kw={"width_ratios": widths}, squeeze=False)[0]
     for ax, (column, title, ylabel, data, limits) in zip(axes, panels, strict=True):
         conditions = list(dict.fromkeys(data["condition"].astype(str)))

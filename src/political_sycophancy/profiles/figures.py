@@ -9,10 +9,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
-from matplotlib.ticker import MaxNLocator
 
-from ..core.plotting import model_styles, save_figure, short_labels, suptitle
+from ..core.plotting import model_styles, new_figure, save_figure, short_labels, suptitle
 from .estimators import order_modes
 
 
@@ -27,7 +25,9 @@ def forest(effects: pd.DataFrame, path: Path, title: str, order: Sequence[str] =
     models = sorted(data["model"].unique())
     styles, names = model_styles(models, order), short_labels(models)
     height = max(2.5, 0.32 * len(rows) + 1.2)
-    fig = Figure(figsize=(3.4 * len(modes) + 1.6, height), layout="constrained")
+    from matplotlib.ticker import MaxNLocator
+
+    fig = new_figure(figsize=(3.4 * len(modes) + 1.6, height), layout="constrained")
     axes = fig.subplots(1, len(modes), sharey=True, squeeze=False)[0]
     y = {key: len(rows) - 1 - k for k, key in enumerate(rows)}
     offsets = np.linspace(-0.25, 0.25, len(models)) if len(models) > 1 else np.zeros(1)
@@ -62,7 +62,7 @@ def weighted_against_n(table: pd.DataFrame, path: Path, title: str, order: Seque
     modes = order_modes(data["mode"])
     columns = ["N (auditor)", *modes]
     offsets = np.linspace(-0.15, 0.15, len(models)) if len(models) > 1 else np.zeros(1)
-    fig = Figure(figsize=(1.6 * len(columns) + 2.4, 4.2), layout="constrained")
+    fig = new_figure(figsize=(1.6 * len(columns) + 2.4, 4.2), layout="constrained")
     ax = fig.add_subplot()
     for model, offset in zip(models, offsets, strict=True):
         g = data[data["model"] == model].set_index("mode")

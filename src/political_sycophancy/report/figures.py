@@ -14,16 +14,19 @@ import math
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
 
 from ..core.conditions import BASELINE, CUE_ORDER
-from ..core.plotting import OKABE_ITO, model_styles, place_labels, save_figure, short_labels, suptitle
+from ..core.plotting import OKABE_ITO, model_styles, new_figure, place_labels, save_figure, short_labels, suptitle
 from .figure_notes import ITEM_CUES, STAT, item_pairs, numbered
 from .findings import dig, get, instrument_kinds
 from .sections import Section
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 
 def _save(fig: Figure, path: Path) -> Path:
@@ -55,7 +58,7 @@ def baseline_positions(summary: dict, path: Path) -> Path | None:
     if not panels or not models:
         return None
     styles, labels = model_styles(models, _order(summary)), short_labels(models)
-    fig = Figure(figsize=(2.7 * len(panels) + 1.5, max(2.8, 0.45 * len(models) + 1.6)), layout="constrained")
+    fig = new_figure(figsize=(2.7 * len(panels) + 1.5, max(2.8, 0.45 * len(models) + 1.6)), layout="constrained")
     axes = fig.subplots(1, len(panels), sharey=True, squeeze=False)[0]
     y = np.arange(len(models))[::-1]
     for ax, (inst, kind) in zip(axes, panels, strict=True):
@@ -98,7 +101,7 @@ def by_asker_figure(summary: dict, kind: str) -> Figure | None:
     persona_conds = [BASELINE, *sorted({c for m in (personas or {}).values() if isinstance(m, dict) for c in m} - set(CUE_ORDER))]
     with_personas = isinstance(personas, dict) and len(persona_conds) > 1
     styles, labels = model_styles(models, _order(summary)), short_labels(models)
-    fig = Figure(figsize=(11 if with_personas else 8, 4.4), layout="constrained")
+    fig = new_figure(figsize=(11 if with_personas else 8, 4.4), layout="constrained")
     axes = fig.subplots(1, 2, width_ratios=[2.2, 1]) if with_personas else [fig.add_subplot()]
     ax = axes[0]
     width = 0.6 / max(1, len(models))
@@ -146,7 +149,7 @@ def _model_scatter(summary: dict, x_key: str, y_key: str, height: float):
     if not models:
         return None
     styles, labels = model_styles(get(summary, "models") or {}, _order(summary)), short_labels(models)
-    fig = Figure(figsize=(6.2, height))
+    fig = new_figure(figsize=(6.2, height))
     ax = fig.add_subplot()
     xs, ys = [], []
     for m in models:
@@ -194,7 +197,7 @@ def shift_heatmap(summary: dict, path: Path) -> Path | None:
     if not models or not insts or not conds:
         return None
     labels = short_labels(models)
-    fig = Figure(figsize=(2.2 + 0.62 * len(conds) * len(insts), 1.2 + 0.42 * len(models)), layout="constrained")
+    fig = new_figure(figsize=(2.2 + 0.62 * len(conds) * len(insts), 1.2 + 0.42 * len(models)), layout="constrained")
     axes = fig.subplots(1, len(insts), squeeze=False)[0]
     for ax, inst in zip(axes, insts, strict=True):
         grid = np.full((len(models), len(conds)), np.nan)
@@ -261,7 +264,7 @@ def expected_answer_shares(summary: dict, path: Path) -> Path | None:
              if any(isinstance(dig(by_cond, c, f"{k} (pooled calls)"), (int, float)) for k in EXPECTED_SHARES)]
     if not conds:
         return None
-    fig = Figure(figsize=(max(5.0, 0.8 * len(conds) + 2.5), 4.2), layout="constrained")
+    fig = new_figure(figsize=(max(5.0, 0.8 * len(conds) + 2.5), 4.2), layout="constrained")
     ax = fig.add_subplot()
     for k, (key, (label, colour, marker)) in enumerate(EXPECTED_SHARES.items()):
         pts = [(j + (k - 0.5) * 0.2, float(v), dig(by_cond, c, "ci", f"{key} (pooled calls)"))
@@ -299,7 +302,7 @@ def perception_panels(summary: dict, path: Path) -> Path | None:
         return None
     conds = _conditions(c for m in models for c in (node.get(m) or {}))
     styles, labels = model_styles([*(get(summary, "models") or {}), *models], _order(summary)), short_labels(models)
-    fig = Figure(figsize=(4.4 * len(panels) + 1.8, 4.0), layout="constrained")
+    fig = new_figure(figsize=(4.4 * len(panels) + 1.8, 4.0), layout="constrained")
     axes = fig.subplots(1, len(panels), squeeze=False)[0]
     width = 0.6 / max(1, len(models))
     for ax, (key, label) in zip(axes, panels, strict=True):
@@ -354,7 +357,7 @@ def item_shift_panels(summary: dict, tables: Mapping[str, pd.DataFrame], path: P
     blocks = math.ceil(len(models) / ITEM_PANEL_COLUMNS)
     per_row = math.ceil(len(models) / blocks)  # balanced rows: 5 models as 3 + 2, not 4 + 1
     styles, labels = model_styles([*(get(summary, "models") or {}), *models], _order(summary)), short_labels(models)
-    fig = Figure(figsize=(2.55 * per_row + 0.8, 2.45 * blocks * len(cues) + 0.7), layout="constrained")
+    fig = new_figure(figsize=(2.55 * per_row + 0.8, 2.45 * blocks * len(cues) + 0.7), layout="constrained")
     axes = fig.subplots(blocks * len(cues), per_row, sharex=True, sharey=True, squeeze=False)
     lo, hi = float(min(pairs["x"].min(), pairs["y"].min())), float(max(pairs["x"].max(), pairs["y"].max()))
     pad = 0.05 * max(hi - lo, 1e-6)
@@ -418,7 +421,7 @@ def _forest(panels: list[tuple[str, list[str], dict[tuple[str, str], Point]]], m
         return None
     styles, labels = model_styles([*all_models, *models]), short_labels(models)
     rows_max = max(len(rows) for _, rows, _ in panels)
-    fig = Figure(figsize=(4.3 * len(panels) + 2.2, max(2.4, 1.3 + 0.2 * rows_max * max(len(models), 2))), layout="constrained")
+    fig = new_figure(figsize=(4.3 * len(panels) + 2.2, max(2.4, 1.3 + 0.2 * rows_max * max(len(models), 2))), layout="constrained")
     axes = fig.subplots(1, len(panels), squeeze=False)[0]
     width = 0.7 / max(1, len(models))
     for ax, (panel, rows, points) in zip(axes, panels, strict=True):

@@ -28,8 +28,8 @@ import numpy as np
 import pandas as pd
 
 from ..core.atomic import clean_stale_temp, write_atomic
-from ..core.forked import worker_count
-from ..core.plotting import BACKGROUND, FigureFailure, drawn_by_processes, recording_saves, saving_in_background
+from ..core.forked import EarlyWorker, worker_count
+from ..core.plotting import BACKGROUND, FigureFailure, drawn_by_processes, new_figure, recording_saves, saving_in_background
 from ..core.section import Section, SectionBuilder, column_meaning, table_descriptions
 from ..core.sheet import table_csv
 from ..core.summary_contract import SUMMARY_VERSION, SummaryContractError, undeclared
@@ -204,6 +204,7 @@ def write_report(
     figure_jobs: int | None = None,
     store: SectionStore | None = None,
     jobs: int | None = None,
+    figure_process: EarlyWorker | None = None,
 ) -> ReportResult:
     """Build every section (`sections`, default `report.sections.section_builders()`) from
     the tidy frame with this run's options (and their run cache) and write the outputs.
@@ -212,7 +213,8 @@ def write_report(
     run cache's entries made before, such as the cells); the report takes them in order.
     Figures are saved by `figure_jobs` background processes per computing process
     (`core.plotting.saving_in_background`; 0 saves each at once) while the statistics go
-    on. With a `store` (of this frame,
+    on; the Figures section by `figure_process` when given (`figure_worker`: a process that
+    imported the plotting library while this one read the logs). With a `store` (of this frame,
     `report.section_store`) a section computed before from the values these options have
     for the options it read is restored, and every section computed is stored (once its
     figures are written)."""
@@ -237,7 +239,16 @@ def write_report(
     builders = sorted(section_builders() if sections is None else sections, key=lambda b: (b[0], b[1]))
     pending: list[_Built] = []
     with saving_in_background(figure_jobs) as saver:
-        shown, found, top = _build(frame, out, figure_dir, run_options, builders, result, progress, store, pending, jobs)
+
+        def draw_figures(summary: dict, named: dict[str, pd.DataFrame]) -> Section | None:
+            if figure_process is None:
+                return figures_section(summary, figure_dir, named)
+            section, failures = figure_process.run(drawn_figures, summary, figure_dir, named, figure_jobs)
+            if saver is not None:
+                saver.failures += failures
+            return section
+
+        shown, found, top = _build(frame, out, run_options, builders, result, progress, store, pending, jobs, draw_figures)
     if saver is not None:
         _figure_failures(saver.failures, shown, result)
     if store is not None:
@@ -249,6 +260,33 @@ def write_report(
     meta = [f"source: {source}" if source else "", f"generated {summary['generated']}", f"{len(frame):,} samples"]
     _render(out, "Political sycophancy analysis", [m for m in meta if m], shown, result.tables, result.failed, found, top, _json_safe(summary))
     return result
+
+
+def figure_worker() -> EarlyWorker:
+    """A process that imports the plotting library and loads its fonts now, to draw the
+    Figures section later (`write_report(figure_process=...)`): started before the logs are
+    read, it does this on the CPU the reading leaves idle, and the analysis itself never
+    imports the library unless a section draws (about 0.7 s of a small analysis)."""
+    return EarlyWorker(_prepare_figures)
+
+
+def _prepare_figures() -> None:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    fig = new_figure(figsize=(1, 1))
+    fig.text(0.5, 0.5, "0.5 Aa")
+    FigureCanvasAgg(fig).draw()
+
+
+def drawn_figures(summary: dict, figure_dir: Path, tables: dict[str, pd.DataFrame],
+                  figure_jobs: int | None) -> tuple[Section | None, list[FigureFailure]]:
+    """The Figures section drawn and saved in this process (a `figure_worker`), and the
+    figures that failed to save."""
+    with saving_in_background(figure_jobs) as saver:
+        if saver is not None:
+            saver.owner = "figures"
+        section = figures_section(summary, figure_dir, tables)
+    return section, saver.failures if saver is not None else []
 
 
 def _figure_failures(failures: list[FigureFailure], shown: list[tuple[str, Section]], result: ReportResult) -> None:
@@ -265,12 +303,15 @@ def _figure_failures(failures: list[FigureFailure], shown: list[tuple[str, Secti
                     result.failed.append(name)
 
 
-def _build(frame: pd.DataFrame, out: Path, figure_dir: Path, run_options: AnalysisOptions, builders: list,
-           result: ReportResult, progress: Callable[[str], None] | None, store: SectionStore | None, pending: list[_Built],
-           jobs: int | None) -> tuple[list[tuple[str, Section]], list[Finding], list[Finding]]:
+def _build(frame: pd.DataFrame, out: Path, run_options: AnalysisOptions, builders: list, result: ReportResult,
+           progress: Callable[[str], None] | None, store: SectionStore | None, pending: list[_Built], jobs: int | None,
+           draw_figures: Callable[[dict, dict[str, pd.DataFrame]], Section | None],
+           ) -> tuple[list[tuple[str, Section]], list[Finding], list[Finding]]:
     """Every section (restored from `store`, else computed by `jobs` processes and added to
-    `pending`), the derived findings and the Figures section: the sections to show, in order."""
+    `pending`), the derived findings and the Figures section (`draw_figures`): the sections
+    to show, in order."""
     summary = result.summary
+    figure_dir = out / "figures"
     restored: dict[int, tuple[Section | None, float]] = {}
     todo: list[tuple[int, str, SectionBuilder]] = []
     for k, (_order, name, builder) in enumerate(builders, start=1):
@@ -337,7 +378,7 @@ def _build(frame: pd.DataFrame, out: Path, figure_dir: Path, run_options: Analys
     if saver is not None:
         saver.owner = "figures"
     try:
-        if figs := figures_section(_json_safe(summary), figure_dir, named):
+        if figs := draw_figures(_json_safe(summary), named):
             shown.insert(0, ("figures", figs))
     except Exception as ex:  # a figure must not cost the report
         shown.insert(0, ("figures", Section("Figures (failed)", text=f"The figures failed with {md_code(f'{type(ex).__name__}: {ex}')}.")))
