@@ -11,13 +11,12 @@ import time
 
 import pytest
 from matplotlib.figure import Figure
-from support.analysis import PCT_FILE, frame_from_evals
 from support.stores import synthetic_logs
 
-from political_sycophancy.audit.simulate import builtin_pct_items, synthetic_responses
 from political_sycophancy.cli import main
 from political_sycophancy.core import plotting
 from political_sycophancy.core.section import Section
+from political_sycophancy.logs.frame import load_frame
 from political_sycophancy.report.render import figure_worker, write_report
 from political_sycophancy.report.sections import section_builders
 from political_sycophancy.stats.options import AnalysisOptions
@@ -25,13 +24,14 @@ from political_sycophancy.stats.options import AnalysisOptions
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="forks processes")
 
 FAST = AnalysisOptions(bootstrap_draws=200, sign_flip_draws=500)
+# the section the Figures section's baseline figure needs, alone (a quicker report)
+CONDITIONS = [b for b in section_builders() if b[1] == "conditions"]
 
 
 @pytest.fixture(scope="module")
-def frame():
-    items = builtin_pct_items()[:12]
-    responses = synthetic_responses(items, ["x/a", "x/b", "y/c"], ["N", "C3L", "C3R"], pct_shift={"C3R": 1.0}, seed=3)
-    return frame_from_evals(responses, [PCT_FILE])
+def frame(tmp_path_factory):
+    """Two models' imported PCT logs under N, C3L and C3R, read as `analyze` reads them."""
+    return load_frame(synthetic_logs(tmp_path_factory.mktemp("parallel")))
 
 
 def outputs(out):
@@ -44,12 +44,15 @@ def outputs(out):
     return tables, summary, report, sorted(p.name for p in (out / "figures").iterdir())
 
 
-def test_sections_computed_by_two_processes_give_what_one_gives(tmp_path, frame):
+def test_two_processes_and_a_figure_worker_give_what_one_process_gives(tmp_path, frame):
     one = write_report(frame, tmp_path / "one", source="memory", options=FAST, jobs=1)
-    two = write_report(frame, tmp_path / "two", source="memory", options=FAST, jobs=2)
+    two = write_report(frame, tmp_path / "two", source="memory", options=FAST, jobs=2, figure_process=figure_worker())
     assert [name for name, _ in one.sections] == [name for name, _ in two.sections]
     assert not one.failed and not two.failed
     assert outputs(tmp_path / "one") == outputs(tmp_path / "two")
+    pngs = sorted((tmp_path / "one" / "figures").glob("*.png"))
+    assert any(p.name.startswith("paper_") for p in pngs)  # the Figures section's, drawn by the worker
+    assert all(p.read_bytes() == (tmp_path / "two" / "figures" / p.name).read_bytes() for p in pngs)
 
 
 def test_failing_sections_and_figures_are_reported_whichever_process_computed_them(tmp_path, frame, monkeypatch):
@@ -75,7 +78,7 @@ def test_failing_sections_and_figures_are_reported_whichever_process_computed_th
         raise RuntimeError("planted section failure")
 
     planted = [(0, f"draws_{k}", draws(f"draws_{k}")) for k in range(4)] + [(0, "boom", boom)]
-    result = write_report(frame, tmp_path / "out", options=FAST, sections=[*planted, *section_builders()], jobs=2)
+    result = write_report(frame, tmp_path / "out", options=FAST, sections=[*planted, *CONDITIONS], jobs=2)
     assert sorted(result.failed) == sorted(["boom", *[f"draws_{k}" for k in range(4)]])
     report = (tmp_path / "out" / "report.md").read_text()
     assert "planted section failure" in report
@@ -103,15 +106,6 @@ def test_jobs_is_not_part_of_the_stored_analysis_and_is_checked(tmp_path, monkey
     assert len(err) == 1 and "--jobs" in err[0] and "Traceback" not in err[0]
 
 
-def test_figures_drawn_by_a_figure_worker_are_those_drawn_here(tmp_path, frame):
-    here = write_report(frame, tmp_path / "here", source="memory", options=FAST, jobs=1)
-    there = write_report(frame, tmp_path / "there", source="memory", options=FAST, jobs=1, figure_process=figure_worker())
-    assert not here.failed and not there.failed
-    assert outputs(tmp_path / "here") == outputs(tmp_path / "there")
-    pngs = sorted((tmp_path / "here" / "figures").glob("paper_*.png"))
-    assert pngs and all(p.read_bytes() == (tmp_path / "there" / "figures" / p.name).read_bytes() for p in pngs)
-
-
 def test_a_figure_failing_in_the_figure_worker_is_reported(tmp_path, frame, monkeypatch):
     real = plotting._save_now
 
@@ -121,7 +115,7 @@ def test_a_figure_failing_in_the_figure_worker_is_reported(tmp_path, frame, monk
         return real(fig, path, svg, tight, split)
 
     monkeypatch.setattr(plotting, "_save_now", refuses)
-    result = write_report(frame, tmp_path / "out", options=FAST, figure_process=figure_worker())  # forked after the patch
+    result = write_report(frame, tmp_path / "out", options=FAST, sections=CONDITIONS, figure_process=figure_worker())  # forked after the patch
     report = (tmp_path / "out" / "report.md").read_text()
     assert "The figure `paper_baseline_positions.png` failed with `RuntimeError: planted figure failure`" in report
     assert "figures" not in result.failed  # (the Figures never cost the report)

@@ -76,6 +76,7 @@ def shared_work(work: Callable[[Iterator[T]], R], items: Sequence[T], jobs: int 
             try:
                 status, payload = receive.recv()
             except EOFError:
+                process.join()  # its exit code is set once it is joined
                 status, payload = "error", ("WorkerDied", f"a worker process exited with code {process.exitcode}", False)
             process.join()
             if status == "ok":
@@ -117,6 +118,7 @@ class EarlyWorker:
             self.send_call.send((fn, args))
             status, payload = self.receive_result.recv()
         except (EOFError, OSError):
+            self.process.join()  # its exit code is set once it is joined
             status, payload = "error", ("WorkerDied", f"a worker process exited with code {self.process.exitcode}", False)
         finally:
             self.close()

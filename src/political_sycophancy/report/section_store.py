@@ -50,16 +50,6 @@ STORE_VERSION = 1
 KEEP_GROUPS = 160
 
 
-def figure_files(figure_dir: Path) -> dict[str, tuple[int, int]]:
-    """Every plain file under the figure folder: relative path -> (size, mtime ns)."""
-    out = {}
-    for path in figure_dir.rglob("*"):
-        st = os.lstat(path)
-        if path.is_file() and not path.is_symlink():
-            out[path.relative_to(figure_dir).as_posix()] = (st.st_size, st.st_mtime_ns)
-    return out
-
-
 def option_values(options: AnalysisOptions, names: set[str] | frozenset[str]) -> dict[str, str]:
     """The options' values (as JSON) of `names`."""
     return {name: json.dumps(getattr(options, name), default=str) for name in sorted(names)}
