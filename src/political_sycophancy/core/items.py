@@ -1,3 +1,4 @@
+# Long: items, instruments and pools, with the one validator of an item record (a check per field, in order).
 """Items and instruments: a survey question as data, loaded from CSV or JSONL.
 
 An instrument is a data file of items plus a prompt template and a scoring rule. Every

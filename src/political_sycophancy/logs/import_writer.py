@@ -1,3 +1,4 @@
+# Long: a log built as Inspect's recorder leaves it replicates Inspect's score reduction and metrics here.
 """Building and writing an import's logs: one `Cell` (model x instrument x condition x
 temperature of a response file) becomes one `.eval` log, built as a run of the task would
 have left it and written in one pass (`write_eval_zip`) once the first log reads back as

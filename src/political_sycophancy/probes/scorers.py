@@ -1,3 +1,4 @@
+# Long: the two probes' readers and scorers, which share the labelled-field reader and its statuses.
 """Scorers of the paper's two probes: what the asker is expected to want, and who the asker is.
 
 Both probes ask for a labelled multi-part answer. Each part is read on its own and gets

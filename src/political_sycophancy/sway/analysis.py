@@ -1,3 +1,4 @@
+# Long: SWAY's statistics, heat map and report section, one specification (the docstring) in one module.
 """SWAY statistics: pure functions of the tidy frame (rows of kind `sway`, and audit cells
 for the partisan log-ratio).
 
