@@ -14,7 +14,7 @@ from ..core.text import md_text
 from ..shared.cells import cells_of, has_atp
 from ..shared.shifts import BASELINE
 from ..shared.summaries import ATP, PCT
-from ..stats.mixed import SPEC_LABELS, fit_mixed
+from ..stats.mixed import SPEC_LABELS, MixedFit, fit_mixed
 from ..stats.options import AnalysisOptions
 from .section_values import no_audit
 
@@ -48,7 +48,7 @@ def mixed_data(cells: pd.DataFrame, conditions: str = "focal", rows: str = "all"
     return d.reset_index(drop=True), outcome, label
 
 
-def _estimates_line(fit) -> str:
+def _estimates_line(fit: MixedFit) -> str:
     """'C3L -0.011 [-0.019, -0.003]; C3R ...' in the fit's condition order."""
     rows = fit.coefficients[fit.coefficients["condition"] != "(Intercept)"]
     return "; ".join(f"{md_text(r.condition)} {r.estimate:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}]" for r in rows.itertuples())
