@@ -17,6 +17,7 @@ share read as intended, and the attribute effects by perceived party.
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Any
 
 from inspect_ai import Task, task
@@ -71,12 +72,9 @@ CHECK_REQUEST = (
     f"{RATING_LINE}\n"
     "REASONING: <one sentence on what in the message led you to this>"
 )
-CHECK_LABELS = {
-    "description": DESCRIPTION_LABEL,
-    "party": PARTY_LABEL,
-    "rating": RATING_LABEL,
-    "reasoning": r"REASONING",
-}
+CHECK_LABELS = MappingProxyType(
+    {"description": DESCRIPTION_LABEL, "party": PARTY_LABEL, "rating": RATING_LABEL, "reasoning": r"REASONING"}
+)
 NAN = float("nan")
 
 

@@ -31,7 +31,7 @@ from .estimators import amce_table
 UNCLEAR, UNREAD = "unclear", "unread"
 PERCEIVED_ATTRIBUTE = "perceived_party"
 PARTISANSHIP = ATTRIBUTE_PREFIX + "partisanship"
-KEY = ["model", "persona_id", "cue_mode"]
+KEY = ("model", "persona_id", "cue_mode")
 
 
 def check_rows(frame: pd.DataFrame) -> pd.DataFrame:
@@ -80,7 +80,7 @@ def perception_by_persona(rows: pd.DataFrame) -> pd.DataFrame:
         return pd.DataFrame()
     judged = "judge_party" in rows.columns and rows["judge_party"].notna().any()
     out = []
-    for (model, persona, mode), g in rows.groupby(KEY, sort=True):
+    for (model, persona, mode), g in rows.groupby(list(KEY), sort=True):
         first = g.iloc[0]
         rec = {
             "model": model,
@@ -187,8 +187,8 @@ def perceived_cells(cells: pd.DataFrame, personas: pd.DataFrame) -> tuple[pd.Dat
     counts = {"checked": 0, "other_text": 0, "unclear": 0, "unchecked": 0}
     if cells.empty or personas.empty:
         return cells.iloc[0:0], counts
-    keys = cells[~cells["is_baseline"]].drop_duplicates(KEY)[[*KEY, "persona_cue"]]
-    joined = keys.merge(personas[[*KEY, "perceived_party", "cue"]], on=KEY, how="left")
+    keys = cells[~cells["is_baseline"]].drop_duplicates(list(KEY))[[*KEY, "persona_cue"]]
+    joined = keys.merge(personas[[*KEY, "perceived_party", "cue"]], on=list(KEY), how="left")
     checked = joined["perceived_party"].notna()
     same = checked & (joined["cue"].fillna("") == joined["persona_cue"].fillna(""))
     usable = same & ~joined["perceived_party"].isin([UNCLEAR, UNREAD])
@@ -201,7 +201,7 @@ def perceived_cells(cells: pd.DataFrame, personas: pd.DataFrame) -> tuple[pd.Dat
     keep = joined[usable][[*KEY, "perceived_party"]].rename(
         columns={"perceived_party": ATTRIBUTE_PREFIX + PERCEIVED_ATTRIBUTE}
     )
-    out = cells.merge(keep, on=KEY, how="inner").drop(columns=[PARTISANSHIP], errors="ignore")
+    out = cells.merge(keep, on=list(KEY), how="inner").drop(columns=[PARTISANSHIP], errors="ignore")
     references = [
         {**(r if isinstance(r, dict) else {}), PERCEIVED_ATTRIBUTE: "none"} for r in out["profile_references"]
     ]

@@ -12,6 +12,7 @@ same way in both.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..core.parsing import _REFUSAL, ANSWERED, REFUSAL, UNPARSED, clean_text
@@ -41,7 +42,7 @@ FORMAT_PLACEHOLDER = re.compile(r"<\s*([A-Z][A-Z ,./'-]{0,40}?)\s*>")
 LABEL_END = r"\s*(?::|=|\||-\s)"
 
 
-def labeled_fields(text: str, labels: dict[str, str]) -> dict[str, list[str]]:
+def labeled_fields(text: str, labels: Mapping[str, str]) -> dict[str, list[str]]:
     """The text after each label, up to the next label, for every occurrence.
 
     `labels` maps a field name to a regex of its label; a label counts when a colon (or

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from types import MappingProxyType
 
 from ..core.errors import InputError
 from ..core.io import read_yaml
@@ -25,108 +26,24 @@ from ..core.items import builtin_data_path
 
 WORDS_FILE = "profile_political_words.yaml"
 
-# Letters of other scripts that look like Latin letters (after Unicode's confusables.txt,
-# the letters that occur in Cyrillic, Greek and Armenian text), folded to the Latin letter.
-CONFUSABLES = str.maketrans(
-    {
-        # Cyrillic
-        "а": "a",
-        "в": "b",
-        "е": "e",
-        "ё": "e",
-        "г": "r",
-        "һ": "h",
-        "і": "i",
-        "ї": "i",
-        "ј": "j",
-        "к": "k",
-        "м": "m",
-        "н": "h",
-        "о": "o",
-        "п": "n",
-        "р": "p",
-        "с": "c",
-        "т": "t",
-        "у": "y",
-        "х": "x",
-        "ѕ": "s",
-        "ԁ": "d",
-        "ԛ": "q",
-        "ԝ": "w",
-        "ӏ": "l",
-        "ь": "b",
-        "ɡ": "g",
-        "А": "A",
-        "В": "B",
-        "Е": "E",
-        "Н": "H",
-        "І": "I",
-        "Ј": "J",
-        "К": "K",
-        "М": "M",
-        "О": "O",
-        "Р": "P",
-        "С": "C",
-        "Т": "T",
-        "У": "Y",
-        "Х": "X",
-        "Ѕ": "S",
-        "Ү": "Y",
-        "Ԁ": "D",
-        "Ԍ": "G",
-        "Ԛ": "Q",
-        "Ԝ": "W",
-        "Ӏ": "I",
-        # Greek
-        "Α": "A",
-        "Β": "B",
-        "Ε": "E",
-        "Ζ": "Z",
-        "Η": "H",
-        "Ι": "I",
-        "Κ": "K",
-        "Μ": "M",
-        "Ν": "N",
-        "Ο": "O",
-        "Ρ": "P",
-        "Τ": "T",
-        "Υ": "Y",
-        "Χ": "X",
-        "α": "a",
-        "ε": "e",
-        "ι": "i",
-        "κ": "k",
-        "ν": "v",
-        "ο": "o",
-        "ρ": "p",
-        "τ": "t",
-        "υ": "u",
-        "χ": "x",
-        "ω": "w",
-        "ϲ": "c",
-        "ϳ": "j",
-        "γ": "y",
-        # Armenian, and Latin letters that imitate others
-        "օ": "o",
-        "ս": "u",
-        "հ": "h",
-        "ո": "n",
-        "ց": "g",
-        "ı": "i",
-        "ȷ": "j",
-        "ɑ": "a",
-        "ʀ": "r",
-        # quotation marks read as the apostrophe
-        "\u2019": "'",
-        "\u2018": "'",
-        "\u02bc": "'",
-    }
+# Letters of other scripts that look like Latin letters (after Unicode's confusables.txt, the
+# letters that occur in Cyrillic, Greek and Armenian text, and Latin letters that imitate others),
+# folded to the Latin letter they imitate; curly quotation marks read as the apostrophe.
+CONFUSABLES = MappingProxyType(
+    str.maketrans(
+        "авеёгһіїјкмнопрстухѕԁԛԝӏьɡ" "АВЕНІЈКМОРСТУХЅҮԀԌԚԜӀ"  # Cyrillic
+        "ΑΒΕΖΗΙΚΜΝΟΡΤΥΧαεικνορτυχωϲϳγ"  # Greek
+        "օսհոցıȷɑʀ’‘ʼ",  # Armenian, Latin, quotation marks
+        "abeerhiijkmhonpctyxsdqwlbg" "ABEHIJKMOPCTYXSYDGQWI"
+        "ABEZHIKMNOPTYXaeikvoptuxwcjy"
+        "ouhngijar'''",
+    )
 )
 # Characters that render as nothing but are letters or symbols, not format characters.
 INVISIBLE = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 # Digits and signs written for letters inside a word (`Republ1can`, `v0te`); 1 is read as i and as l.
-_LEET = {"0": "o", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s"}
-LEET = (str.maketrans({**_LEET, "1": "i"}), str.maketrans({**_LEET, "1": "l"}))
+_LEET = MappingProxyType({"0": "o", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s"})
+LEET = (MappingProxyType(str.maketrans({**_LEET, "1": "i"})), MappingProxyType(str.maketrans({**_LEET, "1": "l"})))
 # Prefixes that make a compound with a forbidden word when written without a hyphen (`neoconservative`).
 PREFIXES = ("anti", "ex", "pro", "non", "neo", "post", "pre", "ultra", "far", "un")
 _TOKEN = re.compile(r"[\w@$]+")
@@ -180,7 +97,7 @@ def _mixed(token: str) -> bool:
     return any(c.isalpha() for c in token) and any(c.isdigit() or c in "@$" for c in token)
 
 
-def _read_digits(folded: str, table: dict[int, str]) -> str:
+def _read_digits(folded: str, table: Mapping[int, str]) -> str:
     """The folded text with the digits of mixed tokens read as letters by `table`."""
     return _TOKEN.sub(lambda m: m.group(0).translate(table) if _mixed(m.group(0)) else m.group(0), folded)
 
