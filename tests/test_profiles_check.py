@@ -216,6 +216,7 @@ def test_a_reader_that_takes_only_some_cues_as_partisan_shows_it_in_the_report(t
     )  # the placebo reads as no party
     assert implicit.loc["moderate_rep", "share_none"] == 1.0 and implicit.loc["conservative_rep", "mean_leaning"] == 6.0
     assert cues.loc[("explicit", "moderate_rep"), "share_as_intended"] == 1.0  # the positive control
+    assert pd.isna(cues.loc[("explicit", "moderate_rep"), "validated"])  # explicit texts need no source
     assert implicit.loc["progressive_dem", "validated"] and not implicit.loc["none", "validated"]
     personas = pd.read_csv(out / "tables" / "profile_check.csv")
     implicit_personas = personas[personas["cue_mode"] == "implicit"]
@@ -240,3 +241,22 @@ def test_a_reader_that_takes_only_some_cues_as_partisan_shows_it_in_the_report(t
     summary = json.loads((out / "summary.json").read_text())
     assert summary["profiles"]["models"]["mockllm/model"]["manipulation_check"]["implicit"]["as_intended"] == 6
     assert re.search(r"Effects by perceived party: 20 persona x modes checked, 0 with another cue text", report)
+
+
+def test_unread_and_tied_readings_are_counted_apart_not_as_misread():
+    from political_sycophancy.profiles.perceived import check_counts, perception_by_persona
+
+    def reading(persona: str, party: str | None) -> dict:
+        intended = {"p1": "dem", "p2": "rep", "p3": "rep", "p4": "none"}[persona]
+        as_intended = np.nan if party is None else float(party == intended)
+        return {"model": "m", "persona_id": persona, "cue_mode": "implicit", "intended_party": intended, "party": party,
+                "as_intended": as_intended, "rating": np.nan, "persona_cue": f"cue {persona}"}
+
+    rows = pd.DataFrame([reading("p1", "dem"), reading("p1", None), reading("p2", "dem"), reading("p2", "rep"),
+                         reading("p3", None), reading("p3", None), reading("p4", "rep"), reading("p4", "rep")])
+    personas = perception_by_persona(rows).set_index("persona_id")
+    assert personas["perceived_party"].to_dict() == {"p1": "dem", "p2": "unclear", "p3": "unread", "p4": "rep"}
+    assert personas["as_intended"].to_dict() == {"p1": True, "p2": None, "p3": None, "p4": False}
+    assert personas.loc["p2", "share_as_intended"] == 0.5 and personas.loc["p1", "n_read"] == 1
+    [counts] = check_counts(personas.reset_index()).to_dict("records")
+    assert counts == {"model": "m", "cue_mode": "implicit", "cues": 4, "as_intended": 1, "otherwise": 1, "unclear": 1, "unread": 1}

@@ -93,10 +93,16 @@ def perception_by_persona(rows: pd.DataFrame) -> pd.DataFrame:
         }
         if judged:
             rec.update(_reading(g, "judge_"))
-        rec["as_intended"] = rec["perceived_party"] == rec["intended_party"]
+        decided = rec["perceived_party"] not in (UNCLEAR, UNREAD)
+        rec["as_intended"] = rec["perceived_party"] == rec["intended_party"] if decided else None
         rec["cue"] = first.get("persona_cue", "")
         out.append(rec)
     return pd.DataFrame(out)
+
+
+def _checked(rows: pd.DataFrame) -> bool:
+    """Whether the rows' cues come from a mode whose texts must name a source (implicit, conversational)."""
+    return "cue_checked" in rows.columns and bool(rows["cue_checked"].fillna(False).astype(bool).any())
 
 
 def perception_by_cue(rows: pd.DataFrame, personas: pd.DataFrame) -> pd.DataFrame:
@@ -133,10 +139,10 @@ def perception_by_cue(rows: pd.DataFrame, personas: pd.DataFrame) -> pd.DataFram
             "n_personas": int(g["persona_id"].nunique()),
             "readings": len(g),
             **_reading(g),
-            "personas_as_intended": int(p["as_intended"].sum()),
+            "personas_as_intended": int((p["perceived_party"] == p["intended_party"]).sum()),
             "text": text,
             "source": source,
-            "validated": is_validated(source) if text else None,
+            "validated": is_validated(source) if text and _checked(g) else None,
         }
         rec.pop("perceived_party")
         out.append(rec)
@@ -233,8 +239,8 @@ def check_counts(personas: pd.DataFrame) -> pd.DataFrame:
                 "model": model,
                 "cue_mode": mode,
                 "cues": len(g),
-                "as_intended": int(g["as_intended"].sum()),
-                "otherwise": int((~g["as_intended"] & ~undecided).sum()),
+                "as_intended": int((g["perceived_party"] == g["intended_party"]).sum()),
+                "otherwise": int(((g["perceived_party"] != g["intended_party"]) & ~undecided).sum()),
                 "unclear": int((g["perceived_party"] == UNCLEAR).sum()),
                 "unread": int((g["perceived_party"] == UNREAD).sum()),
             }
