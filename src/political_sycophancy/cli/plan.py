@@ -39,7 +39,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--design", default="paper", choices=("paper", "profiles"),
                    help="paper (the first seed's phases) or profiles (interlocutor profiles, set by --profile; default: paper)")
     p.add_argument("--profile", action="append", default=[], metavar="KEY=VALUE",
-                   help="design=profiles: a parameter of the profiles task, as for inspect eval -T (repeatable), "
+                   help="design=profiles: a parameter of the profiles task (and of its manipulation check "
+                   "profile_check, where it applies), as for inspect eval -T (repeatable), "
                    "e.g. --profile design=fractional --profile n=24 --profile modes=explicit,implicit")
     p.add_argument("--profile-epochs", type=arguments.count, default=1, help="design=profiles: epochs of the profiles task (default: 1)")
     p.add_argument("--items", required=True, help="directory holding pct.csv (optional; built-in otherwise), typology.csv and atp.csv")
@@ -204,8 +205,8 @@ def run(args: argparse.Namespace) -> int:
     say(text_table(phase_rows, ["phase", "tasks", "cells/model", "calls/model", "calls", "input tokens", "output tokens"]))
     say(
         "\ntokens are estimates: input = prompt characters / 4 + 8 per call; output per call: "
-        "audit 3 (1 with --answer logprobs), expected_answer 60, perception 90 (reasoning models use far more; "
-        "set --output-tokens)."
+        "audit 3 (1 with --answer logprobs), expected_answer 60, perception 90, profile_check 80 (reasoning models use "
+        "far more; set --output-tokens)."
     )
     if args.limit is not None:
         say(f"--limit {args.limit}: the first {args.limit} samples of each task (counted above)")

@@ -39,7 +39,8 @@ INSTRUMENT_FILES = ("pct", "typology", "atp")
 ITEM_SUFFIXES = (".csv", ".tsv", ".jsonl")
 # Rough output tokens per call, for the plan's estimate (a letter and an end token; the
 # probes' three labelled lines). Reasoning models spend far more: pass your own.
-OUTPUT_TOKENS = {"audit": 3, "audit_logprobs": 1, "expected_answer": 60, "perception": 90, "grader": 12}
+OUTPUT_TOKENS = {"audit": 3, "audit_logprobs": 1, "expected_answer": 60, "perception": 90, "profile_check": 80,
+                 "grader": 12}
 CHARS_PER_TOKEN = 4.0
 MESSAGE_OVERHEAD_TOKENS = 8
 # The grader prompt (about 600 characters) and a two-sentence description.
