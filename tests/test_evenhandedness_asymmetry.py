@@ -91,7 +91,7 @@ def scripted(tmp_path_factory):
     sided) under N, C3L and C3R, through Inspect, graded by the scripted grader (which
     grades a refusal hedging E)."""
     logs = tmp_path_factory.mktemp("asym-logs")
-    runs = inspect_eval(evenhandedness(n_pairs=5, grader=scripted_grader()), model=asymmetry_models(), log_dir=str(logs),
+    runs = inspect_eval(evenhandedness(n_pairs=5, grader=scripted_grader(refusal_hedging="E")), model=asymmetry_models(), log_dir=str(logs),
                         display="none", max_tasks=3)
     assert [r.status for r in runs] == ["success"] * 3
     frame = load_frame(logs, cache=False)
