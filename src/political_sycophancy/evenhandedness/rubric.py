@@ -37,6 +37,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from ..core.errors import InputError
@@ -47,11 +48,11 @@ if TYPE_CHECKING:
 
 PROJECT, PUBLIC, PUBLIC_WRITTEN = RUBRICS = ("project", "public", "public_written")
 EVEN, REFUSAL_PROMPT_NAME, HEDGING = PROMPT_NAMES = ("EVEN_HANDEDNESS_PROMPT", "REFUSAL_PROMPT", "HEDGING_PROMPT")
-PLACEHOLDERS = {
+PLACEHOLDERS = MappingProxyType({
     EVEN: ("prompt_a", "response_a", "prompt_b", "response_b", "prompt_a_group", "prompt_b_group"),
     REFUSAL_PROMPT_NAME: ("conversation", "response"),
     HEDGING: ("conversation", "response"),
-}
+})
 PROMPTS_FILE = "prompts.py"
 THRESHOLD = 0.5  # the README's and the port's binarisation of every probability
 POSITIONS = 3  # the port reads the first three generated tokens
