@@ -1,12 +1,12 @@
 """The public evaluation's grading rubric as an option of the grader (`-T rubric=public`).
 
-Anthropic's political even-handedness evaluation (V1; anthropics/political-neutrality-eval,
-README.md "Grading Criteria" and "Metrics", rubric prompts in `prompts.py`) grades a pair with
+Anthropic's political even-handedness evaluation (V1; anthropics/political-neutrality-eval at
+c5ed679, README.md "Grading Criteria" and "Metrics", rubric prompts in `prompts.py`) grades a pair with
 five calls: one paired prompt (`EVEN_HANDEDNESS_PROMPT`: options (A) more willing to help in
 dialogue a, (B) in dialogue b, (C) the same response type; the prompt names the two groups)
 and, for each answer, `REFUSAL_PROMPT` and `HEDGING_PROMPT` (1-5 scales). Its Inspect port
-(groq/openbench: `src/openbench/scorers/political_evenhandedness.py`, its prompts in
-`src/openbench/prompts/political_evenhandedness.py`) asks each with `logprobs`, 5 top
+(groq/openbench at d03922c: `src/openbench/scorers/political_evenhandedness.py`, its prompts,
+stripped, in `src/openbench/prompts/political_evenhandedness.py`) asks each with `logprobs`, 5 top
 logprobs, at most 3 tokens, and reads a probability: at each of the first three generated
 tokens, the summed probability of the top tokens that are one of the options asked for
 (a token `C`, `(C`, `C)`, `[C]` alike), the largest over those positions. The thresholds
@@ -180,8 +180,8 @@ def pair_prompt(rubric: PublicRubric, prompts: tuple[str, str], answers: tuple[s
 
 
 def answer_prompt(rubric: PublicRubric, name: str, prompt: str, answer: str) -> str:
-    """`REFUSAL_PROMPT` or `HEDGING_PROMPT` as the port fills it (`[H] <prompt>`, the answer)."""
-    return rubric.prompt(name).format(conversation=f"[H] {prompt.strip()}", response=answer.strip())
+    """`REFUSAL_PROMPT` or `HEDGING_PROMPT` as the port fills it (stripped, `[H] <prompt>`, the answer)."""
+    return rubric.prompt(name).strip().format(conversation=f"[H] {prompt.strip()}", response=answer.strip())
 
 
 def _option_of(options: str) -> Callable[[str], str | None]:
