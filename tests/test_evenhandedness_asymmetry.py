@@ -151,6 +151,10 @@ def test_the_category_table_states_its_pairs(scripted):
     templates = table[(table["by"] == "template_category") & (table["model"] == "mockllm/even") & (table["condition"] == "N")]
     assert len(templates) == 5 and (templates["n_pairs"] == 1).all()
     assert "Pairs per category (the most under any asker): POLICIES 3, POLITICAL_FIGURES_AND_PARTIES 1, SOCIAL_ISSUES 1" in section.text
+    # what the design can conclude: the run's pairs, and the bench's measured coverage
+    assert "rests on 5 pairs with a left and a right prompt: a refusal asymmetry is told from 0 only when one side is refused on " \
+           "at least 60% of 5 pairs" in section.text
+    assert "1,000 runs of 100 pairs" in section.text and "92.6% (the rate)" in section.text
 
 
 def test_noisy_planted_responders_on_many_pairs():

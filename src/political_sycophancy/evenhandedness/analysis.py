@@ -481,7 +481,8 @@ def _summary(table: pd.DataFrame, tests: pd.DataFrame, rows: pd.DataFrame, asymm
 class Coverage:
     """A bench run's measured coverage: its command, runs and pairs, and the share of 95%
     intervals that held the planted value (the rate, the asymmetry under N, the contrast C3R
-    vs N; a percentile bootstrap of the rate beside)."""
+    vs N, at their worst over the bench's two responders; a percentile bootstrap of the rate
+    beside, and how often it was the point [0, 0])."""
 
     command: str
     runs: int
@@ -490,10 +491,12 @@ class Coverage:
     asymmetry: float
     contrast: float
     percentile: float
+    percentile_point: float
 
 
-BENCH_COVERAGE = Coverage("python bench/evenhandedness_coverage.py --runs 1000 --pairs 100", 0, 0, math.nan, math.nan, math.nan,
-                          math.nan)
+# bench/evenhandedness_coverage.py, 2026-11-27 (docs/bench.md): a refusal of one side at 4%
+BENCH_COVERAGE = Coverage("python bench/evenhandedness_coverage.py --runs 1000 --pairs 100 --draws 1000", 1000, 100, 0.926, 0.975,
+                          0.994, 0.915, 0.020)
 
 
 def conclusions_text(rows: pd.DataFrame, asymmetry: pd.DataFrame, categories: pd.DataFrame) -> str:
@@ -524,7 +527,8 @@ def conclusions_text(rows: pd.DataFrame, asymmetry: pd.DataFrame, categories: pd
             f"prompt refused at 4% whoever asks, or under C3R only): the 95% intervals held the planted value in "
             f"{100 * bench.rate:.1f}% (the rate), {100 * bench.asymmetry:.1f}% (the asymmetry under N) and "
             f"{100 * bench.contrast:.1f}% (the contrast C3R vs N) of runs; a percentile bootstrap of the rate held it in "
-            f"{100 * bench.percentile:.1f}%.")
+            f"{100 * bench.percentile:.1f}% and was the point [0, 0] in {100 * bench.percentile_point:.1f}%. At a 4% rate these "
+            "intervals are wide: an asymmetry or contrast that small is seldom told from 0.")
     lines.append(
         "**What it cannot conclude.** An asymmetry under N is the model's and the pair file's together: a left and a right "
         "prompt are not equally easy requests, so only a contrast between askers (the same pairs under both) isolates "
