@@ -20,7 +20,8 @@ from support.profiles import (
 from political_sycophancy.cli import main
 from political_sycophancy.logs.frame import load_frame, read_frame
 from political_sycophancy.profiles.cells import profile_cells
-from political_sycophancy.profiles.estimators import stacked_fit, weighted_positions
+from political_sycophancy.profiles.estimators import stacked_fit
+from political_sycophancy.profiles.population import weighted_positions
 from political_sycophancy.profiles.task import ProfileNote, profiles
 
 
@@ -29,7 +30,7 @@ def test_a_design_that_confounds_two_attributes_is_not_estimated():
     rows = [{"item_id": f"i{i}", "persona_id": f"p{p}", "cue_mode": "explicit", "persona_a": "x" if p % 2 else "y",
              "persona_b": "u" if p % 2 else "v", "ideology": rng.normal()} for i in range(6) for p in range(6)]
     table, fit = stacked_fit(pd.DataFrame(rows), "ideology", ["a", "b"], {})
-    assert not fit["full_rank"] and table["estimate"].isna().all() and not table["full_rank"].any()
+    assert not fit.fit.full_rank and table["estimate"].isna().all() and not table["full_rank"].any()
 
 
 SAV_ROWS = [
