@@ -2,7 +2,7 @@
 (its personas, modes and items) as one planned task, with the design's generation settings.
 
 The profile measure's parameters come as KEY=VALUE pairs (`plan --design profiles --profile
-design=fractional --profile n=24 ...`), written as for `inspect eval -T`; the item file of
+design=fractional --profile n=96 ...`), written as for `inspect eval -T`; the item file of
 a Typology or ATP profile comes from the item directory, as for the paper's design.
 """
 

@@ -21,6 +21,9 @@ from .personas import BASELINE_MODE, Attribute, Cue, CueSet, Persona, Schema, ch
 
 DEFAULT_ATTRIBUTES = "partisanship,age,gender,religion,occupation"
 DEFAULT_MODES = "explicit,implicit,conversational"
+# personas of a fractional or survey design by default: enough per level for persona-clustered
+# intervals at the default attributes (measured in bench/profiles_coverage.py; see the profiles card)
+DEFAULT_PERSONAS = 96
 
 
 @dataclass(frozen=True)
@@ -44,7 +47,7 @@ def persona_design(
     design: str = "fractional",
     attributes: str | list[str] | None = DEFAULT_ATTRIBUTES,
     modes: str | list[str] = DEFAULT_MODES,
-    n: int | None = 24,
+    n: int | None = DEFAULT_PERSONAS,
     seed: int = 0,
     survey: str | None = None,
     survey_weight: str | None = None,
