@@ -56,7 +56,7 @@ def test_the_weighted_position_equals_a_hand_computation_on_a_synthetic_sav(tmp_
         task = profiles(instrument="pct", pool=str(pool), design="survey", survey=str(sav), attributes="age,gender", modes="explicit", n=None)
     assert task.metadata["persona_notes"] == ["1 respondent(s) whose codes match no level of age left out"]
     [log] = inspect_eval(task, model=conversation_model(age_answer), log_dir=str(tmp_path / "logs"), display="none")
-    assert log.status == "success" and len(log.samples) == 2 * (1 + 4)
+    assert log.status == "success" and len(log.samples) == 2 * (10 + 4)  # N ten times (baseline_epochs)
     cells = profile_cells(load_frame(tmp_path / "logs", cache=False))
     [row] = weighted_positions(cells, draws=200, seed=1).to_dict("records")
     # by hand: scores -2, -1, +1, +2 for weights 0.5, 1, 2, 4; N scores -1

@@ -52,8 +52,10 @@ def test_one_persona_per_level_gives_estimates_without_intervals_and_the_section
     section = profiles_section(frame, tmp_path, AnalysisOptions(bootstrap_draws=20))
     assert section is not None
     text = section.text
-    assert f"**Not inferential**: {len(effects) - int(effects['inferential'].sum())} of {len(effects)} level effect(s)" in text
-    assert f"fewer than {MIN_LEVEL_PERSONAS} personas" in text and "Personas per attribute level in a mode: 1 to 3" in text
+    thin = len(effects) - int(effects["inferential"].sum())
+    assert f"**Not inferential**: {thin} of {len(effects)} level effect(s)" in text
+    assert f"fewer than {MIN_LEVEL_PERSONAS} personas" in text
+    assert "Personas per attribute level in a mode: 1 to 3" in text
     assert "persona" in text and "CR2" in text and "Bell-McCaffrey" in text
 
 
@@ -61,8 +63,8 @@ def test_retained_is_given_only_where_the_first_modes_effect_is_clear_with_fiell
     # explicit words only: partisanship moves the explicit mode alone, so the implicit effect
     # retains about none of it (a bounded interval near 0); gender moves nothing, so its
     # ratio is empty (the ratios of noise gave -413.8 and 27.25 in real reports)
-    frame = frame_of(lambda plan, items, seed: PlantedResponder("explicit", seed, plan.cues, item_effects(items, seed)), 24,
-                     PLANTED_ATTRIBUTES, seed=5, items=40)
+    frame = frame_of(lambda plan, items, seed: PlantedResponder("explicit", seed, plan.cues, item_effects(items, seed)),
+                     24, PLANTED_ATTRIBUTES, seed=5, items=40)
     _effects, modes, _tests = amce_table(profile_cells(frame))
     [strong] = modes[(modes["level"] == "conservative_rep") & (modes["mode"] == "implicit")].to_dict("records")
     assert strong["retained_note"] == "" and strong["retained_low"] < strong["retained"] < strong["retained_high"]

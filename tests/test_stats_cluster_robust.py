@@ -34,7 +34,8 @@ def test_cr2_of_a_mean_equals_the_closed_form_for_unequal_clusters():
     ybar = np.array([y[group == j].mean() for j in range(m)])
     fit = cluster_robust_fit(y, np.ones((n, 1)), group)
     v_cr2 = np.sum(nj**2 * (ybar - y.mean()) ** 2 / (1 - nj / n)) / n**2
-    df_cr2 = n**2 / (n**2 * np.sum(nj**2 / (n - nj) ** 2) - 2 * n * np.sum(nj**3 / (n - nj) ** 2) + np.sum(nj**2 / (n - nj)) ** 2)
+    df_cr2 = n**2 / (n**2 * np.sum(nj**2 / (n - nj) ** 2) - 2 * n * np.sum(nj**3 / (n - nj) ** 2)
+                     + np.sum(nj**2 / (n - nj)) ** 2)
     assert fit.beta[0] == pytest.approx(y.mean())
     assert fit.cov[0, 0] == pytest.approx(v_cr2, rel=1e-10)
     assert coefficient_df(fit)[0] == pytest.approx(df_cr2, rel=1e-10)
@@ -113,7 +114,7 @@ def test_absorbed_fixed_effects_and_weights_equal_the_dense_computation_with_eve
     item = np.tile(np.arange(items), personas)
     keep = rng.random(len(cl)) > (0.1 if missing else 0.0)
     cl, item = cl[keep], item[keep]
-    level = np.r_[0, 1, 2, 0, 1, 2, 0, 1, 2, 1][cl]  # personas 2k, 2k+1 merge into distinct-level pairs only when merged
+    level = np.r_[0, 1, 2, 0, 1, 2, 0, 1, 2, 1][cl]
     third = rng.normal(size=len(cl)) if continuous else (np.arange(personas) % 2 == 0)[cl].astype(float)
     x = np.column_stack([level == 1, level == 2, third]).astype(float)
     w = rng.uniform(0.5, 2.0, personas)[cl]
@@ -138,7 +139,8 @@ def test_absorbed_fixed_effects_and_weights_equal_the_dense_computation_with_eve
     test = wald_test(fit, c)
     q_stat = float((c @ beta) @ np.linalg.solve(c @ cov @ c.T, c @ beta))
     assert test.nu == pytest.approx(nu, rel=1e-8) and test.wald == pytest.approx(q_stat, rel=1e-8)
-    assert test.f == pytest.approx((nu - 1) / (2 * nu) * q_stat, rel=1e-8) and test.df == pytest.approx(nu - 1, rel=1e-8)
+    assert test.f == pytest.approx((nu - 1) / (2 * nu) * q_stat, rel=1e-8)
+    assert test.df == pytest.approx(nu - 1, rel=1e-8)
     assert test.p_value == pytest.approx(stats.f.sf(test.f, 2, nu - 1))
 
 

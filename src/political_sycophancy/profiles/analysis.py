@@ -30,8 +30,8 @@ SPECIFICATION = (
     "least-squares main effect, the population AMCE when a level's effect does not depend on the other attributes; "
     "with interactions and the correlated attributes of real respondents it is a regression-adjusted average, not an "
     "AMCE); closed form, so the convergence check is a full-rank design matrix (`full_rank`) and positive, finite "
-    "variances (else not `inferential`). **Inference is on the randomised unit, the persona**: a model reacting to each persona's whole "
-    "text moves all of its answers together, so standard errors are cluster-robust by persona (personas with the "
+    "variances (else not `inferential`). **Inference is on the randomised unit, the persona**: a model reacting to "
+    "each persona's whole text moves all of its answers together, so standard errors are cluster-robust by persona (personas with the "
     "same levels send the same prompts and are one cluster) with the CR2 small-sample correction (Bell and "
     "McCaffrey; Pustejovsky and Tipton 2018, the item x mode fixed effects in the hat matrix) and 95% t intervals "
     "on Bell-McCaffrey (Satterthwaite) degrees of freedom (`df`, per coefficient). A level stated by fewer than "
@@ -91,8 +91,8 @@ def _summary(effects: pd.DataFrame, tests: pd.DataFrame, weighted: pd.DataFrame,
     for _, r in effects.iterrows():
         node = models.setdefault(r["model"], {}).setdefault(r["instrument"], {}).setdefault("effects", {})
         node.setdefault(r["outcome"], {}).setdefault(r["mode"], {})[f"{r['attribute']}={r['level']}"] = {
-            "reference": r["reference"], "estimate": _num(r["estimate"]), "low": _num(r["low"]), "high": _num(r["high"]),
-            "q_value": _num(r["q_value"]), "inferential": bool(r["inferential"])}
+            "reference": r["reference"], "estimate": _num(r["estimate"]), "low": _num(r["low"]),
+            "high": _num(r["high"]), "q_value": _num(r["q_value"]), "inferential": bool(r["inferential"])}
     for _, r in tests.iterrows():
         node = models.setdefault(r["model"], {}).setdefault(r["instrument"], {}).setdefault("attribute_tests", {})
         node.setdefault(r["outcome"], {}).setdefault(r["mode"], {})[r["attribute"]] = {
@@ -100,7 +100,8 @@ def _summary(effects: pd.DataFrame, tests: pd.DataFrame, weighted: pd.DataFrame,
     for _, r in weighted.iterrows():
         node = models.setdefault(r["model"], {}).setdefault(r["instrument"], {}).setdefault("weighted_position", {})
         node.setdefault(r["outcome"], {})[r["mode"]] = {k: _num(r.get(k)) for k in (
-            "weighted", "unweighted", "n_position", "gap_weighted", "gap_weighted_low", "gap_weighted_high", "gap_unweighted")}
+            "weighted", "unweighted", "n_position", "gap_weighted", "gap_weighted_low", "gap_weighted_high",
+            "gap_unweighted")}
     for _, r in aligned.iterrows():
         node = models.setdefault(r["model"], {}).setdefault(r["instrument"], {}).setdefault("alignment", {})
         node.setdefault(r["mode"], {})[r["group"]] = {k: _num(r.get(k)) for k in (
@@ -127,7 +128,7 @@ def design_notes(effects: pd.DataFrame, tests: pd.DataFrame, modes: pd.DataFrame
         notes.append(f"**Not inferential**: {len(thin)} of {len(effects)} level effect(s) rest on fewer than "
                      f"{MIN_LEVEL_PERSONAS} personas stating the level or its reference in a mode (as few as "
                      f"{int(thin[['personas_level', 'personas_reference']].min(axis=1).min())}): their estimates are "
-                     "given without an interval, because the effect of a level stated by one or two personas cannot "
+                     "given without an interval, because the effect of a level stated by a single persona cannot "
                      "be told from those personas' own reaction to their texts. Use more personas (`-T n=`).")
     rank = int((~effects["full_rank"].astype(bool)).sum())
     if rank:
@@ -185,18 +186,20 @@ def profiles_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOpt
         if path:
             figs[f"Attribute effects on {instrument} ({label}), by cue mode, 95% intervals (persona-clustered CR2; "
                  "hollow points: not inferential, no interval)"] = path
-    for (instrument, outcome), g in (weighted.groupby(["instrument", "outcome"], sort=True) if not weighted.empty else []):
+    for (instrument, outcome), g in (weighted.groupby(["instrument", "outcome"], sort=True)
+                                     if not weighted.empty else []):
         path = figures.weighted_against_n(g, figure_dir / f"profile_weighted_{instrument}_{outcome}.png",
                                           f"{instrument}: {outcome}", opts.model_order)
         if path:
             figs[f"Population-weighted position against the auditor (N) position: {instrument}, {outcome}"] = path
     persona_cells = cells[~cells["is_baseline"]]
     unanswered = int((~persona_cells["answered"].astype(bool)).sum())
-    notes = [f"{len(persona_cells)} persona cells ({persona_cells['persona_id'].nunique()} personas x modes x items) and "
-             f"{int(cells['is_baseline'].sum())} N cells; {unanswered} persona cell(s) without an answer (refused, unparsed or "
-             "errored in every epoch) are left out of the estimates."]
+    notes = [f"{len(persona_cells)} persona cells ({persona_cells['persona_id'].nunique()} personas x modes x items) "
+             f"and {int(cells['is_baseline'].sum())} N cells; {unanswered} persona cell(s) without an answer (refused, "
+             "unparsed or errored in every epoch) are left out of the estimates."]
     if left_out:
-        notes.append(f"{left_out} persona(s) whose weight is not a positive finite number are left out of every estimate.")
+        notes.append(f"{left_out} persona(s) whose weight is not a positive finite number are left out of every "
+                     "estimate.")
     notes += design_notes(effects, tests, modes)
     text = SPECIFICATION + "\n\n" + BENCH_COVERAGE + "\n\n" + " ".join(notes)
     return Section("Interlocutor profiles", tables=tables, figures=figs,

@@ -58,8 +58,9 @@ from .cells import attribute_columns
 
 # the report's specification (CR2 by persona) and the one it replaced (CR1 by item), kept for the bench
 INFERENCE = ("cr2-persona", "cr1-item")
-# personas stating a level (and its reference) in a mode below which its interval is not given
-MIN_LEVEL_PERSONAS = 3
+# personas stating a level (and its reference) in a mode below which its interval is not given:
+# bench/profiles_coverage.py measured 84-87% coverage from one persona (its own lean is invisible), 95-97% from two
+MIN_LEVEL_PERSONAS = 2
 ALPHA = 0.05
 NOT_STATED = "(not stated)"
 AMCE_COLUMNS = ("model", "instrument", "outcome", "mode", "attribute", "level", "reference", "estimate", "se", "df",
@@ -89,9 +90,11 @@ class StackedFit:
 def _references(cells: pd.DataFrame) -> dict[str, str]:
     refs: dict[str, str] = {}
     if "profile_references" in cells.columns:
+        last = None
         for value in cells["profile_references"].dropna():
-            if isinstance(value, dict):
+            if isinstance(value, dict) and value != last:  # every row of a task holds the same mapping
                 refs.update({k: str(v) for k, v in value.items() if k not in refs})
+                last = value
     return refs
 
 
@@ -171,17 +174,20 @@ def stacked_fit(data: pd.DataFrame, outcome: str, attributes: list[str], referen
     clusters = personas if inference == "cr2-persona" else _codes(data[["item_id"]].astype(str))
     raw = data["persona_weight"].to_numpy(dtype=float) if "persona_weight" in data.columns else np.ones(len(data))
     weighted = bool(len(raw) and np.ptp(raw) > 0)
+    adjustment = "CR2" if inference == "cr2-persona" else "CR1"
     fit = cluster_robust_fit(data[outcome].to_numpy(dtype=float), x, clusters, absorb=groups,
-                             weights=raw if weighted else None, adjustment="CR2" if inference == "cr2-persona" else "CR1")
+                             weights=raw if weighted else None, adjustment=adjustment)
     df = coefficient_df(fit) if columns else np.zeros(0)
-    mode_of = data["cue_mode"].astype(str).to_numpy()
-    items = data["item_id"].astype(str).to_numpy()
-    persona_ids = data["persona_id"].astype(str).to_numpy()
+    # one row per mode x persona cluster (a cluster's personas share their levels): the counts per level
+    units = pd.DataFrame({"mode": data["cue_mode"].astype(str), "cluster": personas, **stated})
+    units = units.drop_duplicates(["mode", "cluster"])
+    per_level = {a: units.groupby(["mode", a]).size().to_dict() for a in stated}
+    per_mode = {str(mode): {"n_cells": int(len(g)), "n_items": int(g["item_id"].nunique()),
+                            "n_personas": int(g["persona_id"].nunique())}
+                for mode, g in data.groupby(data["cue_mode"].astype(str))}
     rows, inferential = [], []
     for j, (mode, a, level, ref) in enumerate(columns):
-        in_mode = mode_of == mode
-        n_level = len(set(personas[in_mode & (stated[a] == level)].tolist()))
-        n_ref = len(set(personas[in_mode & (stated[a] == ref)].tolist()))
+        n_level, n_ref = per_level[a].get((mode, level), 0), per_level[a].get((mode, ref), 0)
         ok = bool(fit.variance_ok and min(n_level, n_ref) >= MIN_LEVEL_PERSONAS)
         inferential.append(ok)
         est = float(fit.beta[j])
@@ -189,8 +195,8 @@ def stacked_fit(data: pd.DataFrame, outcome: str, attributes: list[str], referen
         low, high, p = t_interval(est, se, float(df[j])) if ok else (math.nan, math.nan, math.nan)
         rows.append({"mode": mode, "attribute": a, "level": level, "reference": ref, "estimate": est, "se": se,
                      "df": float(df[j]), "low": low, "high": high, "p_value": p, "inferential": ok,
-                     "personas_level": n_level, "personas_reference": n_ref, "n_cells": int(in_mode.sum()),
-                     "n_items": len(set(items[in_mode].tolist())), "n_personas": len(set(persona_ids[in_mode].tolist())),
+                     "personas_level": n_level, "personas_reference": n_ref,
+                     **per_mode[mode],
                      "clusters": "persona" if inference == "cr2-persona" else "item", "n_clusters": fit.n_clusters,
                      "weighted": weighted, "full_rank": fit.full_rank})
     return pd.DataFrame(rows), StackedFit(columns, fit, df, np.array(inferential, dtype=bool))
@@ -224,46 +230,61 @@ def mode_contrasts(stacked: StackedFit) -> pd.DataFrame:
     if len(modes) < 2:
         return pd.DataFrame()
     first = modes[0]
+    pairs = [(a, lv, m, index[(first, a, lv)], j) for (m, a, lv), j in index.items()
+             if m != first and (first, a, lv) in index]
+    ok = np.array([bool(stacked.inferential[i] and stacked.inferential[j]) for *_, i, j in pairs], dtype=bool)
     k = len(columns)
+    differences = np.zeros((len(pairs), k))
+    for row, (*_, i, j) in enumerate(pairs):
+        differences[row, j], differences[row, i] = 1.0, -1.0
+    dfs = np.full(len(pairs), np.nan)
+    if ok.any():
+        dfs[ok] = contrast_df(fit, differences[ok])
+    retained = _retained(stacked, [(i, j) for *_, i, j in pairs], ok)
     rows = []
-    for (m, a, lv), j in index.items():
-        if m == first or (first, a, lv) not in index:
-            continue
-        i = index[(first, a, lv)]
-        ok = bool(stacked.inferential[i] and stacked.inferential[j])
-        c = np.zeros(k)
-        c[j], c[i] = 1.0, -1.0
+    for row, (a, lv, m, i, j) in enumerate(pairs):
         diff = float(fit.beta[j] - fit.beta[i])
-        var = float(c @ fit.cov @ c)
+        var = float(differences[row] @ fit.cov @ differences[row])
         se = math.sqrt(var) if var >= 0 else math.nan
-        df = float(contrast_df(fit, c)[0]) if ok else math.nan
-        low, high, p = t_interval(diff, se, df) if ok else (math.nan, math.nan, math.nan)
-        base, this = float(fit.beta[i]), float(fit.beta[j])
-        row = {"attribute": a, "level": lv, "reference_mode": first, "mode": m, "reference_mode_estimate": base,
-               "mode_estimate": this, "difference": diff, "se": se, "df": df, "low": low, "high": high, "p_value": p}
-        row.update(_retained(stacked, i, j, ok))
-        rows.append(row)
+        low, high, p = t_interval(diff, se, float(dfs[row])) if ok[row] else (math.nan, math.nan, math.nan)
+        rows.append({"attribute": a, "level": lv, "reference_mode": first, "mode": m,
+                     "reference_mode_estimate": float(fit.beta[i]), "mode_estimate": float(fit.beta[j]),
+                     "difference": diff, "se": se, "df": float(dfs[row]), "low": low, "high": high, "p_value": p,
+                     **retained[row]})
     return pd.DataFrame(rows)
 
 
-def _retained(stacked: StackedFit, i: int, j: int, ok: bool) -> dict[str, float | str]:
-    """`retained` = b_j / b_i with Fieller's interval, or NaN and the reason (module docstring)."""
+def _retained(stacked: StackedFit, pairs: list[tuple[int, int]], ok: np.ndarray) -> list[dict[str, float | str]]:
+    """Per (first-mode coefficient i, mode coefficient j): `retained` = b_j / b_i with Fieller's
+    interval on the degrees of freedom of b_j - r b_i at the ratio r, or NaN and the reason."""
     fit = stacked.fit
     empty: dict[str, float | str] = {"retained": math.nan, "retained_low": math.nan, "retained_high": math.nan}
-    if not ok:
-        return {**empty, "retained_note": "not_inferential"}
-    base, this = float(fit.beta[i]), float(fit.beta[j])
-    low, high, _ = t_interval(base, math.sqrt(fit.cov[i, i]), float(stacked.df[i]))
-    if not (low > 0 or high < 0):
-        return {**empty, "retained_note": "unclear"}
-    ratio = this / base
-    c = np.zeros(len(fit.beta))
-    c[j], c[i] = 1.0, -ratio
-    df = float(contrast_df(fit, c)[0])
-    r_low, r_high = fieller_interval(this, base, fit.cov[j, j], fit.cov[i, i], fit.cov[i, j], df)
-    if not math.isfinite(r_low):
-        return {**empty, "retained_note": "unbounded"}
-    return {"retained": ratio, "retained_low": r_low, "retained_high": r_high, "retained_note": ""}
+    out: list[dict[str, float | str]] = []
+    clear = []
+    for row, (i, _j) in enumerate(pairs):
+        if not ok[row]:
+            out.append({**empty, "retained_note": "not_inferential"})
+            continue
+        low, high, _ = t_interval(float(fit.beta[i]), math.sqrt(fit.cov[i, i]), float(stacked.df[i]))
+        out.append({**empty, "retained_note": "unclear"})
+        if low > 0 or high < 0:
+            clear.append(row)
+    if not clear:
+        return out
+    combinations = np.zeros((len(clear), len(fit.beta)))
+    for n, row in enumerate(clear):
+        i, j = pairs[row]
+        combinations[n, j], combinations[n, i] = 1.0, -float(fit.beta[j]) / float(fit.beta[i])
+    dfs = contrast_df(fit, combinations)
+    for n, row in enumerate(clear):
+        i, j = pairs[row]
+        this, base = float(fit.beta[j]), float(fit.beta[i])
+        r_low, r_high = fieller_interval(this, base, fit.cov[j, j], fit.cov[i, i], fit.cov[i, j], float(dfs[n]))
+        if math.isfinite(r_low):
+            out[row] = {"retained": this / base, "retained_low": r_low, "retained_high": r_high, "retained_note": ""}
+        else:
+            out[row] = {**empty, "retained_note": "unbounded"}
+    return out
 
 
 def _with_q(table: pd.DataFrame) -> pd.DataFrame:
@@ -304,5 +325,6 @@ def amce_table(cells: pd.DataFrame, outcomes: Sequence[tuple[str, str]] | None =
     lead = ["model", "instrument", "outcome"]
     if not modes.empty:
         modes = modes[lead + [c for c in modes.columns if c not in lead]]
-    joint = pd.concat(tests, ignore_index=True)[list(TEST_COLUMNS)] if tests else pd.DataFrame(columns=list(TEST_COLUMNS))
+    joint = (pd.concat(tests, ignore_index=True)[list(TEST_COLUMNS)] if tests
+             else pd.DataFrame(columns=list(TEST_COLUMNS)))
     return out, modes, joint

@@ -41,8 +41,8 @@ def forest(effects: pd.DataFrame, path: Path, title: str, order: Sequence[str] =
             colour, marker = styles[model]
             bars = g["low"].notna().to_numpy() & g["high"].notna().to_numpy()
             err = np.vstack([g["estimate"] - g["low"], g["high"] - g["estimate"]]).clip(min=0)
-            ax.errorbar(g["estimate"][bars], ys[bars], xerr=err[:, bars], fmt=marker, color=colour, ms=4, lw=1, capsize=2,
-                        label=names[model])
+            ax.errorbar(g["estimate"][bars], ys[bars], xerr=err[:, bars], fmt=marker, color=colour, ms=4, lw=1,
+                        capsize=2, label=names[model])
             if (~bars).any():  # not inferential: the estimate alone, hollow
                 ax.plot(g["estimate"][~bars], ys[~bars], marker, mfc="none", color=colour, ms=4,
                         label=None if bars.any() else names[model])

@@ -242,7 +242,8 @@ def congruence(cells: pd.DataFrame, draws: int = 2000, seed: int = 0) -> pd.Data
     rows = []
     for (model, instrument), group in wd.groupby(["model", "instrument"], sort=True):
         base = group[group["is_baseline"]].groupby("item_id")
-        for (mode, side), g in group[group["asker_side"].isin(["dem", "rep"])].groupby(["cue_mode", "asker_side"], sort=True):
+        sided = group[group["asker_side"].isin(["dem", "rep"])]
+        for (mode, side), g in sided.groupby(["cue_mode", "asker_side"], sort=True):
             own = "closer_dem" if side == "dem" else "closer_rep"
             persona_item = g.groupby("item_id")[own].mean()
             n_item = base[own].mean().reindex(persona_item.index)

@@ -84,8 +84,8 @@ def respondents(path: str | Path, attributes: Sequence[Attribute], weight: str |
         raise InputError(f"weight {w.iloc[bad[0]]!r} is negative or infinite", file=path, row=int(bad[0]) + 1, field=weight)
     keep = w.notna() & (w > 0)
     if not keep.any():
-        raise InputError("no respondent has a positive weight (every weight is 0 or missing): is this the weight variable? "
-                         "name one with -T survey_weight=<variable>", file=path, field=weight)
+        raise InputError("no respondent has a positive weight (every weight is 0 or missing): is this the weight "
+                         "variable? name one with -T survey_weight=<variable>", file=path, field=weight)
     top = float(w[keep].max())
     relative = (w / top).to_numpy()  # relative to the largest: no overflow near the largest float
     median = float(np.median(relative[keep.to_numpy()]))

@@ -112,9 +112,10 @@ def _adjusted_rows(xj: np.ndarray, bread: np.ndarray, root: np.ndarray, groups: 
     n = len(xj)
     w = root**2
     totals = group_totals[groups] if group_totals is not None else np.zeros(n)
-    classes, inverse, counts = np.unique(np.column_stack([xj, w, totals]), axis=0, return_inverse=True,
-                                         return_counts=True)
-    inverse = inverse.ravel()
+    keys = np.ascontiguousarray(np.column_stack([xj, w, totals]))
+    rows = keys.view(np.dtype((np.void, keys.dtype.itemsize * keys.shape[1]))).ravel()  # a row as bytes: exact
+    _, first, inverse, counts = np.unique(rows, return_index=True, return_inverse=True, return_counts=True)
+    classes, inverse = keys[first], inverse.ravel()
     r = len(classes)
     if r < n:
         z = np.zeros((n, r))
@@ -139,8 +140,8 @@ def _adjusted_rows(xj: np.ndarray, bread: np.ndarray, root: np.ndarray, groups: 
 
 def _failed(k: int, n: int, clusters: int, adjustment: str, condition: float) -> RobustFit:
     nan = np.full((k, k), np.nan)
-    return RobustFit(np.full(k, np.nan), nan, adjustment, n, clusters, False, False, condition, nan, np.zeros((0, k, k)),
-                     np.zeros((0, k, k)), np.zeros((0, 0, k)), np.zeros(0))
+    return RobustFit(np.full(k, np.nan), nan, adjustment, n, clusters, False, False, condition, nan,
+                     np.zeros((0, k, k)), np.zeros((0, k, k)), np.zeros((0, 0, k)), np.zeros(0))
 
 
 def cluster_robust_fit(
@@ -222,7 +223,8 @@ def cluster_robust_fit(
             np.add.at(fe_sums[j], g, root[idx, None] * adjusted)
     cov = scores.T @ scores
     ok = bool(np.all(np.isfinite(np.diag(cov))) and np.all(np.diag(cov) > 0))
-    return RobustFit(beta, cov, adjustment, n, n_clusters, True, ok, condition, bread, own, cross, fe_sums, group_totals)
+    return RobustFit(beta, cov, adjustment, n, n_clusters, True, ok, condition, bread, own, cross, fe_sums,
+                     group_totals)
 
 
 def _p_blocks(fit: RobustFit, contrasts: np.ndarray) -> np.ndarray:
@@ -251,12 +253,19 @@ def contrast_df(fit: RobustFit, contrasts: np.ndarray) -> np.ndarray:
         return np.full(len(c), np.nan)
     if fit.adjustment == "CR1":
         return np.full(len(c), float(fit.n_clusters - 1))
-    out = np.empty(len(c))
-    for i, row in enumerate(c):
-        p = _p_blocks(fit, row[None, :])[:, :, 0, 0]
-        total = float(np.sum(p * p))
-        out[i] = float(np.trace(p)) ** 2 / total if total > 0 else math.nan
-    return out
+    # P for every contrast at once (m x J x J): the q = 1 case of `_p_blocks`, batched over the contrasts
+    cross = (fit.cross @ c.T).transpose(2, 0, 1)  # m x J x k: X_j' g_j per contrast
+    p = -(cross @ fit.bread @ cross.transpose(0, 2, 1))
+    if fit.group_weights.size:
+        summed = (fit.fe_sums @ c.T).transpose(2, 0, 1)  # m x J x groups
+        p -= (summed / fit.group_weights) @ summed.transpose(0, 2, 1)
+    diagonal = ((fit.own @ c.T) * c.T[None, :, :]).sum(axis=1).T  # m x J: c' G_j'G_j c
+    j_index = np.arange(fit.n_clusters)
+    p[:, j_index, j_index] += diagonal
+    totals = np.sum(p * p, axis=(1, 2))
+    traces = np.trace(p, axis1=1, axis2=2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(totals > 0, traces**2 / totals, np.nan)
 
 
 def coefficient_df(fit: RobustFit) -> np.ndarray:
@@ -300,10 +309,9 @@ def wald_test(fit: RobustFit, constraints: np.ndarray) -> WaldTest:
         nu = float(fit.n_clusters - 1)
         f, df = wald / q, nu
     else:
-        blocks = _p_blocks(fit, c)
-        omega = np.einsum("jjst->st", blocks)
-        root = _inverse_root(omega)
-        b = root @ blocks @ root
+        omega = np.einsum("jjst->st", _p_blocks(fit, c))
+        # P is bilinear in the contrasts: the blocks of Omega^(-1/2) C are Omega^(-1/2) P_jk Omega^(-1/2)
+        b = _p_blocks(fit, _inverse_root(omega) @ c)
         diag = np.einsum("jkss->jks", b)
         # sum over s, t of Var(D_st) = sum_jk [B_ss B_tt + B_st B_ts]
         total = float(np.sum(diag.sum(axis=2) ** 2) + np.einsum("jkst,jkts->", b, b))
