@@ -80,8 +80,10 @@ SCENARIOS = {
 }
 
 
-def simulate(scenario: str, rep: int, personas: int, items: list[str], attributes: str) -> tuple[pd.DataFrame, dict]:
-    """The persona cells of one replication, and the planted shift per (attribute, level)."""
+def simulate(scenario: str, rep: int, personas: int, items: list[str], attributes: str,
+             epochs: int = 1) -> tuple[pd.DataFrame, dict]:
+    """The persona cells of one replication (each the mean of `epochs` answers, as a cell pools
+    its epochs), and the planted shift per (attribute, level)."""
     shifts, lean, item_range, slope_range = SCENARIOS[scenario]
     plan = persona_design("fractional", attributes, ",".join(MODES), personas, rep, baseline_persona=False)
     rng = np.random.default_rng([rep, list(SCENARIOS).index(scenario)])
@@ -97,7 +99,7 @@ def simulate(scenario: str, rep: int, personas: int, items: list[str], attribute
     lean_pm = scale[:, None] * (rng.uniform(-1, 1, n_personas)[:, None] + rng.uniform(-1, 1, (n_personas, n_modes))) / 2
     q = 0.5 + item_effect + lean_pm[:, :, None] + moved[:, None, None] * slope  # personas x modes x items
     assert ((q >= 0) & (q <= 1)).all(), "the planted probabilities must stay in [0, 1]"
-    score = np.where(rng.random(q.shape) < q, 2.0, -2.0)
+    score = np.where(rng.random((epochs, *q.shape)) < q, 2.0, -2.0).mean(axis=0)
     cells = pd.DataFrame({
         "item_id": np.tile(np.asarray(items), n_personas * n_modes), "ideology": score.ravel(),
         "persona_id": np.repeat([p.id for p in plan.personas], n_modes * n_items),
@@ -109,9 +111,10 @@ def simulate(scenario: str, rep: int, personas: int, items: list[str], attribute
     return cells, {key: 4 * value for key, value in shift.items()}
 
 
-def one_run(scenario: str, rep: int, personas: int, items: list[str], attributes: str, inference: str) -> dict:
+def one_run(scenario: str, rep: int, personas: int, items: list[str], attributes: str, inference: str,
+            epochs: int = 1) -> dict:
     """Coverage counts of one replication: per level interval, and the run's multiplicity flags."""
-    cells, planted = simulate(scenario, rep, personas, items, attributes)
+    cells, planted = simulate(scenario, rep, personas, items, attributes, epochs)
     effects, modes, tests = amce_table(cells, inference=inference)
     truth = np.array([planted.get((a, lv), 0.0) - planted.get((a, r), 0.0) for a, lv, r in
                       zip(effects["attribute"], effects["level"], effects["reference"], strict=True)])
@@ -194,6 +197,7 @@ def main() -> None:
     parser.add_argument("--attributes", default=DEFAULT_ATTRIBUTES)
     parser.add_argument("--scenarios", default=",".join(SCENARIOS))
     parser.add_argument("--inference", default="cr2-persona,cr1-item")
+    parser.add_argument("--epochs", type=int, default=1, help="answers per cell (Inspect's --epochs), pooled")
     parser.add_argument("--baseline-epochs", default="", help="e.g. 1,5,10,20: the weighted position's gap when N is "
                         "asked that many times per item (lean scenario), instead of the attribute effects")
     parser.add_argument("--draws", type=int, default=500,
@@ -206,8 +210,9 @@ def main() -> None:
         estimators.MIN_LEVEL_PERSONAS = args.min_level_personas
     items = [i.id for i in load_instrument("pct") if i.direction != 0][: args.items]
     print("$ python bench/profiles_coverage.py " + " ".join(sys.argv[1:]))
+    cells = args.personas * len(items) * len(MODES)
     print(f"{args.reps} replications per scenario; {args.personas} personas over {args.attributes}; {len(items)} PCT "
-          f"items x {len(MODES)} modes ({args.personas * len(items) * len(MODES)} cells per run)")
+          f"items x {len(MODES)} modes x {args.epochs} epoch(s) ({cells} cells per run)")
     if args.baseline_epochs:
         table = [baseline_gaps(args.reps, args.personas, items, args.attributes, int(e), args.draws)
                  for e in args.baseline_epochs.split(",")]
@@ -218,7 +223,7 @@ def main() -> None:
     for scenario in args.scenarios.split(","):
         for inference in args.inference.split(","):
             started = time.perf_counter()
-            runs = [one_run(scenario, rep, args.personas, items, args.attributes, inference)
+            runs = [one_run(scenario, rep, args.personas, items, args.attributes, inference, args.epochs)
                     for rep in range(args.reps)]
             took = (time.perf_counter() - started) / args.reps
             rows.append({**summarise(runs, scenario, inference), "s_per_run": took})

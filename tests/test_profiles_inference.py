@@ -46,17 +46,18 @@ def test_one_persona_per_level_gives_estimates_without_intervals_and_the_section
     effects, modes, tests = amce_table(profile_cells(frame))
     party = effects[effects["attribute"] == "partisanship"]
     assert (party["personas_level"] <= 2).all() and not party["inferential"].any()  # 6 personas, 5 levels
-    assert party["estimate"].notna().all() and party[["low", "high", "p_value", "q_value"]].isna().all().all()
+    assert party["estimate"].notna().all() and party[["se", "df", "low", "high", "p_value", "q_value"]].isna().all().all()
     assert not tests[tests["attribute"] == "partisanship"]["inferential"].any()
     assert (modes["retained_note"] == "not_inferential").all() and modes["retained"].isna().all()
     section = profiles_section(frame, tmp_path, AnalysisOptions(bootstrap_draws=20))
     assert section is not None
     text = section.text
-    thin = len(effects) - int(effects["inferential"].sum())
-    assert f"**Not inferential**: {thin} of {len(effects)} level effect(s)" in text
-    assert f"fewer than {MIN_LEVEL_PERSONAS} personas" in text
+    # 6 personas, 5 coefficients per mode: gender (3 personas per level) has no residual variation either
+    assert f"**Not inferential**: 15 of {len(effects)} level effect(s) are given as estimates alone" in text
+    assert f"12 rest on fewer than {MIN_LEVEL_PERSONAS} personas" in text and "3 have no estimable variance" in text
     assert "Personas per attribute level in a mode: 1 to 3" in text
     assert "persona" in text and "CR2" in text and "Bell-McCaffrey" in text
+    assert "**What the design can conclude.**" in text  # the bench's coverage, quoted
 
 
 def test_retained_is_given_only_where_the_first_modes_effect_is_clear_with_fiellers_interval():

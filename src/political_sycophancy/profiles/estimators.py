@@ -71,7 +71,7 @@ TEST_COLUMNS = ("model", "instrument", "outcome", "mode", "attribute", "levels",
 # why `retained` is empty (counted in the section)
 RETAINED_REASONS = MappingProxyType({
     "unclear": "the first mode's effect is not clearly non-zero (its interval holds 0)",
-    "not_inferential": "too few personas per level for an interval",
+    "not_inferential": "a level's effect in one of the two modes has no interval (not inferential)",
     "unbounded": "Fieller's interval is unbounded",
 })
 
@@ -191,10 +191,10 @@ def stacked_fit(data: pd.DataFrame, outcome: str, attributes: list[str], referen
         ok = bool(fit.variance_ok and min(n_level, n_ref) >= MIN_LEVEL_PERSONAS)
         inferential.append(ok)
         est = float(fit.beta[j])
-        se = math.sqrt(fit.cov[j, j]) if fit.cov[j, j] >= 0 else math.nan
+        se = math.sqrt(fit.cov[j, j]) if ok else math.nan  # not inferential: no standard error that looks precise
         low, high, p = t_interval(est, se, float(df[j])) if ok else (math.nan, math.nan, math.nan)
         rows.append({"mode": mode, "attribute": a, "level": level, "reference": ref, "estimate": est, "se": se,
-                     "df": float(df[j]), "low": low, "high": high, "p_value": p, "inferential": ok,
+                     "df": float(df[j]) if ok else math.nan, "low": low, "high": high, "p_value": p, "inferential": ok,
                      "personas_level": n_level, "personas_reference": n_ref,
                      **per_mode[mode],
                      "clusters": "persona" if inference == "cr2-persona" else "item", "n_clusters": fit.n_clusters,
@@ -245,7 +245,7 @@ def mode_contrasts(stacked: StackedFit) -> pd.DataFrame:
     for row, (a, lv, m, i, j) in enumerate(pairs):
         diff = float(fit.beta[j] - fit.beta[i])
         var = float(differences[row] @ fit.cov @ differences[row])
-        se = math.sqrt(var) if var >= 0 else math.nan
+        se = math.sqrt(var) if ok[row] and var > 0 else math.nan
         low, high, p = t_interval(diff, se, float(dfs[row])) if ok[row] else (math.nan, math.nan, math.nan)
         rows.append({"attribute": a, "level": lv, "reference_mode": first, "mode": m,
                      "reference_mode_estimate": float(fit.beta[i]), "mode_estimate": float(fit.beta[j]),
