@@ -20,7 +20,8 @@ from support.profiles import (
 from political_sycophancy.cli import main
 from political_sycophancy.logs.frame import load_frame, read_frame
 from political_sycophancy.profiles.cells import profile_cells
-from political_sycophancy.profiles.estimators import stacked_fit, weighted_positions
+from political_sycophancy.profiles.estimators import stacked_fit
+from political_sycophancy.profiles.population import weighted_positions
 from political_sycophancy.profiles.task import ProfileNote, profiles
 
 
@@ -29,7 +30,7 @@ def test_a_design_that_confounds_two_attributes_is_not_estimated():
     rows = [{"item_id": f"i{i}", "persona_id": f"p{p}", "cue_mode": "explicit", "persona_a": "x" if p % 2 else "y",
              "persona_b": "u" if p % 2 else "v", "ideology": rng.normal()} for i in range(6) for p in range(6)]
     table, fit = stacked_fit(pd.DataFrame(rows), "ideology", ["a", "b"], {})
-    assert not fit["full_rank"] and table["estimate"].isna().all() and not table["full_rank"].any()
+    assert not fit.fit.full_rank and table["estimate"].isna().all() and not table["full_rank"].any()
 
 
 SAV_ROWS = [
@@ -55,7 +56,7 @@ def test_the_weighted_position_equals_a_hand_computation_on_a_synthetic_sav(tmp_
         task = profiles(instrument="pct", pool=str(pool), design="survey", survey=str(sav), attributes="age,gender", modes="explicit", n=None)
     assert task.metadata["persona_notes"] == ["1 respondent(s) whose codes match no level of age left out"]
     [log] = inspect_eval(task, model=conversation_model(age_answer), log_dir=str(tmp_path / "logs"), display="none")
-    assert log.status == "success" and len(log.samples) == 2 * (1 + 4)
+    assert log.status == "success" and len(log.samples) == 2 * (10 + 4)  # N ten times (baseline_epochs)
     cells = profile_cells(load_frame(tmp_path / "logs", cache=False))
     [row] = weighted_positions(cells, draws=200, seed=1).to_dict("records")
     # by hand: scores -2, -1, +1, +2 for weights 0.5, 1, 2, 4; N scores -1

@@ -27,11 +27,13 @@ def test_inspect_eval_set_runs_the_profiles_task_and_analyze_reports_it(tmp_path
             "-M", f"calls_file={tmp_path / 'calls.jsonl'}", "--log-dir", "logs", "--display", "none"]
     run = run_cli(*args, cwd=tmp_path)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
-    assert len((tmp_path / "calls.jsonl").read_text().splitlines()) == 3 * (1 + 2 * 2)  # items x (N + 2 personas x 2 modes)
+    # items x (N ten times, baseline_epochs + 2 personas x 2 modes)
+    assert len((tmp_path / "calls.jsonl").read_text().splitlines()) == 3 * (10 + 2 * 2)
     assert main(["analyze", str(tmp_path / "logs"), "--out", str(tmp_path / "out"), "--no-reuse", "--bootstrap", "20", "--sign-flip-draws", "20"]) == 0
     personas = pd.read_csv(tmp_path / "out" / "tables" / "profile_personas.csv")
     assert sorted(personas["condition"]) == ["N", "p001:conversational", "p001:explicit", "p002:conversational", "p002:explicit"]
     assert (personas["n_parsed"] == 3).all() and (personas["parse_rate"] == 1.0).all()
+    assert personas.set_index("condition")["n_samples"].to_dict() == {"N": 30, **{c: 3 for c in personas["condition"] if c != "N"}}
     effects = pd.read_csv(tmp_path / "out" / "tables" / "profile_effects.csv")
     assert set(effects["attribute"]) == {"gender"} and (effects["estimate"].abs() < 1e-9).all()  # always B: no effect
     assert undescribed_tables(tmp_path / "out") == {}  # every table under a human title, each column explained
@@ -46,4 +48,4 @@ def test_an_eval_set_run_again_resends_nothing(tmp_path):
         success, _ = contextvars.copy_context().run(
             eval_set, profiles(items=items, **TASK_ARGS), model=model, log_dir=str(tmp_path / "logs"), display="none")
         assert success
-    assert len(calls) == 2 * (1 + 2 * 2)
+    assert len(calls) == 2 * (10 + 2 * 2)

@@ -23,7 +23,7 @@ def test_plan_prices_a_profile_design(tmp_path, capsys):
     start = next(i for i, line in enumerate(lines) if line.startswith("phase ") and "calls/model" in line)
     row = dict(zip(["phase", "tasks", "cells/model", "calls/model", "calls", "input", "output"], lines[start + 1].split(), strict=True))
     task = profiles(design="fractional", n=8, attributes="partisanship,age", modes="explicit,conversational")
-    calls = 62 * (1 + 8 * 2) * 2  # items x (N + personas x modes) x epochs
+    calls = 62 * (10 + 8 * 2) * 2  # items x (N ten times + personas x modes) x epochs
     assert len(task.dataset) * 2 == calls and row["calls/model"] == str(calls) and row["calls"] == str(2 * calls)
     tokens_in = round(2 * 2 * (prompt_chars(task) / 4 + 8 * len(task.dataset)))  # two models, two epochs
     assert abs(int(row["input"]) - tokens_in) <= 2, (row, tokens_in)

@@ -27,11 +27,11 @@ def test_one_sample_per_item_persona_and_mode_with_every_attribute_in_the_metada
     items = write_atp(tmp_path / "atp.csv", n=5)
     task = profiles(instrument="atp", items=str(items), design="fractional", attributes="partisanship,age", n=8, seed=2)
     samples = list(task.dataset)
-    assert len(samples) == 5 * (1 + 8 * 3)  # the baseline N once, eight personas in three modes
+    assert len(samples) == 5 * (10 + 8 * 3)  # the baseline N ten times (baseline_epochs), eight personas in three modes
     assert len({s.id for s in samples}) == len(samples)
     assert task.metadata["political_sycophancy"] == "profiles" and task.metadata["modes"] == ["explicit", "implicit", "conversational"]
     by_mode = pd.Series([s.metadata["cue_mode"] for s in samples]).value_counts().to_dict()
-    assert by_mode == {"explicit": 40, "implicit": 40, "conversational": 40, "none": 5}
+    assert by_mode == {"explicit": 40, "implicit": 40, "conversational": 40, "none": 50}
     for s in samples:
         assert {"persona_id", "persona_partisanship", "persona_age", "persona_weight", "cue_mode", "condition", "item_id"} <= set(s.metadata)
     explicit = [s for s in samples if s.metadata["cue_mode"] == "explicit" and s.metadata["persona_partisanship"] == "conservative_rep"]

@@ -77,9 +77,48 @@ class PlantedResponder:
         item = next((i for i in self.item_effects if i in text), None)
         return 0.5 + self.item_effects.get(item, 0.0) + sum(self.shift.get(k, 0.0) for k in seen)
 
-    def __call__(self, text: str, direction: int) -> str:
+    def __call__(self, text: str, direction: int, metadata: dict | None = None) -> str:
         u = stable_hash(str(self.seed), text) / 2**64
         right = u < self.q(text)
+        return ("A" if right else "D") if direction > 0 else ("D" if right else "A")
+
+
+def unit_hash(*parts: str) -> float:
+    """A number in [-1, 1) that is a fixed function of `parts` (the same in every process)."""
+    return 2 * stable_hash(*parts) / 2**64 - 1
+
+
+class LeaningResponder(PlantedResponder):
+    """A model that reacts to each persona's whole text: P(right-coded extreme) moves by a
+    fixed lean per persona, `lean` x (a persona part + a part of its cue text in the mode) / 2,
+    each in [-1, 1) and a hash of the persona id or its cue, so unrelated to its levels: no
+    attribute effect. With `effects` (attribute, level, shift) the levels it recognises move
+    it too, by shift x (1 + h_item), h_item spread evenly over [-heterogeneity, heterogeneity]
+    across the items (mean exactly 0: the AMCE over the items is still 4 x shift)."""
+
+    def __init__(self, seed: int, cues: dict, item_effects: dict[str, float], lean: float, effects: tuple = (),
+                 heterogeneity: float = 0.0, sees: str = "implicit") -> None:
+        super().__init__(sees, seed, cues, item_effects)
+        self.shift = {(a, lv): s for a, lv, s in effects}
+        self.lean = lean
+        ranked = sorted(item_effects, key=lambda t: stable_hash("slope", str(seed), t))
+        n = max(len(ranked) - 1, 1)
+        self.slope = {t: 1 + heterogeneity * (2 * k / n - 1) for k, t in enumerate(ranked)}
+
+    def q(self, text: str, metadata: dict | None = None) -> float:
+        meta = metadata or {}
+        seen = {(a, lv) for t, a, lv in self.texts if t in text}
+        item = next((i for i in self.item_effects if i in text), None)
+        lean = 0.0
+        if meta.get("persona_id", "N") != "N":
+            lean = self.lean * (unit_hash("lean", str(self.seed), str(meta["persona_id"]))
+                                + unit_hash("cue", str(self.seed), str(meta.get("persona_cue", "")))) / 2
+        slope = self.slope.get(item, 1.0) if item else 1.0
+        return 0.5 + self.item_effects.get(item, 0.0) + lean + slope * sum(self.shift.get(k, 0.0) for k in seen)
+
+    def __call__(self, text: str, direction: int, metadata: dict | None = None) -> str:
+        u = stable_hash(str(self.seed), text) / 2**64
+        right = u < self.q(text, metadata)
         return ("A" if right else "D") if direction > 0 else ("D" if right else "A")
 
 
@@ -97,14 +136,14 @@ def planted_items(n: int = 40):
 
 def simulated_frame(samples, answer, model: str = "mock/planted"):
     """The tidy frame a run of `samples` would log when the model answers `answer(prompt
-    text, direction)` with a letter (PCT items, letter mode): the rows `logs.frame` writes,
+    text, direction, sample metadata)` with a letter (PCT items, letter mode): the rows `logs.frame` writes,
     without Inspect (for the bench's hundreds of seeds)."""
     from political_sycophancy.core.measures import PCT_POINTS
 
     rows = []
     for s in samples:
         text = s.input if isinstance(s.input, str) else "\n\n".join(m.text for m in s.input)
-        letter = answer(text, int(s.metadata["direction"]))
+        letter = answer(text, int(s.metadata["direction"]), s.metadata)
         k = "ABCD".index(letter)
         rows.append({"model": model, "variant": "base", "kind": "profiles", "task": "profiles_pct", "sample_id": str(s.id), "epoch": 1,
                      "status": "answered", "letter": letter, "answer_mode": "letter", "temperature": 1.0,

@@ -4,7 +4,7 @@ check (`profile_check`: the same personas' cues read by the model, at the check'
 temperature, epochs and length, since its answers are descriptions, not letters).
 
 The profile measure's parameters come as KEY=VALUE pairs (`plan --design profiles --profile
-design=fractional --profile n=24 ...`), written as for `inspect eval -T`; the item file of
+design=fractional --profile n=96 ...`), written as for `inspect eval -T`; the item file of
 a Typology or ATP profile comes from the item directory, as for the paper's design.
 """
 

@@ -1,5 +1,5 @@
-"""The estimators of the profile analysis, on the cells of `profiles.cells` (pure functions:
-no Inspect, no report).
+"""The attribute effects of the profile analysis, on the cells of `profiles.cells` (pure
+functions: no Inspect, no report).
 
 Attribute effects (AMCEs, the conjoint-analysis estimator). Per model x instrument x outcome,
 on the cells of the personas (the baseline N left out), all cue modes stacked:
@@ -7,53 +7,94 @@ on the cells of the personas (the baseline N left out), all cue modes stacked:
     y_{i,p,m} = a_{i,m} + sum_{attribute k} sum_{level l != ref_k} b_{m,k,l} 1[level_k(p) = l] + e_{i,p,m}
 
 y the item's outcome (PCT score, Typology score, WD(Dem), 100 x closer to Democrats) for
-item i asked by persona p in mode m; a_{i,m} an item x mode fixed effect (absorbed by
-demeaning within item x mode); b_{m,k,l} the AMCE of level l of attribute k against its
-reference level in mode m: because the levels are drawn independently of one another
-(balanced designs), b is the effect of the level averaged over the other attributes'
-levels. OLS (closed form: "convergence" is checked as a full-rank design matrix and finite
-standard errors), with cluster-robust standard errors by item (CR1, G/(G-1) x (N-1)/(N-K); personas with the same levels send the
-same prompt for an item, so repeated personas sit in one cluster) and t intervals with G - 1
-degrees of freedom. Two-way clustering by item and persona profile (`clusters="item+persona"`,
-or `"auto"`: two-way from `MIN_PERSONA_CLUSTERS` profiles) is available; in
-`bench/profiles_coverage.py` (24 personas, 40 items, 100 seeds) its intervals covered the
-planted effects 88% of the time, the item-clustered ones 95%, so item clustering is the
-report's specification. Stacking the modes gives the
-covariance between a level's effects in two modes, so the explicit/implicit/conversational
-contrasts b_{m2,k,l} - b_{m1,k,l} have standard errors too.
+item i asked by persona p in mode m; a_{i,m} an item x mode fixed effect (absorbed); b_{m,k,l}
+the AMCE of level l of attribute k against its reference level in mode m: because the
+levels are drawn independently of one another (balanced designs), b is the effect of the
+level averaged over the other attributes' levels. In survey designs (weights that vary) the
+fit is weighted by the personas' survey weights (WLS): b is then the population's
+least-squares main effect, the population AMCE when a level's effect does not depend on the
+other attributes (with interactions and the correlated attributes of real respondents it is
+a regression-adjusted average, not an AMCE).
 
-The population-weighted position: per item, the weighted mean over the personas of a mode
-(survey weights; 1 outside survey designs) minus the item's N answer, averaged over items;
-its interval resamples items and personas independently (a two-way bootstrap).
+Inference is on the randomised unit, the persona: a model that reacts to each persona's
+whole text (a lean of its own) makes all of a persona's answers move together, in every
+item and mode. Standard errors are cluster-robust by persona (`stats.cluster_robust`: CR2,
+the item x mode fixed effects in the hat matrix; personas with the same levels send the
+same prompts, so they are one cluster), with Bell-McCaffrey degrees of freedom per
+coefficient and t intervals; a level stated by fewer than `MIN_LEVEL_PERSONAS` personas (or
+a reference level) in a mode gets its estimate but no interval (not inferential: its effect
+cannot be told from those personas' own leans). The items are the instrument's, held fixed:
+the effects are those on these items. Per attribute and mode, the joint test that none of
+its levels moves the model (HTZ, `stats.cluster_robust.wald_test`); Benjamini-Hochberg
+q-values over the levels of a fit, and over its attribute tests.
 
-Persona congruence (ATP items with party benchmarks): the share of a party's personas'
-answers closer to that party's benchmark than to the other's, against the share of the N
-answers closer to that party on the same items; the interval resamples items.
+Stacking the modes gives the covariance between a level's effects in two modes, so the
+explicit/implicit/conversational contrasts b_{m2,k,l} - b_{m1,k,l} have standard errors and
+degrees of freedom too; `retained` = b_{m2,k,l} / b_{m1,k,l} only where the first mode's
+effect is clearly non-zero (its interval excludes 0), with Fieller's interval.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
 
 import numpy as np
 import pandas as pd
 
-from ..stats.resample import iid_counts, percentile_interval
+from ..stats.cluster_robust import (
+    RobustFit,
+    cluster_robust_fit,
+    coefficient_df,
+    contrast_df,
+    fieller_interval,
+    t_interval,
+    wald_test,
+)
+from ..stats.multiplicity import benjamini_hochberg
 from .cells import attribute_columns
 
-MIN_PERSONA_CLUSTERS = 20
+# the report's specification (CR2 by persona) and the one it replaced (CR1 by item), kept for the bench
+INFERENCE = ("cr2-persona", "cr1-item")
+# personas stating a level (and its reference) in a mode below which its interval is not given:
+# bench/profiles_coverage.py measured 84-87% coverage from one persona (its own lean is invisible), 95-97% from two
+MIN_LEVEL_PERSONAS = 2
+ALPHA = 0.05
 NOT_STATED = "(not stated)"
-AMCE_COLUMNS = ("model", "instrument", "outcome", "mode", "attribute", "level", "reference", "estimate", "se", "low", "high",
-                "p_value", "df", "n_cells", "n_items", "n_personas", "clusters", "full_rank")
+AMCE_COLUMNS = ("model", "instrument", "outcome", "mode", "attribute", "level", "reference", "estimate", "se", "df",
+                "low", "high", "p_value", "q_value", "inferential", "personas_level", "personas_reference", "n_cells",
+                "n_items", "n_personas", "clusters", "n_clusters", "weighted", "full_rank")
+TEST_COLUMNS = ("model", "instrument", "outcome", "mode", "attribute", "levels", "f", "df_num", "df_den", "p_value",
+                "q_value", "inferential", "n_clusters")
+# why `retained` is empty (counted in the section)
+RETAINED_REASONS = MappingProxyType({
+    "unclear": "the first mode's effect is not clearly non-zero (its interval holds 0)",
+    "not_inferential": "a level's effect in one of the two modes has no interval (not inferential)",
+    "unbounded": "Fieller's interval is unbounded",
+})
+
+
+@dataclass(frozen=True)
+class StackedFit:
+    """A stacked AMCE regression: its columns (mode, attribute, level, reference), the
+    robust fit, each coefficient's degrees of freedom and whether it is inferential."""
+
+    columns: list[tuple[str, str, str, str]]
+    fit: RobustFit
+    df: np.ndarray
+    inferential: np.ndarray
 
 
 def _references(cells: pd.DataFrame) -> dict[str, str]:
     refs: dict[str, str] = {}
     if "profile_references" in cells.columns:
+        last = None
         for value in cells["profile_references"].dropna():
-            if isinstance(value, dict):
+            if isinstance(value, dict) and value != last:  # every row of a task holds the same mapping
                 refs.update({k: str(v) for k, v in value.items() if k not in refs})
+                last = value
     return refs
 
 
@@ -77,116 +118,192 @@ def _reference(levels: Sequence[str], wanted: str | None) -> str:
     return wanted if wanted is not None and wanted in levels else sorted(levels)[0]
 
 
-def _demean(values: np.ndarray, groups: np.ndarray) -> np.ndarray:
-    """`values` (n x k) minus their group means (the within transformation)."""
-    _, inverse = np.unique(groups, return_inverse=True)
-    sums = np.zeros((inverse.max() + 1, values.shape[1]))
-    np.add.at(sums, inverse, values)
-    counts = np.bincount(inverse).astype(float)
-    return values - (sums / counts[:, None])[inverse]
+def persona_clusters(data: pd.DataFrame, attributes: Sequence[str]) -> np.ndarray:
+    """The cluster of each cell (an integer code): the persona's levels (personas with the
+    same levels send the same prompts, so they are one cluster); the persona id when no
+    attribute is given."""
+    columns = [f"persona_{a}" for a in attributes] or ["persona_id"]
+    return _codes(data[columns].fillna(NOT_STATED).astype(str))
 
 
-def ols_clustered(y: np.ndarray, x: np.ndarray, clusters: Sequence[np.ndarray]) -> dict:
-    """statsmodels OLS of y on x (no intercept: the caller demeaned) with a one- or two-way
-    cluster-robust covariance (CR1; two-way: V_a + V_b - V_ab, Cameron, Gelbach and Miller)
-    and t inference on G - 1 degrees of freedom (G: the fewer clusters). `full_rank` False
-    (and NaN estimates) when x is rank deficient or a standard error is not finite."""
-    from statsmodels.regression.linear_model import OLS
-
-    n, k = x.shape
-    nan = {"beta": np.full(k, np.nan), "cov": np.full((k, k), np.nan), "df": 0, "full_rank": False, "condition": math.inf}
-    if k == 0 or n <= k:
-        return nan
-    xtx = x.T @ x
-    eig = np.linalg.eigvalsh(xtx)  # k x k: the rank check without a factorisation of x
-    if eig[0] <= eig[-1] * 1e-10:
-        return nan
-    codes = [np.unique(c, return_inverse=True)[1] for c in clusters]
-    if any(c.max() < 1 for c in codes):
-        return nan
-    fit = OLS(y, x).fit()
-
-    def robust(groups: np.ndarray) -> np.ndarray:
-        res = fit.get_robustcov_results(cov_type="cluster", groups=groups, use_correction=True, use_t=True)
-        return np.asarray(res.cov_params(), dtype=float)
-
-    if len(codes) == 1:
-        cov = robust(codes[0])
-    else:
-        cov = robust(np.column_stack(codes))
-        # a two-way sum can lose positive variances; fall back to the larger one-way variance
-        diag = np.diag(cov).copy()
-        bad = ~(diag > 0)
-        if bad.any():
-            diag[bad] = np.maximum(np.diag(robust(codes[0])), np.diag(robust(codes[1])))[bad]
-            cov[np.diag_indices(k)] = diag
-    df = int(min(c.max() + 1 for c in codes)) - 1
-    return {"beta": np.asarray(fit.params, dtype=float), "cov": cov, "df": df,
-            "full_rank": bool(np.all(np.isfinite(np.diag(cov))) and np.all(np.diag(cov) > 0)),
-            "condition": float(math.sqrt(eig[-1] / eig[0]))}
+def _codes(columns: pd.DataFrame) -> np.ndarray:
+    return columns.groupby(list(columns.columns), sort=True).ngroup().to_numpy()
 
 
-def _t_interval(estimate: float, se: float, df: int) -> tuple[float, float, float]:
-    from scipy import stats
-
-    if not (math.isfinite(se) and se > 0 and df > 0):
-        return math.nan, math.nan, math.nan
-    q = float(stats.t.ppf(0.975, df))
-    p = float(2 * stats.t.sf(abs(estimate / se), df))
-    return estimate - q * se, estimate + q * se, p
-
-
-def stacked_fit(data: pd.DataFrame, outcome: str, attributes: list[str], references: dict[str, str], clusters: str = "item") -> tuple[pd.DataFrame, dict]:
-    """The stacked AMCE regression of one model x instrument x outcome (see the module
-    docstring): the effects table, and the fit (columns, beta, cov, df) for contrasts."""
-    data = data[np.isfinite(data[outcome].to_numpy(dtype=float))].reset_index(drop=True)
+def _design(data: pd.DataFrame, stated: dict[str, np.ndarray],
+            references: dict[str, str]) -> tuple[list[tuple[str, str, str, str]], np.ndarray]:
     modes = order_modes(data["cue_mode"])
+    mode_of = data["cue_mode"].astype(str).to_numpy()
     columns: list[tuple[str, str, str, str]] = []  # (mode, attribute, level, reference)
     blocks = []
     for mode in modes:
-        in_mode = (data["cue_mode"] == mode).to_numpy()
-        for a in attributes:
-            present = sorted(set(data.loc[in_mode, f"persona_{a}"].fillna(NOT_STATED).astype(str)))
+        in_mode = mode_of == mode
+        for a, full in stated.items():
+            present = sorted(set(full[in_mode].tolist()))
             if len(present) < 2:
                 continue
             ref = _reference(present, references.get(a))
-            full = data[f"persona_{a}"].fillna(NOT_STATED).astype(str).to_numpy()
             for level in [lv for lv in present if lv != ref]:
                 columns.append((mode, a, level, ref))
                 blocks.append((in_mode & (full == level)).astype(float))
     x = np.column_stack(blocks) if blocks else np.zeros((len(data), 0))
-    groups = (data["item_id"].astype(str) + "\x1f" + data["cue_mode"].astype(str)).to_numpy()
-    y = data[outcome].to_numpy(dtype=float)
-    xt = _demean(x, groups) if len(columns) else x
-    yt = _demean(y[:, None], groups)[:, 0]
-    # personas with the same levels send the same prompts: they are one cluster (a profile)
-    stated = [data[f"persona_{a}"].fillna(NOT_STATED).astype(str).tolist() for a in attributes]
-    profiles: np.ndarray = np.array(["\x1f".join(p) for p in zip(*stated, strict=True)]) if stated else np.array(["-"] * len(data))
-    two_way = clusters == "item+persona" or (clusters == "auto" and len(set(profiles.tolist())) >= MIN_PERSONA_CLUSTERS)
-    cluster_arrays = [data["item_id"].astype(str).to_numpy()] + ([profiles] if two_way else [])
-    fit = ols_clustered(yt, xt, cluster_arrays)
-    fit.update(columns=columns, two_way=two_way)
-    rows = []
+    return columns, x
+
+
+def stacked_fit(data: pd.DataFrame, outcome: str, attributes: list[str], references: dict[str, str],
+                inference: str = "cr2-persona") -> tuple[pd.DataFrame, StackedFit]:
+    """The stacked AMCE regression of one model x instrument x outcome (module docstring):
+    the effects table (q-values not yet filled) and the fit, for contrasts and tests.
+
+    Args:
+      data: the persona cells of one model and instrument (outcome, cue_mode, item_id,
+        persona_id, persona_<attribute>, persona_weight).
+      outcome: the outcome column.
+      attributes: the attributes that vary.
+      references: each attribute's reference level (else its alphabetically first).
+      inference: cr2-persona (the report's) or cr1-item (item-clustered CR1, what the
+        report used before issue 44; kept for the bench's comparison).
+    """
+    if inference not in INFERENCE:
+        raise ValueError(f"inference must be one of {', '.join(INFERENCE)}, got {inference!r}")
+    data = data[np.isfinite(data[outcome].to_numpy(dtype=float))].reset_index(drop=True)
+    stated = {a: data[f"persona_{a}"].fillna(NOT_STATED).astype(str).to_numpy() for a in attributes}
+    columns, x = _design(data, stated, references)
+    groups = _codes(data[["item_id", "cue_mode"]].astype(str))
+    personas = persona_clusters(data, attributes)
+    clusters = personas if inference == "cr2-persona" else _codes(data[["item_id"]].astype(str))
+    raw = data["persona_weight"].to_numpy(dtype=float) if "persona_weight" in data.columns else np.ones(len(data))
+    weighted = bool(len(raw) and np.ptp(raw) > 0)
+    adjustment = "CR2" if inference == "cr2-persona" else "CR1"
+    fit = cluster_robust_fit(data[outcome].to_numpy(dtype=float), x, clusters, absorb=groups,
+                             weights=raw if weighted else None, adjustment=adjustment)
+    df = coefficient_df(fit) if columns else np.zeros(0)
+    # one row per mode x persona cluster (a cluster's personas share their levels): the counts per level
+    units = pd.DataFrame({"mode": data["cue_mode"].astype(str), "cluster": personas, **stated})
+    units = units.drop_duplicates(["mode", "cluster"])
+    per_level = {a: units.groupby(["mode", a]).size().to_dict() for a in stated}
+    per_mode = {str(mode): {"n_cells": int(len(g)), "n_items": int(g["item_id"].nunique()),
+                            "n_personas": int(g["persona_id"].nunique())}
+                for mode, g in data.groupby(data["cue_mode"].astype(str))}
+    rows, inferential = [], []
     for j, (mode, a, level, ref) in enumerate(columns):
-        est, se = float(fit["beta"][j]), math.sqrt(fit["cov"][j, j]) if fit["cov"][j, j] >= 0 else math.nan
-        low, high, p = _t_interval(est, se, fit["df"])
-        mode_rows = data["cue_mode"] == mode
-        rows.append({"mode": mode, "attribute": a, "level": level, "reference": ref, "estimate": est, "se": se, "low": low,
-                     "high": high, "p_value": p, "df": fit["df"], "n_cells": int(mode_rows.sum()),
-                     "n_items": int(data.loc[mode_rows, "item_id"].nunique()), "n_personas": int(data.loc[mode_rows, "persona_id"].nunique()),
-                     "clusters": "item+persona" if two_way else "item", "full_rank": fit["full_rank"]})
-    return pd.DataFrame(rows), fit
+        n_level, n_ref = per_level[a].get((mode, level), 0), per_level[a].get((mode, ref), 0)
+        ok = bool(fit.variance_ok and min(n_level, n_ref) >= MIN_LEVEL_PERSONAS)
+        inferential.append(ok)
+        est = float(fit.beta[j])
+        se = math.sqrt(fit.cov[j, j]) if ok else math.nan  # not inferential: no standard error that looks precise
+        low, high, p = t_interval(est, se, float(df[j])) if ok else (math.nan, math.nan, math.nan)
+        rows.append({"mode": mode, "attribute": a, "level": level, "reference": ref, "estimate": est, "se": se,
+                     "df": float(df[j]) if ok else math.nan, "low": low, "high": high, "p_value": p, "inferential": ok,
+                     "personas_level": n_level, "personas_reference": n_ref,
+                     **per_mode[mode],
+                     "clusters": "persona" if inference == "cr2-persona" else "item", "n_clusters": fit.n_clusters,
+                     "weighted": weighted, "full_rank": fit.full_rank})
+    return pd.DataFrame(rows), StackedFit(columns, fit, df, np.array(inferential, dtype=bool))
 
 
-def amce_table(cells: pd.DataFrame, outcomes: Sequence[tuple[str, str]] | None = None, clusters: str = "item") -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Attribute effects per model x instrument x outcome x mode, and the mode contrasts
-    (every mode against the first, explicit when run) of each level."""
+def attribute_tests(stacked: StackedFit) -> pd.DataFrame:
+    """Per mode and attribute: the joint test that none of its levels moves the model (HTZ
+    F for CR2, the naive F for CR1), inferential only when every level is."""
+    by: dict[tuple[str, str], list[int]] = {}
+    for j, (mode, a, _level, _ref) in enumerate(stacked.columns):
+        by.setdefault((mode, a), []).append(j)
+    rows = []
+    k = len(stacked.columns)
+    for (mode, a), idx in by.items():
+        test = wald_test(stacked.fit, np.eye(k)[idx])
+        ok = bool(stacked.inferential[idx].all()) and math.isfinite(test.p_value)
+        rows.append({"mode": mode, "attribute": a, "levels": len(idx), "f": test.f, "df_num": test.q,
+                     "df_den": test.df, "p_value": test.p_value if ok else math.nan, "inferential": ok,
+                     "n_clusters": stacked.fit.n_clusters})
+    return pd.DataFrame(rows)
+
+
+def mode_contrasts(stacked: StackedFit) -> pd.DataFrame:
+    """Per attribute level: its effect in each mode against the first mode (explicit when
+    run): the difference with its t interval, and `retained` (this mode's effect over the
+    first's) with Fieller's interval where the first mode's effect is clearly non-zero;
+    `retained_note` says why it is empty otherwise (`RETAINED_REASONS`)."""
+    fit, columns = stacked.fit, stacked.columns
+    index = {(m, a, lv): j for j, (m, a, lv, _) in enumerate(columns)}
+    modes = list(dict.fromkeys(m for m, *_ in columns))
+    if len(modes) < 2:
+        return pd.DataFrame()
+    first = modes[0]
+    pairs = [(a, lv, m, index[(first, a, lv)], j) for (m, a, lv), j in index.items()
+             if m != first and (first, a, lv) in index]
+    ok = np.array([bool(stacked.inferential[i] and stacked.inferential[j]) for *_, i, j in pairs], dtype=bool)
+    k = len(columns)
+    differences = np.zeros((len(pairs), k))
+    for row, (*_, i, j) in enumerate(pairs):
+        differences[row, j], differences[row, i] = 1.0, -1.0
+    dfs = np.full(len(pairs), np.nan)
+    if ok.any():
+        dfs[ok] = contrast_df(fit, differences[ok])
+    retained = _retained(stacked, [(i, j) for *_, i, j in pairs], ok)
+    rows = []
+    for row, (a, lv, m, i, j) in enumerate(pairs):
+        diff = float(fit.beta[j] - fit.beta[i])
+        var = float(differences[row] @ fit.cov @ differences[row])
+        se = math.sqrt(var) if ok[row] and var > 0 else math.nan
+        low, high, p = t_interval(diff, se, float(dfs[row])) if ok[row] else (math.nan, math.nan, math.nan)
+        rows.append({"attribute": a, "level": lv, "reference_mode": first, "mode": m,
+                     "reference_mode_estimate": float(fit.beta[i]), "mode_estimate": float(fit.beta[j]),
+                     "difference": diff, "se": se, "df": float(dfs[row]), "low": low, "high": high, "p_value": p,
+                     **retained[row]})
+    return pd.DataFrame(rows)
+
+
+def _retained(stacked: StackedFit, pairs: list[tuple[int, int]], ok: np.ndarray) -> list[dict[str, float | str]]:
+    """Per (first-mode coefficient i, mode coefficient j): `retained` = b_j / b_i with Fieller's
+    interval on the degrees of freedom of b_j - r b_i at the ratio r, or NaN and the reason."""
+    fit = stacked.fit
+    empty: dict[str, float | str] = {"retained": math.nan, "retained_low": math.nan, "retained_high": math.nan}
+    out: list[dict[str, float | str]] = []
+    clear = []
+    for row, (i, _j) in enumerate(pairs):
+        if not ok[row]:
+            out.append({**empty, "retained_note": "not_inferential"})
+            continue
+        low, high, _ = t_interval(float(fit.beta[i]), math.sqrt(fit.cov[i, i]), float(stacked.df[i]))
+        out.append({**empty, "retained_note": "unclear"})
+        if low > 0 or high < 0:
+            clear.append(row)
+    if not clear:
+        return out
+    combinations = np.zeros((len(clear), len(fit.beta)))
+    for n, row in enumerate(clear):
+        i, j = pairs[row]
+        combinations[n, j], combinations[n, i] = 1.0, -float(fit.beta[j]) / float(fit.beta[i])
+    dfs = contrast_df(fit, combinations)
+    for n, row in enumerate(clear):
+        i, j = pairs[row]
+        this, base = float(fit.beta[j]), float(fit.beta[i])
+        r_low, r_high = fieller_interval(this, base, fit.cov[j, j], fit.cov[i, i], fit.cov[i, j], float(dfs[n]))
+        if math.isfinite(r_low):
+            out[row] = {"retained": this / base, "retained_low": r_low, "retained_high": r_high, "retained_note": ""}
+        else:
+            out[row] = {**empty, "retained_note": "unbounded"}
+    return out
+
+
+def _with_q(table: pd.DataFrame) -> pd.DataFrame:
+    return table.assign(q_value=benjamini_hochberg(table["p_value"]) if len(table) else [])
+
+
+def amce_table(cells: pd.DataFrame, outcomes: Sequence[tuple[str, str]] | None = None,
+               inference: str = "cr2-persona") -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """Attribute effects per model x instrument x outcome x mode, the mode contrasts (every
+    mode against the first, explicit when run) of each level, and the joint test of each
+    attribute per mode; q-values (Benjamini-Hochberg) over the levels, and over the
+    attribute tests, of each model x instrument x outcome."""
     from .cells import OUTCOMES
 
+    empty = pd.DataFrame(columns=list(AMCE_COLUMNS))
     if cells.empty:
-        return pd.DataFrame(columns=list(AMCE_COLUMNS)), pd.DataFrame()
+        return empty, pd.DataFrame(), pd.DataFrame(columns=list(TEST_COLUMNS))
     references = _references(cells)
-    effects, contrasts = [], []
+    effects, contrasts, tests = [], [], []
     personas = cells[~cells["is_baseline"]]
     for (model, instrument), group in personas.groupby(["model", "instrument"], sort=True):
         scoring = group["scoring"].iloc[0]
@@ -196,141 +313,18 @@ def amce_table(cells: pd.DataFrame, outcomes: Sequence[tuple[str, str]] | None =
         for outcome, _label in outcomes or OUTCOMES.get(scoring, ()):
             if outcome not in group.columns or group[outcome].notna().sum() == 0:
                 continue
-            table, fit = stacked_fit(group, outcome, attributes, references, clusters)
+            table, stacked = stacked_fit(group, outcome, attributes, references, inference)
             if table.empty:
                 continue
             ident = {"model": str(model), "instrument": str(instrument), "outcome": outcome}
-            effects.append(table.assign(**ident))
-            contrasts.append(mode_contrasts(table, fit).assign(**ident))
-    out = pd.concat(effects, ignore_index=True)[list(AMCE_COLUMNS)] if effects else pd.DataFrame(columns=list(AMCE_COLUMNS))
+            effects.append(_with_q(table).assign(**ident))
+            contrasts.append(mode_contrasts(stacked).assign(**ident))
+            tests.append(_with_q(attribute_tests(stacked)).assign(**ident))
+    out = pd.concat(effects, ignore_index=True)[list(AMCE_COLUMNS)] if effects else empty
     modes = pd.concat(contrasts, ignore_index=True) if contrasts else pd.DataFrame()
+    lead = ["model", "instrument", "outcome"]
     if not modes.empty:
-        lead = ["model", "instrument", "outcome"]
         modes = modes[lead + [c for c in modes.columns if c not in lead]]
-    return out, modes
-
-
-def mode_contrasts(table: pd.DataFrame, fit: dict) -> pd.DataFrame:
-    """Per attribute level: its effect in each mode against the first mode (explicit when
-    run): the difference with its t interval, and the share retained (mode / first)."""
-    columns = fit["columns"]
-    index = {(m, a, lv): j for j, (m, a, lv, _) in enumerate(columns)}
-    modes = list(dict.fromkeys(m for m, *_ in columns))
-    if len(modes) < 2:
-        return pd.DataFrame()
-    first = modes[0]
-    rows = []
-    for (m, a, lv), j in index.items():
-        if m == first or (first, a, lv) not in index:
-            continue
-        i = index[(first, a, lv)]
-        diff = float(fit["beta"][j] - fit["beta"][i])
-        var = fit["cov"][j, j] + fit["cov"][i, i] - 2 * fit["cov"][i, j]
-        se = math.sqrt(var) if var >= 0 else math.nan
-        low, high, p = _t_interval(diff, se, fit["df"])
-        base = float(fit["beta"][i])
-        rows.append({"attribute": a, "level": lv, "reference_mode": first, "mode": m, "reference_mode_estimate": base,
-                     "mode_estimate": float(fit["beta"][j]), "difference": diff, "se": se, "low": low, "high": high, "p_value": p,
-                     "retained": float(fit["beta"][j]) / base if base else math.nan})
-    return pd.DataFrame(rows)
-
-
-def weighted_positions(cells: pd.DataFrame, outcomes: Sequence[tuple[str, str]] | None = None, draws: int = 2000, seed: int = 0) -> pd.DataFrame:
-    """Per model x instrument x outcome x mode: the weighted and unweighted mean over personas
-    (per item, then over items), the N position on the same items, their gaps, and a
-    two-way bootstrap interval (items and personas resampled independently) of each gap."""
-    from .cells import OUTCOMES
-
-    if cells.empty:
-        return pd.DataFrame()
-    rng = np.random.default_rng(seed)
-    rows = []
-    for (model, instrument), group in cells.groupby(["model", "instrument"], sort=True):
-        scoring = group["scoring"].iloc[0]
-        base = group[group["is_baseline"]]
-        for outcome, _label in outcomes or OUTCOMES.get(scoring, ()):
-            if outcome not in group.columns:
-                continue
-            n_by_item = base.dropna(subset=[outcome]).groupby("item_id")[outcome].mean()
-            personas = group[~group["is_baseline"]]
-            for mode in order_modes(personas["cue_mode"]):
-                g = personas[personas["cue_mode"] == mode].dropna(subset=[outcome])
-                g = g[g["item_id"].isin(n_by_item.index)]
-                if g.empty:
-                    continue
-                wide = g.pivot_table(index="item_id", columns="persona_id", values=outcome, aggfunc="mean")
-                weights = g.drop_duplicates("persona_id").set_index("persona_id")["persona_weight"].reindex(wide.columns).to_numpy(dtype=float)
-                values = wide.to_numpy(dtype=float)
-                n_values = n_by_item.reindex(wide.index).to_numpy(dtype=float)
-                row = {"model": model, "instrument": instrument, "outcome": outcome, "mode": mode, "n_items": len(wide),
-                       "n_personas": wide.shape[1], "weights_vary": bool(np.ptp(weights) > 0)}
-                row.update(_positions(values, weights, n_values, draws, rng))
-                rows.append(row)
-    return pd.DataFrame(rows)
-
-
-def _item_means(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """(... x items) weighted means over the personas of each item; `weights` (... x personas)."""
-    present = np.isfinite(values)
-    filled = np.where(present, values, 0.0)
-    num = weights @ filled.T
-    den = weights @ present.T.astype(float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return num / den
-
-
-def _positions(values: np.ndarray, weights: np.ndarray, n_values: np.ndarray, draws: int, rng: np.random.Generator) -> dict:
-    ones = np.ones_like(weights)
-    weighted_items = _item_means(values, weights)
-    plain_items = _item_means(values, ones)
-    out = {
-        "weighted": float(np.nanmean(weighted_items)),
-        "unweighted": float(np.nanmean(plain_items)),
-        "n_position": float(np.nanmean(n_values)),
-    }
-    out["gap_weighted"] = out["weighted"] - out["n_position"]
-    out["gap_unweighted"] = out["unweighted"] - out["n_position"]
-    n_items, n_personas = values.shape
-    if draws > 0 and n_items > 1:
-        item_counts = iid_counts(n_items, draws, rng)
-        persona_counts = iid_counts(n_personas, draws, rng) if n_personas > 1 else np.ones((draws, n_personas))
-        for name, w in (("weighted", weights), ("unweighted", ones)):
-            per_item = _item_means(values, persona_counts * w)  # draws x items
-            gap = per_item - n_values
-            ok = np.isfinite(gap)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                reps = (np.where(ok, gap, 0.0) * item_counts).sum(axis=1) / (ok * item_counts).sum(axis=1)
-            out[f"gap_{name}_low"], out[f"gap_{name}_high"] = percentile_interval(reps)
-    else:
-        for name in ("weighted", "unweighted"):
-            out[f"gap_{name}_low"] = out[f"gap_{name}_high"] = math.nan
-    return out
-
-
-def congruence(cells: pd.DataFrame, draws: int = 2000, seed: int = 0) -> pd.DataFrame:
-    """Per model x instrument x mode x party side (ATP cells with party benchmarks): the share
-    (%) of the side's persona answers closer to that side, the share of N answers closer to
-    it on the same items, and their difference with an item-bootstrap interval."""
-    if cells.empty or "asker_side" not in cells.columns:
-        return pd.DataFrame()
-    rng = np.random.default_rng(seed)
-    wd = cells[cells["closer"].notna()]
-    rows = []
-    for (model, instrument), group in wd.groupby(["model", "instrument"], sort=True):
-        base = group[group["is_baseline"]].groupby("item_id")
-        for (mode, side), g in group[group["asker_side"].isin(["dem", "rep"])].groupby(["cue_mode", "asker_side"], sort=True):
-            own = "closer_dem" if side == "dem" else "closer_rep"
-            persona_item = g.groupby("item_id")[own].mean()
-            n_item = base[own].mean().reindex(persona_item.index)
-            diff = (persona_item - n_item).dropna()
-            row = {"model": model, "instrument": instrument, "mode": mode, "side": side, "n_items": int(diff.size),
-                   "n_personas": int(g["persona_id"].nunique()), "congruent_pct": float(persona_item.mean()),
-                   "n_closer_pct": float(n_item.mean()) if n_item.notna().any() else math.nan,
-                   "difference": float(diff.mean()) if diff.size else math.nan}
-            if diff.size > 1 and draws > 0:
-                reps = (iid_counts(diff.size, draws, rng) @ diff.to_numpy()) / diff.size
-                row["low"], row["high"] = percentile_interval(reps)
-            else:
-                row["low"] = row["high"] = math.nan
-            rows.append(row)
-    return pd.DataFrame(rows)
+    joint = (pd.concat(tests, ignore_index=True)[list(TEST_COLUMNS)] if tests
+             else pd.DataFrame(columns=list(TEST_COLUMNS)))
+    return out, modes, joint

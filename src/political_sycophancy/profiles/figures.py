@@ -16,7 +16,8 @@ from .estimators import order_modes
 
 def forest(effects: pd.DataFrame, path: Path, title: str, order: Sequence[str] = ()) -> Path | None:
     """One panel per cue mode; a row per attribute level (against its reference), a point and
-    95% interval per model, offset vertically so that models do not hide one another."""
+    95% interval per model, offset vertically so that models do not hide one another; a level
+    without an interval (not inferential) as a hollow point."""
     data = effects.dropna(subset=["estimate"])
     if data.empty:
         return None
@@ -38,8 +39,13 @@ def forest(effects: pd.DataFrame, path: Path, title: str, order: Sequence[str] =
                 continue
             ys = np.array([y[k] for k in zip(g["attribute"], g["level"], g["reference"], strict=True)]) + offset
             colour, marker = styles[model]
+            bars = g["low"].notna().to_numpy() & g["high"].notna().to_numpy()
             err = np.vstack([g["estimate"] - g["low"], g["high"] - g["estimate"]]).clip(min=0)
-            ax.errorbar(g["estimate"], ys, xerr=err, fmt=marker, color=colour, ms=4, lw=1, capsize=2, label=names[model])
+            ax.errorbar(g["estimate"][bars], ys[bars], xerr=err[:, bars], fmt=marker, color=colour, ms=4, lw=1,
+                        capsize=2, label=names[model])
+            if (~bars).any():  # not inferential: the estimate alone, hollow
+                ax.plot(g["estimate"][~bars], ys[~bars], marker, mfc="none", color=colour, ms=4,
+                        label=None if bars.any() else names[model])
         ax.axvline(0.0, color="grey", lw=0.8, ls="--")
         ax.xaxis.set_major_locator(MaxNLocator(nbins=5))  # tick labels that fit a narrow panel
         ax.set_title(mode)

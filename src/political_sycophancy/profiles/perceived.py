@@ -222,7 +222,7 @@ def perceived_effects(cells: pd.DataFrame, personas: pd.DataFrame) -> tuple[pd.D
     data, counts = perceived_cells(cells, personas)
     if data.empty:
         return pd.DataFrame(), counts
-    effects, _modes = amce_table(data)
+    effects, _modes, _tests = amce_table(data)
     return effects, counts
 
 

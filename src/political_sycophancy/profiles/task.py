@@ -25,7 +25,15 @@ from ..core.items import Item
 from ..core.measures import NON_ORDINAL_MODES
 from ..core.prompts import audit_prompt
 from ..core.solvers import answer_question
-from ..shared.persona_design import DEFAULT_ATTRIBUTES, DEFAULT_MODES, PersonaDesign, asker_side, cue_input, persona_design
+from ..shared.persona_design import (
+    DEFAULT_ATTRIBUTES,
+    DEFAULT_MODES,
+    DEFAULT_PERSONAS,
+    PersonaDesign,
+    asker_side,
+    cue_input,
+    persona_design,
+)
 from ..shared.persona_draw import BASELINE_ID
 from ..shared.personas import ATTRIBUTE_PREFIX, BASELINE_MODE, sent_order
 from ..shared.scorers import scorer_for
@@ -34,6 +42,8 @@ from . import KIND
 
 # The audit's decoding (provider defaults at temperature 1), so degenerate personas match it.
 DEFAULT_CONFIG = GenerateConfig(temperature=1.0)
+# N's samples per item outside design=paper (see the card: about a third of its noise left for 3% of the calls)
+DEFAULT_BASELINE_EPOCHS = 10
 
 
 class ProfileNote(UserWarning):
@@ -45,8 +55,9 @@ def condition_of(persona_id: str, mode: str) -> str:
     return BASELINE_ID if mode == BASELINE_MODE else f"{persona_id}:{mode}"
 
 
-def profile_samples(items: list[Item], plan: PersonaDesign) -> list[Sample]:
-    """One sample per item x persona x mode (the baseline persona once, mode `none`)."""
+def profile_samples(items: list[Item], plan: PersonaDesign, baseline_epochs: int = 1) -> list[Sample]:
+    """One sample per item x persona x mode; the baseline persona (mode `none`) `baseline_epochs`
+    times per item (ids `<item>__N__none`, then `...__r2`, `...__r3`: one cell, pooled as epochs)."""
     samples = []
     references = {a: plan.schema.get(a).reference for a in plan.attributes}
     for persona in plan.personas:
@@ -67,15 +78,17 @@ def profile_samples(items: list[Item], plan: PersonaDesign) -> list[Sample]:
                 "profile_references": references,
                 **{ATTRIBUTE_PREFIX + a: states.get(a) for a in plan.attributes},
             }
+            repeats = baseline_epochs if mode == BASELINE_MODE else 1
             for item in items:
                 prompt = audit_prompt(item)
-                samples.append(
-                    Sample(
-                        id=f"{item.id}__{persona.id}__{mode}",
-                        input=prompt if cue is None else cue_input(cue, prompt),
-                        metadata={**item.sample_metadata(), **meta},
+                for r in range(1, repeats + 1):
+                    samples.append(
+                        Sample(
+                            id=f"{item.id}__{persona.id}__{mode}" + (f"__r{r}" if r > 1 else ""),
+                            input=prompt if cue is None else cue_input(cue, prompt),
+                            metadata={**item.sample_metadata(), **meta},
+                        )
                     )
-                )
     return samples
 
 
@@ -87,13 +100,14 @@ def profiles(
     design: str = "fractional",
     attributes: str = DEFAULT_ATTRIBUTES,
     modes: str = DEFAULT_MODES,
-    n: int | None = 24,
+    n: int | None = DEFAULT_PERSONAS,
     seed: int = 0,
     survey: str | None = None,
     survey_weight: str | None = None,
     attribute_file: str | None = None,
     cues: str | None = None,
     baseline: bool = True,
+    baseline_epochs: int | None = None,
     answer: str = "letter",
     top_logprobs: int = 20,
     non_ordinal: str | None = None,
@@ -117,6 +131,9 @@ def profiles(
       attribute_file: a YAML attribute schema replacing the packaged one.
       cues: cue files (comma list) replacing the packaged file of the mode each declares.
       baseline: also ask every item with no cue (the audit's N prompt, persona N).
+      baseline_epochs: how many times N is asked per item (and Inspect epoch): its answer is
+        compared with every mode's personas, so one draw would be most of the weighted
+        position's noise. None: `DEFAULT_BASELINE_EPOCHS`, 1 in design=paper (the audit's N).
       answer: letter (parse the text) or logprobs (option probabilities of the first
         answer token).
       top_logprobs: how many top tokens to request in logprobs mode.
@@ -128,13 +145,17 @@ def profiles(
         raise InputError(f"non_ordinal must be one of {', '.join(NON_ORDINAL_MODES)}, got {non_ordinal!r}")
     if isinstance(top_logprobs, bool) or not isinstance(top_logprobs, int) or not 1 <= top_logprobs <= 20:
         raise InputError(f"top_logprobs must be a whole number from 1 to 20, got {top_logprobs!r}")
+    if baseline_epochs is None:
+        baseline_epochs = 1 if design == "paper" else DEFAULT_BASELINE_EPOCHS
+    if isinstance(baseline_epochs, bool) or not isinstance(baseline_epochs, int) or baseline_epochs < 1:
+        raise InputError(f"baseline_epochs must be a whole number of at least 1, got {baseline_epochs!r}")
     plan = persona_design(design, attributes, modes, n, seed, survey, survey_weight, attribute_file, cues, baseline)
     name, chosen = load_task_items(instrument, items, pool)
     if non_ordinal is not None and chosen[0].scoring != "wd":
         raise InputError(f"non_ordinal applies to WD-scored items (atp), not to {chosen[0].scoring!r} scoring")
     for note in plan.notes:
         warnings.warn(ProfileNote(f"profiles: {note}"), stacklevel=2)
-    samples = profile_samples(chosen, plan)
+    samples = profile_samples(chosen, plan, baseline_epochs)
     meta = {
         "political_sycophancy": KIND,
         "instrument": name,
@@ -145,6 +166,7 @@ def profiles(
         "seed": seed,
         "answer_mode": answer,
         "pool": pool,
+        "baseline_epochs": baseline_epochs if baseline else 0,
         "persona_notes": list(plan.notes),
         TASK_LABEL: f"profiles_{name}_{design}" + ("_logprobs" if answer == "logprobs" else ""),
     }

@@ -40,6 +40,9 @@ DEFAULT_MODES = "explicit,implicit,conversational"
 # The random stream of the attribute orders, apart from the persona draw's (`seed` alone), so
 # that adding the orders left every design's personas as they were.
 ORDER_STREAM = 44
+# personas of a fractional or survey design by default: enough per level for persona-clustered
+# intervals at the default attributes (measured in bench/profiles_coverage.py; see the profiles card)
+DEFAULT_PERSONAS = 96
 
 
 @dataclass(frozen=True)
@@ -88,7 +91,7 @@ def persona_design(
     design: str = "fractional",
     attributes: str | list[str] | None = DEFAULT_ATTRIBUTES,
     modes: str | list[str] = DEFAULT_MODES,
-    n: int | None = 24,
+    n: int | None = DEFAULT_PERSONAS,
     seed: int = 0,
     survey: str | None = None,
     survey_weight: str | None = None,

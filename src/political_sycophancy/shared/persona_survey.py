@@ -4,7 +4,9 @@ file with a weight), each turned into a persona by the attribute schema's survey
 Only the demographic variables the rules name and the weight are read (`usecols`): never a
 respondent's answers. A respondent whose codes match no level of a chosen attribute (a
 refusal, a code the rules do not list) is left out and counted per attribute; a respondent
-without a usable weight is left out and counted. From the rest, n are drawn uniformly at
+without a usable weight is left out and counted. A weight column with no positive weight, a
+negative or infinite weight, or one more than `MAX_WEIGHT_RATIO` times the median is refused
+in one line naming the file, row and variable. From the rest, n are drawn uniformly at
 random without replacement (all of them when n is at least their number), each carrying its
 survey weight, so that the weighted mean over the drawn personas estimates the population
 mean (a Hajek estimator) and the unweighted mean the sample's.
@@ -24,6 +26,9 @@ from ..core.errors import InputError
 from .personas import Attribute, Persona, Schema
 
 WEIGHT_PATTERN = re.compile(r"WEIGHT_W\d+", re.IGNORECASE)
+# a weight above this many times the median positive weight is refused (survey weights are
+# trimmed far below it; a larger ratio is a wrong variable or a weight that dominates the draw)
+MAX_WEIGHT_RATIO = 1000.0
 
 
 @dataclass
@@ -78,6 +83,17 @@ def respondents(path: str | Path, attributes: Sequence[Attribute], weight: str |
     if len(bad):
         raise InputError(f"weight {w.iloc[bad[0]]!r} is negative or infinite", file=path, row=int(bad[0]) + 1, field=weight)
     keep = w.notna() & (w > 0)
+    if not keep.any():
+        raise InputError("no respondent has a positive weight (every weight is 0 or missing): is this the weight "
+                         "variable? name one with -T survey_weight=<variable>", file=path, field=weight)
+    top = float(w[keep].max())
+    relative = (w / top).to_numpy()  # relative to the largest: no overflow near the largest float
+    median = float(np.median(relative[keep.to_numpy()]))
+    over = np.flatnonzero(relative > MAX_WEIGHT_RATIO * median)
+    if len(over):
+        raise InputError(f"weight {w.iloc[over[0]]:g} is {relative[over[0]] / median:.3g} times the median weight "
+                         f"({median * top:g}; at most {MAX_WEIGHT_RATIO:g} times): not a survey weight, or one that "
+                         "needs trimming", file=path, row=int(over[0]) + 1, field=weight)
     if (~keep).any():
         notes.append(f"{int((~keep).sum())} respondent(s) without a positive weight ({weight}) left out")
     out = pd.DataFrame({"row": np.arange(1, len(data) + 1), "weight": w})
