@@ -230,7 +230,7 @@ SCENARIOS: list[Scenario] = [
           r"--bootstrap must be a whole number from 1 to 100000, not 1000000000", files={"logs": DIR}),
     error("T16 analyze --sign-flip-draws 10^12", "analyze logs --out out --sign-flip-draws 1000000000000",
           r"--sign-flip-draws must be a whole number from 1 to 10000000", files={"logs": DIR}),
-    error("S18 analyze --alpha nan", "analyze logs --out out --alpha nan", r"--alpha must be a finite number above 0 and below 1, not nan", files={"logs": DIR}),
+    error("S18 analyze --alpha nan", "analyze logs --out out --alpha nan", r"--alpha must be a finite number from 1e-10 and below 1, not nan", files={"logs": DIR}),
     error("S18 analyze --power-effect inf", "analyze logs --out out --power-effect inf", r"--power-effect must be a finite number above 0, not inf",
           files=model_files("p/m"), before=(IMPORT,)),
     error("S18 analyze --power-effect -0.1", "analyze logs --out out --power-effect -0.1", r"--power-effect must be a finite number above 0, not -0\.1",

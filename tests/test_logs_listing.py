@@ -9,7 +9,7 @@ from pathlib import Path
 from inspect_ai.log import list_eval_logs
 
 from political_sycophancy.logs.cache import CACHE_DIR
-from political_sycophancy.logs.frame import list_logs
+from political_sycophancy.logs.listing import list_logs
 
 
 def test_the_listing_is_inspects(tmp_path, monkeypatch):

@@ -10,6 +10,14 @@ header that declares 10**12 epochs. None of that is ever read as a number:
 - a log whose header declares epochs or a temperature that is not a number in range
   (`header_problem`) is left out whole, as an unreadable log is, and named.
 
+A log is the package's by its word (its task metadata names a measure kind), so that word is
+checked like any other value: a kind no installed measure declares leaves the log out
+(`kind_contracts`), and each sample must keep the package's contract, whatever task wrote
+it: every score value a mapping (`core.answers`: numbers, and in the old contract its
+status and letter), a status readable from the scores, and the sample metadata the
+measure's samples carry (`Measure.sample_keys`). A sample that breaks it is left out,
+counted and named, as one holding an infinite score is.
+
 NaN and None are the contract's "no value" (an unanswered sample's measures), not errors.
 A score value under a name this module does not know may be text or a truth value (the old
 score contract kept labels there) but, when a number, must be finite.
@@ -23,6 +31,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ..core.generation import MAX_EPOCHS
+from ..core.io import MAX_SURVEY_WEIGHT
 
 # The scale of each measure a score value may hold: (low, high), inclusive.
 SCORE_RANGES: Mapping[str, tuple[float, float]] = MappingProxyType({
@@ -103,25 +112,52 @@ def _whole(name: str, value: Any, low: int, high: int) -> str | None:
     return None
 
 
-def sample_problem(sample: Mapping[str, Any]) -> str | None:
+def kind_contracts() -> dict[str, tuple[str, ...]]:
+    """The sample metadata keys every sample of a log of each declared measure kind carries
+    (`Measure.sample_keys`; a kind its measure declares no keys for carries none named)."""
+    from ..catalog import declared
+
+    contracts: dict[str, tuple[str, ...]] = {}
+    for measure in declared():
+        keys = dict(measure.sample_keys)
+        for kind in measure.kinds:
+            contracts[kind] = tuple(keys.get(kind, ()))
+    return contracts
+
+
+def sample_problem(sample: Mapping[str, Any], needed: tuple[str, ...] = ()) -> str | None:
     """Why a sample (summary or record, as JSON) cannot be read into the frame, or None:
-    its epoch, its score values (`SCORE_RANGES`; any other number must be finite), its
-    answer probabilities, or its item's direction, positions, benchmarks or partisan gap."""
+    its epoch, its scores (the package's contract: `_score_problem`), its answer
+    probabilities, its item's direction, positions, benchmarks, partisan gap or survey
+    weight, or a key of its measure's sample metadata (`needed`) it lacks."""
     epoch = sample.get("epoch")
     if epoch is not None and (problem := _whole("epoch", epoch, 1, MAX_EPOCHS)):
         return problem
     scores = sample.get("scores") or {}
     if not isinstance(scores, dict):
         return f"scores are {_show(scores)}, not a mapping"
+    if problem := _score_problem(scores):
+        return problem
+    return _metadata_problem(sample.get("metadata") or {}, needed)
+
+
+def _score_problem(scores: dict[str, Any]) -> str | None:
+    """Why a sample's scores are not the package's, or None: each a score whose value is a
+    mapping of numbers (labels too in the old contract), with finite numbers on their scales
+    and answer probabilities that are a distribution, and a status among them (in a value,
+    in a score's metadata, or the `answered` indicator)."""
+    status = not scores  # a sample without scores (an error) has no status to read
     for name, score in scores.items():
         if not isinstance(score, dict):
             return f"score {name!r} is {_show(score)}, not a score"
         value = score.get("value")
-        values = value if isinstance(value, dict) else {name: value}
-        for key, v in values.items():
+        if not isinstance(value, dict):
+            return f"score {name!r} is {_show(value)}, not the package's mapping of values"
+        for key, v in value.items():
             if problem := _measure(str(key), v, _scale(str(key))):
                 return problem
         meta = score.get("metadata")
+        status = status or "status" in value or "answered" in value or (isinstance(meta, dict) and "status" in meta)
         if isinstance(meta, dict):
             for key in ("probs", "logprob_probs"):
                 if problem := _numbers(key, meta.get(key), (0.0, 1.0)):
@@ -131,9 +167,17 @@ def sample_problem(sample: Mapping[str, Any]) -> str | None:
                 return f"'probs' sum to {math.fsum(probs):g}, not 1"
             if problem := _measure("covered_mass", meta.get("covered_mass"), SCORE_RANGES["covered_mass"]):
                 return problem
-    meta = sample.get("metadata") or {}
+    names = ", ".join(map(repr, scores))[:60]
+    return None if status else f"no status in score(s) {names} (not the package's score contract)"
+
+
+def _metadata_problem(meta: Any, needed: tuple[str, ...]) -> str | None:
+    """Why a sample's metadata cannot be read, or None (see `sample_problem`)."""
     if not isinstance(meta, dict):
         return f"metadata is {_show(meta)}, not a mapping"
+    missing = [key for key in needed if key not in meta]
+    if missing:
+        return f"metadata has no {missing[0]!r} (every sample of its measure carries it)"
     if meta.get("direction") is not None and (problem := _whole("direction", meta["direction"], -1, 1)):
         return problem
     if problem := _numbers("positions", meta.get("positions")):
@@ -156,6 +200,9 @@ def sample_problem(sample: Mapping[str, Any]) -> str | None:
                 number = None
         if number is not None and math.isinf(number):
             return f"'item_partisan_gap' is {_show(gap)}, not finite"
+    weight = meta.get("persona_weight")
+    if weight is not None and (problem := _measure("persona_weight", weight, (0.0, MAX_SURVEY_WEIGHT))):
+        return problem.replace("score ", "", 1)
     return None
 
 
@@ -188,5 +235,6 @@ def exclusion_note(excluded: list[tuple[str, int, list[str]]]) -> str | None:
     named = "; ".join(f"{log}: {n} ({', '.join(reasons[:NAMED])}{', ...' if n > len(reasons[:NAMED]) else ''})" for log, n, reasons in excluded[:5])
     return (
         f"left out {total} sample(s) whose values cannot be read as numbers (not a number, not finite, or outside "
-        f"their scale); the rest of each log is read: {named}" + (" ..." if len(excluded) > 5 else "")
+        f"their scale) or that break the package's score or metadata contract; the rest of each log is read: {named}"
+        + (" ..." if len(excluded) > 5 else "")
     )

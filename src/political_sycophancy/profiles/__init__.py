@@ -12,4 +12,5 @@ MEASURE = Measure(
     registers=("political_sycophancy.profiles.task", "political_sycophancy.shared.scorers"),
     summary_nodes=("profiles",),
     sections=("political_sycophancy.profiles.analysis",),
+    sample_keys=((KIND, ("item_id", "options", "persona_id", "cue_mode")),),
 )
