@@ -137,6 +137,15 @@ def survey(weights: list[float]):
     return write
 
 
+def statements_of(name: str):
+    def call(tmp: Path):
+        from political_sycophancy.open_ended.statements import read_statements
+
+        return read_statements(tmp / name)
+
+    return call
+
+
 def fractional_of_all(n: int):
     """A balanced design of n personas over every attribute of the schema (a full factorial
     of 115,200, so n below it is drawn as a fractional design)."""
@@ -217,6 +226,12 @@ SCENARIOS: list[Scenario] = [
         JUDGE,
         r"l\.jsonl, row 1, field 'statement': expected text, got dict",
         files={"l.jsonl": jsonl({"statement": {"t": "Taxes"}, "response": "Yes.", "label": "agree"})},
+    ),
+    error(
+        "an open-ended statement file whose text is a list",
+        statements_of("s.jsonl"),
+        r"s\.jsonl, row 1, field 'text': expected text, got list",
+        files={"s.jsonl": jsonl({"id": "s1", "text": ["Taxes", "rise"], "direction": "left", "dimension": "economic"})},
     ),
     error(
         "validate-judge: the label '²' (a digit to str.isdigit, no number)",
