@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from support.bad_input import Scenario, accept, classify, error, exclusion
+from support.bad_input import DIR, Scenario, accept, error, exclusion, run_classified
 from support.hostile import ANALYZE, IMPORT, edit_sample, eval_logs, killed_import, responses, rezip
 from support.profiles import write_sav
 
@@ -280,22 +280,19 @@ SCENARIOS: list[Scenario] = [
         "analyze --power-effect 1e300",
         ANALYZE + " --power-effect 1e300",
         r"--power-effect must be a finite number from",
-        files={"r.csv": responses()},
-        before=(IMPORTED,),
+        files={"logs": DIR},
     ),
     error(
         "analyze --power-effect 1e-300",
         ANALYZE + " --power-effect 1e-300",
         r"--power-effect must be a finite number from",
-        files={"r.csv": responses()},
-        before=(IMPORTED,),
+        files={"logs": DIR},
     ),
     error(
         "analyze --alpha 1e-300 --power 0.8",
         ANALYZE + " --alpha 1e-300 --power 0.8",
         r"--alpha must be a finite number from 1e-10",
-        files={"r.csv": responses()},
-        before=(IMPORTED,),
+        files={"logs": DIR},
     ),
     error(
         "a fractional design of 110,000 personas",
@@ -408,13 +405,7 @@ SCENARIOS: list[Scenario] = [
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.name for s in SCENARIOS])
 def test_scenario(scenario, tmp_path, monkeypatch, record_property):
     monkeypatch.setenv("INSPECT_LOG_DIR", str(tmp_path / "inspect-logs"))
-    outcome, ran = classify(scenario, tmp_path)
-    record_property("outcome", outcome)  # bench/bad_input_table.py tabulates these
-    record_property("detail", ran.error_line or (ran.crash.strip().splitlines() or [""])[-1])
-    assert outcome in ("clear error", "counted exclusion", "correctly accepted"), (
-        f"{scenario.name}: {outcome}\n--- error line: {ran.error_line}\n--- out:\n{ran.out[-2000:]}\n"
-        f"--- err:\n{ran.err[-2000:]}\n{ran.crash[-3000:]}"
-    )
+    run_classified(scenario, tmp_path, record_property)
 
 
 # --- nothing written before a refusal ------------------------------------------------------
