@@ -95,11 +95,12 @@ def run(args: argparse.Namespace) -> int:
     from ..core.atomic import FolderBusy, FolderWrite
     from ..core.folders import folder_entries
     from ..core.io import FRAME_CACHE_DIR, output_dir
-    from ..logs.listing import list_folder
+    from ..logs.listing import list_folder, log_folder
 
     target = Path(args.out).absolute()
     if target.parent == target or Path(os.path.realpath(target)).parent == Path(os.path.realpath(target)):
         raise InputError(f"--out {args.out}: the filesystem root; choose a new or empty folder for the report")
+    log_folder(args.log_dir)  # a missing log folder, or not a folder
     _refuse_foreign(args.out, FolderWrite(target, OUTPUTS))
     listing = list_folder(args.log_dir, folder_entries(os.path.abspath(args.log_dir), skip=(FRAME_CACHE_DIR,)))
     if not listing.logs:

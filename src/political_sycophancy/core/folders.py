@@ -2,7 +2,8 @@
 give makes a command hang, loop or read what is not its input.
 
 `folder_problem` says why a path cannot be an input folder (an empty path, a symbolic-link
-loop, missing, not a folder, the filesystem root: a walk of `/` never ends in practice).
+loop, the filesystem root: a walk of `/` never ends in practice, `path_problem`; missing,
+not a folder).
 `folder_entries` lists everything under a folder in one walk: no symbolic link is
 followed (a link can lead out of the folder, to a device, or round in a loop; it is listed
 as what it is), a folder that cannot be listed is listed with its error, and a walk that
@@ -28,32 +29,41 @@ MAX_FOLDER_ENTRIES = 200_000
 GIVE = "give the folder that holds the .eval logs"
 
 
-def folder_problem(path: str | os.PathLike[str]) -> str | None:
-    """Why `path` cannot be read as an input folder, or None."""
+def path_problem(path: str | os.PathLike[str]) -> str | None:
+    """Why `path` can be no input folder whatever the filesystem holds, or None: an empty
+    path, the filesystem root, a symbolic link loop."""
     text = os.fspath(path)
     if not text.strip():
         return f"an empty path; {GIVE}"
     try:
-        st = os.stat(text)
+        os.stat(text)
     except OSError as ex:
         if ex.errno == errno.ELOOP:
             return f"a symbolic link loop; {GIVE}"
-        if ex.errno == errno.ENOENT:
-            return "not found"
-        return f"cannot be read ({ex.strerror or ex})"
-    if not stat.S_ISDIR(st.st_mode):
-        return f"not a directory ({file_kind(st.st_mode)}; {GIVE})"
     if os.path.dirname(os.path.realpath(text)) == os.path.realpath(text):
         return f"the filesystem root, not a log folder; {GIVE}"
     return None
 
 
+def folder_problem(path: str | os.PathLike[str]) -> str | None:
+    """Why `path` cannot be read as an input folder, or None (`path_problem`, and missing,
+    unreadable or not a folder)."""
+    if problem := path_problem(path):
+        return problem
+    try:
+        st = os.stat(path)
+    except OSError as ex:
+        return "not found" if ex.errno == errno.ENOENT else f"cannot be read ({ex.strerror or ex})"
+    return None if stat.S_ISDIR(st.st_mode) else f"not a directory ({file_kind(st.st_mode)}; {GIVE})"
+
+
 def input_folder(text: str) -> str:
-    """An argparse `type=` for an input folder: refused in one line where it is parsed,
-    before anything is written (`folder_problem`)."""
+    """An argparse `type=` for an input folder: what no filesystem makes a folder refused in
+    one line where it is parsed (`path_problem`; a missing folder is the command's to refuse,
+    before it writes anything)."""
     import argparse
 
-    problem = folder_problem(text)
+    problem = path_problem(text)
     if problem:
         raise argparse.ArgumentTypeError(f"{text}: {problem}" if text.strip() else problem)
     return text
