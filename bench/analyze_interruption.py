@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -45,11 +46,12 @@ POINTS = (
 )
 TARGETS = ("parent", "ps-reader", "ps-worker", "ps-early", "ps-saver")
 SIGNALS = (("Ctrl-C", signal.SIGINT), ("SIGTERM", signal.SIGTERM), ("SIGKILL", signal.SIGKILL))
-# where each worker exists
+# where each worker exists (the sections are computed first, then reported in order: the
+# section workers are gone at "[2/")
 LIVES = {
     "parent": POINTS,
     "ps-reader": POINTS[:1],
-    "ps-worker": POINTS[1:3],
+    "ps-worker": POINTS[1:2],
     "ps-early": POINTS,
     "ps-saver": POINTS[1:],
 }
@@ -146,10 +148,10 @@ def one_run(
             if time.time() - reached > 10:  # the worker did not exist at this point
                 break
         time.sleep(0.01)
-    if sent is None:
+    if sent is None:  # (the run may have ended meanwhile, writing a new report)
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
-        return {"seen": False}
+        return {"seen": False, "out": verdict(root / "out", earlier)}
     try:
         code = proc.wait(timeout=120)
     except subprocess.TimeoutExpired:
@@ -188,7 +190,7 @@ def main() -> int:
     first = subprocess.run(command(root), capture_output=True, text=True)
     if first.returncode != 0:
         sys.exit(first.stdout[-2000:] + first.stderr[-2000:])
-    sections = max(int(line.split("/")[1].split("]")[0]) for line in first.stdout.splitlines() if line.startswith("["))
+    sections = max(int(m.group(1)) for m in re.finditer(r"^\[\d+/(\d+)\]", first.stdout, re.M))
     print(f"complete analysis: {time.perf_counter() - started:.0f}s, {sections} sections")
     earlier = snapshot(root / "out")
     rows, bad = [], 0
@@ -203,6 +205,7 @@ def main() -> int:
                 row = one_run(root, sig, name == "Ctrl-C", target, point, sections, earlier)
                 if not row["seen"]:
                     print(f"{name:8} {target:10} {point[0]:15} not seen")
+                    earlier = snapshot(root / "out") if row["out"] == "complete" else earlier
                     continue
                 good = (
                     row["code"] != "HANG"

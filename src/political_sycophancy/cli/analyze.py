@@ -232,8 +232,12 @@ def _analyzed(args: argparse.Namespace, into: Path, started: float, walked: List
     from ..shared.cells import cells_of
     from ..stats.options import AnalysisOptions
 
+    def progressing(text: str) -> None:  # each progress line: an interruption or a dead figure worker stops the run
+        figures.check()
+        stop.progress(text)
+
     _say(f"reading logs in {args.log_dir} ...")
-    load = read_frame(args.log_dir, cache=not args.no_cache, progress=stop.progress, entries=walked.entries)
+    load = read_frame(args.log_dir, cache=not args.no_cache, progress=progressing, entries=walked.entries)
     _say(
         f"[logs] {load.files} file(s): {load.read} read, {load.cached} from cache, {len(load.ignored)} ignored, "
         f"{len(load.unreadable)} unreadable; {len(load.frame):,} samples ({time.perf_counter() - started:.1f}s)"
@@ -257,7 +261,7 @@ def _analyzed(args: argparse.Namespace, into: Path, started: float, walked: List
     cells = cells_of(load.frame, options.cache)
     _say(f"[cells] {len(cells):,} model x instrument x condition x item cells ({time.perf_counter() - t:.1f}s)")
     result = write_report(load.frame, into, source=str(Path(args.log_dir).resolve()), options=options,
-                          progress=stop.progress, store=store,
+                          progress=progressing, store=store,
                           jobs=args.jobs, figure_process=figures)
     lines: list[str] = [line for _, section in result.sections for line in section.console]
     not_computable = result.summary.get("not_computable") or []

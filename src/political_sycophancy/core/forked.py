@@ -128,9 +128,9 @@ def shared_work(work: Callable[[Iterator[T]], R], items: Sequence[T], jobs: int 
                 process.start()
             send.close()
             children.append((process, receive))
-        results.append(work(_taking(items, taken)))
+        results.append(work(_watched(_taking(items, taken), [process for process, _ in children], doing)))
     except BaseException as ex:
-        if not isinstance(ex, Exception):  # interrupted: nothing of this work is kept
+        if not isinstance(ex, Exception) or isinstance(ex, WorkerDied):  # nothing of this work is kept
             _kill([process for process, _ in children])
         raise
     finally:
@@ -151,6 +151,16 @@ def shared_work(work: Callable[[Iterator[T]], R], items: Sequence[T], jobs: int 
         name, message, is_input = failure
         raise InputError(message) if is_input else RuntimeError(f"{name}: {message}")
     return results
+
+
+def _watched(items: Iterator[T], processes: list[Any], doing: str) -> Iterator[T]:
+    """`items`, this process's share, each taken only while no forked process has died: a
+    death stops the work at once (`WorkerDied`) rather than once this process's share is done."""
+    for item in items:
+        for process in processes:
+            if not process.is_alive() and process.exitcode != 0:
+                raise died(process, doing)
+        yield item
 
 
 def forked_map(fn: Callable[[T], R], items: Sequence[T], processes: int, doing: str) -> Iterator[R]:
@@ -266,6 +276,12 @@ class EarlyWorker:
             raise payload
         name, message, is_input = payload
         raise InputError(message) if is_input else RuntimeError(f"{name}: {message}")
+
+    def check(self) -> None:
+        """Raise `WorkerDied` if the worker died (while it prepared or waited for its call)."""
+        if self.process is not None and not self.process.is_alive():
+            self.process.join()
+            raise died(self.process, self.doing)
 
     def close(self, kill: bool = False) -> None:
         """End the worker: let it finish (a worker never used returns at once), or `kill` it."""
