@@ -93,19 +93,9 @@ def run(args: argparse.Namespace) -> int:
     run (Ctrl-C, SIGTERM, a worker process that died) leaves the earlier report whole. What
     can be refused without reading a log is refused before anything is written."""
     from ..core.atomic import FolderBusy, FolderWrite
-    from ..core.folders import folder_entries
-    from ..core.io import FRAME_CACHE_DIR, output_dir
-    from ..logs.listing import list_folder, log_folder
+    from ..core.io import output_dir
 
-    target = Path(args.out).absolute()
-    if target.parent == target or Path(os.path.realpath(target)).parent == Path(os.path.realpath(target)):
-        raise InputError(f"--out {args.out}: the filesystem root; choose a new or empty folder for the report")
-    log_folder(args.log_dir)  # a missing log folder, or not a folder
-    _refuse_foreign(args.out, FolderWrite(target, OUTPUTS))
-    listing = list_folder(args.log_dir, folder_entries(os.path.abspath(args.log_dir), skip=(FRAME_CACHE_DIR,)))
-    if not listing.logs:
-        skipped = f" (skipped, as Inspect does: {'; '.join(listing.skipped[:5])})" if listing.skipped else ""
-        raise InputError(f"no Inspect logs (.eval or .json) found{skipped}", file=args.log_dir)
+    listing = _checked(args)
     out = output_dir(args.out, "--out")
     writer = FolderWrite(out, OUTPUTS)
     try:
@@ -156,6 +146,29 @@ class Stop:
         """A progress line (`console.progress`), after `check`."""
         self.check()
         progress(text)
+
+
+def _checked(args: argparse.Namespace) -> Listing:
+    """The log folder's walk, once what can be refused without reading a log is refused: an
+    --out that is the filesystem root, a file or the user's folder, a missing log folder or
+    one without logs. Nothing is written before."""
+    from ..core.atomic import FolderWrite
+    from ..core.folders import folder_entries
+    from ..core.io import FRAME_CACHE_DIR
+    from ..logs.listing import list_folder, log_folder
+
+    target = Path(args.out).absolute()
+    if target.parent == target or Path(os.path.realpath(target)).parent == Path(os.path.realpath(target)):
+        raise InputError(f"--out {args.out}: the filesystem root; choose a new or empty folder for the report")
+    if target.exists() and not target.is_dir():
+        raise InputError(f"--out {args.out}: exists and is not a directory")
+    log_folder(args.log_dir)  # a missing log folder, or not a folder
+    _refuse_foreign(args.out, FolderWrite(target, OUTPUTS))
+    listing = list_folder(args.log_dir, folder_entries(os.path.abspath(args.log_dir), skip=(FRAME_CACHE_DIR,)))
+    if not listing.logs:
+        skipped = f" (skipped, as Inspect does: {'; '.join(listing.skipped[:5])})" if listing.skipped else ""
+        raise InputError(f"no Inspect logs (.eval or .json) found{skipped}", file=args.log_dir)
+    return listing
 
 
 def _refuse_foreign(out: str, writer: FolderWrite) -> None:
