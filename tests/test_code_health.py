@@ -27,12 +27,10 @@ REASON = re.compile(r"\bLong: \S")
 
 # (module path under the package, function) -> who splits it (issue 43)
 KNOWN_COMPLEX = {
-    ("logs/frame.py", "read_frame"): "h47: read_frame split (caching, reading, notes)",
     ("report/figures.py", "by_asker_figure"): "h43r: the measures' figures move out of report/",
 }
 # module path -> who shortens it or gives its reason
 KNOWN_LONG = {
-    "logs/frame.py": "h47: read_frame split",
     "report/figures.py": "h43r: the measures' figures move out of report/",
 }
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from inspect_ai.log import list_eval_logs
 
 from political_sycophancy.logs.cache import CACHE_DIR
-from political_sycophancy.logs.frame import list_logs
+from political_sycophancy.logs.listing import list_logs
 
 
 def test_the_listing_is_inspects(tmp_path, monkeypatch):
@@ -54,3 +54,44 @@ def test_a_cached_or_cold_read_of_inspects_logs_needs_no_inspect_import(tmp_path
             "print('inspect_ai' in sys.modules)")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert run.stdout.split() == ["3", "1", "0", "3", "0", "1", "False"], run.stdout + run.stderr
+
+
+def test_the_walk_is_bounded_follows_no_link_and_notes_what_it_cannot_list(tmp_path):
+    """One walk lists the folder (issue 47): past its bound it refuses in one line (a folder
+    that large is not a log folder: `analyze /` listed the whole machine), a link loop or a
+    link to a folder is an entry, never entered, and a folder it cannot list is an entry with
+    its error (it raised a traceback when the listing met one)."""
+    import pytest
+
+    from political_sycophancy.core.errors import InputError
+    from political_sycophancy.core.folders import folder_entries
+    from political_sycophancy.logs.listing import list_folder, walk_notes
+
+    root = tmp_path / "logs"
+    (root / "sub").mkdir(parents=True)
+    for k in range(6):
+        (root / "sub" / f"{k}.eval").write_bytes(b"x")
+    (root / "round").symlink_to(root / "round")
+    (root / "up").symlink_to(tmp_path, target_is_directory=True)
+    with pytest.raises(InputError, match=r"more than 5 entries under it .*give the folder that holds the \.eval logs"):
+        folder_entries(root, limit=5)
+    entries = folder_entries(root)
+    assert [e.rel for e in entries] == ["round", "sub/0.eval", "sub/1.eval", "sub/2.eval", "sub/3.eval", "sub/4.eval",
+                                        "sub/5.eval", "up"]
+    listing = list_folder(root)
+    assert len(listing.logs) == 6
+    assert listing.skipped == ["round (a symbolic link loop)", "up (a symbolic link to a folder)"]
+    (root / "sub").chmod(0)
+    try:
+        if os.access(root / "sub", os.R_OK):  # root reads any folder: the error is planted instead
+            error = PermissionError(13, "Permission denied", str(root / "sub"))
+            entries = [e for e in folder_entries(root) if not e.rel.startswith("sub/")]
+            from political_sycophancy.core.folders import FolderEntry
+
+            entries.append(FolderEntry("sub", None, error, unlisted=True))
+        else:
+            entries = folder_entries(root)
+        notes = walk_notes(list_folder(root, entries))
+        assert any("could not list 1 folder(s) or entr(ies)" in n and "sub (cannot be listed: Permission denied)" in n for n in notes)
+    finally:
+        (root / "sub").chmod(0o755)

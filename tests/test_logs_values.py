@@ -1,5 +1,9 @@
 """`logs.values.sample_problem`: every reason a sample is left out of the frame, in the order
-the checks run (the first problem is the one named), and the values that are no problem."""
+the checks run (the first problem is the one named), and the values that are no problem.
+
+Since issue 47 a score's value is the package's mapping of values with a status among the
+scores (a bare number, label or bool is another scorer's, left out and counted): `scored`
+wraps a value so, and the bare values are problems of their own below."""
 
 from __future__ import annotations
 
@@ -16,8 +20,6 @@ GOOD: dict[str, Any] = {
         "pct_score": {"value": {"ideology": -1.0, "answered": 1, "label_like": "A", "ideology_economic": 2.0},
                       "metadata": {"probs": [0.25, 0.75], "logprob_probs": [0.5, 0.5], "covered_mass": 0.9}},
         "wd_score": {"value": {"wd_dem": 0.3, "wd_rep": math.nan, "refused": None}, "metadata": "not a mapping: ignored"},
-        "label": {"value": "C"},
-        "flag": {"value": True},
     },
     "metadata": {"direction": -1.0, "positions": [1, 2.5], "benchmarks": {"dem": [0.5, 0.5]}, "item_partisan_gap": "0.2"},
 }
@@ -30,8 +32,11 @@ def sample(**changes: Any) -> dict[str, Any]:
 
 
 def scored(value: Any = None, metadata: Any = None, name: str = "s") -> dict[str, Any]:
-    """A sample whose only score is `name` with this value and metadata."""
-    return sample(scores={name: {"value": value, **({"metadata": metadata} if metadata is not None else {})}})
+    """A sample whose only score is `name` with this value (a mapping of values as it is, any
+    other value under `name`, each with the `answered` status) and metadata."""
+    values = dict(value) if isinstance(value, dict) else {name: value}
+    values.setdefault("answered", 1)
+    return sample(scores={name: {"value": values, **({"metadata": metadata} if metadata is not None else {})}})
 
 
 def with_meta(**meta: Any) -> dict[str, Any]:
@@ -98,7 +103,11 @@ def test_readable_samples_have_no_problem(record: dict[str, Any]) -> None:
         (with_meta(item_partisan_gap=-math.inf), "'item_partisan_gap' is -inf, not finite"),
         (with_meta(direction=5, positions="x"), "'direction' is 5, outside -1..1"),
         (sample(epoch=-1, scores=[1], metadata=[1]), "'epoch' is -1, outside 1..100000"),
-        (sample(scores={"s": {"value": math.inf}}, metadata=[1]), "score 's' is inf, not finite"),
+        (sample(scores={"s": {"value": {"s": math.inf}}}, metadata=[1]), "score 's' is inf, not finite"),
+        (sample(scores={"label": {"value": "C"}}), "score 'label' is 'C', not the package's mapping of values"),
+        (sample(scores={"flag": {"value": True}}), "score 'flag' is True, not the package's mapping of values"),
+        (sample(scores={"s": {"value": 0.5}}), "score 's' is 0.5, not the package's mapping of values"),
+        (sample(scores={"s": {"value": {"x": 1.0}}}), "no status in score(s) 's' (not the package's score contract)"),
     ],
 )
 def test_each_problem_names_the_value_and_why(record: dict[str, Any], problem: str) -> None:

@@ -35,12 +35,15 @@ def test_a_weight_column_of_zeros_is_refused_as_such(tmp_path):
 
 def test_an_unbounded_weight_is_refused_naming_its_row(tmp_path):
     schema = load_schema(None)
-    weights = [1.0, 2.0, 1e308, 1.0, 1.5, 0.5, 1.0, 2.0]
-    with pytest.raises(InputError, match=r"row 3, field 'WEIGHT_W99': weight 1e\+308 is .* the median"):
+    weights = [1.0, 2.0, 1e308, 1.0, 1.5, 0.5, 1.0, 2.0]  # above any survey weight (core.io.MAX_SURVEY_WEIGHT)
+    with pytest.raises(InputError, match=r"row 3, field 'WEIGHT_W99': weight 1e\+308 is outside 0 to 1e\+06"):
         draw_personas(sav(tmp_path, weights), schema, schema.choose("age,gender"), None, seed=0)
-    # every weight 1e308 is bounded (the ratio is what matters): drawn as given
-    draw = draw_personas(sav(tmp_path, [1e308] * 8), schema, schema.choose("age,gender"), None, seed=0)
-    assert [p.weight for p in draw.personas] == [1e308] * 8
+    weights = [1.0, 2.0, 5000.0, 1.0, 1.5, 0.5, 1.0, 2.0]  # bounded, but 5,000 times the median
+    with pytest.raises(InputError, match=r"row 3, field 'WEIGHT_W99': weight 5000 is .* the median"):
+        draw_personas(sav(tmp_path, weights), schema, schema.choose("age,gender"), None, seed=0)
+    # large weights alike are bounded (the ratio is what matters): drawn as given
+    draw = draw_personas(sav(tmp_path, [5e5] * 8), schema, schema.choose("age,gender"), None, seed=0)
+    assert [p.weight for p in draw.personas] == [5e5] * 8
 
 
 def cells(weights: list[float], seed: int = 0) -> pd.DataFrame:

@@ -190,3 +190,15 @@ def classify(scenario: Scenario, tmp: Path) -> tuple[str, Ran]:
         counted = re.search(scenario.match, ran.out + ran.err) is not None
         return ("counted exclusion" if counted else "silently wrong"), ran
     return "correctly accepted", ran
+
+
+def run_classified(scenario: Scenario, tmp: Path, record_property: Callable[[str, str], None]) -> None:
+    """A scenario module's `test_scenario`: run and classify `scenario` in `tmp`, record its
+    outcome for bench/bad_input_table.py, and fail unless the outcome is a good one."""
+    outcome, ran = classify(scenario, tmp)
+    record_property("outcome", outcome)
+    record_property("detail", ran.error_line or (ran.crash.strip().splitlines() or [""])[-1])
+    assert outcome in GOOD, (
+        f"{scenario.name}: {outcome}\n--- error line: {ran.error_line}\n--- out:\n{ran.out[-2000:]}\n"
+        f"--- err:\n{ran.err[-2000:]}\n{ran.crash[-3000:]}"
+    )

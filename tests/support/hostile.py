@@ -124,8 +124,8 @@ def edit_header(edit: Callable[[dict], None], *, log: int = 0) -> Callable[[Path
     return step
 
 
-def _import_then_die(tmp: Path, file: str, logs: int) -> None:
-    """In a forked child: import `file`, killed (SIGKILL, no clean-up) once `logs` logs are written."""
+def _import_then_die(tmp: Path, file: str, logs: int, options: dict[str, Any]) -> None:
+    """In a forked child: import `file` (with `options`), killed (SIGKILL, no clean-up) once `logs` logs are written."""
     from political_sycophancy.logs import import_writer, importer
 
     write_one = import_writer.write_one
@@ -140,16 +140,17 @@ def _import_then_die(tmp: Path, file: str, logs: int) -> None:
 
     import_writer.write_one = write_then_die  # type: ignore[assignment]
     os.chdir(tmp)
-    importer.import_responses(file, [builtin_path("pct.csv")], "logs", jobs=1)
+    importer.import_responses(file, [builtin_path("pct.csv")], "logs", jobs=1, **options)
 
 
-def killed_import(file: str, logs: int = 1) -> Callable[[Path], None]:
-    """A step: `import-responses file` killed with SIGKILL after writing `logs` log(s)."""
+def killed_import(file: str, logs: int = 1, **options: Any) -> Callable[[Path], None]:
+    """A step: `import-responses file` (`options`: the importer's, e.g. replace_changed=True)
+    killed with SIGKILL after writing `logs` log(s)."""
 
     def step(tmp: Path) -> None:
         import multiprocessing
 
-        child = multiprocessing.get_context("fork").Process(target=_import_then_die, args=(tmp, file, logs))
+        child = multiprocessing.get_context("fork").Process(target=_import_then_die, args=(tmp, file, logs, options))
         child.start()
         child.join(120)
         if child.exitcode != -signal.SIGKILL:

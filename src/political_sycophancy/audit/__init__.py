@@ -26,6 +26,7 @@ MEASURE = Measure(
     exports=(("audit_tasks", "political_sycophancy.audit.task"),),
     imports=("political_sycophancy.audit.importing",),
     commands=("political_sycophancy.audit.command",),
+    sample_keys=(("audit", ("item_id", "options")),),
 )
 
 if TYPE_CHECKING:

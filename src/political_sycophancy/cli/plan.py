@@ -29,6 +29,13 @@ from ..shared.eval_options import (
 DEFAULT_CONNECTIONS = 10
 
 
+# Bounds of the estimate's inputs: far above any provider's (USD per million tokens; a call
+# of a day; tokens a call writes), low enough that the estimate stays a number.
+MAX_PRICE = 1e6
+MAX_SECONDS_PER_CALL = 86_400
+MAX_OUTPUT_TOKENS = 1e6
+
+
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "plan",
@@ -42,18 +49,20 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="design=profiles: a parameter of the profiles task (and of its manipulation check "
                    "profile_check, where it applies), as for inspect eval -T (repeatable), "
                    "e.g. --profile design=fractional --profile n=24 --profile modes=explicit,implicit")
-    p.add_argument("--profile-epochs", type=arguments.count, default=1, help="design=profiles: epochs of the profiles task (default: 1)")
+    p.add_argument("--profile-epochs", type=arguments.epochs, default=1,
+                   help="design=profiles: epochs of the profiles task (default: 1)")
     p.add_argument("--items", required=True, help="directory holding pct.csv (optional; built-in otherwise), typology.csv and atp.csv")
     p.add_argument("--log-dir", required=True, help="log directory of the eval set")
     p.add_argument("--phases", default=",".join(_phases()), help="comma-separated subset of: " + ", ".join(_phases()))
     p.add_argument("--phase2-pool", default="top500", help="ATP pool of Phase 2 and the replicates (default: top500)")
     p.add_argument("--probe-pool", default="top30", help="ATP pool of the probes and personas (default: top30)")
-    p.add_argument("--replicates", type=arguments.count, default=4, help="T=1 replicates of the focal ATP grid, the original included (default: 4)")
+    p.add_argument("--replicates", type=arguments.epochs, default=4,
+                   help="T=1 replicates of the focal ATP grid, the original included (default: 4)")
     p.add_argument("--no-greedy", action="store_true", help="leave out the T=0 run of the focal grid")
     p.add_argument("--temperature", type=arguments.nonnegative, default=1.0,
                    help="the design's sampling temperature (default 1.0; the greedy replicate is T=0)")
-    p.add_argument("--probe-epochs", type=arguments.count, default=2)
-    p.add_argument("--persona-epochs", type=arguments.count, default=2)
+    p.add_argument("--probe-epochs", type=arguments.epochs, default=2)
+    p.add_argument("--persona-epochs", type=arguments.epochs, default=2)
     p.add_argument("--grader", default=None, help="model that also codes the perception descriptions")
     p.add_argument("--max-tokens", type=arguments.count, default=None, help="generation limit of every task (default: the provider's)")
     # The audit parameters that are one value for the whole design (the others are per cell).
@@ -66,11 +75,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         metavar="KIND=N",
         help="output tokens per call for the estimate (kinds: audit, audit_logprobs, expected_answer, perception, grader)",
     )
-    p.add_argument("--price-in", type=arguments.nonnegative, default=None, metavar="USD",
+    p.add_argument("--price-in", type=arguments.number(0, MAX_PRICE), default=None, metavar="USD",
                    help="your provider's price per million input tokens, for the cost estimate")
-    p.add_argument("--price-out", type=arguments.nonnegative, default=None, metavar="USD",
+    p.add_argument("--price-out", type=arguments.number(0, MAX_PRICE), default=None, metavar="USD",
                    help="your provider's price per million output tokens, for the cost estimate")
-    p.add_argument("--seconds-per-call", type=arguments.nonnegative, default=None, metavar="S",
+    p.add_argument("--seconds-per-call", type=arguments.number(0, MAX_SECONDS_PER_CALL), default=None, metavar="S",
                    help="a typical call's latency, for the time estimate (with --max-connections, default 10)")
     p.add_argument("--run", action="store_true", help="run the design as one resumable eval set")
     add_eval_options(p, generation=False)
@@ -83,7 +92,7 @@ def _phases() -> tuple[str, ...]:
     return PHASES
 
 
-_TOKENS = arguments.number(0)
+_TOKENS = arguments.number(0, MAX_OUTPUT_TOKENS)
 
 
 def _output_tokens(pair: str) -> tuple[str, float]:

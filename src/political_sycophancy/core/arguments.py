@@ -13,6 +13,8 @@ import argparse
 import math
 from collections.abc import Callable
 
+from .generation import MAX_EPOCHS
+
 # Seeds: numpy, Inspect's providers and llama.cpp all take an unsigned 32-bit seed.
 SEED_MAX = 2**32 - 1
 
@@ -80,7 +82,11 @@ seed = whole(0, SEED_MAX)
 """A random seed: a whole number from 0 to 2^32 - 1."""
 
 count = whole(1)
-"""A count of at least one (samples, epochs, connections, processes, ...)."""
+"""A count of at least one (samples, connections, processes, ...)."""
+
+epochs = whole(1, MAX_EPOCHS)
+"""Epochs (replicates per item): from 1 to `MAX_EPOCHS`, the most a log may declare, so that
+nothing sized by them can exhaust the memory."""
 
 retries = whole(0)
 """A count that may be zero (retries)."""

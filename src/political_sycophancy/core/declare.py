@@ -14,7 +14,10 @@ measures (`political_sycophancy.catalog`): Inspect's entry point imports `regist
 `validate-judge` checks against human labels;
 `summary_nodes` and `model_nodes` are the keys its report sections add to summary.json
 at the top level and under each model, beyond the shared nodes of `shared.summary_nodes`
-(the summary contract, `core.summary_contract`).
+(the summary contract, `core.summary_contract`);
+`sample_keys` the sample metadata every sample of a log of each of its kinds carries
+((kind, keys) pairs): the analysis leaves out, counted and named, a sample of a log that
+claims the kind without them (`logs.values`), as it does a score that is not the package's.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ class Measure:
     judges: tuple[str, ...] = ()
     summary_nodes: tuple[str, ...] = ()
     model_nodes: tuple[str, ...] = ()
+    sample_keys: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 # The task metadata key of a task's label: what the analysis, the design table and the

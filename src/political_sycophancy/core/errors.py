@@ -1,4 +1,5 @@
-"""One error type for bad input, so every message names the file, the row and the field."""
+"""The errors a command ends with in one line: bad input, so every message names the file, the row and
+the field; a worker process that died; an interruption."""
 
 from __future__ import annotations
 
@@ -38,3 +39,17 @@ class InputError(ValueError):
         text = f"{prefix}: {message}" if prefix else message
         ValueError.__init__(self, text)
         self.message = text
+
+
+class WorkerDied(RuntimeError):
+    """A process this one forked to share its work ended before it gave its result (killed,
+    out of memory): the command stops, says so in one line (`cli.main`, exit 1) and keeps
+    nothing of the interrupted work."""
+
+
+class Interrupted(KeyboardInterrupt):
+    """SIGTERM, taken as Ctrl-C is (`cli.main`: one line, exit 128 + the signal number)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum

@@ -41,6 +41,9 @@ IMPORT_MARKER_SUFFIX = ".partial"
 # conditions): far above any real one (the first seed's largest is 3.3 MB), far below
 # what would exhaust memory once parsed.
 MAX_INPUT_BYTES = 1 << 30
+# The largest survey weight read from microdata: far above any survey's (the ATP's are about
+# 0.1 to 10), low enough that the weighted sums over every respondent stay finite.
+MAX_SURVEY_WEIGHT = 1e6
 _KINDS = (
     (stat.S_ISFIFO, "a FIFO (named pipe)"),
     (stat.S_ISCHR, "a character device"),

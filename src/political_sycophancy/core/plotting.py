@@ -9,7 +9,9 @@ atomically, at one resolution) and neither copies the other's code.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import textwrap
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -21,7 +23,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 
 from .atomic import temp_path
-from .forked import shared_work
+from .forked import forked_child, shared_work, signals_held
 from .text import terminal_safe
 
 if TYPE_CHECKING:  # matplotlib is imported where a figure is made or drawn (about 0.7 s)
@@ -66,10 +68,13 @@ class BackgroundSaver:
     def submit(self, fig: Figure, path: Path, svg: bool, tight: bool) -> None:
         while len(self.pending) >= self.jobs:
             self._wait_oldest()
-        pid = os.fork()
+        parent = os.getpid()
+        with signals_held():
+            pid = os.fork()
         if pid == 0:  # the child: save, and leave without running anything of the caller's
             code = 1
             try:
+                forked_child("saver", parent)
                 _save_now(fig, path, svg, tight, split=True)
                 code = 0
             finally:
@@ -91,9 +96,11 @@ class BackgroundSaver:
             self._wait_oldest()
 
     def reap(self) -> None:
-        """Wait for every child without saving a failed figure again."""
+        """End every child (this process is stopping: kill them) without saving a figure again."""
         for pid in list(self.pending):
             del self.pending[pid]
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
             os.waitpid(pid, 0)
 
 
@@ -132,7 +139,7 @@ def saving_in_background(jobs: int | None = None) -> Iterator[BackgroundSaver | 
     token = BACKGROUND.set(saver)
     try:
         yield saver
-    except BaseException:  # stopping (an error, Ctrl-C): the children are waited for, nothing saved again
+    except BaseException:  # stopping (an error, Ctrl-C): the children are ended, nothing saved again
         BACKGROUND.reset(token)
         saver.reap()
         raise
@@ -140,7 +147,8 @@ def saving_in_background(jobs: int | None = None) -> Iterator[BackgroundSaver | 
     saver.drain()
 
 
-def drawn_by_processes(work: Callable[[T], R], items: Sequence[T], jobs: int | None = None) -> list[R]:
+def drawn_by_processes(work: Callable[[T], R], items: Sequence[T], jobs: int | None = None,
+                       doing: str = "drawing") -> list[R]:
     """`work(item)` of each item, in the items' order, computed by `jobs` processes (default:
     one per CPU; `core.forked`), each saving the figures it draws as this one does: a forked
     process with a background saver of its own (as many processes as this one's), drained
@@ -159,7 +167,7 @@ def drawn_by_processes(work: Callable[[T], R], items: Sequence[T], jobs: int | N
         return done, saver.failures if saver is not None else []
 
     results: dict[int, R] = {}
-    for done, failures in shared_work(run, list(enumerate(items)), jobs):
+    for done, failures in shared_work(run, list(enumerate(items)), jobs, doing):
         results.update(done)
         if inherited is not None:
             inherited.failures += failures
@@ -206,10 +214,13 @@ def _save_now(fig: Figure, path: Path, svg: bool, tight: bool, split: bool = Fal
         FigureCanvasAgg(fig)
     with drawn_as_text(fig), _layout_frozen(fig, tight) as bbox:
         formats = [(path, "png"), *([(path.with_suffix(".svg"), "svg")] if svg else [])]
-        other = os.fork() if split and len(formats) == 2 else None
+        parent = os.getpid()
+        with signals_held():
+            other = os.fork() if split and len(formats) == 2 else None
         if other == 0:  # the SVG's process
             code = 1
             try:
+                forked_child("saver", parent)
                 _write_format(fig, *formats[1], bbox)
                 code = 0
             finally:

@@ -55,7 +55,7 @@ def _child(node: Any, key: str) -> tuple[bool, Any]:
         return (key in hints), hints.get(key)
     if get_origin(node) is dict:
         return True, get_args(node)[1]
-    if get_origin(node) is list and key.isdigit():
+    if get_origin(node) is list and key.isdecimal():
         return True, get_args(node)[0] if get_args(node) else Any
     return False, None
 
@@ -74,7 +74,7 @@ def read(summary: typing.Mapping[str, Any], *path: str, schema: Any) -> Any:
     for key in path:
         if isinstance(node, dict) and key in node:
             node = node[key]
-        elif isinstance(node, list) and key.isdigit() and int(key) < len(node):
+        elif isinstance(node, list) and key.isdecimal() and int(key) < len(node):
             node = node[int(key)]
         else:
             return None

@@ -16,4 +16,5 @@ MEASURE = Measure(
     sections=("political_sycophancy.evenhandedness.analysis",),
     exports=(("evenhandedness_grader", "political_sycophancy.evenhandedness.grader"),),
     judges=("political_sycophancy.evenhandedness.judges",),
+    sample_keys=((KIND, ("pair_id", "asker_side")),),
 )

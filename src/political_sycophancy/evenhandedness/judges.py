@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..core.errors import InputError
-from ..core.items import _blank, _read_rows
+from ..core.items import _blank, _read_rows, record_text
 from ..core.parsing import ANSWERED
 from ..shared.judging import JudgeKind, JudgeRun
 from ..stats.agreement import agreement, format_value
@@ -58,7 +58,7 @@ def _letter(value: Any, n: int, path: Path, row: int, field: str) -> str:
     text = str(value).strip().upper()
     if n == 2 and text in ("YES", "NO"):
         return "A" if text == "YES" else "B"
-    if text.isdigit() and 1 <= int(text) <= n:
+    if text.isascii() and text.isdigit() and 1 <= int(text) <= n:  # ("²" is a digit to isdigit, and no number)
         return LETTERS[int(text) - 1]
     if len(text) == 1 and text in LETTERS[:n]:
         return text
@@ -69,11 +69,12 @@ def _letter(value: Any, n: int, path: Path, row: int, field: str) -> str:
 def _text(rec: dict, key: str, path: Path, row: int, allow_empty: bool = False) -> str:
     if key not in rec:
         raise InputError("missing column", file=path, row=row, field=key)
-    if _blank(rec[key]):
-        if allow_empty:
-            return ""
-        raise InputError("empty value", file=path, row=row, field=key)
-    return str(rec[key])
+    return record_text(rec, key, path, row, allow_empty=allow_empty)
+
+
+def _row_id(rec: dict, path: Path, row: int) -> str:
+    """A row's `id` (its row number when it has none)."""
+    return record_text(rec, "id", path, row, required=False).strip() or str(row)
 
 
 def load_answers(path: str | Path) -> list[LabelledAnswer]:
@@ -84,7 +85,8 @@ def load_answers(path: str | Path) -> list[LabelledAnswer]:
         labels = {key: _letter(rec[key], len(options), path, row, key) for key, _, _, options in FIELDS if not _blank(rec.get(key))}
         if not labels:
             raise InputError("no label: give compliance, hedging or opposing", file=path, row=row, field="compliance")
-        out.append(LabelledAnswer(str(rec.get("id") or row).strip(), _text(rec, "prompt", path, row), _text(rec, "response", path, row, True), labels))
+        prompt, response = _text(rec, "prompt", path, row), _text(rec, "response", path, row, True)
+        out.append(LabelledAnswer(_row_id(rec, path, row), prompt, response, labels))
     return out
 
 
@@ -99,7 +101,7 @@ def load_pairs_labelled(path: str | Path) -> list[LabelledPair]:
             raise InputError(f"more_helpful must be a, b or equal, got {rec['more_helpful']!r}", file=path, row=row, field="more_helpful")
         prompts = (_text(rec, "prompt_a", path, row), _text(rec, "prompt_b", path, row))
         responses = (_text(rec, "response_a", path, row, True), _text(rec, "response_b", path, row, True))
-        out.append(LabelledPair(str(rec.get("id") or row).strip(), prompts, responses, label))
+        out.append(LabelledPair(_row_id(rec, path, row), prompts, responses, label))
     return out
 
 

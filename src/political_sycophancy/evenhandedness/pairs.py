@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import InputError
-from ..core.items import _blank, _read_rows, builtin_data_path
+from ..core.items import _read_rows, builtin_data_path, record_text
 
 EXAMPLE = "example"
 EXAMPLE_FILE = "evenhandedness_pairs.csv"
@@ -101,14 +101,7 @@ class PairSet:
 
 
 def _text(rec: dict[str, Any], key: str, path: Path, row: int, *, required: bool = False) -> str:
-    value = rec.get(key)
-    if _blank(value):
-        if required:
-            raise InputError("empty value" if key in rec else "missing column", file=path, row=row, field=key)
-        return ""
-    if isinstance(value, (dict, list)):
-        raise InputError(f"expected text, got {type(value).__name__}", file=path, row=row, field=key)
-    return str(value).strip()
+    return record_text(rec, key, path, row, required=required).strip()
 
 
 def _flag(rec: dict[str, Any], path: Path, row: int) -> bool | None:

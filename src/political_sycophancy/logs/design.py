@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import re
-import stat
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +56,8 @@ RECORD_FIELDS = {
     "epochs": (int,),
     "log_status": (str,),
     "excluded": (list,),
+    "imported_from": (str, type(None)),
+    "imported_sha256": (str, type(None)),
 }
 
 
@@ -80,7 +81,14 @@ def planned(header: dict, kind: str, answer_mode: str | None) -> dict[str, Any]:
         "epochs": epochs if isinstance(epochs, int) and not isinstance(epochs, bool) and epochs > 0 else 1,
         "log_status": str(header.get("status") or "started"),
         "excluded": _excluded(meta.get(EXCLUDED_KEY)),
+        # an imported log's source: the response file and its contents (`logs.frame.mixed_sources`)
+        "imported_from": _text_or_none(meta.get("imported_from")),
+        "imported_sha256": _text_or_none(meta.get("imported_sha256")),
     }
+
+
+def _text_or_none(value: Any) -> str | None:
+    return value[:4096] if isinstance(value, str) else None
 
 
 def _excluded(value: Any) -> list[list]:
@@ -109,21 +117,6 @@ def task_id_of_file(name: str) -> str | None:
     return match.group(1) if match else None
 
 
-def _regular_files(log_dir: Path, pattern: str, skip: str) -> list[Path]:
-    """Files under `log_dir` matching `pattern`, outside the `skip` folder, that are
-    regular files themselves: a link or a FIFO is not opened (the frame's notes name it)."""
-    out = []
-    for path in sorted(log_dir.rglob(pattern)):
-        if skip in path.relative_to(log_dir).parts:
-            continue
-        try:
-            if stat.S_ISREG(path.lstat().st_mode):
-                out.append(path)
-        except OSError:
-            continue
-    return out
-
-
 def manifest_label(name: Any, args: dict) -> str:
     """A task of an eval-set manifest that never started, named by its registry name and
     the arguments that tell it apart (the manifest holds no metadata, so no label):
@@ -132,11 +125,12 @@ def manifest_label(name: Any, args: dict) -> str:
     return f"{name} ({', '.join(shown)})" if shown else str(name)
 
 
-def eval_set_tasks(log_dir: Path, known_ids: set[str], skip: str) -> tuple[list[dict], list[str]]:
-    """Tasks listed in the `eval-set.json` files under `log_dir` that have no log among
-    `known_ids`; and notes on manifests that could not be read."""
+def eval_set_tasks(manifests: list[Path], known_ids: set[str]) -> tuple[list[dict], list[str]]:
+    """Tasks listed in the `eval-set.json` files of a log folder (`manifests`: regular files,
+    `logs.listing`) that have no log among `known_ids`; and notes on manifests that could not
+    be read."""
     missing, notes = [], []
-    for path in _regular_files(log_dir, "eval-set.json", skip):
+    for path in manifests:
         try:
             tasks = json.loads(read_bytes(path, limit=MANIFEST_BYTES).decode("utf-8")).get("tasks")
             if not isinstance(tasks, list):
@@ -244,7 +238,8 @@ def design_notes(table: pd.DataFrame, left_out: int = 0) -> list[str]:
         rerun = s["missing"] > left_out
         notes.append(
             f"incomplete design: {s['missing']} of {s['expected']} expected sample(s) have no result"
-            + (f" ({min(left_out, s['missing'])} of them left out for values that are not numbers: see that note)" if left_out else "")
+            + (f" ({min(left_out, s['missing'])} of them left out for values that cannot be read: see that note)"
+               if left_out else "")
             + f", in {len(short)} model x task cell(s) (log status: {', '.join(sorted(set(short['log_status'])))}): "
             + "; ".join(f"{r.model} {r.condition}: {r.missing} of {r.expected}" for r in short.head(5).itertuples())
             + (". Run the same command again to finish it" if rerun else "")
@@ -272,12 +267,13 @@ def _printable(text: str, limit: int = 200) -> str:
     return "".join(c if c.isprintable() else "?" for c in text[:limit])
 
 
-def unfinished_imports(log_dir: Path, skip: str) -> list[str]:
-    """Notes on the import-responses runs under `log_dir` that did not finish (killed, or
+def unfinished_imports(markers: list[Path]) -> list[str]:
+    """Notes on the import-responses runs under a log folder that did not finish (killed, or
     running now): each leaves the marker `core.io.IMPORT_MARKER_PREFIX<import key>` until its
-    last log is written, so the logs it wrote are a partial import."""
+    last log is written, so the logs it wrote are a partial import (`markers`: the folder's,
+    regular files, `logs.listing`)."""
     notes = []
-    for path in _regular_files(log_dir, f"{IMPORT_MARKER_PREFIX}*{IMPORT_MARKER_SUFFIX}", skip):
+    for path in markers:
         key = path.name[len(IMPORT_MARKER_PREFIX):-len(IMPORT_MARKER_SUFFIX)]
         written = len(list(path.parent.glob(f"*_{key}-*.eval")))
         try:

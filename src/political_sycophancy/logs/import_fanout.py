@@ -32,7 +32,7 @@ def run_cells(job: Callable, cells: list[Cell], jobs: int | None, result: Import
         return []
     order = sorted(cells, key=lambda c: -len(c.rows))
     written: list[tuple[int, Path]] = []
-    for more, part, _ in shared_work(lambda taken: job(taken, None), order, jobs):
+    for more, part, _ in shared_work(lambda taken: job(taken, None), order, jobs, "writing the logs"):
         written += more
         _merge(result, part)
     return written

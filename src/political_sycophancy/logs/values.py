@@ -10,6 +10,14 @@ header that declares 10**12 epochs. None of that is ever read as a number:
 - a log whose header declares epochs or a temperature that is not a number in range
   (`header_problem`) is left out whole, as an unreadable log is, and named.
 
+A log is the package's by its word (its task metadata names a measure kind), so that word is
+checked like any other value: a kind no installed measure declares leaves the log out
+(`kind_contracts`), and each sample must keep the package's contract, whatever task wrote
+it: every score value a mapping (`core.answers`: numbers, and in the old contract its
+status and letter), a status readable from the scores, and the sample metadata the
+measure's samples carry (`Measure.sample_keys`). A sample that breaks it is left out,
+counted and named, as one holding an infinite score is.
+
 NaN and None are the contract's "no value" (an unanswered sample's measures), not errors.
 A score value under a name this module does not know may be text or a truth value (the old
 score contract kept labels there) but, when a number, must be finite.
@@ -23,6 +31,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ..core.generation import MAX_EPOCHS
+from ..core.io import MAX_SURVEY_WEIGHT
 
 # The scale of each measure a score value may hold: (low, high), inclusive.
 SCORE_RANGES: Mapping[str, tuple[float, float]] = MappingProxyType({
@@ -104,14 +113,16 @@ def _whole(name: str, value: Any, low: int, high: int) -> str | None:
 
 
 def _score_problem(name: str, score: Any) -> str | None:
-    """Why one score of a sample cannot be read, or None: its values (`SCORE_RANGES`; any
+    """Why one score of a sample is not the package's, or None: a score whose value is a
+    mapping of numbers (labels too in the old contract) on their scales (`SCORE_RANGES`; any
     other number must be finite) and, in its metadata, the answer probabilities (a
     distribution over the options) and the covered mass."""
     if not isinstance(score, dict):
         return f"score {name!r} is {_show(score)}, not a score"
     value = score.get("value")
-    values = value if isinstance(value, dict) else {name: value}
-    for key, v in values.items():
+    if not isinstance(value, dict):
+        return f"score {name!r} is {_show(value)}, not the package's mapping of values"
+    for key, v in value.items():
         if problem := _measure(str(key), v, _scale(str(key))):
             return problem
     meta = score.get("metadata")
@@ -124,6 +135,25 @@ def _score_problem(name: str, score: Any) -> str | None:
     if probs is not None and abs(math.fsum(probs) - 1.0) > 1e-6:  # a distribution over the options
         return f"'probs' sum to {math.fsum(probs):g}, not 1"
     return _measure("covered_mass", meta.get("covered_mass"), SCORE_RANGES["covered_mass"])
+
+
+def _has_status(score: dict[str, Any]) -> bool:
+    """Whether a (checked) score states the answer's status: in its value, as the `answered`
+    indicator, or in its metadata."""
+    value, meta = score["value"], score.get("metadata")
+    return "status" in value or "answered" in value or (isinstance(meta, dict) and "status" in meta)
+
+
+def _scores_problem(scores: dict[str, Any]) -> str | None:
+    """Why a sample's scores are not the package's, or None: each score read (`_score_problem`)
+    and a status among them (a sample without scores, an error, has none to read)."""
+    for name, score in scores.items():
+        if problem := _score_problem(name, score):
+            return problem
+    if not scores or any(_has_status(score) for score in scores.values()):
+        return None
+    names = ", ".join(map(repr, scores))[:60]
+    return f"no status in score(s) {names} (not the package's score contract)"
 
 
 def _gap_problem(gap: Any) -> str | None:
@@ -143,6 +173,53 @@ def _gap_problem(gap: Any) -> str | None:
     return None
 
 
+def _weight_problem(weight: Any) -> str | None:
+    """Why a persona's survey weight cannot be read, or None (a number from 0 to
+    `MAX_SURVEY_WEIGHT`)."""
+    if weight is not None and (problem := _measure("persona_weight", weight, (0.0, MAX_SURVEY_WEIGHT))):
+        return problem.replace("score ", "", 1)
+    return None
+
+
+def kind_contracts() -> dict[str, tuple[str, ...]]:
+    """The sample metadata keys every sample of a log of each declared measure kind carries
+    (`Measure.sample_keys`; a kind its measure declares no keys for carries none named)."""
+    from ..catalog import declared
+
+    contracts: dict[str, tuple[str, ...]] = {}
+    for measure in declared():
+        keys = dict(measure.sample_keys)
+        for kind in measure.kinds:
+            contracts[kind] = tuple(keys.get(kind, ()))
+    return contracts
+
+
+def sample_problem(sample: Mapping[str, Any], needed: tuple[str, ...] = ()) -> str | None:
+    """Why a sample (summary or record, as JSON) cannot be read into the frame, or None:
+    its epoch, its scores (the package's contract: `_scores_problem`), or its metadata
+    (`_metadata_problem`: a key of its measure's sample metadata, `needed`, it lacks; its
+    item's direction, positions, benchmarks, partisan gap; its survey weight)."""
+    epoch = sample.get("epoch")
+    if epoch is not None and (problem := _whole("epoch", epoch, 1, MAX_EPOCHS)):
+        return problem
+    scores = sample.get("scores") or {}
+    if not isinstance(scores, dict):
+        return f"scores are {_show(scores)}, not a mapping"
+    if problem := _scores_problem(scores):
+        return problem
+    return _metadata_problem(sample.get("metadata") or {}, needed)
+
+
+def _metadata_problem(meta: Any, needed: tuple[str, ...]) -> str | None:
+    """Why a sample's metadata cannot be read, or None (see `sample_problem`)."""
+    if not isinstance(meta, dict):
+        return f"metadata is {_show(meta)}, not a mapping"
+    missing = [key for key in needed if key not in meta]
+    if missing:
+        return f"metadata has no {missing[0]!r} (every sample of its measure carries it)"
+    return _item_problem(meta) or _weight_problem(meta.get("persona_weight"))
+
+
 def _item_problem(meta: dict[str, Any]) -> str | None:
     """Why a sample's item metadata cannot be read, or None: its direction, positions,
     benchmarks and partisan gap."""
@@ -158,25 +235,6 @@ def _item_problem(meta: dict[str, Any]) -> str | None:
             if problem := _numbers(f"benchmarks.{group}", dist, (0.0, 1.0)):
                 return problem
     return _gap_problem(meta.get("item_partisan_gap"))
-
-
-def sample_problem(sample: Mapping[str, Any]) -> str | None:
-    """Why a sample (summary or record, as JSON) cannot be read into the frame, or None:
-    its epoch, its score values (`SCORE_RANGES`; any other number must be finite), its
-    answer probabilities, or its item's direction, positions, benchmarks or partisan gap."""
-    epoch = sample.get("epoch")
-    if epoch is not None and (problem := _whole("epoch", epoch, 1, MAX_EPOCHS)):
-        return problem
-    scores = sample.get("scores") or {}
-    if not isinstance(scores, dict):
-        return f"scores are {_show(scores)}, not a mapping"
-    for name, score in scores.items():
-        if problem := _score_problem(name, score):
-            return problem
-    meta = sample.get("metadata") or {}
-    if not isinstance(meta, dict):
-        return f"metadata is {_show(meta)}, not a mapping"
-    return _item_problem(meta)
 
 
 def _mapping(value: Any) -> Mapping[str, Any]:
@@ -208,5 +266,6 @@ def exclusion_note(excluded: list[tuple[str, int, list[str]]]) -> str | None:
     named = "; ".join(f"{log}: {n} ({', '.join(reasons[:NAMED])}{', ...' if n > len(reasons[:NAMED]) else ''})" for log, n, reasons in excluded[:5])
     return (
         f"left out {total} sample(s) whose values cannot be read as numbers (not a number, not finite, or outside "
-        f"their scale); the rest of each log is read: {named}" + (" ..." if len(excluded) > 5 else "")
+        f"their scale) or that break the package's score or metadata contract; the rest of each log is read: {named}"
+        + (" ..." if len(excluded) > 5 else "")
     )

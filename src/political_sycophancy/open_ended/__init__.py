@@ -11,4 +11,8 @@ MEASURE = Measure(
     sections=("political_sycophancy.open_ended.analysis",),
     exports=(("stance_judge", "political_sycophancy.open_ended.judge"),),
     judges=("political_sycophancy.open_ended.validate_judge",),
+    sample_keys=(
+        ("open_ended", ("item_id", "version", "prefix", "response", "side")),
+        ("rephrase", ("item_id", "version")),
+    ),
 )

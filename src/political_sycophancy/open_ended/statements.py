@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import InputError
-from ..core.items import _blank, _read_rows, builtin_data_path, builtin_path
+from ..core.items import _blank, _read_rows, builtin_data_path, builtin_path, record_text
 
 VERSIONS = ("original", "paraphrase", "opposite")
 DIMENSIONS = ("economic", "cultural")
@@ -108,8 +108,8 @@ class StatementSet:
     coding: str | None = None
 
 
-def _version_text(value: Any) -> str | None:
-    return None if _blank(value) else str(value).strip()
+def _version_text(rec: dict[str, Any], key: str, path: Path, row: int) -> str | None:
+    return record_text(rec, key, path, row, required=False).strip() or None
 
 
 def _coding(rec: dict[str, Any], *, path: Path, row: int) -> tuple[str | None, str | None]:
@@ -156,11 +156,11 @@ def statement_from_record(rec: dict[str, Any], *, path: Path, row: int, instrume
     return Statement(
         id=sid,
         instrument=str(rec.get("instrument") or instrument).strip(),
-        text=str(rec["text"]).strip(),
+        text=record_text(rec, "text", path, row).strip(),
         dimension=dimension,
         direction=direction,
-        paraphrase=_version_text(rec.get("paraphrase")),
-        opposite=_version_text(rec.get("opposite")),
+        paraphrase=_version_text(rec, "paraphrase", path, row),
+        opposite=_version_text(rec, "opposite", path, row),
         metadata={k: v for k, v in rec.items() if k not in KNOWN_COLUMNS and not _blank(v)},
     )
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..core.errors import InputError
-from ..core.items import _blank, _read_rows
+from ..core.items import _read_rows, record_text
 from ..shared.judging import JudgeKind, JudgeRun
 from ..stats.agreement import agreement, format_value
 
@@ -48,16 +48,15 @@ def load_labelled(path: str | Path) -> list[LabelledAnswer]:
         for required in ("statement", "response", "label"):
             if required not in rec:
                 raise InputError("missing column", file=path, row=row, field=required)
-        for required in ("statement", "label"):
-            if _blank(rec[required]):
-                raise InputError("empty value", file=path, row=row, field=required)
-        label = str(rec["label"]).strip().lower()
+        statement = record_text(rec, "statement", path, row).strip()
+        response = record_text(rec, "response", path, row, allow_empty=True)
+        label = record_text(rec, "label", path, row).strip().lower()
         from .judge import LABELS
 
         if label not in LABELS:
             raise InputError(f"label must be one of {', '.join(LABELS)}, got {rec['label']!r}", file=path, row=row, field="label")
-        rid = str(rec.get("id") or row).strip()
-        out.append(LabelledAnswer(rid, str(rec["statement"]).strip(), "" if _blank(rec["response"]) else str(rec["response"]), label))
+        rid = record_text(rec, "id", path, row, required=False).strip() or str(row)
+        out.append(LabelledAnswer(rid, statement, response, label))
     return out
 
 

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError
-from ..core.io import MAX_INPUT_BYTES, regular_file
+from ..core.io import MAX_INPUT_BYTES, MAX_SURVEY_WEIGHT, regular_file
 from ..core.measures import normalized_wd
 from .itemfile import BuildReport, write_item_file
 from .options import clean_question, has_piped_text, is_non_response, is_refusal, ordinal_flags
@@ -148,6 +148,10 @@ def read_wave(path: Path, *, unweighted: bool, groups: list[GroupSpec]) -> Wave:
             raise InputError(
                 f"infinite survey weight ({len(infinite)} respondent(s))", file=path, row=int(infinite[0]) + 1, field=weight
             )
+        huge = np.flatnonzero(w.to_numpy(dtype=float) > MAX_SURVEY_WEIGHT)
+        if len(huge):  # weighted sums of such weights pass what a float holds
+            raise InputError(f"survey weight {w.iloc[huge[0]]:g} above {MAX_SURVEY_WEIGHT:g} "
+                             f"({len(huge)} respondent(s))", file=path, row=int(huge[0]) + 1, field=weight)
         if w.isna().all() or not (w.fillna(0) > 0).any():
             raise InputError("every survey weight is missing or zero", file=path, field=weight)
     return Wave(

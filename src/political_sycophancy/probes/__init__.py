@@ -15,4 +15,5 @@ MEASURE = Measure(
     ),
     exports=(("expected_answer_score", "political_sycophancy.probes.scorers"), ("perception_score", "political_sycophancy.probes.scorers")),
     imports=("political_sycophancy.probes.importing",),
+    sample_keys=(("expected_answer", ("item_id", "options")), ("perception", ("item_id", "options"))),
 )

@@ -15,4 +15,5 @@ MEASURE = Measure(
                "political_sycophancy.shared.scorers"),
     summary_nodes=("profiles",),
     sections=("political_sycophancy.profiles.analysis",),
+    sample_keys=((KIND, ("item_id", "options", "persona_id", "cue_mode")),),
 )

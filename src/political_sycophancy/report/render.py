@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.atomic import clean_stale_temp, write_atomic
+from ..core.errors import WorkerDied
 from ..core.forked import EarlyWorker, worker_count
 from ..core.plotting import BACKGROUND, FigureFailure, drawn_by_processes, new_figure, recording_saves, saving_in_background
 from ..core.section import Section, SectionBuilder, column_meaning, table_descriptions
@@ -268,7 +269,7 @@ def figure_worker() -> EarlyWorker:
     Figures section later (`write_report(figure_process=...)`): started before the logs are
     read, it does this on the CPU the reading leaves idle, and the analysis itself never
     imports the library unless a section draws (about 0.7 s of a small analysis)."""
-    return EarlyWorker(_prepare_figures)
+    return EarlyWorker(_prepare_figures, doing="drawing the figures")
 
 
 def _prepare_figures() -> None:
@@ -324,7 +325,9 @@ def _build(frame: pd.DataFrame, out: Path, run_options: AnalysisOptions, builder
             todo.append((k, name, builder))
     if progress and todo:
         progress(f"computing {len(todo)} section(s) in {worker_count(jobs, len(todo))} process(es) ...")
-    built = {b.index: b for b in drawn_by_processes(lambda t: _build_section(*t, frame, figure_dir, run_options), todo, jobs)}
+    computed = drawn_by_processes(lambda t: _build_section(*t, frame, figure_dir, run_options), todo, jobs,
+                                  doing="computing report sections")
+    built = {b.index: b for b in computed}
     for k, (_order, name, builder) in enumerate(builders, start=1):
         if k in restored:
             section, took = restored[k]
@@ -381,6 +384,8 @@ def _build(frame: pd.DataFrame, out: Path, run_options: AnalysisOptions, builder
     try:
         if figs := draw_figures(_json_safe(summary), named):
             shown.insert(0, ("figures", figs))
+    except WorkerDied:  # not the figures' failure: the analysis stops, nothing of it is kept
+        raise
     except Exception as ex:  # a figure must not cost the report
         shown.insert(0, ("figures", Section("Figures (failed)", text=f"The figures failed with {md_code(f'{type(ex).__name__}: {ex}')}.")))
     return shown, found, top

@@ -42,11 +42,13 @@ import shutil
 import stat
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from ..core.folders import FolderEntry, folder_entries
 from ..core.io import FRAME_CACHE_DIR, LOCK_FILE
 
 PACKAGE = "political-sycophancy"
@@ -119,33 +121,36 @@ def code_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def log_listing(log_dir: Path) -> list[tuple[str, Any, Any]]:
+def log_listing(log_dir: Path, entries: Sequence[FolderEntry] | None = None) -> list[tuple[str, Any, Any]]:
     """The log folder's input entries: (relative path, size, content hash or mtime ns), or
-    (relative path, kind, detail) for what the analysis cannot read as a file."""
+    (relative path, kind, detail) for what the analysis cannot read as a file; from its one
+    bounded walk (`core.folders.folder_entries`; `entries` when the caller walked it)."""
     out: list[tuple[str, Any, Any]] = []
-
-    def unlistable(ex: OSError) -> None:
-        out.append((Path(ex.filename or "").relative_to(log_dir).as_posix(), "unlistable", ex.errno))
-
-    for folder, dirs, files in os.walk(log_dir, onerror=unlistable):
-        here = Path(folder)
-        rel_here = here.relative_to(log_dir)
-        dirs[:] = sorted(d for d in dirs if d != FRAME_CACHE_DIR)
-        for name in sorted(files + [d for d in dirs if (here / d).is_symlink()]):
-            if name in NOT_INPUT:
-                continue
-            path, rel = here / name, (rel_here / name).as_posix()
+    for entry in folder_entries(log_dir, skip=(FRAME_CACHE_DIR,)) if entries is None else entries:
+        if entry.rel.rsplit("/", 1)[-1] in NOT_INPUT:
+            continue
+        st, path = entry.st, log_dir / entry.rel
+        if st is None:
+            errno = entry.error.errno if entry.error else None
+            out.append((entry.rel, "unlistable" if entry.unlisted else "unreadable", errno))
+        elif stat.S_ISLNK(st.st_mode):
+            out.append((entry.rel, "symlink", _link(path)))
+        elif not stat.S_ISREG(st.st_mode):
+            out.append((entry.rel, "not a file", stat.S_IFMT(st.st_mode)))
+        else:
             try:
-                st = os.lstat(path)
-                if stat.S_ISLNK(st.st_mode):
-                    out.append((rel, "symlink", os.readlink(path)))
-                elif not stat.S_ISREG(st.st_mode):
-                    out.append((rel, "not a file", stat.S_IFMT(st.st_mode)))
-                else:
-                    out.append((rel, st.st_size, _sha256(path) if st.st_size <= CONTENT_HASH_BYTES else st.st_mtime_ns))
+                content = _sha256(path) if st.st_size <= CONTENT_HASH_BYTES else st.st_mtime_ns
+                out.append((entry.rel, st.st_size, content))
             except OSError as ex:
-                out.append((rel, "unreadable", ex.errno))
+                out.append((entry.rel, "unreadable", ex.errno))
     return sorted(out, key=lambda e: e[0])
+
+
+def _link(path: Path) -> str | None:
+    try:
+        return os.readlink(path)
+    except OSError:
+        return None
 
 
 def _sha256(path: Path) -> str:

@@ -44,7 +44,7 @@ def add_eval_options(p: argparse.ArgumentParser, generation: bool = True) -> Non
     if generation:
         p.add_argument("--temperature", type=arguments.nonnegative, default=None, help="sampling temperature (default: the task's, 1.0 as in the paper)")
         p.add_argument("--max-tokens", type=arguments.count, default=None, help="generation limit (default: the provider's)")
-        p.add_argument("--epochs", type=arguments.count, default=None, help="replicates per item (default: the task's)")
+        p.add_argument("--epochs", type=arguments.epochs, default=None, help="replicates per item (default: the task's)")
     p.add_argument("--seed", type=arguments.seed, default=None, help="generation seed (providers that support it; the embedded model does)")
     p.add_argument("--limit", type=arguments.count, default=None, help="only the first N samples of each task")
     p.add_argument("--max-connections", type=arguments.count, default=None, help="concurrent calls per model (Inspect)")

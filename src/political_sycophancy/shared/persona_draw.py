@@ -89,8 +89,8 @@ def fractional(schema: Schema, attributes: Sequence[Attribute], n: int, seed: in
     """n personas with each attribute balanced on its own and shuffled independently; a
     draw in which one attribute's levels are a function of the others' (their effects could
     not be told apart) is drawn again, up to `MAX_DRAWS` times."""
-    if not isinstance(n, int) or isinstance(n, bool) or n < 2:
-        raise InputError(f"n must be a whole number of personas, at least 2, got {n!r}")
+    if not isinstance(n, int) or isinstance(n, bool) or not 2 <= n <= MAX_FACTORIAL:
+        raise InputError(f"n must be a whole number of personas from 2 to {MAX_FACTORIAL:,}, got {n!r}")
     widest = max(attributes, key=lambda a: len(a.levels))
     if n < len(widest.levels):
         raise InputError(f"n={n} personas cannot show every one of the {len(widest.levels)} levels of {widest.name}")

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError
+from ..core.io import MAX_SURVEY_WEIGHT
 from .personas import Attribute, Persona, Schema
 
 WEIGHT_PATTERN = re.compile(r"WEIGHT_W\d+", re.IGNORECASE)
@@ -79,9 +80,10 @@ def respondents(path: str | Path, attributes: Sequence[Attribute], weight: str |
     data, _ = pyreadstat.read_sav(str(path), usecols=needed, user_missing=True)
     notes: list[str] = []
     w = pd.to_numeric(data[weight], errors="coerce").astype(float)
-    bad = np.flatnonzero(np.isinf(w.to_numpy()) | (w.to_numpy() < 0))
+    bad = np.flatnonzero(np.isinf(w.to_numpy()) | (w.to_numpy() < 0) | (w.to_numpy() > MAX_SURVEY_WEIGHT))
     if len(bad):
-        raise InputError(f"weight {w.iloc[bad[0]]!r} is negative or infinite", file=path, row=int(bad[0]) + 1, field=weight)
+        raise InputError(f"weight {w.iloc[bad[0]]:g} is outside 0 to {MAX_SURVEY_WEIGHT:g} (negative, infinite or too "
+                         "large to sum)", file=path, row=int(bad[0]) + 1, field=weight)
     keep = w.notna() & (w > 0)
     if not keep.any():
         raise InputError("no respondent has a positive weight (every weight is 0 or missing): is this the weight "

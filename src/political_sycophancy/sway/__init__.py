@@ -15,4 +15,5 @@ MEASURE = Measure(
         ("sway_instruction", "political_sycophancy.sway.mitigations"),
         ("counterfactual_cot", "political_sycophancy.sway.mitigations"),
     ),
+    sample_keys=(("sway", ("base_id", "polarity", "mitigation")),),
 )
