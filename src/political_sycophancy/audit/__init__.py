@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..core.declare import Measure
+from .summary import NODES
 
 __all__ = ["CONDITION_TASKS", "MEASURE", "audit", "audit_tasks"]
 
@@ -17,6 +18,8 @@ MEASURE = Measure(
     exports=(("audit_tasks", "political_sycophancy.audit.task"),),
     imports=("political_sycophancy.audit.importing",),
     commands=("political_sycophancy.audit.command",),
+    summary=NODES,
+    report=("political_sycophancy.audit.report",),
 )
 
 if TYPE_CHECKING:

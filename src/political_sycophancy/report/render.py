@@ -28,22 +28,24 @@ import numpy as np
 import pandas as pd
 
 from ..core.atomic import clean_stale_temp, write_atomic
+from ..core.declare import DeclarationError
 from ..core.forked import EarlyWorker, worker_count
 from ..core.plotting import BACKGROUND, FigureFailure, drawn_by_processes, new_figure, recording_saves, saving_in_background
+from ..core.report_parts import Finding
 from ..core.section import Section, SectionBuilder, column_meaning, table_descriptions
 from ..core.sheet import table_csv
 from ..core.summary_contract import SUMMARY_VERSION, SummaryContractError, undeclared
 from ..core.text import md_code, md_document, md_fence, md_text
 from ..stats.options import AnalysisOptions
-from .figures import figures_section
-from .findings import Finding, derive, findings
+from .figures import figure_specs, figures_section
+from .findings import derive, findings
 from .headline import headline, headline_html, headline_markdown
 from .headline import numbers as headline_numbers
 from .html import FULL_TABLE_ROWS, column_formatter, dump_summary, multiplicity_note, not_computable, page
 from .paper_values import counts as paper_counts
 from .paper_values import paper_section, paper_vs_logs
 from .section_store import SectionStore
-from .sections import section_builders, summary_contract
+from .sections import REPORT, section_builders, section_owners, summary_contract
 
 
 @dataclass
@@ -72,15 +74,28 @@ def _json_safe(value: Any) -> Any:
     return value
 
 
-def deep_merge(into: dict, new: dict) -> dict:
-    """Merge `new` into `into` recursively (dicts merge, other values are replaced)."""
+def deep_merge(into: dict, new: dict, written: dict[tuple[str, ...], str] | None = None, by: str = "",
+               path: tuple[str, ...] = ()) -> dict:
+    """Merge `new` into `into` recursively (dicts merge, lists join, other values are
+    replaced). With `written` (path -> who wrote the value there, kept across merges), a
+    value `by` would replace that someone else wrote is an error naming both: two sections
+    writing one summary value would silently keep the later's."""
     for k, v in new.items():
+        here = (*path, str(k))
         if isinstance(v, dict) and isinstance(into.get(k), dict):
-            deep_merge(into[k], v)
-        elif isinstance(v, list) and isinstance(into.get(k), list):
+            deep_merge(into[k], v, written, by, here)
+            continue
+        if isinstance(v, list) and isinstance(into.get(k), list):
             into[k] = into[k] + v
-        else:
-            into[k] = v
+            continue
+        if written is not None:
+            if k in into:
+                first = next((written[here[:n]] for n in range(len(here), 0, -1) if here[:n] in written), "")
+                if first != by:
+                    raise DeclarationError(f"summary.json value {'.'.join(here)!r} is written by {first or 'an earlier section'} "
+                                           f"and by {by}")
+            written[here] = by
+        into[k] = v
     return into
 
 
@@ -273,6 +288,8 @@ def figure_worker() -> EarlyWorker:
 def _prepare_figures() -> None:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
+    figure_specs()  # the measures' figure modules, imported while the logs are read
+
     fig = new_figure(figsize=(1, 1))
     fig.text(0.5, 0.5, "0.5 Aa")
     FigureCanvasAgg(fig).draw()
@@ -312,6 +329,8 @@ def _build(frame: pd.DataFrame, out: Path, run_options: AnalysisOptions, builder
     to show, in order."""
     summary = result.summary
     figure_dir = out / "figures"
+    owners = {module: f"measure {name!r}" if name != REPORT else name for module, name in section_owners().items()}
+    written: dict[tuple[str, ...], str] = {(key,): REPORT for key, value in summary.items() if not isinstance(value, dict)}
     restored: dict[int, tuple[Section | None, float]] = {}
     todo: list[tuple[int, str, SectionBuilder]] = []
     for k, (_order, name, builder) in enumerate(builders, start=1):
@@ -344,7 +363,8 @@ def _build(frame: pd.DataFrame, out: Path, run_options: AnalysisOptions, builder
         section.titles = {**titles, **section.titles}
         section.columns = {**columns, **section.columns}
         result.sections.append((name, section))
-        deep_merge(summary, _json_safe(section.summary))
+        writer = f"section {name!r} of {owners.get(getattr(builder, '__module__', ''), getattr(builder, '__module__', '?'))}"
+        deep_merge(summary, _json_safe(section.summary), written, writer)
         for tname, table in section.tables.items():
             fname = tname if tname not in {p.stem for p in result.tables.values()} else f"{name}_{tname}"
             path = out / "tables" / f"{fname}.csv"

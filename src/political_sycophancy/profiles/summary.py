@@ -1,0 +1,54 @@
+"""The profiles' node of summary.json, typed (`core.summary_contract` checks every read and
+write against it), and its declaration (`NODES`, in its `MEASURE`): per model and
+instrument the attribute effects, the population-weighted position and the congruence
+(`profiles.models.<model>.<instrument>`)."""
+
+from __future__ import annotations
+
+from typing import TypedDict
+
+from ..core.declare import SummaryNodes
+
+
+class Effect(TypedDict, total=False):
+    """effects.<outcome>.<mode>."<attribute>=<level>": the AMCE against its reference level."""
+
+    reference: str
+    estimate: float | None
+    low: float | None
+    high: float | None
+
+
+class WeightedPosition(TypedDict, total=False):
+    """weighted_position.<outcome>.<mode>: the population-weighted position against N."""
+
+    weighted: float | None
+    unweighted: float | None
+    n_position: float | None
+    gap_weighted: float | None
+    gap_weighted_low: float | None
+    gap_weighted_high: float | None
+    gap_unweighted: float | None
+
+
+class Congruence(TypedDict, total=False):
+    """congruence.<mode>.<side>: how often a party persona is told its party's view."""
+
+    congruent_pct: float | None
+    n_closer_pct: float | None
+    difference: float | None
+    low: float | None
+    high: float | None
+
+
+class InstrumentProfile(TypedDict, total=False):
+    effects: dict[str, dict[str, dict[str, Effect]]]
+    weighted_position: dict[str, dict[str, WeightedPosition]]
+    congruence: dict[str, dict[str, Congruence]]
+
+
+class ProfilesNode(TypedDict, total=False):
+    models: dict[str, dict[str, InstrumentProfile]]
+
+
+NODES = SummaryNodes(top=(("profiles", ProfilesNode),))

@@ -1,0 +1,19 @@
+"""The toy measure's summary.json nodes, typed: its share per model (`toy.<model>`) and its
+Headline numbers (`findings.headline.toy_first`)."""
+
+from typing import TypedDict
+
+from political_sycophancy.core.declare import SummaryNodes
+
+
+class ToyModel(TypedDict, total=False):
+    first_share: float
+
+
+class ToyHeadline(TypedDict, total=False):
+    low: float
+    high: float
+    n_models: int
+
+
+NODES = SummaryNodes(top=(("toy", dict[str, ToyModel]),), headline=(("toy_first", ToyHeadline),))
