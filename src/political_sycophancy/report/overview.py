@@ -16,7 +16,7 @@ from ..core.text import md_code, md_text
 from ..logs.design import design_summary
 from ..shared.cells import AUDIT_KIND, audit_rows, cells_of, has_atp, models_in, variants
 from ..shared.shifts import BASELINE, LEFT, RIGHT
-from ..shared.summaries import order_conditions, status_table
+from ..shared.summaries import BY_VARIANT_TABLE, order_conditions, status_table
 from ..stats.options import AnalysisOptions
 
 
@@ -89,7 +89,7 @@ def overview_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOpt
         if len(extra):
             lines.append(
                 f"{len(extra)} additional run variant(s) (generate config / answer mode) are reported beside the main one "
-                "(table `condition_summary_by_variant`) and compared in the stability tables; each model's main variant "
+                f"(table `{BY_VARIANT_TABLE}`) and compared in the stability tables; each model's main variant "
                 "(most samples) feeds every other statistic (table `variants`)."
             )
         excluded = rows[rows["status"] != "answered"]
