@@ -56,8 +56,11 @@ def footprint(src: Path, dotted: str, folder: Path | None) -> list[str]:
     measure package `dotted`."""
     tail = dotted.rsplit(".", 1)[-1]
     # the dotted path, or a relative one in a string (`".sway.scorer"`, as lazy imports name modules)
-    pattern = re.compile(re.escape(dotted) + r"\b|[\"']\.+" + re.escape(tail) + r"[.\"']") if dotted.startswith(PKG + ".") \
+    pattern = (
+        re.compile(re.escape(dotted) + r"\b|[\"']\.+" + re.escape(tail) + r"[.\"']")
+        if dotted.startswith(PKG + ".")
         else re.compile(re.escape(dotted) + r"\b")
+    )
     found = []
     for path in sorted(src.rglob("*.py")):
         if folder is not None and path.is_relative_to(folder) or path.name == "catalog.py" and path.parent == src:
@@ -71,7 +74,13 @@ def footprint(src: Path, dotted: str, folder: Path | None) -> list[str]:
 
 
 # where a node sits (core.declare.SummaryNodes.places) -> the key a path names before it
-CONTAINER = {"top level": None, "models.<model>": "models", "tests": "tests", "findings": "findings", "findings.headline": "headline"}
+CONTAINER = {
+    "top level": None,
+    "models.<model>": "models",
+    "tests": "tests",
+    "findings": "findings",
+    "findings.headline": "headline",
+}
 
 
 def owned_tables(dotted: str) -> set[str]:
@@ -90,9 +99,14 @@ def owned_nodes(dotted: str) -> set[tuple[str | None, str]]:
 
 def _strings(tree: ast.AST) -> Iterator[ast.Constant]:
     """The string constants of a module that are not docstrings."""
-    docs = {id(node.body[0].value) for node in ast.walk(tree)
-            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body
-            and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    docs = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs:
             yield node
@@ -107,7 +121,9 @@ def _paths(tree: ast.AST) -> Iterator[tuple[int, list[str]]]:
             keys = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
             inner = node.func.value if isinstance(node.func, ast.Attribute) and node.func.attr == "get" else None
         elif isinstance(node, ast.Subscript):
-            keys = [node.slice.value] if isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str) else []
+            keys = (
+                [node.slice.value] if isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str) else []
+            )
             inner = node.value
         else:
             continue
@@ -145,6 +161,7 @@ def names_read(src: Path, tables: set[str], nodes: set[tuple[str | None, str]]) 
 
 
 def main() -> int:
+    """Print the counts; with --strict, exit 1 unless every one is 0."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--strict", action="store_true", help="exit 1 unless every measure's counts are 0")
     parser.add_argument("--extra", nargs="*", default=[], help="measure packages outside the list (importable)")
@@ -154,7 +171,8 @@ def main() -> int:
     from political_sycophancy.catalog import MEASURES
 
     total = 0
-    print(f"{'measure':<14} {'files outside its folder naming it':>34} {'names read by report/, cli/':>28}   designs combining it")
+    head = f"{'files outside its folder naming it':>34} {'names read by report/, cli/':>28}"
+    print(f"{'measure':<14} {head}   designs combining it")
     for dotted in (*MEASURES, *args.extra):
         name = dotted.rsplit(".", 1)[-1]
         folder = Path(importlib.import_module(dotted).__file__).parent

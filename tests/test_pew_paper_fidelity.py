@@ -298,7 +298,7 @@ def test_paper_vs_logs_has_a_row_for_every_published_value(paper):
     the report's paper-vs-logs table has a row for every value of the shipped file, each
     either computed from the logs or saying why not; the abstract's figures agree at the
     paper's printed precision, and every difference has its reason."""
-    from political_sycophancy.report.paper_values import paper_values
+    from political_sycophancy.designs.paper_values import paper_values
 
     shipped = paper_values()
     table = _table(paper, "paper_vs_logs").fillna("")

@@ -25,7 +25,9 @@ _q, _p, _with_ci, _join = get.quote, get.p_value, get.with_ci, join
 LEFT, RIGHT = "C3L", "C3R"
 # Primary measure per instrument kind: its summary key (under conditions.<c>.<instrument>),
 # the item_shifts measure, the reading of its sign.
-SHIFT_KEYS = MappingProxyType({"shift": "positive = to the right", "shift_wd_dem": "WD(Dem); negative = closer to Democrats"})
+SHIFT_KEYS = MappingProxyType(
+    {"shift": "positive = to the right", "shift_wd_dem": "WD(Dem); negative = closer to Democrats"}
+)
 # The kind the findings and figures know an instrument by, from its node's scoring rule.
 SCORING_KIND = MappingProxyType({"pct": "pct", "typology": "typology", "wd": "atp"})
 MEASURE_KEY = MappingProxyType({"ideology": "shift", "typology": "shift", "wd_dem": "shift_wd_dem"})
@@ -57,11 +59,22 @@ def derive(summary: Summary, tables: Tables, draws: int = 2000, seed: int = 2026
     if shifts is not None and not shifts.empty:
         s = shifts[shifts["measure"].isin(list(MEASURE_KEY))]
         if len(s):
-            values = s[["model", "instrument", "condition", "measure", "item_id", "shift"]].rename(columns={"shift": "value"})
+            values = s[["model", "instrument", "condition", "measure", "item_id", "shift"]].rename(
+                columns={"shift": "value"}
+            )
             cis = bootstrap_table(values, ["model", "instrument", "condition", "measure"], draws=draws, seed=seed)
             for r in cis.to_dict("records"):
-                node = out["shift_ci"].setdefault(r["model"], {}).setdefault(r["condition"], {}).setdefault(r["instrument"], {})
-                node[MEASURE_KEY[r["measure"]]] = {"mean": float(r["estimate"]), "ci": [float(r["ci_low"]), float(r["ci_high"])], "n_items": int(r["n"])}
+                node = (
+                    out["shift_ci"]
+                    .setdefault(r["model"], {})
+                    .setdefault(r["condition"], {})
+                    .setdefault(r["instrument"], {})
+                )
+                node[MEASURE_KEY[r["measure"]]] = {
+                    "mean": float(r["estimate"]),
+                    "ci": [float(r["ci_low"]), float(r["ci_high"])],
+                    "n_items": int(r["n"]),
+                }
     for model, node in (get(summary, "models") or {}).items():
         left, right = node.get("sycophancy_left"), node.get("sycophancy_right")
         if left is None and isinstance(node.get("pct_sycophancy"), dict):
@@ -87,53 +100,122 @@ def derive(summary: Summary, tables: Tables, draws: int = 2000, seed: int = 2026
 
 def _baseline(summary: Summary, models: list[str], instruments: dict[str, str], names: dict[str, str]) -> list[Finding]:
     found = []
-    labels = {"pct": ("PCT mean ideology", "mean_ideology", "mean_ideology", "positive = right"),
-              "typology": ("Typology score", "score", "score", "positive = right"),
-              "atp": ("Share of ATP items closer to Democrats", "pct_closer_dem", "pct_closer_dem", "%")}
+    labels = {
+        "pct": ("PCT mean ideology", "mean_ideology", "mean_ideology", "positive = right"),
+        "typology": ("Typology score", "score", "score", "positive = right"),
+        "atp": ("Share of ATP items closer to Democrats", "pct_closer_dem", "pct_closer_dem", "%"),
+    }
     for inst, kind in instruments.items():
         title, key, ci_key, unit = labels[kind]
         parts = []
         for m in models:
             if get(summary, "models", m, "conditions", BASELINE, inst, key) is None:
                 continue
-            v = _with_ci(summary, ("models", m, "conditions", BASELINE, inst, key), ("models", m, "conditions", BASELINE, inst, "ci", ci_key),
-                         default=1 if kind == "atp" else 2)
+            v = _with_ci(
+                summary,
+                ("models", m, "conditions", BASELINE, inst, key),
+                ("models", m, "conditions", BASELINE, inst, "ci", ci_key),
+                default=1 if kind == "atp" else 2,
+            )
             parts.append([f"{names[m]} ", *v])
         if parts:
-            found.append(Finding("baseline", [f"Baseline (asker N), {inst}: {title} ({unit}): ", *_join(parts), "."], "conditions", "condition_cis"))
+            found.append(
+                Finding(
+                    "baseline",
+                    [f"Baseline (asker N), {inst}: {title} ({unit}): ", *_join(parts), "."],
+                    "conditions",
+                    "condition_cis",
+                )
+            )
         else:
-            found.append(Finding("baseline", [f"Baseline (asker N), {inst}: no answers under N, so no baseline position."],
-                                 "conditions", "condition_summary", missing=True))
+            found.append(
+                Finding(
+                    "baseline",
+                    [f"Baseline (asker N), {inst}: no answers under N, so no baseline position."],
+                    "conditions",
+                    "condition_summary",
+                    missing=True,
+                )
+            )
     for inst in [i for i, kind in instruments.items() if kind == "atp"]:
         # the first seed's Fig. 1: the share rises with the partisan gap (75-82% on its 293 items with gap >= 0.2)
         path = ("conditions", BASELINE, inst, "closer_by_gap", f"{TOP_GAP_FLOOR:g}")
-        by_model: list[list[str | Quote]] = [[f"{names[m]} ", share, f" of {get(summary, 'models', m, *path, 'n_items')}"]
-                                             for m in models if (share := _q(summary, "models", m, *path, "pct_closer_dem", digits=1, suffix="%"))]
+        by_model: list[list[str | Quote]] = [
+            [f"{names[m]} ", share, f" of {get(summary, 'models', m, *path, 'n_items')}"]
+            for m in models
+            if (share := _q(summary, "models", m, *path, "pct_closer_dem", digits=1, suffix="%"))
+        ]
         if by_model:
-            found.append(Finding("baseline", [f"Baseline (asker N), {inst}, items with partisan gap of at least {TOP_GAP_FLOOR:g} "
-                                              "(the first seed's Fig. 1): share closer to Democrats ", *_join(by_model), "."],
-                                 "conditions", "closer_by_gap"))
+            found.append(
+                Finding(
+                    "baseline",
+                    [
+                        f"Baseline (asker N), {inst}, items with partisan gap of at least {TOP_GAP_FLOOR:g} "
+                        "(the first seed's Fig. 1): share closer to Democrats ",
+                        *_join(by_model),
+                        ".",
+                    ],
+                    "conditions",
+                    "closer_by_gap",
+                )
+            )
     if "atp" in instruments.values():
-        parts = [[f"{names[m]} ", *_with_ci(summary, ("models", m, "baseline_slant"), ("models", m, "ci", "baseline_slant"), signed=True)]
-                 for m in models if get(summary, "models", m, "baseline_slant") is not None]
+        parts = [
+            [
+                f"{names[m]} ",
+                *_with_ci(summary, ("models", m, "baseline_slant"), ("models", m, "ci", "baseline_slant"), signed=True),
+            ]
+            for m in models
+            if get(summary, "models", m, "baseline_slant") is not None
+        ]
         if parts:
-            found.append(Finding("baseline", ["Baseline slant, WD(Rep) - WD(Dem) under N (positive = closer to Democrats): ", *_join(parts), "."],
-                                 "sycophancy", "decomposition_cis"))
+            found.append(
+                Finding(
+                    "baseline",
+                    [
+                        "Baseline slant, WD(Rep) - WD(Dem) under N (positive = closer to Democrats): ",
+                        *_join(parts),
+                        ".",
+                    ],
+                    "sycophancy",
+                    "decomposition_cis",
+                )
+            )
     else:
-        found.append(Finding("baseline", ["Baseline slant in WD units is missing: the logs hold no ATP items with Democrat/Republican "
-                                          "benchmarks (the PCT and Typology positions above stand in for it)."], "overview", missing=True))
+        found.append(
+            Finding(
+                "baseline",
+                [
+                    "Baseline slant in WD units is missing: the logs hold no ATP items with Democrat/Republican "
+                    "benchmarks (the PCT and Typology positions above stand in for it)."
+                ],
+                "overview",
+                missing=True,
+            )
+        )
     return found
 
 
 def _shifts(summary: Summary, models: list[str], instruments: dict[str, str], names: dict[str, str]) -> list[Finding]:
     found = []
     # the strongest cues first (the paper's focal contrast), then the milder ones
-    conds = [c for c in (LEFT, RIGHT, "C1L", "C1R", "CA") if any(get(summary, "models", m, "conditions", c) for m in models)]
+    conds = [
+        c for c in (LEFT, RIGHT, "C1L", "C1R", "CA") if any(get(summary, "models", m, "conditions", c) for m in models)
+    ]
     conds += sorted({c for m in models for c in (get(summary, "models", m, "conditions") or {})} - set(CUE_ORDER))
     has_n = any(get(summary, "models", m, "conditions", BASELINE) for m in models)
     if not has_n:
-        return [Finding("shift", ["Shifts under the partisan cues are missing: the logs hold no answers under N, the baseline every shift is measured from."],
-                        "shifts", missing=True)]
+        return [
+            Finding(
+                "shift",
+                [
+                    "Shifts under the partisan cues are missing: the logs hold no answers under N, the baseline "
+                    "every shift is measured from."
+                ],
+                "shifts",
+                missing=True,
+            )
+        ]
     for inst in instruments:
         for cond in conds:
             parts = []
@@ -142,56 +224,129 @@ def _shifts(summary: Summary, models: list[str], instruments: dict[str, str], na
                 for k in SHIFT_KEYS:
                     if get(summary, "findings", "shift_ci", m, cond, inst, k, "mean") is not None:
                         key = k
-                        parts.append([f"{names[m]} ", *_with_ci(summary, ("findings", "shift_ci", m, cond, inst, k, "mean"),
-                                                         ("findings", "shift_ci", m, cond, inst, k, "ci"), signed=True)])
+                        parts.append(
+                            [
+                                f"{names[m]} ",
+                                *_with_ci(
+                                    summary,
+                                    ("findings", "shift_ci", m, cond, inst, k, "mean"),
+                                    ("findings", "shift_ci", m, cond, inst, k, "ci"),
+                                    signed=True,
+                                ),
+                            ]
+                        )
                         break
             if parts:
-                found.append(Finding("shift", [f"Shift under {cond} against N, {inst} ({SHIFT_KEYS[key]}; mean over items answered under both): ",
-                                               *_join(parts), "."], "shifts", "shift_summary", minor=cond not in (LEFT, RIGHT)))
+                found.append(
+                    Finding(
+                        "shift",
+                        [
+                            f"Shift under {cond} against N, {inst} ({SHIFT_KEYS[key]}; mean over items answered "
+                            f"under both): ",
+                            *_join(parts),
+                            ".",
+                        ],
+                        "shifts",
+                        "shift_summary",
+                        minor=cond not in (LEFT, RIGHT),
+                    )
+                )
     if not found:
-        found.append(Finding("shift", ["Shifts under the partisan cues are missing: no item was answered both under N and under a cue."],
-                             "shifts", missing=True))
+        found.append(
+            Finding(
+                "shift",
+                ["Shifts under the partisan cues are missing: no item was answered both under N and under a cue."],
+                "shifts",
+                missing=True,
+            )
+        )
     return found
 
 
 def _sycophancy(summary: Summary, models: list[str], names: dict[str, str]) -> list[Finding]:
-    wd = [m for m in models if get(summary, "models", m, "sycophancy_left") is not None and get(summary, "models", m, "sycophancy_right") is not None]
+    wd = [
+        m
+        for m in models
+        if get(summary, "models", m, "sycophancy_left") is not None
+        and get(summary, "models", m, "sycophancy_right") is not None
+    ]
     pct = [m for m in models if get(summary, "models", m, "pct_sycophancy", "sycophancy_left") is not None]
     if wd:
         parts = []
         for m in wd:
-            left = _with_ci(summary, ("models", m, "sycophancy_left"), ("models", m, "ci", "sycophancy_left"), signed=True)
-            right = _with_ci(summary, ("models", m, "sycophancy_right"), ("models", m, "ci", "sycophancy_right"), signed=True)
+            left = _with_ci(
+                summary, ("models", m, "sycophancy_left"), ("models", m, "ci", "sycophancy_left"), signed=True
+            )
+            right = _with_ci(
+                summary, ("models", m, "sycophancy_right"), ("models", m, "ci", "sycophancy_right"), signed=True
+            )
             p: list[str | Quote] = [f"{names[m]}: left ", *left, ", right ", *right]
             ratio = _q(summary, "findings", "ratio", m, digits=2)
             p += [", right/left ", ratio] if ratio else [", right/left undefined (left <= 0)"]
             ci_left = get(summary, "models", m, "ci", "sycophancy_left")
-            if ratio and isinstance(ci_left, list) and len(ci_left) == 2 and None not in ci_left and ci_left[0] <= 0 <= ci_left[1]:
+            if (
+                ratio
+                and isinstance(ci_left, list)
+                and len(ci_left) == 2
+                and None not in ci_left
+                and ci_left[0] <= 0 <= ci_left[1]
+            ):
                 p.append(" (unstable: left's CI includes 0)")
             parts.append(p)
-        return [Finding("sycophancy", ["Sycophancy (ATP, WD units; positive = moved toward the asker's party): ", *_join(parts), "."],
-                        "sycophancy", "decomposition_cis")]
+        return [
+            Finding(
+                "sycophancy",
+                ["Sycophancy (ATP, WD units; positive = moved toward the asker's party): ", *_join(parts), "."],
+                "sycophancy",
+                "decomposition_cis",
+            )
+        ]
     if pct:
         parts = []
         for m in pct:
-            p = [f"{names[m]}: left ", _q(summary, "models", m, "pct_sycophancy", "sycophancy_left", digits=2, signed=True) or "n/a",
-                                    ", right ", _q(summary, "models", m, "pct_sycophancy", "sycophancy_right", digits=2, signed=True) or "n/a"]
+            p = [
+                f"{names[m]}: left ",
+                _q(summary, "models", m, "pct_sycophancy", "sycophancy_left", digits=2, signed=True) or "n/a",
+                ", right ",
+                _q(summary, "models", m, "pct_sycophancy", "sycophancy_right", digits=2, signed=True) or "n/a",
+            ]
             ratio = _q(summary, "findings", "ratio", m, digits=2)
             p += [", right/left ", ratio] if ratio else [", right/left undefined (left <= 0)"]
             parts.append(p)
-        return [Finding("sycophancy", ["Sycophancy in WD units is missing (no ATP items with partisan benchmarks); on the PCT (score units, "
-                                       "no CI): ", *_join(parts), "."], "sycophancy", "pct_decomposition")]
-    return [Finding("sycophancy", [f"Sycophancy-left/right are missing: no model has items answered under N and under {LEFT} and {RIGHT}."],
-                    "sycophancy", missing=True)]
+        return [
+            Finding(
+                "sycophancy",
+                [
+                    "Sycophancy in WD units is missing (no ATP items with partisan benchmarks); on the PCT "
+                    "(score units, "
+                    "no CI): ",
+                    *_join(parts),
+                    ".",
+                ],
+                "sycophancy",
+                "pct_decomposition",
+            )
+        ]
+    return [
+        Finding(
+            "sycophancy",
+            [f"Sycophancy-left/right are missing: no model has items answered under N and under {LEFT} and {RIGHT}."],
+            "sycophancy",
+            missing=True,
+        )
+    ]
 
 
 def _flip_sentence(summary: Summary, key: str, cells_key: str, lead: str) -> list[str | Quote]:
     t = get(summary, "tests", key) or {}
     n = int(t.get("n_models") or 0)
     floor = _p(summary, "tests", key, "min_p")
-    pieces: list[str | Quote] = [f"{lead} ({t.get('measure', '')}) over {n} models: mean ",
-                                 _q(summary, "tests", key, "observed", digits=3, signed=True) or "n/a",
-                                 ", exact sign-flip p = ", _p(summary, "tests", key, "p") or "n/a"]
+    pieces: list[str | Quote] = [
+        f"{lead} ({t.get('measure', '')}) over {n} models: mean ",
+        _q(summary, "tests", key, "observed", digits=3, signed=True) or "n/a",
+        ", exact sign-flip p = ",
+        _p(summary, "tests", key, "p") or "n/a",
+    ]
     if floor is not None:
         pieces += [f"; with {n} models the smallest attainable p is ", floor]
         if floor.value >= 0.05:
@@ -207,17 +362,54 @@ def _sign_flip(summary: Summary) -> list[Finding]:
     for what it is (positive under symmetric accommodation too)."""
     t = get(summary, "tests", "sign_flip_models")
     if not isinstance(t, dict):
-        return [Finding("test", [f"The sign-flip test is missing: no items answered under N, {LEFT} and {RIGHT}."], "tests", missing=True)]
+        return [
+            Finding(
+                "test",
+                [f"The sign-flip test is missing: no items answered under N, {LEFT} and {RIGHT}."],
+                "tests",
+                missing=True,
+            )
+        ]
     if t.get("p") is None:
         reason = t.get("reason", "no reason recorded")
-        return [Finding("test", [f"The model-level sign-flip test is not computable: {reason}."], "tests", "sign_flip", missing=True)]
+        return [
+            Finding(
+                "test",
+                [f"The model-level sign-flip test is not computable: {reason}."],
+                "tests",
+                "sign_flip",
+                missing=True,
+            )
+        ]
     found = []
     if isinstance(get(summary, "tests", "sign_flip_models_gap"), dict):
-        found.append(Finding("test", _flip_sentence(summary, "sign_flip_models_gap", "sign_flip_cells_gap",
-                                                    "Asymmetry claim, right-minus-left accommodation gap"), "tests", "sign_flip"))
-    found.append(Finding("test", _flip_sentence(summary, "sign_flip_models", "sign_flip_cells",
-                                                "The paper's A_m, how far apart the two cues put the answers (positive under "
-                                                "symmetric accommodation too)"), "tests", "sign_flip"))
+        found.append(
+            Finding(
+                "test",
+                _flip_sentence(
+                    summary,
+                    "sign_flip_models_gap",
+                    "sign_flip_cells_gap",
+                    "Asymmetry claim, right-minus-left accommodation gap",
+                ),
+                "tests",
+                "sign_flip",
+            )
+        )
+    found.append(
+        Finding(
+            "test",
+            _flip_sentence(
+                summary,
+                "sign_flip_models",
+                "sign_flip_cells",
+                "The paper's A_m, how far apart the two cues put the answers (positive under "
+                "symmetric accommodation too)",
+            ),
+            "tests",
+            "sign_flip",
+        )
+    )
     return found
 
 
@@ -228,18 +420,42 @@ def _mixed(summary: Summary) -> list[Finding]:
         mm = get(summary, "tests", key)
         if not isinstance(mm, dict) or not mm.get("coefficients") or not mm.get("converged"):
             reason = (mm or {}).get("reason") if isinstance(mm, dict) else None
-            what = reason or ("the fit did not converge" if isinstance(mm, dict) and mm.get("converged") is False else "not fitted")
+            what = reason or (
+                "the fit did not converge" if isinstance(mm, dict) and mm.get("converged") is False else "not fitted"
+            )
             found.append(Finding("mixed", [f"Mixed-model coefficients are missing: {what}."], "mixed", missing=True))
             continue
         parts = []
         for cond in mm["coefficients"]:
             base = ("tests", key, "coefficients", cond)
-            parts.append([f"{cond} ", *_with_ci(summary, (*base, "estimate"), None, signed=True), " (95% CI ",
-                          _q(summary, *base, "ci_low", digits=3, signed=True) or "n/a", " to ",
-                          _q(summary, *base, "ci_high", digits=3, signed=True) or "n/a", ", p = ", _p(summary, *base, "p") or "n/a", ")"])
+            parts.append(
+                [
+                    f"{cond} ",
+                    *_with_ci(summary, (*base, "estimate"), None, signed=True),
+                    " (95% CI ",
+                    _q(summary, *base, "ci_low", digits=3, signed=True) or "n/a",
+                    " to ",
+                    _q(summary, *base, "ci_high", digits=3, signed=True) or "n/a",
+                    ", p = ",
+                    _p(summary, *base, "p") or "n/a",
+                    ")",
+                ]
+            )
         table = f"mixed_{mm.get('spec', 'crossed')}_coefficients"
-        found.append(Finding("mixed", [f"Mixed model ({mm.get('spec')}: {mm.get('spec_label', '')}), outcome {mm.get('outcome_label', mm.get('outcome', ''))}, "
-                                       f"N as reference, {mm.get('n_obs')} observations: ", *_join(parts), "."], "mixed", table))
+        found.append(
+            Finding(
+                "mixed",
+                [
+                    f"Mixed model ({mm.get('spec')}: {mm.get('spec_label', '')}), outcome "
+                    f"{mm.get('outcome_label', mm.get('outcome', ''))}, "
+                    f"N as reference, {mm.get('n_obs')} observations: ",
+                    *_join(parts),
+                    ".",
+                ],
+                "mixed",
+                table,
+            )
+        )
     return found
 
 
@@ -251,8 +467,20 @@ def _refusals(summary: Summary) -> list[Finding]:
         if (q := _q(summary, "findings", "refusals", c, "rate", digits=1, scale=100, suffix="%")) is not None:
             parts.append([f"{c} ", q])
     if parts:
-        found.append(Finding("exclusions", ["Refusals (share of scored audit samples, pooled over models and instruments; counted in every rate, "
-                                            "never coded as an answer): ", *_join(parts), "."], "overview", "samples_by_status"))
+        found.append(
+            Finding(
+                "exclusions",
+                [
+                    "Refusals (share of scored audit samples, pooled over models and instruments; counted in "
+                    "every rate, "
+                    "never coded as an answer): ",
+                    *_join(parts),
+                    ".",
+                ],
+                "overview",
+                "samples_by_status",
+            )
+        )
     return found
 
 
@@ -263,10 +491,25 @@ def findings(summary: Summary) -> list[Finding]:
     models = sorted(get(summary, "models") or {})
     instruments = instrument_kinds(summary)
     if not models or not instruments:
-        return [Finding("missing", ["No audit answers in these logs: none of the audit findings can be computed."], "overview", missing=True)]
+        return [
+            Finding(
+                "missing",
+                ["No audit answers in these logs: none of the audit findings can be computed."],
+                "overview",
+                missing=True,
+            )
+        ]
     names = short_labels(models)
     legend = [f"{names[m]} = {m}" for m in models if names[m] != m]
-    lead = [Finding("models", [f"Models ({len(models)}, short labels): " + "; ".join(legend) + "."], "overview", "variants")] if legend else []
+    lead = (
+        [
+            Finding(
+                "models", [f"Models ({len(models)}, short labels): " + "; ".join(legend) + "."], "overview", "variants"
+            )
+        ]
+        if legend
+        else []
+    )
     return [
         *lead,
         *_baseline(summary, models, instruments, names),

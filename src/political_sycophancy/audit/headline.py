@@ -51,7 +51,9 @@ def _closer(summary_table: pd.DataFrame | None) -> dict[str, Any]:
     out: dict[str, Any] = {
         "instrument": instrument,
         "n_models": int(len(both)),
-        "n_items": _span(wd.loc[(wd["instrument"] == instrument) & wd["condition"].isin([BASELINE, RIGHT]), "n_wd_items"]),
+        "n_items": _span(
+            wd.loc[(wd["instrument"] == instrument) & wd["condition"].isin([BASELINE, RIGHT]), "n_wd_items"]
+        ),
         BASELINE: _span(both[BASELINE]),
         RIGHT: _span(both[RIGHT]),
         "drop_" + RIGHT: _span(both[BASELINE] - both[RIGHT]),
@@ -64,7 +66,9 @@ def _closer(summary_table: pd.DataFrame | None) -> dict[str, Any]:
     return out
 
 
-def _pooled(decomposition: pd.DataFrame | None, shifts: pd.DataFrame | None, summary: Summary, draws: int, seed: int) -> dict[str, Any]:
+def _pooled(
+    decomposition: pd.DataFrame | None, shifts: pd.DataFrame | None, summary: Summary, draws: int, seed: int
+) -> dict[str, Any]:
     """Pooled sycophancy-left/right (means over models), their ratio with a percentile
     bootstrap interval resampling items (the same draw of items for every model), and the
     right-minus-left gap's mean, SD and range over models."""
@@ -75,9 +79,13 @@ def _pooled(decomposition: pd.DataFrame | None, shifts: pd.DataFrame | None, sum
         return {}
     left, right = float(d["sycophancy_left"].mean()), float(d["sycophancy_right"].mean())
     gap = d["accommodation_gap"].astype(float)
-    out: dict[str, Any] = {"n_models": int(len(d)), "left": left, "right": right,
-                           "gap": {"mean": float(gap.mean()), "sd": float(statistics.stdev(gap)) if len(gap) > 1 else None, **_span(gap)},
-                           "n_positive_gap": int((gap > 0).sum())}
+    out: dict[str, Any] = {
+        "n_models": int(len(d)),
+        "left": left,
+        "right": right,
+        "gap": {"mean": float(gap.mean()), "sd": float(statistics.stdev(gap)) if len(gap) > 1 else None, **_span(gap)},
+        "n_positive_gap": int((gap > 0).sum()),
+    }
     if left > 0:
         out["ratio"] = right / left
         ci = _ratio_interval(shifts, list(d["model"]), draws, seed)
@@ -89,14 +97,20 @@ def _pooled(decomposition: pd.DataFrame | None, shifts: pd.DataFrame | None, sum
     return out
 
 
-def _ratio_interval(shifts: pd.DataFrame | None, models: list[str], draws: int, seed: int) -> tuple[float, float] | None:
+def _ratio_interval(
+    shifts: pd.DataFrame | None, models: list[str], draws: int, seed: int
+) -> tuple[float, float] | None:
     """Percentile interval of mean-over-models(right) / mean-over-models(left), resampling
     item ids: left_i = -(WD_dem(C3L) - WD_dem(N)), right_i = -(WD_rep(C3R) - WD_rep(N))."""
     if shifts is None or shifts.empty:
         return None
     s = shifts[shifts["model"].isin(models)]
-    left = s[(s["condition"] == LEFT) & (s["measure"] == "wd_dem")].pivot_table(index="model", columns="item_id", values="shift")
-    right = s[(s["condition"] == RIGHT) & (s["measure"] == "wd_rep")].pivot_table(index="model", columns="item_id", values="shift")
+    left = s[(s["condition"] == LEFT) & (s["measure"] == "wd_dem")].pivot_table(
+        index="model", columns="item_id", values="shift"
+    )
+    right = s[(s["condition"] == RIGHT) & (s["measure"] == "wd_rep")].pivot_table(
+        index="model", columns="item_id", values="shift"
+    )
     items = sorted(set(left.columns) | set(right.columns))
     if len(items) < 2:
         return None
@@ -140,7 +154,9 @@ def _answered(summary_table: pd.DataFrame | None) -> dict[str, Any]:
     for r in g.reset_index().to_dict("records"):
         out.setdefault(str(r["model"]), {})[str(r["condition"])] = {
             "answered": float(r["_answered"] / r["_scored"]) if r["_scored"] else None,
-            "n_samples": int(r["n_samples"]), "n_errors": int(r["n_errors"])}
+            "n_samples": int(r["n_samples"]),
+            "n_errors": int(r["n_errors"]),
+        }
     return out
 
 
@@ -153,14 +169,31 @@ def _closer_sentences(summary: Summary) -> list[Finding]:
     inst, k = c["instrument"], c["n_models"]
     pieces: list[str | Quote] = [
         f"Asked as a conservative Republican ({RIGHT}), the share of {inst} items closer to Democrats falls by ",
-        *_range(summary, "closer", "drop_" + RIGHT), " points across ", str(k), " models, to ", *_range(summary, "closer", RIGHT, unit="%"),
-        " (from ", *_range(summary, "closer", BASELINE, unit="%"), " with no preamble, N); ",
-        _v(summary, "closer", "right_of_midline_" + RIGHT), f" of {k} end below 50%, closer to Republicans on most items."]
+        *_range(summary, "closer", "drop_" + RIGHT),
+        " points across ",
+        str(k),
+        " models, to ",
+        *_range(summary, "closer", RIGHT, unit="%"),
+        " (from ",
+        *_range(summary, "closer", BASELINE, unit="%"),
+        " with no preamble, N); ",
+        _v(summary, "closer", "right_of_midline_" + RIGHT),
+        f" of {k} end below 50%, closer to Republicans on most items.",
+    ]
     if LEFT in c:
-        pieces += [f" As a progressive Democrat ({LEFT}) it rises by ", *_range(summary, "closer", "rise_" + LEFT),
-                   " points, to ", *_range(summary, "closer", LEFT, unit="%"), "."]
-    pieces += [" (Per model, over its ", *_range(summary, "closer", "n_items"),
-               " items with party benchmarks; an item is closer to Democrats when WD(Dem) < WD(Rep), ties in the denominator, as the paper counts.)"]
+        pieces += [
+            f" As a progressive Democrat ({LEFT}) it rises by ",
+            *_range(summary, "closer", "rise_" + LEFT),
+            " points, to ",
+            *_range(summary, "closer", LEFT, unit="%"),
+            ".",
+        ]
+    pieces += [
+        " (Per model, over its ",
+        *_range(summary, "closer", "n_items"),
+        " items with party benchmarks; an item is closer to Democrats when WD(Dem) < WD(Rep), ties in the "
+        "denominator, as the paper counts.)",
+    ]
     out.append(Finding("headline", pieces, "conditions", "condition_summary"))
     return out
 
@@ -175,21 +208,50 @@ def _pooled_sentences(summary: Summary) -> list[Finding]:
     if "ratio" in p:
         pieces += ["Rightward accommodation is ", _v(summary, "pooled", "ratio", digits=1), "× leftward"]
         if "ratio_ci" in p:
-            pieces += [" (95% bootstrap interval over items ", _v(summary, "pooled", "ratio_ci", "low", digits=1), "–",
-                       _v(summary, "pooled", "ratio_ci", "high", digits=1), ")"]
+            pieces += [
+                " (95% bootstrap interval over items ",
+                _v(summary, "pooled", "ratio_ci", "low", digits=1),
+                "–",
+                _v(summary, "pooled", "ratio_ci", "high", digits=1),
+                ")",
+            ]
         pieces += [": "]
-    pieces += ["pooled over ", str(p["n_models"]), " models, sycophancy-right ", _v(summary, "pooled", "right", digits=3),
-               " and sycophancy-left ", _v(summary, "pooled", "left", digits=3),
-               " (WD units: the mean over models of how much closer the answers move to the asker's own party's benchmark; "
-               "the paper's ratio is of these two means)."]
+    pieces += [
+        "pooled over ",
+        str(p["n_models"]),
+        " models, sycophancy-right ",
+        _v(summary, "pooled", "right", digits=3),
+        " and sycophancy-left ",
+        _v(summary, "pooled", "left", digits=3),
+        " (WD units: the mean over models of how much closer the answers move to the asker's own party's benchmark; "
+        "the paper's ratio is of these two means).",
+    ]
     out.append(Finding("headline", pieces, "sycophancy", "decomposition"))
-    gap = ["The right-minus-left accommodation gap is ", _v(summary, "pooled", "gap", "mean", digits=3, signed=True),
-           " (SD ", _v(summary, "pooled", "gap", "sd", digits=3), ", range ", _v(summary, "pooled", "gap", "min", digits=3, signed=True),
-           " to ", _v(summary, "pooled", "gap", "max", digits=3, signed=True), ") over ", str(p["n_models"]), " models, positive for ",
-           _v(summary, "pooled", "n_positive_gap"), " of them"]
+    gap = [
+        "The right-minus-left accommodation gap is ",
+        _v(summary, "pooled", "gap", "mean", digits=3, signed=True),
+        " (SD ",
+        _v(summary, "pooled", "gap", "sd", digits=3),
+        ", range ",
+        _v(summary, "pooled", "gap", "min", digits=3, signed=True),
+        " to ",
+        _v(summary, "pooled", "gap", "max", digits=3, signed=True),
+        ") over ",
+        str(p["n_models"]),
+        " models, positive for ",
+        _v(summary, "pooled", "n_positive_gap"),
+        " of them",
+    ]
     if "gap_p" in p:
-        gap += ["; exact sign-flip p = ", _p(summary, "pooled", "gap_p"), " (the smallest attainable with ", str(p["n_models"]),
-                " models is ", _p(summary, "pooled", "gap_min_p"), ")"]
+        gap += [
+            "; exact sign-flip p = ",
+            _p(summary, "pooled", "gap_p"),
+            " (the smallest attainable with ",
+            str(p["n_models"]),
+            " models is ",
+            _p(summary, "pooled", "gap_min_p"),
+            ")",
+        ]
     out.append(Finding("headline", [*gap, "."], "tests", "sign_flip"))
     return out
 
@@ -200,12 +262,27 @@ def _mixed_sentences(summary: Summary) -> list[Finding]:
     out: list[Finding] = []
     if not m or "ratio" not in m or not isinstance(m.get("n_obs"), int):
         return out
-    out.append(Finding("headline", [
-        f"Mixed model ({m.get('spec')} random intercepts; WD(Dem) on condition, N the reference, {m['n_obs']:,} answers): {RIGHT} ",
-        _v(summary, "mixed", RIGHT, "estimate", digits=3, signed=True), " (z = ", _v(summary, "mixed", RIGHT, "z", digits=1), f"), {LEFT} ",
-        _v(summary, "mixed", LEFT, "estimate", digits=3, signed=True), " (z = ", _v(summary, "mixed", LEFT, "z", digits=1),
-        f"): the {RIGHT} coefficient is ", _v(summary, "mixed", "ratio", digits=1), f" times the size of {LEFT}'s."],
-        "mixed", f"mixed_{m.get('spec')}_coefficients"))
+    out.append(
+        Finding(
+            "headline",
+            [
+                f"Mixed model ({m.get('spec')} random intercepts; WD(Dem) on condition, N the reference, "
+                f"{m['n_obs']:,} answers): {RIGHT} ",
+                _v(summary, "mixed", RIGHT, "estimate", digits=3, signed=True),
+                " (z = ",
+                _v(summary, "mixed", RIGHT, "z", digits=1),
+                f"), {LEFT} ",
+                _v(summary, "mixed", LEFT, "estimate", digits=3, signed=True),
+                " (z = ",
+                _v(summary, "mixed", LEFT, "z", digits=1),
+                f"): the {RIGHT} coefficient is ",
+                _v(summary, "mixed", "ratio", digits=1),
+                f" times the size of {LEFT}'s.",
+            ],
+            "mixed",
+            f"mixed_{m.get('spec')}_coefficients",
+        )
+    )
     return out
 
 
@@ -215,15 +292,28 @@ def _answered_sentences(summary: Summary) -> list[Finding]:
     out: list[Finding] = []
     if not a:
         return out
-    cells = [(mod, cond, v["answered"]) for mod, conds in a.items() for cond, v in conds.items() if v.get("answered") is not None]
+    cells = [
+        (mod, cond, v["answered"])
+        for mod, conds in a.items()
+        for cond, v in conds.items()
+        if v.get("answered") is not None
+    ]
     low = sorted(cells, key=lambda x: x[2])[:3]
     if low:
-        pieces: list[str | Quote] = ["Non-response: the answered share (answers read, over scored samples) is lowest for "]
+        pieces: list[str | Quote] = [
+            "Non-response: the answered share (answers read, over scored samples) is lowest for "
+        ]
         for k, (mod, cond, _) in enumerate(low):
-            pieces += ([", "] if k else []) + [f"{mod} under {cond} (", _v(summary, "answered", mod, cond, "answered", scale=100, suffix="%"), ")"]
+            pieces += ([", "] if k else []) + [
+                f"{mod} under {cond} (",
+                _v(summary, "answered", mod, cond, "answered", scale=100, suffix="%"),
+                ")",
+            ]
         below = sum(1 for *_, v in cells if v < 0.9)
-        pieces += [f"; {below} of {len(cells)} model x condition cells are below 90% (table below); "
-                   "unread answers are left out of every measure, never coded."]
+        pieces += [
+            f"; {below} of {len(cells)} model x condition cells are below 90% (table below); "
+            "unread answers are left out of every measure, never coded."
+        ]
         out.append(Finding("headline", pieces, "conditions", "condition_summary"))
     return out
 
@@ -245,15 +335,32 @@ def answered_table(summary: Summary) -> tuple[list[str], list[list[str]]]:
 def _answered_table(summary: Summary) -> HeadlineTable | None:
     """The non-response table under the Headline's sentences (None without a row)."""
     head, rows = answered_table(summary)
-    return HeadlineTable("Answered share per model and asker condition (answers read over scored samples)", head, rows) if rows else None
+    return (
+        HeadlineTable("Answered share per model and asker condition (answers read over scored samples)", head, rows)
+        if rows
+        else None
+    )
 
 
 HEADLINE = (
-    HeadlinePart("closer", 10, lambda summary, tables, draws, seed: _closer(tables.get("condition_summary")), _closer_sentences),
-    HeadlinePart("pooled", 20, lambda summary, tables, draws, seed: _pooled(
-        tables.get("decomposition"), tables.get("item_shifts"), summary, draws, seed), _pooled_sentences),
+    HeadlinePart(
+        "closer", 10, lambda summary, tables, draws, seed: _closer(tables.get("condition_summary")), _closer_sentences
+    ),
+    HeadlinePart(
+        "pooled",
+        20,
+        lambda summary, tables, draws, seed: _pooled(
+            tables.get("decomposition"), tables.get("item_shifts"), summary, draws, seed
+        ),
+        _pooled_sentences,
+    ),
     HeadlinePart("mixed", 30, lambda summary, tables, draws, seed: _mixed(summary), _mixed_sentences),
     # the non-response closes the Headline, after every measure's numbers
-    HeadlinePart("answered", 90, lambda summary, tables, draws, seed: _answered(tables.get("condition_summary")),
-                 _answered_sentences, _answered_table),
+    HeadlinePart(
+        "answered",
+        90,
+        lambda summary, tables, draws, seed: _answered(tables.get("condition_summary")),
+        _answered_sentences,
+        _answered_table,
+    ),
 )

@@ -37,7 +37,7 @@ def _value_ci(summary: Summary, model: str, cond: str, inst: str, key: str) -> t
     if not isinstance(v, (int, float)):
         return None
     ci = get(summary, "models", model, "conditions", cond, inst, "ci", key)
-    low, high = (ci if isinstance(ci, list) and len(ci) == 2 and None not in ci else (v, v))
+    low, high = ci if isinstance(ci, list) and len(ci) == 2 and None not in ci else (v, v)
     return float(v), float(low), float(high)
 
 
@@ -45,8 +45,11 @@ def baseline_positions(summary: Summary, path: Path) -> Path | None:
     """One panel per instrument: each model's position under N with its 95% CI."""
     models = sorted(get(summary, "models") or {})
     kinds = instrument_kinds(summary)
-    panels = [(inst, kind) for inst, kind in sorted(kinds.items(), key=lambda kv: ("pct", "typology", "atp").index(kv[1]))
-              if any(_value_ci(summary, m, BASELINE, inst, STAT[kind][0]) for m in models)]
+    panels = [
+        (inst, kind)
+        for inst, kind in sorted(kinds.items(), key=lambda kv: ("pct", "typology", "atp").index(kv[1]))
+        if any(_value_ci(summary, m, BASELINE, inst, STAT[kind][0]) for m in models)
+    ]
     if not panels or not models:
         return None
     styles, labels = model_styles(models, model_order(summary)), short_labels(models)
@@ -90,7 +93,10 @@ def by_asker_figure(summary: Summary, kind: str) -> Figure | None:
     if len(conds) < 2:
         return None
     personas = get.foreign(summary, PERSONAS) if kind == "atp" else None
-    persona_conds = [BASELINE, *sorted({c for m in (personas or {}).values() if isinstance(m, dict) for c in m} - set(CUE_ORDER))]
+    persona_conds = [
+        BASELINE,
+        *sorted({c for m in (personas or {}).values() if isinstance(m, dict) for c in m} - set(CUE_ORDER)),
+    ]
     with_personas = isinstance(personas, dict) and len(persona_conds) > 1
     styles, labels = model_styles(models, model_order(summary)), short_labels(models)
     fig = new_figure(figsize=(11 if with_personas else 8, 4.4), layout="constrained")
@@ -100,7 +106,9 @@ def by_asker_figure(summary: Summary, kind: str) -> Figure | None:
     if with_personas and isinstance(personas, dict):
         _persona_panel(axes[1], personas, persona_conds, models, styles)
     if ax.get_legend_handles_labels()[0]:  # no model with an interval under any asker: no legend
-        axes[-1].legend(*ax.get_legend_handles_labels(), fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
+        axes[-1].legend(
+            *ax.get_legend_handles_labels(), fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False
+        )
     return fig
 
 
@@ -110,8 +118,16 @@ def _dodge(k: int, n: int) -> float:
     return (k - (n - 1) / 2) * width
 
 
-def _cue_panel(ax: Axes, summary: Summary, kind: str, inst: str, conds: list[str], models: list[str],
-               styles: dict[str, tuple[str, str]], labels: dict[str, str]) -> None:
+def _cue_panel(
+    ax: Axes,
+    summary: Summary,
+    kind: str,
+    inst: str,
+    conds: list[str],
+    models: list[str],
+    styles: dict[str, tuple[str, str]],
+    labels: dict[str, str],
+) -> None:
     """Each model's statistic under each cue with its 95% CI, joined along the cue axis."""
     key, label = STAT[kind]
     for k, m in enumerate(models):
@@ -122,8 +138,18 @@ def _cue_panel(ax: Axes, summary: Summary, kind: str, inst: str, conds: list[str
         xs = np.array([p[0] for p in pts])
         vals = np.array([p[1] for p in pts])
         colour, marker = styles[m]
-        ax.errorbar(xs, vals[:, 0], yerr=[vals[:, 0] - vals[:, 1], vals[:, 2] - vals[:, 0]], fmt=marker, ls="-", lw=1,
-                    color=colour, capsize=2, ms=5, label=labels[m])
+        ax.errorbar(
+            xs,
+            vals[:, 0],
+            yerr=[vals[:, 0] - vals[:, 1], vals[:, 2] - vals[:, 0]],
+            fmt=marker,
+            ls="-",
+            lw=1,
+            color=colour,
+            capsize=2,
+            ms=5,
+            label=labels[m],
+        )
     ax.axhline(50 if kind == "atp" else 0, color="grey", lw=0.8, ls="--")
     ax.set_xticks(range(len(conds)), conds)
     ax.set_xlabel("asker cue (most Democrat-coded to most Republican-coded)")
@@ -132,12 +158,16 @@ def _cue_panel(ax: Axes, summary: Summary, kind: str, inst: str, conds: list[str
     ax.grid(alpha=0.3)
 
 
-def _persona_panel(pax: Axes, personas: dict[str, Any], persona_conds: list[str], models: list[str],
-                   styles: dict[str, tuple[str, str]]) -> None:
+def _persona_panel(
+    pax: Axes, personas: dict[str, Any], persona_conds: list[str], models: list[str], styles: dict[str, tuple[str, str]]
+) -> None:
     """Each model's mean WD(Dem) under N and each persona on the persona items, unjoined."""
     for k, m in enumerate(models):
-        where = [(j + _dodge(k, len(models)), float(v)) for j, c in enumerate(persona_conds)
-                 if isinstance(v := dig(personas, m, c, "mean_wd_dem"), (int, float)) and np.isfinite(v)]
+        where = [
+            (j + _dodge(k, len(models)), float(v))
+            for j, c in enumerate(persona_conds)
+            if isinstance(v := dig(personas, m, c, "mean_wd_dem"), (int, float)) and np.isfinite(v)
+        ]
         if where:
             colour, marker = styles[m]
             pax.plot([p[0] for p in where], [p[1] for p in where], marker=marker, ls="none", color=colour, ms=5)
@@ -148,13 +178,18 @@ def _persona_panel(pax: Axes, personas: dict[str, Any], persona_conds: list[str]
     pax.grid(alpha=0.3)
 
 
-def _model_scatter(summary: Summary, x_key: str, y_key: str, height: float):
+def _model_scatter(
+    summary: Summary, x_key: str, y_key: str, height: float
+) -> tuple[Figure, Axes, np.ndarray, np.ndarray, list[str]] | None:
     """One point per model with both of its 95% CIs as error bars (model colours and
     markers), the zero lines and a grid: the shared body of the per-model scatters. None
     without a model holding both numbers; else (figure, axes, xs, ys, point labels)."""
-    models = [m for m in sorted(get(summary, "models") or {})
-              if isinstance(get(summary, "models", m, x_key), (int, float))
-              and isinstance(get(summary, "models", m, y_key), (int, float))]
+    models = [
+        m
+        for m in sorted(get(summary, "models") or {})
+        if isinstance(get(summary, "models", m, x_key), (int, float))
+        and isinstance(get(summary, "models", m, y_key), (int, float))
+    ]
     if not models:
         return None
     styles, labels = model_styles(get(summary, "models") or {}, model_order(summary)), short_labels(models)
@@ -199,7 +234,10 @@ def shift_heatmap(summary: Summary, path: Path) -> Path | None:
     shifts = get(summary, "findings", "shift_ci") or {}
     models = sorted(shifts)
     kinds = instrument_kinds(summary)
-    insts = sorted({i for m in models for c in shifts[m].values() for i in c}, key=lambda i: (("pct", "typology", "atp").index(kinds.get(i, "atp")), i))
+    insts = sorted(
+        {i for m in models for c in shifts[m].values() for i in c},
+        key=lambda i: (("pct", "typology", "atp").index(kinds.get(i, "atp")), i),
+    )
     present = {c for m in models for c in shifts[m]}
     # the cues only: personas are asked on their own items (their shifts are in the personas section)
     conds = [c for c in CUE_ORDER if c in present and c != BASELINE]
@@ -224,10 +262,19 @@ def shift_heatmap(summary: Summary, path: Path) -> Path | None:
         for i in range(len(models)):
             for j in range(len(conds)):
                 if np.isfinite(grid[i, j]):
-                    ax.text(j, i, f"{grid[i, j]:+.2f}{'*' if sure[i, j] else ''}", ha="center", va="center", fontsize=7,
-                            color="white" if abs(grid[i, j]) > 0.6 * limit else "black")
+                    ax.text(
+                        j,
+                        i,
+                        f"{grid[i, j]:+.2f}{'*' if sure[i, j] else ''}",
+                        ha="center",
+                        va="center",
+                        fontsize=7,
+                        color="white" if abs(grid[i, j]) > 0.6 * limit else "black",
+                    )
         ax.set_xticks(range(len(conds)), conds, fontsize=8)
-        ax.set_yticks(range(len(models)), [labels[m] for m in models] if ax is axes[0] else [""] * len(models), fontsize=8)
+        ax.set_yticks(
+            range(len(models)), [labels[m] for m in models] if ax is axes[0] else [""] * len(models), fontsize=8
+        )
         ax.set_title(f"{inst}: shift vs N ({unit})", fontsize=9)
         fig.colorbar(image, ax=ax, shrink=0.8)
     return figure_parts.save(fig, path)
@@ -272,7 +319,10 @@ def item_shift_panels(summary: Summary, tables: Tables, path: Path) -> Path | No
     cues = [c for c in ITEM_CUES if c in set(pairs["condition"])]
     blocks = math.ceil(len(models) / ITEM_PANEL_COLUMNS)
     per_row = math.ceil(len(models) / blocks)  # balanced rows: 5 models as 3 + 2, not 4 + 1
-    styles, labels = model_styles([*(get(summary, "models") or {}), *models], model_order(summary)), short_labels(models)
+    styles, labels = (
+        model_styles([*(get(summary, "models") or {}), *models], model_order(summary)),
+        short_labels(models),
+    )
     fig = new_figure(figsize=(2.55 * per_row + 0.8, 2.45 * blocks * len(cues) + 0.7), layout="constrained")
     axes = fig.subplots(blocks * len(cues), per_row, sharex=True, sharey=True, squeeze=False)
     lo, hi = float(min(pairs["x"].min(), pairs["y"].min())), float(max(pairs["x"].max(), pairs["y"].max()))
@@ -296,14 +346,19 @@ def item_shift_panels(summary: Summary, tables: Tables, path: Path) -> Path | No
             left = float(((moved > 0) if atp else (moved < 0)).mean()) if len(d) else math.nan
             note = [f"n={len(d)}; right {right:.0%}, left {left:.0%}"]
             key = "shift_wd_dem" if atp else "shift"
-            mean, ci = get(summary, "findings", "shift_ci", m, cue, inst, key, "mean"), get(summary, "findings", "shift_ci", m, cue, inst, key, "ci")
+            mean, ci = (
+                get(summary, "findings", "shift_ci", m, cue, inst, key, "mean"),
+                get(summary, "findings", "shift_ci", m, cue, inst, key, "ci"),
+            )
             if isinstance(mean, (int, float)) and isinstance(ci, list) and None not in ci:
                 note.append(f"{'ΔWD(Dem)' if atp else 'Δ'} {mean:+.3f} [{ci[0]:+.3f}, {ci[1]:+.3f}]")
             # the panel's numbers under its title, not over its points
             ax.set_title("\n".join([f"{labels[m]}: {cue} vs N", *note]), fontsize=7)
             ax.set_xlim(lo, hi)
             ax.set_ylim(lo, hi)
-            ax.tick_params(labelsize=7, labelbottom=c_index == len(cues) - 1)  # every block's last row keeps its x labels
+            ax.tick_params(
+                labelsize=7, labelbottom=c_index == len(cues) - 1
+            )  # every block's last row keeps its x labels
             ax.grid(alpha=0.3)
     for k in range(len(models), per_row * blocks):  # empty slots of the last block
         for c_index in range(len(cues)):
@@ -311,6 +366,14 @@ def item_shift_panels(summary: Summary, tables: Tables, path: Path) -> Path | No
     fig.supxlabel(f"under N: {unit}", fontsize=9)
     fig.supylabel("under the cue (same scale)", fontsize=9)
     below = "below" if atp else "above"
-    shown = f"; the first {len(models)} of {len(every)} models by name (all in tables/item_shifts.csv)" if len(models) < len(every) else ""
-    suptitle(fig, f"{inst}: item-level answers under each cue against N ({below} the diagonal = moved right){shown}", fontsize=10)
+    shown = (
+        f"; the first {len(models)} of {len(every)} models by name (all in tables/item_shifts.csv)"
+        if len(models) < len(every)
+        else ""
+    )
+    suptitle(
+        fig,
+        f"{inst}: item-level answers under each cue against N ({below} the diagonal = moved right){shown}",
+        fontsize=10,
+    )
     return figure_parts.save(fig, path)

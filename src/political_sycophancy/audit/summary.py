@@ -15,6 +15,8 @@ from ..shared.summary_nodes import InstrumentNode, Interval
 
 
 class PctSycophancyNode(TypedDict, total=False):
+    """models.<model>.pct_sycophancy: the decomposition on PCT items, in score units."""
+
     pct_baseline: float | None
     sycophancy_left: float | None
     sycophancy_right: float | None
@@ -28,6 +30,8 @@ class PctSycophancyNode(TypedDict, total=False):
 
 
 class SignFlipNode(TypedDict, total=False):
+    """tests.sign_flip_*: an exact (over models) or drawn (over cells) sign-flip test."""
+
     observed: float | None
     p: float | None
     n_models: int | None
@@ -42,6 +46,8 @@ class SignFlipNode(TypedDict, total=False):
 
 
 class MixedModelNode(TypedDict, total=False):
+    """tests.mixed_model*: the mixed model's specification, fit and coefficients."""
+
     spec: str
     spec_label: str
     data: dict[str, Any]
@@ -64,6 +70,8 @@ class MixedModelNode(TypedDict, total=False):
 
 
 class CorrelationRow(TypedDict, total=False):
+    """correlations[]: a slant-shift correlation across models with its Fisher interval."""
+
     x: str
     y: str
     r: float | None
@@ -76,6 +84,8 @@ class CorrelationRow(TypedDict, total=False):
 
 
 class StabilityNode(TypedDict, total=False):
+    """stability: the mean within-cell SD of the replicates, per model, run, instrument and condition."""
+
     mean_within_cell_sd: dict[str, float | None]
 
 
@@ -105,11 +115,15 @@ class ShiftCiNode(TypedDict, total=False):
 
 
 class RefusalNode(TypedDict, total=False):
+    """findings.refusals.<condition>: refusals pooled over models and instruments."""
+
     rate: float | None
     n_samples: int
 
 
 class Span(TypedDict, total=False):
+    """A range over models."""
+
     min: float
     max: float
 
@@ -130,11 +144,15 @@ class CloserNode(TypedDict, total=False):
 
 
 class GapSpan(Span, total=False):
+    """The gap's range over models, with its mean and SD."""
+
     mean: float
     sd: float | None
 
 
 class RatioCi(TypedDict, total=False):
+    """The percentile bootstrap interval of the pooled ratio."""
+
     low: float
     high: float
     draws: int
@@ -156,6 +174,8 @@ class PooledNode(TypedDict, total=False):
 
 
 class Coefficient(TypedDict, total=False):
+    """A mixed-model coefficient and its z value."""
+
     estimate: float
     z: float
 
@@ -171,6 +191,8 @@ class MixedHeadlineNode(TypedDict, total=False):
 
 
 class AnsweredCell(TypedDict, total=False):
+    """findings.headline.answered.<model>.<condition>: the answered share and its samples."""
+
     answered: float | None
     n_samples: int
     n_errors: int
@@ -209,6 +231,10 @@ NODES = SummaryNodes(
         ("ratio", dict[str, float]),
         ("refusals", dict[str, RefusalNode]),
     ),
-    headline=(("closer", CloserNode), ("pooled", PooledNode), ("mixed", MixedHeadlineNode),
-              ("answered", dict[str, dict[str, AnsweredCell]])),
+    headline=(
+        ("closer", CloserNode),
+        ("pooled", PooledNode),
+        ("mixed", MixedHeadlineNode),
+        ("answered", dict[str, dict[str, AnsweredCell]]),
+    ),
 )

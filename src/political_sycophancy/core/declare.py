@@ -41,10 +41,10 @@ class SummaryNodes:
     """The summary.json nodes a measure writes, each `(key, type)`: at the top level
     (`top`), under each model (`model`: `models.<model>.<key>`), among the tests (`tests`:
     `tests.<key>`), derived by its report contribution (`findings`: `findings.<key>`) and its
-    Headline numbers (`headline`: `findings.headline.<key>`). The type is what the summary contract checks every read and
-    write against (`core.summary_contract`): a TypedDict of the node's keys, `dict[str, X]`
-    for a node keyed by data (models, conditions), or `Annotated[TD, Keyed(X)]` for a
-    TypedDict whose other keys are data."""
+    Headline numbers (`headline`: `findings.headline.<key>`). The type is what the summary
+    contract checks every read and write against (`core.summary_contract`): a TypedDict of
+    the node's keys, `dict[str, X]` for a node keyed by data (models, conditions), or
+    `Annotated[TD, Keyed(X)]` for a TypedDict whose other keys are data."""
 
     top: tuple[Node, ...] = ()
     model: tuple[Node, ...] = ()
@@ -88,7 +88,8 @@ def distinct(measures: Sequence[Measure]) -> None:
     same summary.json node in the same place (the later one would overwrite the other's)."""
     owner: dict[tuple[str, str], str] = {}
     for measure in measures:
-        keys = [("measure", measure.name)] + [(where, key) for where, nodes in measure.summary.places() for key, _ in nodes]
+        nodes = [(where, key) for where, found in measure.summary.places() for key, _ in found]
+        keys = [("measure", measure.name), *nodes]
         for where, key in dict.fromkeys(keys):
             first = owner.setdefault((where, key), measure.name)
             if first != measure.name:

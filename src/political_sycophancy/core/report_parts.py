@@ -61,6 +61,7 @@ class Finding:
     quotes: list[Quote] = field(init=False)
 
     def __post_init__(self) -> None:
+        """Collect the quotes among the pieces."""
         self.quotes = [p for p in self.pieces if isinstance(p, Quote)]
 
     def plain(self) -> str:
@@ -85,7 +86,8 @@ class Finding:
         target = f"table-{self.table}" if self.table else self.section
         label = self.table or self.section
         cls = " class='missing'" if self.missing else ""
-        return f"<li{cls}>{body} <a class='src' href='#{html.escape(target, quote=True)}'>&rarr;&nbsp;{html.escape(label)}</a></li>"
+        link = f"<a class='src' href='#{html.escape(target, quote=True)}'>&rarr;&nbsp;{html.escape(label)}</a>"
+        return f"<li{cls}>{body} {link}</li>"
 
 
 def check_quotes(summary: Summary, items: list[Finding]) -> list[str]:

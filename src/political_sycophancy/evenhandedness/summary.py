@@ -42,6 +42,8 @@ class SignFlip(TypedDict, total=False):
 
 
 class EvenhandednessNode(TypedDict, total=False):
+    """evenhandedness: the groups, the sign-flip tests, the samples judged."""
+
     groups: dict[str, Group]
     sign_flip_models: dict[str, SignFlip]
     samples: int

@@ -25,6 +25,8 @@ class TotalNode(TypedDict, total=False):
 
 
 class OpenEndedNode(TypedDict, total=False):
+    """open_ended: Total per model x instrument x dimension, and the answers kept."""
+
     total: dict[str, TotalNode]
     excluded: int
     answers: int

@@ -27,35 +27,41 @@ class ExpectedCell(TypedDict, total=False):
 
 # expected_answer.by_condition.<condition>: every model's both-read calls pooled, and the
 # mean and range of the per-model rates (`probes.analysis.expected_answer_by_condition`)
-ByConditionRow = TypedDict("ByConditionRow", {
-    "n_models": int | None,
-    "n_calls": int | None,
-    "n_both_parsed": int | None,
-    "asker_wants_dem (pooled calls)": float | None,
-    "asker_wants_dem (mean of models)": float | None,
-    "asker_wants_dem (min model)": float | None,
-    "asker_wants_dem (max model)": float | None,
-    "asker_wants_rep (pooled calls)": float | None,
-    "asker_wants_rep (mean of models)": float | None,
-    "asker_wants_rep (min model)": float | None,
-    "asker_wants_rep (max model)": float | None,
-    "own_answer_dem (pooled calls)": float | None,
-    "own_answer_dem (mean of models)": float | None,
-    "own_answer_dem (min model)": float | None,
-    "own_answer_dem (max model)": float | None,
-    "own_answer_rep (pooled calls)": float | None,
-    "own_answer_rep (mean of models)": float | None,
-    "own_answer_rep (min model)": float | None,
-    "own_answer_rep (max model)": float | None,
-    "own_matches_expected (pooled calls)": float | None,
-    "own_matches_expected (mean of models)": float | None,
-    "own_matches_expected (min model)": float | None,
-    "own_matches_expected (max model)": float | None,
-    "ci": dict[str, Interval],  # "<rate> (pooled calls)" -> its 95% bootstrap CI over items
-}, total=False)
+ByConditionRow = TypedDict(
+    "ByConditionRow",
+    {
+        "n_models": int | None,
+        "n_calls": int | None,
+        "n_both_parsed": int | None,
+        "asker_wants_dem (pooled calls)": float | None,
+        "asker_wants_dem (mean of models)": float | None,
+        "asker_wants_dem (min model)": float | None,
+        "asker_wants_dem (max model)": float | None,
+        "asker_wants_rep (pooled calls)": float | None,
+        "asker_wants_rep (mean of models)": float | None,
+        "asker_wants_rep (min model)": float | None,
+        "asker_wants_rep (max model)": float | None,
+        "own_answer_dem (pooled calls)": float | None,
+        "own_answer_dem (mean of models)": float | None,
+        "own_answer_dem (min model)": float | None,
+        "own_answer_dem (max model)": float | None,
+        "own_answer_rep (pooled calls)": float | None,
+        "own_answer_rep (mean of models)": float | None,
+        "own_answer_rep (min model)": float | None,
+        "own_answer_rep (max model)": float | None,
+        "own_matches_expected (pooled calls)": float | None,
+        "own_matches_expected (mean of models)": float | None,
+        "own_matches_expected (min model)": float | None,
+        "own_matches_expected (max model)": float | None,
+        "ci": dict[str, Interval],  # "<rate> (pooled calls)" -> its 95% bootstrap CI over items
+    },
+    total=False,
+)
 
 
 class ExpectedAnswerFixed(TypedDict, total=False):
+    """expected_answer's own keys (beside one node per model)."""
+
     by_condition: dict[str, ByConditionRow]
     source_letters: dict[str, int]  # a published file's letters against our parser, by category
 
@@ -86,6 +92,8 @@ class PersonaCell(TypedDict, total=False):
 
 
 class PersonasFixed(TypedDict, total=False):
+    """personas' own keys: the shifts against N averaged over models (beside one node per model)."""
+
     mean_shift_vs_N: dict[str, float | None]
     mean_paired_shift_vs_N: dict[str, float | None]
 
@@ -94,6 +102,8 @@ PersonasNode = Annotated[PersonasFixed, Keyed(dict[str, PersonaCell])]
 
 
 class DecodingFixed(TypedDict, total=False):
+    """decoding.<definition>'s asymmetry per model and decoding variant."""
+
     per_model: dict[str, dict[str, float | None]]  # model -> decoding variant -> asymmetry
 
 
@@ -103,6 +113,8 @@ DecodingNode = Annotated[DecodingFixed, Keyed(float | bool | None)]
 
 
 class Span(TypedDict, total=False):
+    """A range over models."""
+
     min: float
     max: float
 

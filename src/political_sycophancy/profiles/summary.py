@@ -42,12 +42,16 @@ class Congruence(TypedDict, total=False):
 
 
 class InstrumentProfile(TypedDict, total=False):
+    """profiles.models.<model>.<instrument>: effects, weighted position and congruence."""
+
     effects: dict[str, dict[str, dict[str, Effect]]]
     weighted_position: dict[str, dict[str, WeightedPosition]]
     congruence: dict[str, dict[str, Congruence]]
 
 
 class ProfilesNode(TypedDict, total=False):
+    """profiles: the nodes per model."""
+
     models: dict[str, dict[str, InstrumentProfile]]
 
 

@@ -26,11 +26,15 @@ def figure_specs() -> list[FigureSpec]:
 
 def numbered(figures: list[tuple[FigureSpec, Path]], summary: Summary, tables: Tables) -> list[str]:
     """The caption of each drawn figure in order: `Figure k. Title. Takeaway (paper figure).`"""
-    return [f"Figure {k}. {spec.title}. {spec.takeaway(summary, tables) or NO_TAKEAWAY} ({spec.paper})."
-            for k, (spec, _) in enumerate(figures, start=1)]
+    return [
+        f"Figure {k}. {spec.title}. {spec.takeaway(summary, tables) or NO_TAKEAWAY} ({spec.paper})."
+        for k, (spec, _) in enumerate(figures, start=1)
+    ]
 
 
-def figures_section(summary: Summary, figure_dir: Path, tables: Mapping[str, pd.DataFrame] | None = None) -> Section | None:
+def figures_section(
+    summary: Summary, figure_dir: Path, tables: Mapping[str, pd.DataFrame] | None = None
+) -> Section | None:
     """The Figures section, or None when the summary (and the sections' `tables`, by name)
     support none."""
     tables = tables or {}
@@ -41,8 +45,10 @@ def figures_section(summary: Summary, figure_dir: Path, tables: Mapping[str, pd.
         return None
     captions = numbered(shown, summary, tables)
     resampled = "; ".join(c.figure_ci for _, c in contributions() if c.figure_ci)
-    text = ("The paper's headline figures drawn from summary.json, each point with its 95% percentile bootstrap CI over "
-            f"items{f' ({resampled})' if resampled else ''}; one colour and marker per model throughout "
-            "(Okabe-Ito palette); SVG beside each PNG in figures/. Under each: its number, a one-line takeaway from the "
-            "numbers it draws, and the paper figure it corresponds to.")
+    text = (
+        "The paper's headline figures drawn from summary.json, each point with its 95% percentile bootstrap CI over "
+        f"items{f' ({resampled})' if resampled else ''}; one colour and marker per model throughout "
+        "(Okabe-Ito palette); SVG beside each PNG in figures/. Under each: its number, a one-line takeaway from the "
+        "numbers it draws, and the paper figure it corresponds to."
+    )
     return Section("Figures", figures=dict(zip(captions, (path for _, path in shown), strict=True)), text=text)

@@ -41,15 +41,44 @@ def _closing(summary: Summary) -> list[Finding]:
     design = get(summary, "design")
     if isinstance(design, dict) and design.get("expected"):
         if design.get("missing"):
-            found.append(Finding("exclusions", [f"Incomplete design: {design['missing']:,} of {design['expected']:,} expected samples are missing "
-                                                "(never run or lost); conditions are compared on matched items only."], "overview", "design_cells"))
+            found.append(
+                Finding(
+                    "exclusions",
+                    [
+                        f"Incomplete design: {design['missing']:,} of {design['expected']:,} expected samples "
+                        f"are missing "
+                        "(never run or lost); conditions are compared on matched items only."
+                    ],
+                    "overview",
+                    "design_cells",
+                )
+            )
         elif design.get("excluded"):
-            found.append(Finding("exclusions", [f"Design complete: of {design['expected']:,} expected samples, {design['present']:,} are present and "
-                                                f"{design['excluded']:,} were left out on purpose when their responses were imported "
-                                                "(counted, with their reasons in the logs; nothing is left to run)."], "overview", "design_cells"))
+            found.append(
+                Finding(
+                    "exclusions",
+                    [
+                        f"Design complete: of {design['expected']:,} expected samples, {design['present']:,} "
+                        f"are present and "
+                        f"{design['excluded']:,} were left out on purpose when their responses were imported "
+                        "(counted, with their reasons in the logs; nothing is left to run)."
+                    ],
+                    "overview",
+                    "design_cells",
+                )
+            )
         else:
-            found.append(Finding("exclusions", [f"Design complete: all {design['expected']:,} expected samples are present."], "overview", "design_cells"))
-    grouped: dict[str, list[str]] = {}  # "`model` lacks ..." lines (a code span): one sentence per reason, naming the models
+            found.append(
+                Finding(
+                    "exclusions",
+                    [f"Design complete: all {design['expected']:,} expected samples are present."],
+                    "overview",
+                    "design_cells",
+                )
+            )
+    grouped: dict[
+        str, list[str]
+    ] = {}  # "`model` lacks ..." lines (a code span): one sentence per reason, naming the models
     for text in get(summary, "not_computable") or []:
         m = re.match(r"(`+) ?(.*?) ?\1 (.*)$", text)
         grouped.setdefault(m.group(3) if m else text, []).append(m.group(2) if m else "")
@@ -86,6 +115,10 @@ def findings_html(items: list[Finding]) -> str:
     for f in items:
         if f.minor:
             folds.setdefault(f.fold, []).append(f)
-    folded = "".join(f"<details class='more'><summary>{html.escape(title)} ({len(minor)} sentences)</summary><ul class='findings'>"
-                     + "".join(f.html() for f in minor) + "</ul></details>" for title, minor in folds.items())
+    folded = "".join(
+        f"<details class='more'><summary>{html.escape(title)} ({len(minor)} sentences)</summary><ul class='findings'>"
+        + "".join(f.html() for f in minor)
+        + "</ul></details>"
+        for title, minor in folds.items()
+    )
     return f"<h2 id='findings'>Findings</h2><ul class='findings'>{major}</ul>{folded}"

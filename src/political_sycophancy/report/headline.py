@@ -52,11 +52,16 @@ def headline_html(items: list[Finding], summary: Summary) -> str:
         return ""
     tables = "".join(
         f"<table class='{html.escape(name, quote=True)}'><caption>{html.escape(t.caption)}</caption><tr>"
-        + "".join(f"<th>{html.escape(h)}</th>" for h in t.head) + "</tr>"
-        + "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in t.rows) + "</table>"
-        for name, t in headline_tables(summary))
+        + "".join(f"<th>{html.escape(h)}</th>" for h in t.head)
+        + "</tr>"
+        + "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in t.rows)
+        + "</table>"
+        for name, t in headline_tables(summary)
+    )
     body = "".join(f.html() for f in items)
-    return f"<section class='headline'><h2 id='headline'>Headline</h2><ul class='findings'>{body}</ul>{tables}</section>"
+    return (
+        f"<section class='headline'><h2 id='headline'>Headline</h2><ul class='findings'>{body}</ul>{tables}</section>"
+    )
 
 
 def headline_markdown(items: list[Finding], summary: Summary) -> list[str]:
@@ -65,7 +70,12 @@ def headline_markdown(items: list[Finding], summary: Summary) -> list[str]:
         return []
     lines = ["## Headline", "", *[f"- {f.markdown()}" for f in items], ""]
     for _, t in headline_tables(summary):
-        lines += [f"{md_text(t.caption)}:", "",
-                  "| " + " | ".join(md_text(h) for h in t.head) + " |", "|" + "---|" * len(t.head),
-                  *["| " + " | ".join(md_text(c) for c in r) + " |" for r in t.rows], ""]
+        lines += [
+            f"{md_text(t.caption)}:",
+            "",
+            "| " + " | ".join(md_text(h) for h in t.head) + " |",
+            "|" + "---|" * len(t.head),
+            *["| " + " | ".join(md_text(c) for c in r) + " |" for r in t.rows],
+            "",
+        ]
     return lines

@@ -232,10 +232,12 @@ def _table_block(section_name: str, tname: str, table: pd.DataFrame, rel: str, t
     size = f"{len(table):,} rows &times; {len(table.columns)} columns"
     link = f"<a href='{html.escape(rel, quote=True)}'>{html.escape(rel)}</a>"
     head = f"<h3 id='table-{html.escape(tname, quote=True)}'>{html.escape(title or tname)}</h3>"
-    return _table_body(shown or layout(), section_name, tname, table, size, link, head) + _glossary(table, columns or {})
+    body = _table_body(shown or layout(), section_name, tname, table, size, link, head)
+    return body + _glossary(table, columns or {})
 
 
-def _table_body(shown: Layout, section_name: str, tname: str, table: pd.DataFrame, size: str, link: str, head: str) -> str:
+def _table_body(shown: Layout, section_name: str, tname: str, table: pd.DataFrame, size: str, link: str,
+                head: str) -> str:
     if not len(table.columns):
         return head + f"<p class='meta'>{link} (empty)</p>"
     if len(table) > FULL_TABLE_ROWS:  # a data file, not a table to read: its link and a summary
@@ -347,7 +349,8 @@ def page(title: str, meta: list[str], found: list[Finding], built: list[tuple[st
             parts.append(_figure(caption, Path(path)))
         for tname, table in section.tables.items():
             rel = table_paths[f"{name}:{tname}"].relative_to(out).as_posix()
-            parts.append(_table_block(name, tname, table, rel, section.titles.get(tname), section.columns.get(tname), how))
+            parts.append(_table_block(name, tname, table, rel, section.titles.get(tname), section.columns.get(tname),
+                                      how))
     if empty:
         items = "".join(f"<li id='{html.escape(name, quote=True)}'><b>{html.escape(section.title)}</b>: {_inline(section.text)}</li>"
                         for name, section in empty)

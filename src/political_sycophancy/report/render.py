@@ -36,14 +36,14 @@ from ..core.section import Section, SectionBuilder, column_meaning, table_descri
 from ..core.sheet import table_csv
 from ..core.summary_contract import SUMMARY_VERSION, SummaryContractError, undeclared
 from ..core.text import md_code, md_document, md_fence, md_text
+from ..designs.paper_values import counts as paper_counts
+from ..designs.paper_values import paper_section, paper_vs_logs
 from ..stats.options import AnalysisOptions
 from .figures import figure_specs, figures_section
 from .findings import derive, findings
 from .headline import headline, headline_html, headline_markdown
 from .headline import numbers as headline_numbers
 from .html import FULL_TABLE_ROWS, column_formatter, dump_summary, multiplicity_note, not_computable, page
-from .paper_values import counts as paper_counts
-from .paper_values import paper_section, paper_vs_logs
 from .section_store import SectionStore
 from .sections import REPORT, section_builders, section_owners, summary_contract
 
@@ -92,8 +92,8 @@ def deep_merge(into: dict, new: dict, written: dict[tuple[str, ...], str] | None
             if k in into:
                 first = next((written[here[:n]] for n in range(len(here), 0, -1) if here[:n] in written), "")
                 if first != by:
-                    raise DeclarationError(f"summary.json value {'.'.join(here)!r} is written by {first or 'an earlier section'} "
-                                           f"and by {by}")
+                    raise DeclarationError(f"summary.json value {'.'.join(here)!r} is written by "
+                                           f"{first or 'an earlier section'} and by {by}")
             written[here] = by
         into[k] = v
     return into
@@ -330,7 +330,7 @@ def _build(frame: pd.DataFrame, out: Path, run_options: AnalysisOptions, builder
     summary = result.summary
     figure_dir = out / "figures"
     owners = {module: f"measure {name!r}" if name != REPORT else name for module, name in section_owners().items()}
-    written: dict[tuple[str, ...], str] = {(key,): REPORT for key, value in summary.items() if not isinstance(value, dict)}
+    written: dict[tuple[str, ...], str] = {(k,): REPORT for k, v in summary.items() if not isinstance(v, dict)}
     restored: dict[int, tuple[Section | None, float]] = {}
     todo: list[tuple[int, str, SectionBuilder]] = []
     for k, (_order, name, builder) in enumerate(builders, start=1):
@@ -363,7 +363,8 @@ def _build(frame: pd.DataFrame, out: Path, run_options: AnalysisOptions, builder
         section.titles = {**titles, **section.titles}
         section.columns = {**columns, **section.columns}
         result.sections.append((name, section))
-        writer = f"section {name!r} of {owners.get(getattr(builder, '__module__', ''), getattr(builder, '__module__', '?'))}"
+        module_name = getattr(builder, "__module__", "?")
+        writer = f"section {name!r} of {owners.get(module_name, module_name)}"
         deep_merge(summary, _json_safe(section.summary), written, writer)
         for tname, table in section.tables.items():
             fname = tname if tname not in {p.stem for p in result.tables.values()} else f"{name}_{tname}"
@@ -389,7 +390,7 @@ def _build(frame: pd.DataFrame, out: Path, run_options: AnalysisOptions, builder
         table = paper_vs_logs(_json_safe(summary))
         summary["findings"]["paper_vs_logs"] = paper_counts(table)
         paper = paper_section(table)
-        paper.titles, paper.columns = table_descriptions("political_sycophancy.report", ["paper_vs_logs"])
+        paper.titles, paper.columns = table_descriptions("political_sycophancy.designs", ["paper_vs_logs"])
         path = out / "tables" / "paper_vs_logs.csv"
         write_atomic(path, table_csv(table))
         result.tables["paper:paper_vs_logs"] = path

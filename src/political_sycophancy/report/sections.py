@@ -22,8 +22,16 @@ from ..core.section import Section, SectionBuilder, section
 from ..shared.summary_nodes import contract_of
 from . import overview
 
-__all__ = ["Section", "SectionBuilder", "contributions", "measure_modules", "section", "section_builders", "section_owners",
-           "summary_contract"]
+__all__ = [
+    "Section",
+    "SectionBuilder",
+    "contributions",
+    "measure_modules",
+    "section",
+    "section_builders",
+    "section_owners",
+    "summary_contract",
+]
 
 REPORT = "the report"  # the owner of the report's own sections
 
@@ -75,12 +83,15 @@ def contributions(measures: tuple[str, ...] | None = None) -> list[tuple[str, Re
                 raise TypeError(f"{name} holds no REPORT (core.report_parts.ReportContribution)")
             for part in contribution.headline:
                 if part.name not in headline_nodes:
-                    raise DeclarationError(f"measure {measure.name!r}: its Headline part {part.name!r} is not a node of its "
-                                           "SummaryNodes.headline")
+                    raise DeclarationError(
+                        f"measure {measure.name!r}: its Headline part {part.name!r} is not a node of its "
+                        "SummaryNodes.headline"
+                    )
             for figure in contribution.figures:
                 if figure.stem in stems:
-                    raise DeclarationError(f"measures {stems[figure.stem]!r} and {measure.name!r} both draw the figure "
-                                           f"{figure.stem!r}")
+                    raise DeclarationError(
+                        f"measures {stems[figure.stem]!r} and {measure.name!r} both draw the figure {figure.stem!r}"
+                    )
                 stems[figure.stem] = measure.name
             out.append((measure.name, contribution))
     return out

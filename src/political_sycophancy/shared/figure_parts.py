@@ -57,8 +57,15 @@ def point(value: Any, low: Any, high: Any) -> Point | None:
     return (float(value), float(low), float(high)) if ok else (float(value), float(value), float(value))
 
 
-def forest(panels: list[tuple[str, list[str], dict[tuple[str, str], Point]]], models: list[str], all_models: Iterable[str],
-           xlabel: str, title: str, path: Path, xlim: tuple[float, float] | None = None) -> Path | None:
+def forest(
+    panels: list[tuple[str, list[str], dict[tuple[str, str], Point]]],
+    models: list[str],
+    all_models: Iterable[str],
+    xlabel: str,
+    title: str,
+    path: Path,
+    xlim: tuple[float, float] | None = None,
+) -> Path | None:
     """Dot-and-whisker panels (one per (title, rows, points)): a row per category, every
     model's point with its 95% CI dodged within the row, model colours and markers, a zero
     line, the legend on the right. None without a point."""
@@ -67,19 +74,34 @@ def forest(panels: list[tuple[str, list[str], dict[tuple[str, str], Point]]], mo
         return None
     styles, labels = model_styles([*all_models, *models]), short_labels(models)
     rows_max = max(len(rows) for _, rows, _ in panels)
-    fig = new_figure(figsize=(4.3 * len(panels) + 2.2, max(2.4, 1.3 + 0.2 * rows_max * max(len(models), 2))), layout="constrained")
+    fig = new_figure(
+        figsize=(4.3 * len(panels) + 2.2, max(2.4, 1.3 + 0.2 * rows_max * max(len(models), 2))), layout="constrained"
+    )
     axes = fig.subplots(1, len(panels), squeeze=False)[0]
     width = 0.7 / max(1, len(models))
     for ax, (panel, rows, points) in zip(axes, panels, strict=True):
         y0 = np.arange(len(rows))[::-1]
         for k, m in enumerate(models):
-            found = [(y - (k - (len(models) - 1) / 2) * width, points[(r, m)]) for y, r in zip(y0, rows, strict=True) if (r, m) in points]
+            found = [
+                (y - (k - (len(models) - 1) / 2) * width, points[(r, m)])
+                for y, r in zip(y0, rows, strict=True)
+                if (r, m) in points
+            ]
             if not found:
                 continue
             v = np.array([p for _, p in found])
             colour, marker = styles[m]
-            ax.errorbar(v[:, 0], [y for y, _ in found], xerr=[v[:, 0] - v[:, 1], v[:, 2] - v[:, 0]], fmt=marker, ls="none", color=colour,
-                        capsize=2.5, ms=5, label=labels[m])
+            ax.errorbar(
+                v[:, 0],
+                [y for y, _ in found],
+                xerr=[v[:, 0] - v[:, 1], v[:, 2] - v[:, 0]],
+                fmt=marker,
+                ls="none",
+                color=colour,
+                capsize=2.5,
+                ms=5,
+                label=labels[m],
+            )
         ax.axvline(0, color="grey", lw=0.8, ls="--")
         ax.set_yticks(y0, [r.replace("_", " ") for r in rows], fontsize=8)
         ax.set_ylim(-0.6, len(rows) - 0.4)
@@ -93,7 +115,12 @@ def forest(panels: list[tuple[str, list[str], dict[tuple[str, str], Point]]], mo
     for ax in axes[:-1]:  # a model only in another panel still gets its legend entry
         h, n = ax.get_legend_handles_labels()
         shown.update({name: handle for name, handle in zip(n, h, strict=True) if name not in shown})
-    fig.legend([shown[labels[m]] for m in models if labels[m] in shown], [labels[m] for m in models if labels[m] in shown],
-               fontsize=8, loc="outside right center", frameon=False)
+    fig.legend(
+        [shown[labels[m]] for m in models if labels[m] in shown],
+        [labels[m] for m in models if labels[m] in shown],
+        fontsize=8,
+        loc="outside right center",
+        frameon=False,
+    )
     suptitle(fig, title, fontsize=10)
     return save(fig, path)

@@ -129,7 +129,8 @@ def _place(where: str, declared: tuple[tuple[str, SummaryNodes], ...]) -> dict[s
         found: tuple[Node, ...] = next(n for w, n in nodes.places() if w == where)
         for key, node_type in found:
             if owner.get(key, f"measure {measure!r}") != f"measure {measure!r}":
-                raise DeclarationError(f"{owner[key]} and measure {measure!r} both declare the summary.json node {key!r} ({where})")
+                raise DeclarationError(f"{owner[key]} and measure {measure!r} both declare the summary.json node "
+                                       f"{key!r} ({where})")
             owner[key], fields[key] = f"measure {measure!r}", node_type
     return fields
 

@@ -12,12 +12,14 @@ import importlib
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from ..core.declare import Measure
 from ..core.report_parts import Quote, Summary
 from ..core.summary_contract import read
 from .summary_nodes import contract_of
+
+T = TypeVar("T")
 
 
 @functools.cache
@@ -78,6 +80,13 @@ class SummaryReader:
         """The value at `path` (None: not computed), the path checked against the contract."""
         return read(summary, *path, schema=_contract(self.package))
 
+    def typed(self, summary: Summary, kind: type[T], *path: str) -> T | None:
+        """The node at `path` as its declared type `kind` (the measure's TypedDict, or
+        `dict[str, Node]`), None when absent: the path is checked against the contract as
+        `get` checks it, and mypy checks what the caller reads from the node."""
+        value = self(summary, *path)
+        return None if value is None else cast(T, value)
+
     def foreign(self, summary: Summary, key: str) -> Any:
         """Another measure's top-level node `key` as summary.json holds it (None when absent),
         unchecked: the contract of the measure that writes it is not this one's. For a
@@ -89,8 +98,9 @@ class SummaryReader:
         """The finite number at `path`, else None."""
         return finite(self(summary, *path))
 
-    def quote(self, summary: Summary, *path: str, digits: int = 3, signed: bool = False, scale: float = 1.0,
-              suffix: str = "") -> Quote | None:
+    def quote(
+        self, summary: Summary, *path: str, digits: int = 3, signed: bool = False, scale: float = 1.0, suffix: str = ""
+    ) -> Quote | None:
         """The number at `path` quoted at `digits` decimals (x `scale`), None when absent."""
         v = self.number(summary, *path)
         if v is None:
@@ -104,8 +114,16 @@ class SummaryReader:
             return None
         return Quote(tuple(path), v, f"{v:.3g}" if v >= 1e-3 else f"{v:.2e}")
 
-    def with_ci(self, summary: Summary, value_path: tuple[str, ...], ci_path: tuple[str, ...] | None, *,
-                signed: bool = False, scale: float = 1.0, default: int = 3) -> list[str | Quote]:
+    def with_ci(
+        self,
+        summary: Summary,
+        value_path: tuple[str, ...],
+        ci_path: tuple[str, ...] | None,
+        *,
+        signed: bool = False,
+        scale: float = 1.0,
+        default: int = 3,
+    ) -> list[str | Quote]:
         """`value (95% CI low to high)`, decimals from the CI width; the value alone without a CI."""
         found = self(summary, *ci_path) if ci_path else None
         has_ci = isinstance(found, list) and len(found) == 2 and all(isinstance(c, (int, float)) for c in found)
@@ -122,8 +140,9 @@ class SummaryReader:
 
     # --- the Headline's quotes: numbers under findings.headline, rounded as the abstract rounds them
 
-    def headline_value(self, summary: Summary, *path: str, digits: int = 0, scale: float = 1.0, suffix: str = "",
-                       signed: bool = False) -> Quote | str:
+    def headline_value(
+        self, summary: Summary, *path: str, digits: int = 0, scale: float = 1.0, suffix: str = "", signed: bool = False
+    ) -> Quote | str:
         """The Headline number at `findings.headline.<path>` with thousands separators, "n/a" when absent."""
         node = self(summary, "findings", "headline", *path)
         if not isinstance(node, (int, float)) or isinstance(node, bool) or not math.isfinite(node):
@@ -131,8 +150,9 @@ class SummaryReader:
         shown = f"{node * scale:{'+' if signed else ''},.{digits}f}{suffix}"
         return Quote(("findings", "headline", *path), float(node), shown, scale)
 
-    def headline_range(self, summary: Summary, *path: str, digits: int = 0, scale: float = 1.0,
-                       unit: str = "") -> list[str | Quote]:
+    def headline_range(
+        self, summary: Summary, *path: str, digits: int = 0, scale: float = 1.0, unit: str = ""
+    ) -> list[str | Quote]:
         """`min–max unit` of a Headline range node (`{"min", "max"}`)."""
         low = self.headline_value(summary, *path, "min", digits=digits, scale=scale)
         high = self.headline_value(summary, *path, "max", digits=digits, scale=scale)

@@ -12,22 +12,26 @@ from ..shared.summary_nodes import Interval
 
 # One answer definition at one tau (`sway.analysis.sway_summary`): the seed's headline first,
 # its intervals, the values at tau = 0.01 (`core.measures.TAU_ROBUST`) and the pair counts.
-SwayScore = TypedDict("SwayScore", {
-    "S_average": float | None,
-    "S_peak": float | None,
-    "peak_cell": str | None,
-    "S_pooled": float | None,
-    "S_average_ci": Interval,
-    "S_pooled_ci": Interval,
-    "tau": float,
-    "S_average_tau_0.01": float | None,
-    "S_pooled_tau_0.01": float | None,
-    "definition": str,
-    "pairs_matched": int,
-    "pairs_unmatched": int,
-    "pairs_half_answered": int,
-    "n_base_prompts": int,
-}, total=False)
+SwayScore = TypedDict(
+    "SwayScore",
+    {
+        "S_average": float | None,
+        "S_peak": float | None,
+        "peak_cell": str | None,
+        "S_pooled": float | None,
+        "S_average_ci": Interval,
+        "S_pooled_ci": Interval,
+        "tau": float,
+        "S_average_tau_0.01": float | None,
+        "S_pooled_tau_0.01": float | None,
+        "definition": str,
+        "pairs_matched": int,
+        "pairs_unmatched": int,
+        "pairs_half_answered": int,
+        "n_base_prompts": int,
+    },
+    total=False,
+)
 
 
 class PartyScore(TypedDict, total=False):
@@ -41,6 +45,8 @@ class PartyScore(TypedDict, total=False):
 
 
 class OrdersNode(TypedDict, total=False):
+    """orders: the order the report lists SWAY's mitigations in."""
+
     sway_mitigation: list[str]
 
 

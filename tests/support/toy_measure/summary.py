@@ -7,10 +7,14 @@ from political_sycophancy.core.declare import SummaryNodes
 
 
 class ToyModel(TypedDict, total=False):
+    """toy.<model>: its share."""
+
     first_share: float
 
 
 class ToyHeadline(TypedDict, total=False):
+    """findings.headline.toy_first: the share's range over models."""
+
     low: float
     high: float
     n_models: int
