@@ -246,7 +246,7 @@ def test_the_analysis_holds_no_module_state():
     """The statistics, the report and the measures' analysis modules: no exception at all
     beyond pandas column lists."""
     analysis = ("stats.", "report.", "shared.", *_analysis_modules())
-    assert {"audit.analysis", "audit.stability", "sway.analysis", "profiles.estimators"} <= set(analysis)
+    assert {"audit.conditions", "audit.stability", "probes.rows", "sway.analysis", "profiles.estimators"} <= set(analysis)
     state = {k: KNOWN_MUTABLE.get(k) for k in mutable_module_names() if k.split(":")[0].startswith(analysis)}
     assert {k: v for k, v in state.items() if v != "pandas column list"} == {}
 

@@ -84,7 +84,7 @@ def test_a_measure_reads_its_own_nodes_and_the_shared_ones_only():
 def test_an_instruments_kind_is_its_scoring_rule_not_its_keys():
     """report/findings.py told an instrument's kind by sniffing its keys (`pct_closer_dem` ->
     ATP); the node now names its scoring rule."""
-    from political_sycophancy.audit.findings import instrument_kinds
+    from political_sycophancy.audit.derived import instrument_kinds
 
     node = {"a": {"scoring": "wd", "mean_ideology": 0.1}, "b": {"scoring": "pct", "pct_closer_dem": 50.0},
             "c": {"scoring": "typology"}, "d": {"scoring": "choice", "score": 1.0}, "e": {"pct_closer_dem": 50.0}}

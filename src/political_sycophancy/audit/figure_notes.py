@@ -14,7 +14,7 @@ import pandas as pd
 from ..core.conditions import BASELINE, CUE_ORDER
 from ..core.report_parts import Summary, Tables
 from ..shared.summary_reading import finite, span_text
-from .findings import LEFT, RIGHT, get, instrument_kinds
+from .derived import LEFT, RIGHT, get, instrument_kinds
 
 # instrument kind -> (summary key of its position, axis label)
 STAT = MappingProxyType(

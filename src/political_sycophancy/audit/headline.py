@@ -25,7 +25,7 @@ from ..core.conditions import BASELINE
 from ..core.report_parts import Finding, HeadlinePart, HeadlineTable, Quote, Summary
 from ..shared.summaries import condition_rank
 from ..stats.resample import iid_indices, index_counts, percentile_interval
-from .findings import LEFT, RIGHT, get
+from .derived import LEFT, RIGHT, get
 
 WD = "wd"
 _v, _range, _p = get.headline_value, get.headline_range, get.headline_p

@@ -10,7 +10,8 @@ from pathlib import Path
 from ..core.report_parts import FigureSpec, ReportContribution, Summary, Tables
 from . import figure_notes as notes
 from . import report_figures as draw
-from .findings import derive, findings
+from .derived import derive
+from .findings import findings
 from .headline import HEADLINE
 
 Draw = Callable[[Summary, Tables, Path], Path | None]

@@ -21,8 +21,8 @@ from ..core.report_parts import Summary, Tables
 from ..shared import figure_parts
 from ..shared.figure_parts import ci_err, model_order
 from ..shared.summary_reading import dig
+from .derived import get, instrument_kinds
 from .figure_notes import ITEM_CUES, STAT, item_pairs
-from .findings import get, instrument_kinds
 
 # The probes' node of the persona shifts (SI S4), drawn beside the cues when the logs have one.
 PERSONAS = "personas"

@@ -33,7 +33,7 @@ from ..core.errors import InputError
 from ..core.solvers import with_preamble
 from ..shared.grader import GRADER_ROLE, check_grader_at_start, resolve_grader
 from ..shared.persona_design import DEFAULT_ATTRIBUTES, asker_side, cue_input, persona_design
-from ..shared.personas import ATTRIBUTE_PREFIX, render, split_list
+from ..shared.personas import ATTRIBUTE_PREFIX, split_list
 from ..shared.tasks import card_version, dataset_version
 from . import KIND
 from .grader import ANSWERS_KEY, GRADER, JUDGE_ORDERS, SIDES_OF_PAIR, evenhandedness_grader
@@ -104,8 +104,8 @@ def persona_askers(design: str | None, modes: str, **kwargs: Any) -> list[Asker]
     for persona in plan.personas:
         party = asker_side(plan, persona)
         levels = persona.as_dict
-        for mode, cues in plan.cues.items():
-            cue = render(cues, persona)
+        for mode in plan.cues:
+            cue = plan.cue(persona, mode)  # its texts in its own order where the mode's file says order: random
             meta = {"asker_text": cue.text, "persona_id": persona.id, "cue_mode": mode, "persona_weight": persona.weight,
                     **{ATTRIBUTE_PREFIX + a: levels.get(a) for a in plan.attributes}}
             out.append(Asker(f"{persona.id}:{mode}", PARTY_SIDES.get(party or "", NONE), "persona", cue=cue, metadata=meta))

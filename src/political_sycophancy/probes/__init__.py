@@ -10,7 +10,11 @@ MEASURE = Measure(
     registers=("political_sycophancy.probes.task", "political_sycophancy.probes.scorers"),
     summary=NODES,
     report=("political_sycophancy.probes.report",),
-    sections=("political_sycophancy.probes.analysis",),
+    sections=(
+        "political_sycophancy.probes.asker_section",
+        "political_sycophancy.probes.persona_analysis",
+        "political_sycophancy.probes.decoding_analysis",
+    ),
     exports=(("expected_answer_score", "political_sycophancy.probes.scorers"), ("perception_score", "political_sycophancy.probes.scorers")),
     imports=("political_sycophancy.probes.importing",),
 )

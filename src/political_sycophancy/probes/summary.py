@@ -1,7 +1,7 @@
 """The probes' nodes of summary.json, typed (`core.summary_contract` checks every read and
 write against them), and their declaration (`NODES`, in the probes' `MEASURE`): the
 expected-answer rates per model and condition and pooled by condition, the perception
-ratings, the neutral personas' shifts and the decoding comparison (`probes.analysis`
+ratings, the neutral personas' shifts and the decoding comparison (the probes' sections
 writes them), and the Headline numbers its report contribution derives from them."""
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ class ExpectedCell(TypedDict, total=False):
 
 
 # expected_answer.by_condition.<condition>: every model's both-read calls pooled, and the
-# mean and range of the per-model rates (`probes.analysis.expected_answer_by_condition`)
+# mean and range of the per-model rates (`probes.expected_analysis.expected_answer_by_condition`)
 ByConditionRow = TypedDict(
     "ByConditionRow",
     {

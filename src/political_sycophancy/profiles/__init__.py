@@ -4,13 +4,16 @@
 from ..core.declare import Measure
 from .summary import NODES
 
-# The kind its task writes and its analysis reads (`political_sycophancy: profiles`).
+# The kinds its tasks write and its analysis reads (`political_sycophancy: profiles`, and
+# `profile_check` for the manipulation check of the cues).
 KIND = "profiles"
+CHECK_KIND = "profile_check"
 
 MEASURE = Measure(
     name="profiles",
-    kinds=(KIND,),
-    registers=("political_sycophancy.profiles.task", "political_sycophancy.shared.scorers"),
+    kinds=(KIND, CHECK_KIND),
+    registers=("political_sycophancy.profiles.task", "political_sycophancy.profiles.check",
+               "political_sycophancy.shared.scorers"),
     summary=NODES,
     report=("political_sycophancy.profiles.report",),
     sections=("political_sycophancy.profiles.analysis",),

@@ -10,6 +10,7 @@ from ..shared.summary_reading import digits_for, finite, join, reader
 from .summary import InstrumentProfile
 
 get = reader("political_sycophancy.profiles")
+CHECK = "manipulation_check"  # ModelProfileFixed's key
 SHOWN = 3  # effects named in the sentence; the table holds them all
 
 
@@ -20,6 +21,8 @@ def _effects(summary: Summary) -> list[tuple[tuple[str, ...], float, float | Non
         get.typed(summary, dict[str, dict[str, InstrumentProfile]], "profiles", "models") or {}
     ).items():
         for inst, node in instruments.items():
+            if inst == CHECK:  # the manipulation check's counts, beside the instruments
+                continue
             for outcome, modes in node.get("effects", {}).items():
                 for mode, levels in modes.items():
                     for level, effect in levels.items():

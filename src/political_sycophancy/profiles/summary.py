@@ -1,13 +1,15 @@
 """The profiles' node of summary.json, typed (`core.summary_contract` checks every read and
 write against it), and its declaration (`NODES`, in its `MEASURE`): per model and
 instrument the attribute effects, the population-weighted position and the congruence
-(`profiles.models.<model>.<instrument>`)."""
+(`profiles.models.<model>.<instrument>`), and per model the manipulation check's counts
+(`profiles.models.<model>.manipulation_check.<cue mode>`)."""
 
 from __future__ import annotations
 
-from typing import TypedDict
+from typing import Annotated, TypedDict
 
 from ..core.declare import SummaryNodes
+from ..core.summary_contract import Keyed
 
 
 class Effect(TypedDict, total=False):
@@ -49,10 +51,30 @@ class InstrumentProfile(TypedDict, total=False):
     congruence: dict[str, dict[str, Congruence]]
 
 
+class CheckCounts(TypedDict, total=False):
+    """manipulation_check.<cue mode>: how the cues were read (`profiles.check`)."""
+
+    cues: int
+    as_intended: int
+    otherwise: int
+    unclear: int
+    unread: int
+
+
+class ModelProfileFixed(TypedDict, total=False):
+    """profiles.models.<model>'s own key (beside one node per instrument)."""
+
+    manipulation_check: dict[str, CheckCounts]
+
+
+# profiles.models.<model>: its manipulation check, and one node per instrument
+ModelProfile = Annotated[ModelProfileFixed, Keyed(InstrumentProfile)]
+
+
 class ProfilesNode(TypedDict, total=False):
     """profiles: the nodes per model."""
 
-    models: dict[str, dict[str, InstrumentProfile]]
+    models: dict[str, ModelProfile]
 
 
 NODES = SummaryNodes(top=(("profiles", ProfilesNode),))

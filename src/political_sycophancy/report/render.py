@@ -329,8 +329,7 @@ def _build(frame: pd.DataFrame, out: Path, run_options: AnalysisOptions, builder
     to show, in order."""
     summary = result.summary
     figure_dir = out / "figures"
-    owners = {module: f"measure {name!r}" if name != REPORT else name for module, name in section_owners().items()}
-    written: dict[tuple[str, ...], str] = {(k,): REPORT for k, v in summary.items() if not isinstance(v, dict)}
+    merge = _merger(summary)
     restored: dict[int, tuple[Section | None, float]] = {}
     todo: list[tuple[int, str, SectionBuilder]] = []
     for k, (_order, name, builder) in enumerate(builders, start=1):
@@ -358,19 +357,7 @@ def _build(frame: pd.DataFrame, out: Path, run_options: AnalysisOptions, builder
             if progress:
                 progress(f"[{k}/{len(builders)}] {name}: {how}nothing to report ({took:.1f}s)")
             continue
-        module = sys.modules.get(getattr(builder, "__module__", ""))
-        titles, columns = table_descriptions(getattr(module, "__package__", None) or "", list(section.tables))
-        section.titles = {**titles, **section.titles}
-        section.columns = {**columns, **section.columns}
-        result.sections.append((name, section))
-        module_name = getattr(builder, "__module__", "?")
-        writer = f"section {name!r} of {owners.get(module_name, module_name)}"
-        deep_merge(summary, _json_safe(section.summary), written, writer)
-        for tname, table in section.tables.items():
-            fname = tname if tname not in {p.stem for p in result.tables.values()} else f"{name}_{tname}"
-            path = out / "tables" / f"{fname}.csv"
-            write_atomic(path, table_csv(table))
-            result.tables[f"{name}:{tname}"] = path
+        _take(section, name, builder, out, result, merge)
         if progress:
             progress(
                 f"[{k}/{len(builders)}] {name}: {how}{len(section.tables)} table(s), {len(section.figures)} figure(s) ({took:.1f}s)"
@@ -379,22 +366,10 @@ def _build(frame: pd.DataFrame, out: Path, run_options: AnalysisOptions, builder
     summary["sections"] = [name for name, _ in result.sections]
     summary["failed_sections"] = result.failed  # the same list: a figure failing later is counted
     named = {tname: table for _, section in result.sections for tname, table in section.tables.items()}
-    summary["findings"] = derive(summary, named, draws=run_options.bootstrap_draws, seed=run_options.seed)
-    summary["findings"]["headline"] = headline_numbers(summary, named, draws=run_options.bootstrap_draws, seed=run_options.seed)
-    found = findings(_json_safe(summary))
-    top = headline(_json_safe(summary))
-    summary["findings"]["sentences"] = [f.markdown() for f in found]
-    summary["findings"]["headline_sentences"] = [f.markdown() for f in top]
+    found, top = _sentences(summary, named, run_options)
     shown = list(result.sections)
     if _imported(frame):  # the paper's published numbers beside logs imported from its files
-        table = paper_vs_logs(_json_safe(summary))
-        summary["findings"]["paper_vs_logs"] = paper_counts(table)
-        paper = paper_section(table)
-        paper.titles, paper.columns = table_descriptions("political_sycophancy.designs", ["paper_vs_logs"])
-        path = out / "tables" / "paper_vs_logs.csv"
-        write_atomic(path, table_csv(table))
-        result.tables["paper:paper_vs_logs"] = path
-        shown.insert(0, ("paper", paper))
+        shown.insert(0, ("paper", _paper(summary, out, result)))
     saver = BACKGROUND.get()
     if saver is not None:
         saver.owner = "figures"
@@ -404,3 +379,60 @@ def _build(frame: pd.DataFrame, out: Path, run_options: AnalysisOptions, builder
     except Exception as ex:  # a figure must not cost the report
         shown.insert(0, ("figures", Section("Figures (failed)", text=f"The figures failed with {md_code(f'{type(ex).__name__}: {ex}')}.")))
     return shown, found, top
+
+
+def _merger(summary: dict) -> Callable[[str, SectionBuilder, dict], None]:
+    """Merge a section's summary into `summary`, naming the section and its measure: a value
+    another section (or the report) wrote is an error naming both (`deep_merge`)."""
+    owners = {module: f"measure {name!r}" if name != REPORT else name for module, name in section_owners().items()}
+    written: dict[tuple[str, ...], str] = {(k,): REPORT for k, v in summary.items() if not isinstance(v, dict)}
+
+    def merge(name: str, builder: SectionBuilder, node: dict) -> None:
+        module = getattr(builder, "__module__", "?")
+        deep_merge(summary, _json_safe(node), written, f"section {name!r} of {owners.get(module, module)}")
+
+    return merge
+
+
+def _take(section: Section, name: str, builder: SectionBuilder, out: Path, result: ReportResult,
+          merge: Callable[[str, SectionBuilder, dict], None]) -> None:
+    """A computed section into the report: its tables' titles and column meanings (its
+    measure's tables.yaml), its summary merged, its tables written."""
+    module = sys.modules.get(getattr(builder, "__module__", ""))
+    titles, columns = table_descriptions(getattr(module, "__package__", None) or "", list(section.tables))
+    section.titles = {**titles, **section.titles}
+    section.columns = {**columns, **section.columns}
+    result.sections.append((name, section))
+    merge(name, builder, section.summary)
+    for tname, table in section.tables.items():
+        fname = tname if tname not in {p.stem for p in result.tables.values()} else f"{name}_{tname}"
+        path = out / "tables" / f"{fname}.csv"
+        write_atomic(path, table_csv(table))
+        result.tables[f"{name}:{tname}"] = path
+
+
+def _sentences(summary: dict, named: dict[str, pd.DataFrame], run_options: AnalysisOptions,
+               ) -> tuple[list[Finding], list[Finding]]:
+    """The measures' derived numbers and Headline numbers into `summary["findings"]`, then
+    the Findings and the Headline sentences (also written there)."""
+    summary["findings"] = derive(summary, named, draws=run_options.bootstrap_draws, seed=run_options.seed)
+    summary["findings"]["headline"] = headline_numbers(summary, named, draws=run_options.bootstrap_draws,
+                                                       seed=run_options.seed)
+    found = findings(_json_safe(summary))
+    top = headline(_json_safe(summary))
+    summary["findings"]["sentences"] = [f.markdown() for f in found]
+    summary["findings"]["headline_sentences"] = [f.markdown() for f in top]
+    return found, top
+
+
+def _paper(summary: dict, out: Path, result: ReportResult) -> Section:
+    """The paper's published values beside these logs (`designs.paper_values`): its section,
+    its table written, its counts in `summary["findings"]`."""
+    table = paper_vs_logs(_json_safe(summary))
+    summary["findings"]["paper_vs_logs"] = paper_counts(table)
+    paper = paper_section(table)
+    paper.titles, paper.columns = table_descriptions("political_sycophancy.designs", ["paper_vs_logs"])
+    path = out / "tables" / "paper_vs_logs.csv"
+    write_atomic(path, table_csv(table))
+    result.tables["paper:paper_vs_logs"] = path
+    return paper
