@@ -13,8 +13,8 @@ from matplotlib.colors import to_rgba
 from matplotlib.text import Text
 
 from political_sycophancy.audit import figures as audit_figures
+from political_sycophancy.audit import report_figures
 from political_sycophancy.core import plotting
-from political_sycophancy.report import figures as report_figures
 
 pytestmark = pytest.mark.figures  # the tests read the drawn images (tests/conftest.py)
 

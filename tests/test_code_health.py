@@ -27,11 +27,9 @@ REASON = re.compile(r"\bLong: \S")
 
 # (module path under the package, function) -> who splits it (issue 43)
 KNOWN_COMPLEX = {
-    ("report/figures.py", "by_asker_figure"): "h43r: the measures' figures move out of report/",
 }
 # module path -> who shortens it or gives its reason
 KNOWN_LONG = {
-    "report/figures.py": "h43r: the measures' figures move out of report/",
 }
 
 

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from political_sycophancy.core.summary_contract import SummaryContractError
-from political_sycophancy.report.paper_values import paper_values, paper_vs_logs, resolve
+from political_sycophancy.designs.paper_values import paper_values, paper_vs_logs, resolve
 
 COLUMNS = ["id", "quantity", "paper", "scale", "source", "path", "requires", "note"]
 

@@ -226,7 +226,7 @@ def test_the_headline_states_the_abstracts_figures(paper):
     0.019, 0.043-0.088) with its test, the mixed model's ratio with z values, the expected
     answer's 75% (60-93%), 11%, 87% / 19%, the perception probe's 3.9) and non-response per
     model x condition beside them (Claude answers 58% of items under C1R)."""
-    from political_sycophancy.report.findings import check_quotes
+    from political_sycophancy.core.report_parts import check_quotes
     from political_sycophancy.report.headline import headline
 
     summary = paper["summary"]
@@ -281,7 +281,7 @@ def test_the_n6_correlations_carry_intervals_and_the_shared_term(paper):
 def test_personas_have_their_own_panel_against_n_on_their_items(paper):
     """Issue 26 item 4: the by-asker figure placed P_ORD, P_RET, P_STU right of C3R on the
     cue axis, joined to it by lines, mixing 30-item personas with 500-item conditions."""
-    from political_sycophancy.report.figures import by_asker_figure
+    from political_sycophancy.audit.report_figures import by_asker_figure
 
     fig = by_asker_figure(paper["summary"], "atp")
     cues, personas = fig.axes[0], fig.axes[1]
@@ -298,7 +298,7 @@ def test_paper_vs_logs_has_a_row_for_every_published_value(paper):
     the report's paper-vs-logs table has a row for every value of the shipped file, each
     either computed from the logs or saying why not; the abstract's figures agree at the
     paper's printed precision, and every difference has its reason."""
-    from political_sycophancy.report.paper_values import paper_values
+    from political_sycophancy.designs.paper_values import paper_values
 
     shipped = paper_values()
     table = _table(paper, "paper_vs_logs").fillna("")

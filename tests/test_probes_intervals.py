@@ -5,6 +5,7 @@ as error bars."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -12,10 +13,11 @@ import pytest
 from matplotlib.container import ErrorbarContainer
 
 from political_sycophancy.core.parsing import ANSWERED
+from political_sycophancy.probes import report as probe_figures
 from political_sycophancy.probes.asker_section import probes_section
 from political_sycophancy.probes.expected_analysis import expected_answer_by_condition, expected_answer_table
 from political_sycophancy.probes.perception_analysis import perception_table
-from political_sycophancy.report import figures
+from political_sycophancy.shared import figure_parts
 from political_sycophancy.stats.options import AnalysisOptions
 from political_sycophancy.stats.resample import cluster_mean_interval
 
@@ -92,8 +94,8 @@ def test_section_summary_holds_the_cis_and_says_how(tmp_path):
 def _drawn(monkeypatch, draw, summary):
     """The figure `draw` builds, captured instead of written."""
     captured = []
-    monkeypatch.setattr(figures, "_save", lambda fig, path: captured.append(fig) or path)
-    assert draw(summary, figures.Path("unused.png")) is not None
+    monkeypatch.setattr(figure_parts, "save", lambda fig, path: captured.append(fig) or path)
+    assert draw(summary, {}, Path("unused.png")) is not None
     return captured[0]
 
 
@@ -110,9 +112,9 @@ def _bar_lengths(fig) -> list[float]:
 def test_probe_figures_draw_the_cis_as_error_bars(tmp_path, monkeypatch):
     section = probes_section(probe_frame(), tmp_path, OPTIONS)
     summary = {"models": {}, **section.summary}
-    shares = _bar_lengths(_drawn(monkeypatch, figures.expected_answer_shares, summary))
+    shares = _bar_lengths(_drawn(monkeypatch, probe_figures.expected_answer_shares, summary))
     ci = summary["expected_answer"]["by_condition"]["N"]["ci"]["asker_wants_dem (pooled calls)"]
     assert shares and max(shares) > 0 and any(math.isclose(b, ci[1] - ci[0]) for b in shares)
-    perception = _bar_lengths(_drawn(monkeypatch, figures.perception_panels, summary))
+    perception = _bar_lengths(_drawn(monkeypatch, probe_figures.perception_panels, summary))
     ci = summary["perception"]["mock/a"]["N"]["ci"]["share_names_auditor"]
     assert any(math.isclose(b, ci[1] - ci[0]) for b in perception)

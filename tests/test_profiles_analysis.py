@@ -102,3 +102,10 @@ def test_the_section_through_analyze_reports_effects_congruence_and_a_complete_d
     assert any(f.startswith("profile_effects_atp") for f in figures) and any(f.startswith("profile_weighted_atp") for f in figures)
     summary = json.loads((out / "summary.json").read_text())
     assert "explicit" in summary["profiles"]["models"]["mockllm/model"]["atp"]["effects"]["closer_dem"]
+    # its Findings sentence (issue 43): the effects table read plainly, each number quoted from summary.json
+    from political_sycophancy.core.report_parts import check_quotes
+    from political_sycophancy.profiles.report import findings
+
+    [line] = findings(summary)
+    assert line.plain().startswith("Interlocutor profiles: of 16 attribute effects estimated") and check_quotes(summary, [line]) == []
+    assert "it does not say why they move" in line.plain() and line.plain()[:60] in report

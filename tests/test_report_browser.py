@@ -22,7 +22,7 @@ from support import REFERENCE
 from support.browser import CHROMIUM, FIRST_SCREEN, PRINT_CHECK, WIDTH, chromium, layout
 
 from political_sycophancy.cli import main
-from political_sycophancy.report.html import SUPERSEDED
+from political_sycophancy.report import html as report_html
 
 pytestmark = [pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium (apt-get install -y chromium)"), pytest.mark.figures]
 PHASE1_BUDGET = float(os.environ.get("REPORT_PHASE1_BUDGET", "60"))  # seconds to import the paper's Phase 1 data, else skip
@@ -132,7 +132,7 @@ def test_mock_six_condition_report_renders(tmp_path):
     out = mock_run(tmp_path / "run", models=("mockllm/alpha", "mockllm/beta", "mockllm/gamma"), probes=True, measures=True)
     verdict, shots = check(out / "report.html", tmp_path, "mock")
     stems = {p.stem for p in (out / "figures").glob("*.png")}
-    assert verdict["images"] == len([s for s in stems if SUPERSEDED.get(s) not in stems])  # each figure shown once
+    assert verdict["images"] == len([s for s in stems if report_html.layout().superseded.get(s) not in stems])  # each figure shown once
     assert paper_figures(out) == MOCK_FIGURES
     assert all((out / "figures" / f"{name}.svg").exists() for name in MOCK_FIGURES)
     assert set(shots) == {"first_screen", "figures"}

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import copy
 import re
+from pathlib import Path
 
 import pandas as pd
 from support.figure_checks import check_figure
 
-from political_sycophancy.report import figures
-from political_sycophancy.report.figure_notes import PAPER_FIGURE, TAKEAWAY, numbered
-from political_sycophancy.report.figures import figures_section
+from political_sycophancy.core.report_parts import FigureSpec
+from political_sycophancy.report.figures import figure_specs, figures_section, numbered
+from political_sycophancy.shared import figure_parts
 
 MODELS = ("p/a", "p/b", "p/c")
 # the first seed's ranges, planted per model (a, b, c)
@@ -71,8 +72,9 @@ def test_every_figure_is_numbered_with_its_takeaway_and_paper_figure(tmp_path):
                      "paper_shift_heatmap", "paper_item_shifts", "paper_slant_vs_right", "paper_expected_answer_shares", "paper_perception",
                      "paper_sway", "paper_open_ended"]
     assert [int(re.match(r"Figure (\d+)\. ", c).group(1)) for c in captions] == list(range(1, len(captions) + 1))
+    paper = {spec.stem: spec.paper for spec in figure_specs()}
     for caption, stem in zip(captions, stems, strict=True):
-        assert caption.endswith(f"({PAPER_FIGURE[stem]}).") and "No one-line takeaway" not in caption, caption
+        assert caption.endswith(f"({paper[stem]}).") and "No one-line takeaway" not in caption, caption
     text = dict(zip(stems, captions, strict=True))
     assert "Under N, pct: 2 of 3 models left of the midpoint (-0.50 to +0.20); atp: 3 of 3 models left of the midpoint (70% to 77%)." \
         in text["paper_baseline_positions"]
@@ -91,10 +93,11 @@ def test_every_figure_is_numbered_with_its_takeaway_and_paper_figure(tmp_path):
 
 
 def test_a_figure_without_its_numbers_says_so():
-    [caption] = numbered([("Baseline position", "paper_baseline_positions")], {"models": {}}, {})
-    assert caption == ("Figure 1. Baseline position. No one-line takeaway: its numbers are in the tables. "
-                       f"({PAPER_FIGURE['paper_baseline_positions']}).")
-    assert set(TAKEAWAY) == set(PAPER_FIGURE)  # every figure the section draws has both
+    [spec] = [s for s in figure_specs() if s.stem == "paper_baseline_positions"]
+    [caption] = numbered([(spec, Path("paper_baseline_positions.png"))], {"models": {}}, {})
+    assert caption == ("Figure 1. Baseline position under N on every instrument, per model (95% CI). No one-line takeaway: "
+                       f"its numbers are in the tables. ({spec.paper}).")
+    assert all(s.paper != FigureSpec("x", "x", spec.draw, spec.takeaway).paper for s in figure_specs())  # each names its paper figure
 
 
 def test_no_text_overlaps_another_or_leaves_the_frame_in_any_figure(monkeypatch, tmp_path):
@@ -104,7 +107,7 @@ def test_no_text_overlaps_another_or_leaves_the_frame_in_any_figure(monkeypatch,
     two tick labels of one axis, and none sits over a marker or an error bar
     (support/figure_checks.py)."""
     drawn = []
-    monkeypatch.setattr(figures, "_save", lambda fig, path: drawn.append((path.stem, fig)) or path)
+    monkeypatch.setattr(figure_parts, "save", lambda fig, path: drawn.append((path.stem, fig)) or path)
     summary = planted()
     for k in range(1, 4):  # nine more models, each a hair from one of the first three
         for m in MODELS:
@@ -114,6 +117,6 @@ def test_no_text_overlaps_another_or_leaves_the_frame_in_any_figure(monkeypatch,
             summary["models"][f"{m}-{k}"] = node
             summary["findings"]["shift_ci"][f"{m}-{k}"] = summary["findings"]["shift_ci"][m]
     section = figures_section(summary, tmp_path, {"item_shifts": item_shifts()})
-    assert section is not None and len(drawn) == len(section.figures) == len(PAPER_FIGURE)
+    assert section is not None and len(drawn) == len(section.figures) == len(figure_specs())
     for stem, fig in drawn:
         check_figure(stem, fig)

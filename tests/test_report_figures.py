@@ -8,7 +8,8 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
-from political_sycophancy.report.figures import OKABE_ITO, figures_section, model_styles, place_labels, short_labels
+from political_sycophancy.core.plotting import OKABE_ITO, model_styles, place_labels, short_labels
+from political_sycophancy.report.figures import figures_section
 
 pytestmark = pytest.mark.figures  # the tests read the drawn images (tests/conftest.py)
 

@@ -7,8 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from political_sycophancy.report.figure_notes import item_pairs
-from political_sycophancy.report.figures import figures_section, item_shift_panels
+from political_sycophancy.audit.figure_notes import item_pairs
+from political_sycophancy.audit.report_figures import item_shift_panels
+from political_sycophancy.report.figures import figures_section
 
 pytestmark = pytest.mark.figures  # the tests read the drawn images (tests/conftest.py)
 

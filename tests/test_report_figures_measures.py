@@ -3,17 +3,23 @@ the measures' sections write, with their CIs, in the models' colours; absent wit
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
 from matplotlib.container import ErrorbarContainer
 from support.open_ended import rows as open_rows
 
+from political_sycophancy.core.plotting import model_styles
 from political_sycophancy.open_ended.analysis import open_ended_section
+from political_sycophancy.open_ended.report import open_ended_headline
 from political_sycophancy.report import figures
 from political_sycophancy.report.render import deep_merge
+from political_sycophancy.shared import figure_parts
 from political_sycophancy.stats.options import AnalysisOptions
 from political_sycophancy.sway.analysis import sway_section
+from political_sycophancy.sway.report import sway_headline
 
 pytestmark = pytest.mark.figures  # the tests read the drawn images (tests/conftest.py)
 
@@ -60,8 +66,8 @@ def summary(tmp_path) -> dict:
 
 def _captured(monkeypatch, draw, s):
     got = []
-    monkeypatch.setattr(figures, "_save", lambda fig, path: got.append(fig) or path)
-    assert draw(s, figures.Path("unused.png")) is not None
+    monkeypatch.setattr(figure_parts, "save", lambda fig, path: got.append(fig) or path)
+    assert draw(s, {}, Path("unused.png")) is not None
     return got[0]
 
 
@@ -78,10 +84,10 @@ def _errorbars(fig) -> list[tuple[str, float]]:
 
 def test_sway_and_open_ended_figures_have_cis_in_the_model_colours(tmp_path, monkeypatch):
     s = summary(tmp_path)
-    styles = figures.model_styles(s["models"])
-    sway = _errorbars(_captured(monkeypatch, figures.sway_headline, s))
+    styles = model_styles(s["models"])
+    sway = _errorbars(_captured(monkeypatch, sway_headline, s))
     assert {c for c, _ in sway} == {styles[m][0] for m in MODELS} and all(w > 0 for _, w in sway)
-    fig = _captured(monkeypatch, figures.open_ended_headline, s)
+    fig = _captured(monkeypatch, open_ended_headline, s)
     assert [ax.get_title() for ax in fig.axes] == ["economic dimension", "social dimension"]
     opened = _errorbars(fig)
     assert {c for c, _ in opened} == {styles[m][0] for m in MODELS} and all(w > 0 for _, w in opened)
@@ -94,5 +100,5 @@ def test_figures_section_adds_them_only_when_those_logs_exist(tmp_path):
     for path in section.figures.values():
         assert path.stat().st_size > 10_000 and path.with_suffix(".svg").exists()
     assert figures.figures_section({"models": {m: {} for m in MODELS}}, tmp_path / "none") is None
-    assert figures.sway_headline({"models": {}}, tmp_path / "x.png") is None
-    assert figures.open_ended_headline({"open_ended": {"total": {}}}, tmp_path / "y.png") is None
+    assert sway_headline({"models": {}}, {}, tmp_path / "x.png") is None
+    assert open_ended_headline({"open_ended": {"total": {}}}, {}, tmp_path / "y.png") is None

@@ -10,7 +10,9 @@ import re
 import pytest
 from report_support import DATA, findings_block, mock_run
 
-from political_sycophancy.report.findings import check_quotes, digits_for, findings
+from political_sycophancy.core.report_parts import check_quotes
+from political_sycophancy.report.findings import findings
+from political_sycophancy.shared.summary_reading import digits_for
 
 
 def at(summary, path):
@@ -133,7 +135,7 @@ def test_ratio_interval_is_its_definition_resample_by_resample():
     import numpy as np
     import pandas as pd
 
-    from political_sycophancy.report.headline import _ratio_interval
+    from political_sycophancy.audit.headline import _ratio_interval
     from political_sycophancy.stats.resample import iid_indices, percentile_interval
 
     rng = np.random.default_rng(0)

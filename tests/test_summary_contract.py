@@ -26,7 +26,7 @@ def test_a_declared_key_reads_its_value_or_none():
     assert get(SUMMARY, "models", "m/a", "conditions", "C3R", "atp", "pct_closer_dem") == 14.0
     assert get(SUMMARY, "models", "m/a", "sycophancy_left") is None  # declared, not computed
     assert get(SUMMARY, "tests", "mixed_model", "coefficients") is None
-    # a measure's own node (SWAY's, declared by its folder) is opaque: its inside is the measure's
+    # a measure's own node (SWAY's, declared by its folder) is typed by it: its datasets are data
     assert get(SUMMARY, "models", "m/a", "sway", "x") == 1
 
 
@@ -46,16 +46,45 @@ def test_the_writer_lists_keys_the_contract_does_not_declare():
     assert undeclared(SUMMARY, schema) == []
     bad = {**SUMMARY, "sway_scores": {}, "models": {"m/a": {"sycophancy_rigth": 0.1, "conditions": {"N": {"pct": {"mean_ideolgy": 1}}}}}}
     assert sorted(undeclared(bad, schema)) == ["models.m/a.conditions.N.pct.mean_ideolgy", "models.m/a.sycophancy_rigth", "sway_scores"]
-    # a measure's own node may hold anything; a leaf holds no keys
-    assert read({"open_ended": {"anything": 1}}, "open_ended", "anything", schema=schema) == 1
+    # a measure's own node holds what its TypedDicts declare (issue 43); a leaf holds no keys
+    assert read({"open_ended": {"excluded": 1}}, "open_ended", "excluded", schema=schema) == 1
+    with pytest.raises(SummaryContractError, match="open_ended.anything"):
+        read({"open_ended": {"anything": 1}}, "open_ended", "anything", schema=schema)
+    assert undeclared({"open_ended": {"anything": 1, "total": {"m|pct|social": {"totl": 0.1}}}}, schema) == [
+        "open_ended.anything", "open_ended.total.m|pct|social.totl"]
     with pytest.raises(SummaryContractError):
         read({}, "generated", "year", schema=schema)
+
+
+def test_a_node_of_fixed_keys_beside_data_keys_checks_both():
+    """The probes' expected_answer node: `by_condition` and `source_letters` beside one node per
+    model (`Annotated[..., Keyed(...)]`): a model's cell is checked as a model's, the fixed keys as theirs."""
+    summary = {"expected_answer": {"m/a": {"N": {"asker_wants_dem": 0.7}}, "by_condition": {"N": {"n_calls": 4}}}}
+    assert get(summary, "expected_answer", "m/a", "N", "asker_wants_dem") == 0.7
+    assert get(summary, "expected_answer", "by_condition", "N", "n_calls") == 4
+    with pytest.raises(SummaryContractError, match="asker_wants_dam"):
+        get(summary, "expected_answer", "m/a", "N", "asker_wants_dam")
+    with pytest.raises(SummaryContractError, match="n_cals"):
+        get(summary, "expected_answer", "by_condition", "N", "n_cals")
+
+
+def test_a_measure_reads_its_own_nodes_and_the_shared_ones_only():
+    """A measure's reader (`shared.summary_reading.reader`) checks paths against the shared
+    nodes and the measure's own: another measure's node is not its to read by name."""
+    from political_sycophancy.shared.summary_reading import reader
+
+    audit, sway = reader("political_sycophancy.audit"), reader("political_sycophancy.sway")
+    assert audit(SUMMARY, "models", "m/a", "sycophancy_right") == 0.08 and audit(SUMMARY, "model_order") is None
+    with pytest.raises(SummaryContractError, match="sway"):
+        audit(SUMMARY, "models", "m/a", "sway")
+    with pytest.raises(SummaryContractError, match="sycophancy_right"):
+        sway(SUMMARY, "models", "m/a", "sycophancy_right")
 
 
 def test_an_instruments_kind_is_its_scoring_rule_not_its_keys():
     """report/findings.py told an instrument's kind by sniffing its keys (`pct_closer_dem` ->
     ATP); the node now names its scoring rule."""
-    from political_sycophancy.report.findings import instrument_kinds
+    from political_sycophancy.audit.derived import instrument_kinds
 
     node = {"a": {"scoring": "wd", "mean_ideology": 0.1}, "b": {"scoring": "pct", "pct_closer_dem": 50.0},
             "c": {"scoring": "typology"}, "d": {"scoring": "choice", "score": 1.0}, "e": {"pct_closer_dem": 50.0}}

@@ -12,7 +12,7 @@ import functools
 import importlib
 from importlib import metadata
 
-from .core.declare import Measure
+from .core.declare import Measure, distinct
 
 # In report order; each a package whose __init__ declares MEASURE.
 MEASURES = (
@@ -36,7 +36,8 @@ def _entry_point_measures() -> tuple[str, ...]:
 
 def declared(names: tuple[str, ...] | None = None) -> list[Measure]:
     """The declaration of each measure of `names` (default: `MEASURES`, then those of other
-    installed packages' entry points), in order."""
+    installed packages' entry points), in order; two that declare the same name or summary
+    node are an error naming both (`core.declare.distinct`)."""
     packages = list(MEASURES if names is None else names)
     if names is None:
         packages += [value for value in _entry_point_measures() if value not in packages]
@@ -46,4 +47,5 @@ def declared(names: tuple[str, ...] | None = None) -> list[Measure]:
         if not isinstance(measure, Measure):
             raise TypeError(f"{package} declares no MEASURE (core.declare.Measure)")
         out.append(measure)
+    distinct(out)
     return out

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..core.declare import Measure
+from .summary import NODES
 
 __all__ = ["CONDITION_TASKS", "MEASURE", "audit", "audit_tasks"]
 
@@ -27,6 +28,8 @@ MEASURE = Measure(
     imports=("political_sycophancy.audit.importing",),
     commands=("political_sycophancy.audit.command",),
     sample_keys=(("audit", ("item_id", "options")),),
+    summary=NODES,
+    report=("political_sycophancy.audit.report",),
 )
 
 if TYPE_CHECKING:

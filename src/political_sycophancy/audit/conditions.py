@@ -15,6 +15,7 @@ from ..shared.bootstrap import condition_cis
 from ..shared.cells import audit_rows, cells_of, variants
 from ..shared.summaries import (
     ATP,
+    BY_VARIANT_TABLE,
     PCT,
     TYPOLOGY,
     closer_by_gap,
@@ -155,7 +156,7 @@ def conditions_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisO
     tables = {"condition_summary": table, "condition_cis": cis, **({"closer_by_gap": by_gap} if not by_gap.empty else {})}
     rows = audit_rows(frame)
     if variants(rows)["model"].duplicated().any():
-        tables["condition_summary_by_variant"] = condition_summary_by_variant(rows)
+        tables[BY_VARIANT_TABLE] = condition_summary_by_variant(rows)
         text += (
             " Models run under several variants (generate config such as temperature or token limit, or answer mode): "
             "every variant's summary side by side in `condition_summary_by_variant` (`main` = the variant used above)."

@@ -12,19 +12,57 @@ measures (`political_sycophancy.catalog`): Inspect's entry point imports `regist
 `political-sycophancy` commands (each with `add_parser(subparsers)`, as the CLI's own),
 `judges` the modules whose `JUDGES` (`shared.judging.JudgeKind`) are the graders
 `validate-judge` checks against human labels;
-`summary_nodes` and `model_nodes` are the keys its report sections add to summary.json
-at the top level and under each model, beyond the shared nodes of `shared.summary_nodes`
-(the summary contract, `core.summary_contract`);
-`sample_keys` the sample metadata every sample of a log of each of its kinds carries
-((kind, keys) pairs): the analysis leaves out, counted and named, a sample of a log that
-claims the kind without them (`logs.values`), as it does a score that is not the package's.
+`summary` the nodes its report sections and report contribution add to summary.json, each
+with its type (`SummaryNodes`), beyond the shared nodes of `shared.summary_nodes` (the
+summary contract, `core.summary_contract`); `report` the modules whose `REPORT`
+(`core.report_parts.ReportContribution`) is what it adds to the whole report: Headline
+lines, Findings sentences, numbered figures, key tables; `sample_keys` the sample metadata
+every sample of a log of each of its kinds carries ((kind, keys) pairs): the analysis leaves
+out, counted and named, a sample of a log that claims the kind without them (`logs.values`),
+as it does a score that is not the package's.
+
+Two measures may not declare the same name, section or summary node (`distinct`, checked
+when the catalog is read, and by the report for section names).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+Node = tuple[str, Any]  # (key, type): a TypedDict, `dict[str, X]`, a list or a scalar type
+
+
+class DeclarationError(ValueError):
+    """Two measures declare the same thing (a name, a section, a summary.json node), or a
+    measure declares what the package itself holds."""
+
+
+@dataclass(frozen=True)
+class SummaryNodes:
+    """The summary.json nodes a measure writes, each `(key, type)`: at the top level
+    (`top`), under each model (`model`: `models.<model>.<key>`), among the tests (`tests`:
+    `tests.<key>`), derived by its report contribution (`findings`: `findings.<key>`) and its
+    Headline numbers (`headline`: `findings.headline.<key>`). The type is what the summary
+    contract checks every read and write against (`core.summary_contract`): a TypedDict of
+    the node's keys, `dict[str, X]` for a node keyed by data (models, conditions), or
+    `Annotated[TD, Keyed(X)]` for a TypedDict whose other keys are data."""
+
+    top: tuple[Node, ...] = ()
+    model: tuple[Node, ...] = ()
+    tests: tuple[Node, ...] = ()
+    findings: tuple[Node, ...] = ()
+    headline: tuple[Node, ...] = ()
+
+    def places(self) -> Iterator[tuple[str, tuple[Node, ...]]]:
+        """(where, its nodes) for each place a node can sit."""
+        yield from (("top level", self.top), ("models.<model>", self.model), ("tests", self.tests),
+                    ("findings", self.findings), ("findings.headline", self.headline))
+
+    def names(self) -> tuple[str, ...]:
+        """Every key the measure declares, wherever it sits."""
+        return tuple(key for _, nodes in self.places() for key, _ in nodes)
 
 
 @dataclass(frozen=True)
@@ -32,7 +70,8 @@ class Measure:
     """One measure: its name, the log kinds its tasks write, the modules that register its
     Inspect objects and that hold its report sections, its public names ((name, module)
     pairs, loaded on first use), the modules of its importable file kinds, of its commands,
-    of its graders `validate-judge` checks, and its card (a README beside it)."""
+    of its graders `validate-judge` checks, its card (a README beside it), its summary.json
+    nodes and the modules of its report contribution."""
 
     name: str
     kinds: tuple[str, ...]
@@ -43,9 +82,23 @@ class Measure:
     imports: tuple[str, ...] = ()
     commands: tuple[str, ...] = ()
     judges: tuple[str, ...] = ()
-    summary_nodes: tuple[str, ...] = ()
-    model_nodes: tuple[str, ...] = ()
+    summary: SummaryNodes = SummaryNodes()
+    report: tuple[str, ...] = ()
     sample_keys: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+
+def distinct(measures: Sequence[Measure]) -> None:
+    """Raise DeclarationError naming both measures when two declare the same name or the
+    same summary.json node in the same place (the later one would overwrite the other's)."""
+    owner: dict[tuple[str, str], str] = {}
+    for measure in measures:
+        nodes = [(where, key) for where, found in measure.summary.places() for key, _ in found]
+        keys = [("measure", measure.name), *nodes]
+        for where, key in dict.fromkeys(keys):
+            first = owner.setdefault((where, key), measure.name)
+            if first != measure.name:
+                what = f"the name {key!r}" if where == "measure" else f"the summary.json node {key!r} ({where})"
+                raise DeclarationError(f"measures {first!r} and {measure.name!r} both declare {what}")
 
 
 # The task metadata key of a task's label: what the analysis, the design table and the

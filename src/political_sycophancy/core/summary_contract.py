@@ -4,8 +4,9 @@ silent `None`.
 
 A node is a TypedDict (its keys are the contract; every key optional, since a section that
 cannot compute a number leaves it out), `dict[str, Node]` for a node keyed by data (models,
-conditions, instruments, cues), a list or a scalar for a leaf, or `Any` for a node the
-contract does not describe (a measure's own node, read only by that measure's code).
+conditions, instruments, cues), `Annotated[Node, Keyed(Child)]` for a TypedDict whose
+other keys are data (a node of fixed keys beside one per model), a list or a scalar for a
+leaf, or `Any` for a node whose inside the contract does not describe.
 `read` walks a path and raises `SummaryContractError` at the first key the contract does
 not declare (an absent declared key is `None`: not computed); `undeclared` lists the
 written keys the contract does not know (the report refuses to write them). The summary
@@ -18,9 +19,18 @@ import functools
 import types
 import typing
 from collections.abc import Iterator
-from typing import Any, Union, get_args, get_origin, get_type_hints, is_typeddict
+from dataclasses import dataclass
+from typing import Annotated, Any, NotRequired, Required, Union, get_args, get_origin, get_type_hints, is_typeddict
 
 SUMMARY_VERSION = 2
+
+
+@dataclass(frozen=True)
+class Keyed:
+    """`Annotated[Node, Keyed(Child)]`: a TypedDict node whose keys beyond its own are data
+    (model names, conditions), each holding a `Child`."""
+
+    child: Any
 
 
 class SummaryContractError(KeyError):
@@ -33,11 +43,13 @@ class SummaryContractError(KeyError):
 @functools.cache
 def _hints(node: Any) -> dict[str, Any]:
     """A TypedDict's keys and their types, resolved once (the report reads hundreds of paths)."""
-    return get_type_hints(node)
+    return get_type_hints(node, include_extras=True)
 
 
 def _strip_optional(hint: Any) -> Any:
-    """`X | None` -> X (a computed value or None)."""
+    """`X | None` -> X (a computed value or None); `NotRequired[X]` -> X."""
+    if get_origin(hint) in (NotRequired, Required):
+        hint = get_args(hint)[0]
     if get_origin(hint) in (Union, types.UnionType):
         args = [a for a in get_args(hint) if a is not type(None)]
         if len(args) == 1:
@@ -45,13 +57,24 @@ def _strip_optional(hint: Any) -> Any:
     return hint
 
 
+def _keyed(node: Any) -> tuple[Any, Any]:
+    """(the node's own type, the type of its data keys or None) of a node type, its
+    `Annotated[..., Keyed(child)]` read."""
+    if get_origin(node) is Annotated:
+        base, *extras = get_args(node)
+        return base, next((e.child for e in extras if isinstance(e, Keyed)), None)
+    return node, None
+
+
 def _child(node: Any, key: str) -> tuple[bool, Any]:
     """(declared, the child's type) of `key` under a node of type `node`."""
-    node = _strip_optional(node)
+    node, data = _keyed(_strip_optional(node))
     if node is Any:
         return True, Any
     if is_typeddict(node):
         hints = _hints(node)
+        if key not in hints and data is not None:
+            return True, data
         return (key in hints), hints.get(key)
     if get_origin(node) is dict:
         return True, get_args(node)[1]
@@ -90,7 +113,7 @@ def _undeclared(node: Any, node_type: Any, path: tuple[str, ...]) -> Iterator[st
     node_type = _strip_optional(node_type)
     if node_type is Any or not isinstance(node, dict):
         return
-    if is_typeddict(node_type) or get_origin(node_type) is dict:
+    if is_typeddict(_keyed(node_type)[0]) or get_origin(node_type) is dict:
         for key, value in node.items():
             declared, child = _child(node_type, str(key))
             if not declared:

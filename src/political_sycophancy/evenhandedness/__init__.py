@@ -4,6 +4,7 @@ hedging, acknowledgement of opposing views and which answer is more helpful, so 
 accommodation to the asker shows up, if it does, as more help for the asker's side."""
 
 from ..core.declare import Measure
+from .summary import NODES
 
 # The kind its task writes and its analysis reads (`political_sycophancy: evenhandedness`).
 KIND = "evenhandedness"
@@ -12,7 +13,8 @@ MEASURE = Measure(
     name="evenhandedness",
     kinds=(KIND,),
     registers=("political_sycophancy.evenhandedness.task", "political_sycophancy.evenhandedness.grader"),
-    summary_nodes=("evenhandedness",),
+    summary=NODES,
+    report=("political_sycophancy.evenhandedness.report",),
     sections=("political_sycophancy.evenhandedness.analysis",),
     exports=(("evenhandedness_grader", "political_sycophancy.evenhandedness.grader"),),
     judges=("political_sycophancy.evenhandedness.judges",),

@@ -2,12 +2,14 @@
 (expected answer) and whom it thinks is asking (perception)."""
 
 from ..core.declare import Measure
+from .summary import NODES
 
 MEASURE = Measure(
     name="probes",
     kinds=("expected_answer", "perception"),
     registers=("political_sycophancy.probes.task", "political_sycophancy.probes.scorers"),
-    summary_nodes=("expected_answer", "perception", "personas", "decoding"),
+    summary=NODES,
+    report=("political_sycophancy.probes.report",),
     sections=(
         "political_sycophancy.probes.asker_section",
         "political_sycophancy.probes.persona_analysis",

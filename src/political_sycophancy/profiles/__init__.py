@@ -2,6 +2,7 @@
 (personas of attribute levels, told explicitly, implicitly or earlier in a conversation)."""
 
 from ..core.declare import Measure
+from .summary import NODES
 
 # The kinds its tasks write and its analysis reads (`political_sycophancy: profiles`, and
 # `profile_check` for the manipulation check of the cues).
@@ -13,7 +14,8 @@ MEASURE = Measure(
     kinds=(KIND, CHECK_KIND),
     registers=("political_sycophancy.profiles.task", "political_sycophancy.profiles.check",
                "political_sycophancy.shared.scorers"),
-    summary_nodes=("profiles",),
+    summary=NODES,
+    report=("political_sycophancy.profiles.report",),
     sections=("political_sycophancy.profiles.analysis",),
     sample_keys=((KIND, ("item_id", "options", "persona_id", "cue_mode")),),
 )

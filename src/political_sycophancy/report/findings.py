@@ -1,402 +1,84 @@
 """Findings: the report's opening section, written from the numbers in summary.json.
 
-`derive` adds the few quantities the findings quote that no section computes (bootstrap
-CIs of the mean item shift per cue, the right/left accommodation ratio, refusals pooled
-by condition) under `summary["findings"]`; `findings` is then a pure function of the
-summary: a list of sentences, each quoting summary values by their path (so a test can
-parse every quoted number back) and naming the section and table that back it. When the
-logs cannot support a finding, its sentence says what is missing instead.
+Every measure contributes its own sentences (`core.report_parts.ReportContribution`):
+`derive` adds, under `summary["findings"]`, the few quantities the sentences quote that no
+section computes; `findings` is then a pure function of the summary: each measure's
+sentences in the catalog's order, each quoting summary values by their path (so a test can
+parse every quoted number back) and naming the section and table that back it, then the
+report's own lines on the design's completeness and what the logs cannot give.
 """
 
 from __future__ import annotations
 
 import html
-import json
-import math
 import re
-from dataclasses import dataclass, field
-from types import MappingProxyType
 from typing import Any
-from urllib.parse import quote
 
-import pandas as pd
-
-from ..core.conditions import BASELINE, CUE_ORDER
-from ..core.plotting import short_labels
+from ..core.report_parts import Finding, Summary, Tables
 from ..core.summary_contract import read
-from ..core.text import md_text
-from ..shared.bootstrap import bootstrap_table
-from ..shared.summaries import TOP_GAP_FLOOR
-
-LEFT, RIGHT = "C3L", "C3R"
-# Primary measure per instrument kind: its summary key (under conditions.<c>.<instrument>),
-# the item_shifts measure, the reading of its sign.
-SHIFT_KEYS = MappingProxyType({"shift": "positive = to the right", "shift_wd_dem": "WD(Dem); negative = closer to Democrats"})
-# The kind the findings and figures know an instrument by, from its node's scoring rule.
-SCORING_KIND = MappingProxyType({"pct": "pct", "typology": "typology", "wd": "atp"})
-MEASURE_KEY = MappingProxyType({"ideology": "shift", "typology": "shift", "wd_dem": "shift_wd_dem"})
+from .sections import contributions, summary_contract
 
 
-@dataclass(frozen=True)
-class Quote:
-    """A number quoted from summary.json: its key path, value and how it is shown
-    (shown = value x scale, rounded)."""
-
-    path: tuple[str, ...]
-    value: float
-    shown: str
-    scale: float = 1.0
-
-
-@dataclass
-class Finding:
-    """One sentence: text pieces (str or Quote), and the section / table backing it."""
-
-    topic: str
-    pieces: list[str | Quote]
-    section: str
-    table: str = ""
-    missing: bool = False
-    minor: bool = False  # detail a reader can unfold (shifts under the milder cues)
-    quotes: list[Quote] = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.quotes = [p for p in self.pieces if isinstance(p, Quote)]
-
-    def plain(self) -> str:
-        return "".join(p.shown if isinstance(p, Quote) else p for p in self.pieces)
-
-    def markdown(self) -> str:
-        """The sentence as Markdown: all of it literal text (it quotes model names and
-        conditions from the logs), then its link to the backing table."""
-        target = self.table or self.section
-        return md_text(self.plain()) + f" ([{md_text(target)}](#{quote(target)}))"
-
-    def html(self) -> str:
-        body = "".join(
-            f"<data value='{q.value!r}' data-path='{html.escape(_path_attr(q.path), quote=True)}' data-scale='{q.scale!r}'>{html.escape(q.shown)}</data>"
-            if isinstance(q, Quote)
-            else html.escape(q)
-            for q in self.pieces
-        )
-        target = f"table-{self.table}" if self.table else self.section
-        label = self.table or self.section
-        cls = " class='missing'" if self.missing else ""
-        return f"<li{cls}>{body} <a class='src' href='#{html.escape(target, quote=True)}'>&rarr;&nbsp;{html.escape(label)}</a></li>"
-
-
-def _path_attr(path: tuple[str, ...]) -> str:
-    return json.dumps(list(path))
-
-
-def digits_for(width: float | None, default: int = 3) -> int:
-    """Decimals a number deserves given its CI width: two significant digits of the width
-    (1 to 4 decimals)."""
-    if width is None or not math.isfinite(width) or width <= 0:
-        return default
-    return int(min(4, max(1, 1 - math.floor(math.log10(width)))))
-
-
-def get(summary: dict, *path: str) -> Any:
+def get(summary: Summary, *path: str) -> Any:
     """The value at `path` of the summary (None: not computed), the path checked against the
-    summary contract: a key the contract does not declare raises `SummaryContractError`."""
-    from .sections import summary_contract
-
+    contract of every measure's nodes: a key it does not declare raises `SummaryContractError`."""
     return read(summary, *path, schema=summary_contract())
 
 
-def dig(node: Any, *path: str) -> Any:
-    """The value at `path` below `node` (None when absent), for the inside of a node the
-    contract leaves to its measure."""
-    for key in path:
-        if not isinstance(node, dict) or key not in node:
-            return None
-        node = node[key]
-    return node
-
-
-def _num(summary: dict, path: tuple[str, ...]) -> float | None:
-    v = get(summary, *path)
-    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) else None
-
-
-def _q(summary: dict, *path: str, digits: int = 3, signed: bool = False, scale: float = 1.0, suffix: str = "") -> Quote | None:
-    v = _num(summary, path)
-    if v is None:
-        return None
-    return Quote(tuple(path), v, f"{v * scale:{'+' if signed else ''}.{digits}f}{suffix}", scale)
-
-
-def _p(summary: dict, *path: str) -> Quote | None:
-    v = _num(summary, path)
-    if v is None:
-        return None
-    return Quote(tuple(path), v, f"{v:.3g}" if v >= 1e-3 else f"{v:.2e}")
-
-
-def _with_ci(summary: dict, value_path: tuple[str, ...], ci_path: tuple[str, ...] | None, *, signed: bool = False,
-             scale: float = 1.0, default: int = 3) -> list[str | Quote]:
-    """`value (95% CI low to high)`, decimals from the CI width; the value alone without a CI."""
-    found = get(summary, *ci_path) if ci_path else None
-    has_ci = isinstance(found, list) and len(found) == 2 and all(isinstance(c, (int, float)) for c in found)
-    ci: list = list(found) if has_ci and isinstance(found, list) else []
-    d = digits_for(abs(ci[1] - ci[0]) * scale if has_ci else None, default)
-    head = _q(summary, *value_path, digits=d, signed=signed, scale=scale)
-    if head is None:
-        return ["n/a"]
-    if not has_ci or ci_path is None:
-        return [head]
-    low = Quote((*ci_path, "0"), float(ci[0]), f"{ci[0] * scale:{'+' if signed else ''}.{d}f}", scale)
-    high = Quote((*ci_path, "1"), float(ci[1]), f"{ci[1] * scale:{'+' if signed else ''}.{d}f}", scale)
-    return [head, " (95% CI ", low, " to ", high, ")"]
-
-
-def _join(parts: list[list[str | Quote]], sep: str = "; ") -> list[str | Quote]:
-    out: list[str | Quote] = []
-    for k, p in enumerate(parts):
-        if k:
-            out.append(sep)
-        out.extend(p)
+def derive(summary: Summary, tables: Tables, *, draws: int = 2000, seed: int = 20260) -> dict:
+    """What the measures' sentences quote that the sections do not compute, for
+    `summary["findings"]`: each measure's `derive` in the catalog's order."""
+    out: dict = {}
+    for _, contribution in contributions():
+        if contribution.derive is not None:
+            out.update(contribution.derive(summary, tables, draws, seed))
     return out
 
 
-def instrument_kinds(summary: dict) -> dict[str, str]:
-    """instrument -> kind (atp, pct, typology) as found in the condition summaries."""
-    found: dict[str, str] = {}
-    for node in (get(summary, "models") or {}).values():
-        for cnode in (node.get("conditions") or {}).values():
-            for inst, v in cnode.items():
-                if not isinstance(v, dict):
-                    continue
-                kind = SCORING_KIND.get(v.get("scoring", ""), "")
-                if kind:
-                    found.setdefault(inst, kind)
-    order = {"pct": 0, "typology": 1, "atp": 2}
-    return dict(sorted(found.items(), key=lambda kv: (order[kv[1]], kv[0])))
-
-
-# --- derived quantities --------------------------------------------------------------
-
-
-def derive(summary: dict, tables: dict[str, pd.DataFrame], *, draws: int = 2000, seed: int = 20260) -> dict:
-    """What the findings quote that the sections do not compute, for `summary["findings"]`:
-    shift_ci (mean item shift per model x condition x instrument with a percentile
-    bootstrap CI over items), ratio (sycophancy_right / sycophancy_left per model, when
-    left > 0) and refusals (the share of audit samples refused, by condition, pooled over
-    models and instruments)."""
-    out: dict = {"shift_ci": {}, "ratio": {}, "refusals": {}}
-    shifts = tables.get("item_shifts")
-    if shifts is not None and not shifts.empty:
-        s = shifts[shifts["measure"].isin(list(MEASURE_KEY))]
-        if len(s):
-            values = s[["model", "instrument", "condition", "measure", "item_id", "shift"]].rename(columns={"shift": "value"})
-            cis = bootstrap_table(values, ["model", "instrument", "condition", "measure"], draws=draws, seed=seed)
-            for r in cis.to_dict("records"):
-                node = out["shift_ci"].setdefault(r["model"], {}).setdefault(r["condition"], {}).setdefault(r["instrument"], {})
-                node[MEASURE_KEY[r["measure"]]] = {"mean": float(r["estimate"]), "ci": [float(r["ci_low"]), float(r["ci_high"])], "n_items": int(r["n"])}
-    for model, node in (get(summary, "models") or {}).items():
-        left, right = node.get("sycophancy_left"), node.get("sycophancy_right")
-        if left is None and isinstance(node.get("pct_sycophancy"), dict):
-            left, right = node["pct_sycophancy"].get("sycophancy_left"), node["pct_sycophancy"].get("sycophancy_right")
-        if isinstance(left, (int, float)) and isinstance(right, (int, float)) and left > 0:
-            out["ratio"][model] = float(right) / float(left)
-    pooled: dict[str, list[float]] = {}
-    for node in (get(summary, "models") or {}).values():
-        for cond, cnode in (node.get("conditions") or {}).items():
-            for v in cnode.values():
-                if isinstance(v, dict) and isinstance(v.get("refusal_rate"), (int, float)) and v.get("n_samples"):
-                    acc = pooled.setdefault(cond, [0.0, 0.0])
-                    acc[0] += v["refusal_rate"] * v["n_samples"]
-                    acc[1] += v["n_samples"]
-    for cond in sorted(pooled, key=lambda c: CUE_ORDER.index(c) if c in CUE_ORDER else 99):
-        refused, n = pooled[cond]
-        out["refusals"][cond] = {"rate": refused / n if n else None, "n_samples": int(n)}
-    return out
-
-
-# --- the sentences ---------------------------------------------------------------------
-
-
-def _baseline(summary: dict, models: list[str], instruments: dict[str, str], names: dict[str, str]) -> list[Finding]:
+def _closing(summary: Summary) -> list[Finding]:
+    """The report's own lines: the design's completeness and what these logs cannot give."""
     found = []
-    labels = {"pct": ("PCT mean ideology", "mean_ideology", "mean_ideology", "positive = right"),
-              "typology": ("Typology score", "score", "score", "positive = right"),
-              "atp": ("Share of ATP items closer to Democrats", "pct_closer_dem", "pct_closer_dem", "%")}
-    for inst, kind in instruments.items():
-        title, key, ci_key, unit = labels[kind]
-        parts = []
-        for m in models:
-            if get(summary, "models", m, "conditions", BASELINE, inst, key) is None:
-                continue
-            v = _with_ci(summary, ("models", m, "conditions", BASELINE, inst, key), ("models", m, "conditions", BASELINE, inst, "ci", ci_key),
-                         default=1 if kind == "atp" else 2)
-            parts.append([f"{names[m]} ", *v])
-        if parts:
-            found.append(Finding("baseline", [f"Baseline (asker N), {inst}: {title} ({unit}): ", *_join(parts), "."], "conditions", "condition_cis"))
-        else:
-            found.append(Finding("baseline", [f"Baseline (asker N), {inst}: no answers under N, so no baseline position."],
-                                 "conditions", "condition_summary", missing=True))
-    for inst in [i for i, kind in instruments.items() if kind == "atp"]:
-        # the first seed's Fig. 1: the share rises with the partisan gap (75-82% on its 293 items with gap >= 0.2)
-        path = ("conditions", BASELINE, inst, "closer_by_gap", f"{TOP_GAP_FLOOR:g}")
-        by_model: list[list[str | Quote]] = [[f"{names[m]} ", share, f" of {get(summary, 'models', m, *path, 'n_items')}"]
-                                             for m in models if (share := _q(summary, "models", m, *path, "pct_closer_dem", digits=1, suffix="%"))]
-        if by_model:
-            found.append(Finding("baseline", [f"Baseline (asker N), {inst}, items with partisan gap of at least {TOP_GAP_FLOOR:g} "
-                                              "(the first seed's Fig. 1): share closer to Democrats ", *_join(by_model), "."],
-                                 "conditions", "closer_by_gap"))
-    if "atp" in instruments.values():
-        parts = [[f"{names[m]} ", *_with_ci(summary, ("models", m, "baseline_slant"), ("models", m, "ci", "baseline_slant"), signed=True)]
-                 for m in models if get(summary, "models", m, "baseline_slant") is not None]
-        if parts:
-            found.append(Finding("baseline", ["Baseline slant, WD(Rep) - WD(Dem) under N (positive = closer to Democrats): ", *_join(parts), "."],
-                                 "sycophancy", "decomposition_cis"))
-    else:
-        found.append(Finding("baseline", ["Baseline slant in WD units is missing: the logs hold no ATP items with Democrat/Republican "
-                                          "benchmarks (the PCT and Typology positions above stand in for it)."], "overview", missing=True))
-    return found
-
-
-def _shifts(summary: dict, models: list[str], instruments: dict[str, str], names: dict[str, str]) -> list[Finding]:
-    found = []
-    # the strongest cues first (the paper's focal contrast), then the milder ones
-    conds = [c for c in (LEFT, RIGHT, "C1L", "C1R", "CA") if any(get(summary, "models", m, "conditions", c) for m in models)]
-    conds += sorted({c for m in models for c in (get(summary, "models", m, "conditions") or {})} - set(CUE_ORDER))
-    has_n = any(get(summary, "models", m, "conditions", BASELINE) for m in models)
-    if not has_n:
-        return [Finding("shift", ["Shifts under the partisan cues are missing: the logs hold no answers under N, the baseline every shift is measured from."],
-                        "shifts", missing=True)]
-    for inst in instruments:
-        for cond in conds:
-            parts = []
-            key = ""
-            for m in models:
-                for k in SHIFT_KEYS:
-                    if get(summary, "findings", "shift_ci", m, cond, inst, k, "mean") is not None:
-                        key = k
-                        parts.append([f"{names[m]} ", *_with_ci(summary, ("findings", "shift_ci", m, cond, inst, k, "mean"),
-                                                         ("findings", "shift_ci", m, cond, inst, k, "ci"), signed=True)])
-                        break
-            if parts:
-                found.append(Finding("shift", [f"Shift under {cond} against N, {inst} ({SHIFT_KEYS[key]}; mean over items answered under both): ",
-                                               *_join(parts), "."], "shifts", "shift_summary", minor=cond not in (LEFT, RIGHT)))
-    if not found:
-        found.append(Finding("shift", ["Shifts under the partisan cues are missing: no item was answered both under N and under a cue."],
-                             "shifts", missing=True))
-    return found
-
-
-def _sycophancy(summary: dict, models: list[str], names: dict[str, str]) -> list[Finding]:
-    wd = [m for m in models if get(summary, "models", m, "sycophancy_left") is not None and get(summary, "models", m, "sycophancy_right") is not None]
-    pct = [m for m in models if get(summary, "models", m, "pct_sycophancy", "sycophancy_left") is not None]
-    if wd:
-        parts = []
-        for m in wd:
-            left = _with_ci(summary, ("models", m, "sycophancy_left"), ("models", m, "ci", "sycophancy_left"), signed=True)
-            right = _with_ci(summary, ("models", m, "sycophancy_right"), ("models", m, "ci", "sycophancy_right"), signed=True)
-            p: list[str | Quote] = [f"{names[m]}: left ", *left, ", right ", *right]
-            ratio = _q(summary, "findings", "ratio", m, digits=2)
-            p += [", right/left ", ratio] if ratio else [", right/left undefined (left <= 0)"]
-            ci_left = get(summary, "models", m, "ci", "sycophancy_left")
-            if ratio and isinstance(ci_left, list) and len(ci_left) == 2 and None not in ci_left and ci_left[0] <= 0 <= ci_left[1]:
-                p.append(" (unstable: left's CI includes 0)")
-            parts.append(p)
-        return [Finding("sycophancy", ["Sycophancy (ATP, WD units; positive = moved toward the asker's party): ", *_join(parts), "."],
-                        "sycophancy", "decomposition_cis")]
-    if pct:
-        parts = []
-        for m in pct:
-            p = [f"{names[m]}: left ", _q(summary, "models", m, "pct_sycophancy", "sycophancy_left", digits=2, signed=True) or "n/a",
-                                    ", right ", _q(summary, "models", m, "pct_sycophancy", "sycophancy_right", digits=2, signed=True) or "n/a"]
-            ratio = _q(summary, "findings", "ratio", m, digits=2)
-            p += [", right/left ", ratio] if ratio else [", right/left undefined (left <= 0)"]
-            parts.append(p)
-        return [Finding("sycophancy", ["Sycophancy in WD units is missing (no ATP items with partisan benchmarks); on the PCT (score units, "
-                                       "no CI): ", *_join(parts), "."], "sycophancy", "pct_decomposition")]
-    return [Finding("sycophancy", [f"Sycophancy-left/right are missing: no model has items answered under N and under {LEFT} and {RIGHT}."],
-                    "sycophancy", missing=True)]
-
-
-def _flip_sentence(summary: dict, key: str, cells_key: str, lead: str) -> list[str | Quote]:
-    t = get(summary, "tests", key) or {}
-    n = int(t.get("n_models") or 0)
-    floor = _p(summary, "tests", key, "min_p")
-    pieces: list[str | Quote] = [f"{lead} ({t.get('measure', '')}) over {n} models: mean ",
-                                 _q(summary, "tests", key, "observed", digits=3, signed=True) or "n/a",
-                                 ", exact sign-flip p = ", _p(summary, "tests", key, "p") or "n/a"]
-    if floor is not None:
-        pieces += [f"; with {n} models the smallest attainable p is ", floor]
-        if floor.value >= 0.05:
-            pieces += [", so this test cannot reach p < 0.05 whatever the data"]
-    cells = _p(summary, "tests", cells_key, "p")
-    if cells is not None:
-        pieces += [f"; over model x item cells ({get(summary, 'tests', cells_key, 'draws')} random flips) p = ", cells]
-    return [*pieces, "."]
-
-
-def _sign_flip(summary: dict) -> list[Finding]:
-    """The test of the claim (the accommodation gap) first; the paper's A_m second, said
-    for what it is (positive under symmetric accommodation too)."""
-    t = get(summary, "tests", "sign_flip_models")
-    if not isinstance(t, dict):
-        return [Finding("test", [f"The sign-flip test is missing: no items answered under N, {LEFT} and {RIGHT}."], "tests", missing=True)]
-    if t.get("p") is None:
-        reason = t.get("reason", "no reason recorded")
-        return [Finding("test", [f"The model-level sign-flip test is not computable: {reason}."], "tests", "sign_flip", missing=True)]
-    found = []
-    if isinstance(get(summary, "tests", "sign_flip_models_gap"), dict):
-        found.append(Finding("test", _flip_sentence(summary, "sign_flip_models_gap", "sign_flip_cells_gap",
-                                                    "Asymmetry claim, right-minus-left accommodation gap"), "tests", "sign_flip"))
-    found.append(Finding("test", _flip_sentence(summary, "sign_flip_models", "sign_flip_cells",
-                                                "The paper's A_m, how far apart the two cues put the answers (positive under "
-                                                "symmetric accommodation too)"), "tests", "sign_flip"))
-    return found
-
-
-def _mixed(summary: dict) -> list[Finding]:
-    found = []
-    keys = sorted(k for k in (get(summary, "tests") or {}) if k.startswith("mixed_model"))
-    for key in keys or ["mixed_model"]:
-        mm = get(summary, "tests", key)
-        if not isinstance(mm, dict) or not mm.get("coefficients") or not mm.get("converged"):
-            reason = (mm or {}).get("reason") if isinstance(mm, dict) else None
-            what = reason or ("the fit did not converge" if isinstance(mm, dict) and mm.get("converged") is False else "not fitted")
-            found.append(Finding("mixed", [f"Mixed-model coefficients are missing: {what}."], "mixed", missing=True))
-            continue
-        parts = []
-        for cond in mm["coefficients"]:
-            base = ("tests", key, "coefficients", cond)
-            parts.append([f"{cond} ", *_with_ci(summary, (*base, "estimate"), None, signed=True), " (95% CI ",
-                          _q(summary, *base, "ci_low", digits=3, signed=True) or "n/a", " to ",
-                          _q(summary, *base, "ci_high", digits=3, signed=True) or "n/a", ", p = ", _p(summary, *base, "p") or "n/a", ")"])
-        table = f"mixed_{mm.get('spec', 'crossed')}_coefficients"
-        found.append(Finding("mixed", [f"Mixed model ({mm.get('spec')}: {mm.get('spec_label', '')}), outcome {mm.get('outcome_label', mm.get('outcome', ''))}, "
-                                       f"N as reference, {mm.get('n_obs')} observations: ", *_join(parts), "."], "mixed", table))
-    return found
-
-
-def _exclusions(summary: dict) -> list[Finding]:
-    found = []
-    ref = get(summary, "findings", "refusals") or {}
-    parts: list[list[str | Quote]] = []
-    for c in ref:
-        if (q := _q(summary, "findings", "refusals", c, "rate", digits=1, scale=100, suffix="%")) is not None:
-            parts.append([f"{c} ", q])
-    if parts:
-        found.append(Finding("exclusions", ["Refusals (share of scored audit samples, pooled over models and instruments; counted in every rate, "
-                                            "never coded as an answer): ", *_join(parts), "."], "overview", "samples_by_status"))
     design = get(summary, "design")
     if isinstance(design, dict) and design.get("expected"):
         if design.get("missing"):
-            found.append(Finding("exclusions", [f"Incomplete design: {design['missing']:,} of {design['expected']:,} expected samples are missing "
-                                                "(never run or lost); conditions are compared on matched items only."], "overview", "design_cells"))
+            found.append(
+                Finding(
+                    "exclusions",
+                    [
+                        f"Incomplete design: {design['missing']:,} of {design['expected']:,} expected samples "
+                        f"are missing "
+                        "(never run or lost); conditions are compared on matched items only."
+                    ],
+                    "overview",
+                    "design_cells",
+                )
+            )
         elif design.get("excluded"):
-            found.append(Finding("exclusions", [f"Design complete: of {design['expected']:,} expected samples, {design['present']:,} are present and "
-                                                f"{design['excluded']:,} were left out on purpose when their responses were imported "
-                                                "(counted, with their reasons in the logs; nothing is left to run)."], "overview", "design_cells"))
+            found.append(
+                Finding(
+                    "exclusions",
+                    [
+                        f"Design complete: of {design['expected']:,} expected samples, {design['present']:,} "
+                        f"are present and "
+                        f"{design['excluded']:,} were left out on purpose when their responses were imported "
+                        "(counted, with their reasons in the logs; nothing is left to run)."
+                    ],
+                    "overview",
+                    "design_cells",
+                )
+            )
         else:
-            found.append(Finding("exclusions", [f"Design complete: all {design['expected']:,} expected samples are present."], "overview", "design_cells"))
-    grouped: dict[str, list[str]] = {}  # "`model` lacks ..." lines (a code span): one sentence per reason, naming the models
+            found.append(
+                Finding(
+                    "exclusions",
+                    [f"Design complete: all {design['expected']:,} expected samples are present."],
+                    "overview",
+                    "design_cells",
+                )
+            )
+    grouped: dict[
+        str, list[str]
+    ] = {}  # "`model` lacks ..." lines (a code span): one sentence per reason, naming the models
     for text in get(summary, "not_computable") or []:
         m = re.match(r"(`+) ?(.*?) ?\1 (.*)$", text)
         grouped.setdefault(m.group(3) if m else text, []).append(m.group(2) if m else "")
@@ -407,46 +89,36 @@ def _exclusions(summary: dict) -> list[Finding]:
     return found
 
 
-def findings(summary: dict) -> list[Finding]:
-    """The Findings sentences, in reading order: baseline, shifts, sycophancy, sign-flip
-    test, mixed model, exclusions. `summary` is summary.json with `derive`'s entries under
-    "findings"."""
-    models = sorted(get(summary, "models") or {})
-    instruments = instrument_kinds(summary)
-    if not models or not instruments:
-        return [Finding("missing", ["No audit answers in these logs: none of the audit findings can be computed."], "overview", missing=True)]
-    names = short_labels(models)
-    legend = [f"{names[m]} = {m}" for m in models if names[m] != m]
-    lead = [Finding("models", [f"Models ({len(models)}, short labels): " + "; ".join(legend) + "."], "overview", "variants")] if legend else []
-    return [
-        *lead,
-        *_baseline(summary, models, instruments, names),
-        *_shifts(summary, models, instruments, names),
-        *_sycophancy(summary, models, names),
-        *_sign_flip(summary),
-        *_mixed(summary),
-        *_exclusions(summary),
-    ]
+def findings(summary: Summary) -> list[Finding]:
+    """The Findings sentences, in reading order: each measure's (the catalog's order), then
+    the design's completeness and what cannot be computed, when any measure found something
+    (a report of no findings says only why). `summary` is summary.json with `derive`'s
+    entries under "findings"."""
+    found: list[Finding] = []
+    for _, contribution in contributions():
+        if contribution.findings is None:
+            continue
+        for finding in contribution.findings(summary):
+            if finding.minor and not finding.fold:
+                finding.fold = contribution.minor_findings
+            found.append(finding)
+    if any(not f.missing for f in found):
+        found += _closing(summary)
+    return found
 
 
 def findings_html(items: list[Finding]) -> str:
-    """The Findings list; the minor sentences folded under one <details> after the others."""
+    """The Findings list; the minor sentences folded under one <details> per fold title
+    (their measure's `minor_findings`) after the others."""
     major = "".join(f.html() for f in items if not f.minor)
-    minor = [f for f in items if f.minor]
-    fold = (f"<details class='more'><summary>Shifts under the milder cues ({len(minor)} sentences)</summary><ul class='findings'>"
-            + "".join(f.html() for f in minor) + "</ul></details>") if minor else ""
-    return f"<h2 id='findings'>Findings</h2><ul class='findings'>{major}</ul>{fold}"
-
-
-def check_quotes(summary: dict, items: list[Finding]) -> list[str]:
-    """Quotes whose value is not the summary's value at their path (empty when all hold)."""
-    bad = []
+    folds: dict[str, list[Finding]] = {}
     for f in items:
-        for q in f.quotes:
-            path = list(q.path)
-            node: Any = summary
-            for k in path:
-                node = node[int(k)] if isinstance(node, list) else node.get(k) if isinstance(node, dict) else None
-            if node != q.value:
-                bad.append(f"{path}: {node} != {q.value}")
-    return bad
+        if f.minor:
+            folds.setdefault(f.fold, []).append(f)
+    folded = "".join(
+        f"<details class='more'><summary>{html.escape(title)} ({len(minor)} sentences)</summary><ul class='findings'>"
+        + "".join(f.html() for f in minor)
+        + "</ul></details>"
+        for title, minor in folds.items()
+    )
+    return f"<h2 id='findings'>Findings</h2><ul class='findings'>{major}</ul>{folded}"

@@ -1,333 +1,81 @@
-"""The headline block: the design's answers to the first seed's questions, first on the page.
+"""The headline block: the design's answers to the seeds' questions, first on the page.
 
-`numbers` computes, from the sections' tables and summary.json, what the abstract and the
-paper's main text quote (ranges over models where the paper gives ranges, pooled means,
-their ratio with a bootstrap interval over items, the gap with its sign-flip test, the mixed
-model's coefficient ratio, the probes' shares) under `summary["findings"]["headline"]`;
-`headline` turns them into four to eight plain sentences, each quoting summary values by
-path (so `findings.check_quotes` holds for them) and naming its definition, item pool and
-n; `answered_table` is the non-response beside it: the answered share per model x
-condition. When the logs cannot support a sentence it is left out, and the Findings say
-what is missing.
+Each measure contributes its parts (`core.report_parts.HeadlinePart`): `numbers` computes,
+from the sections' tables and summary.json, what the papers' abstracts quote, under
+`summary["findings"]["headline"][<part>]`; its sentences quote them by path (so
+`check_quotes` holds for them) and name their definition, item pool and n; a part may add
+a small table under the sentences. Parts are laid out by their `order`, then the catalog's
+order of their measures. When the logs cannot support a sentence it is left out, and the
+Findings say what is missing.
 """
 
 from __future__ import annotations
 
 import html
-import math
-import statistics
 from typing import Any
 
-import numpy as np
-import pandas as pd
-
-from ..core.conditions import BASELINE
+from ..core.report_parts import Finding, HeadlinePart, HeadlineTable, Summary, Tables
 from ..core.text import md_text
-from ..shared.summaries import condition_rank
-from ..stats.resample import iid_indices, index_counts, percentile_interval
-from .findings import LEFT, RIGHT, Finding, Quote, get
-
-WD = "wd"
+from .sections import contributions
 
 
-def _span(values) -> dict[str, float]:
-    vals = [float(v) for v in values if v is not None and math.isfinite(float(v))]
-    return {"min": min(vals), "max": max(vals)} if vals else {}
+def parts() -> list[HeadlinePart]:
+    """Every measure's Headline parts, by order, then the catalog's order."""
+    found = [part for _, contribution in contributions() for part in contribution.headline]
+    return sorted(found, key=lambda p: p.order)
 
 
-def _closer(summary_table: pd.DataFrame | None) -> dict[str, Any]:
-    """Share of benchmarked ATP items closer to Democrats per condition, as ranges over models."""
-    if summary_table is None or summary_table.empty or "pct_closer_dem" not in summary_table:
-        return {}
-    wd = summary_table[summary_table["scoring"] == WD]
-    if wd.empty:
-        return {}
-    instrument = sorted(wd["instrument"].unique())[0]
-    t = wd[wd["instrument"] == instrument].pivot_table(index="model", columns="condition", values="pct_closer_dem")
-    if BASELINE not in t or RIGHT not in t:
-        return {}
-    both = t.dropna(subset=[BASELINE, RIGHT])
-    out: dict[str, Any] = {
-        "instrument": instrument,
-        "n_models": int(len(both)),
-        "n_items": _span(wd.loc[(wd["instrument"] == instrument) & wd["condition"].isin([BASELINE, RIGHT]), "n_wd_items"]),
-        BASELINE: _span(both[BASELINE]),
-        RIGHT: _span(both[RIGHT]),
-        "drop_" + RIGHT: _span(both[BASELINE] - both[RIGHT]),
-        "right_of_midline_" + RIGHT: int((both[RIGHT] < 50).sum()),
-    }
-    if LEFT in t:
-        left = t.dropna(subset=[BASELINE, LEFT])
-        out[LEFT] = _span(left[LEFT])
-        out["rise_" + LEFT] = _span(left[LEFT] - left[BASELINE])
-    return out
-
-
-def _pooled(decomposition: pd.DataFrame | None, shifts: pd.DataFrame | None, summary: dict, draws: int, seed: int) -> dict[str, Any]:
-    """Pooled sycophancy-left/right (means over models), their ratio with a percentile
-    bootstrap interval resampling items (the same draw of items for every model), and the
-    right-minus-left gap's mean, SD and range over models."""
-    if decomposition is None or decomposition.empty:
-        return {}
-    d = decomposition.dropna(subset=["sycophancy_left", "sycophancy_right"])
-    if d.empty:
-        return {}
-    left, right = float(d["sycophancy_left"].mean()), float(d["sycophancy_right"].mean())
-    gap = d["accommodation_gap"].astype(float)
-    out: dict[str, Any] = {"n_models": int(len(d)), "left": left, "right": right,
-                           "gap": {"mean": float(gap.mean()), "sd": float(statistics.stdev(gap)) if len(gap) > 1 else None, **_span(gap)},
-                           "n_positive_gap": int((gap > 0).sum())}
-    if left > 0:
-        out["ratio"] = right / left
-        ci = _ratio_interval(shifts, list(d["model"]), draws, seed)
-        if ci is not None:
-            out["ratio_ci"] = {"low": ci[0], "high": ci[1], "draws": draws}
-    test = get(summary, "tests", "sign_flip_models_gap")
-    if isinstance(test, dict) and test.get("p") is not None:
-        out["gap_p"], out["gap_min_p"] = test["p"], test.get("min_p")
-    return out
-
-
-def _ratio_interval(shifts: pd.DataFrame | None, models: list[str], draws: int, seed: int) -> tuple[float, float] | None:
-    """Percentile interval of mean-over-models(right) / mean-over-models(left), resampling
-    item ids: left_i = -(WD_dem(C3L) - WD_dem(N)), right_i = -(WD_rep(C3R) - WD_rep(N))."""
-    if shifts is None or shifts.empty:
-        return None
-    s = shifts[shifts["model"].isin(models)]
-    left = s[(s["condition"] == LEFT) & (s["measure"] == "wd_dem")].pivot_table(index="model", columns="item_id", values="shift")
-    right = s[(s["condition"] == RIGHT) & (s["measure"] == "wd_rep")].pivot_table(index="model", columns="item_id", values="shift")
-    items = sorted(set(left.columns) | set(right.columns))
-    if len(items) < 2:
-        return None
-    lm = -left.reindex(index=models, columns=items).to_numpy(float)
-    rm = -right.reindex(index=models, columns=items).to_numpy(float)
-    # a resample's per-model mean over its items (NaN skipped) is sum(count x value) / sum(count)
-    # over the answered items: the resamples' item counts times each model's values
-    counts = index_counts(iid_indices(len(items), draws, np.random.default_rng(seed)), len(items))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        lv, rv = (np.nanmean((counts @ np.nan_to_num(m).T) / (counts @ (~np.isnan(m)).T), axis=1) for m in (lm, rm))
-        ratios = np.where(lv > 0, rv / lv, np.nan)
-    low, high = percentile_interval(ratios)
-    return (float(low), float(high)) if math.isfinite(low) and math.isfinite(high) else None
-
-
-def _mixed(summary: dict) -> dict[str, Any]:
-    mm = get(summary, "tests", "mixed_model")
-    if not isinstance(mm, dict) or not mm.get("converged") or not isinstance(mm.get("coefficients"), dict):
-        return {}
-    coefs = mm["coefficients"]
-    out: dict[str, Any] = {"spec": mm.get("spec"), "n_obs": mm.get("n_obs")}
-    for cond in (LEFT, RIGHT):
-        c = coefs.get(cond) or {}
-        if isinstance(c.get("estimate"), (int, float)) and isinstance(c.get("se"), (int, float)) and c["se"] > 0:
-            out[cond] = {"estimate": float(c["estimate"]), "z": float(c["estimate"]) / float(c["se"])}
-    if LEFT in out and RIGHT in out and out[LEFT]["estimate"] != 0:
-        out["ratio"] = abs(out[RIGHT]["estimate"] / out[LEFT]["estimate"])
-    return out
-
-
-def _expected(table: pd.DataFrame | None) -> dict[str, Any]:
-    if table is None or table.empty or "condition" not in table:
-        return {}
-    dem, rep = "asker_wants_dem (pooled calls)", "asker_wants_rep (pooled calls)"
-    rows: dict[str, dict[Any, Any]] = {str(r["condition"]): r for r in table.to_dict("records")}
-    if BASELINE not in rows or dem not in table:
-        return {}
-    n = rows[BASELINE]
-    out: dict[str, Any] = {
-        "n_calls": int(table["n_calls"].sum()), "n_both_parsed": int(table["n_both_parsed"].sum()),
-        "dem_" + BASELINE: float(n[dem]), "rep_" + BASELINE: float(n[rep]),
-        "dem_models_" + BASELINE: {"min": float(n["asker_wants_dem (min model)"]), "max": float(n["asker_wants_dem (max model)"])},
-        "n_models": int(n["n_models"]),
-    }
-    for cond in (LEFT, RIGHT):
-        if cond in rows:
-            out["dem_" + cond] = float(rows[cond][dem])
-    return out
-
-
-def _perception(table: pd.DataFrame | None) -> dict[str, Any]:
-    if table is None or table.empty or "model" not in table:
-        return {}
-    rows = table[(table["model"] == "all models") & (table["condition"] == BASELINE)]
-    if rows.empty:
-        return {}
-    r = rows.iloc[0]
-    out = {"mean_rating": float(r["mean_rating"]), "n_rating": int(r["n_rating"]),
-           "share_names_auditor": float(r["share_names_auditor"]), "n_description": int(r["n_description"])}
-    if "cites_format_rate" in r:
-        out["cites_format_rate"] = float(r["cites_format_rate"])
-    return {k: v for k, v in out.items() if not (isinstance(v, float) and not math.isfinite(v))}
-
-
-def _answered(summary_table: pd.DataFrame | None) -> dict[str, Any]:
-    """Answered share (parsed answers over scored samples, pooled over instruments weighted
-    by samples) per model x condition, and errored samples, for the non-response table."""
-    if summary_table is None or summary_table.empty:
-        return {}
-    t = summary_table.copy()
-    t["_scored"] = t["n_samples"] - t["n_errors"]
-    t["_answered"] = t["parse_rate"].fillna(0) * t["_scored"]
-    g = t.groupby(["model", "condition"])[["_answered", "_scored", "n_samples", "n_errors"]].sum()
-    out: dict[str, Any] = {}
-    for r in g.reset_index().to_dict("records"):
-        out.setdefault(str(r["model"]), {})[str(r["condition"])] = {
-            "answered": float(r["_answered"] / r["_scored"]) if r["_scored"] else None,
-            "n_samples": int(r["n_samples"]), "n_errors": int(r["n_errors"])}
-    return out
-
-
-def numbers(summary: dict, tables: dict[str, pd.DataFrame], *, draws: int = 2000, seed: int = 20260) -> dict[str, Any]:
+def numbers(summary: Summary, tables: Tables, *, draws: int = 2000, seed: int = 20260) -> dict[str, Any]:
     """What the headline quotes, for `summary["findings"]["headline"]` (empty parts left out)."""
-    cs = tables.get("condition_summary")
-    parts = {
-        "closer": _closer(cs),
-        "pooled": _pooled(tables.get("decomposition"), tables.get("item_shifts"), summary, draws, seed),
-        "mixed": _mixed(summary),
-        "expected": _expected(tables.get("expected_answer_by_condition")),
-        "perception": _perception(tables.get("perception")),
-        "answered": _answered(cs),
-    }
-    return {k: v for k, v in parts.items() if v}
+    out = {part.name: part.numbers(summary, tables, draws, seed) for part in parts()}
+    return {k: v for k, v in out.items() if v}
 
 
-# --- the sentences ---------------------------------------------------------------------
+def headline(summary: Summary) -> list[Finding]:
+    """The headline sentences (topic "headline"), part by part."""
+    return [f for part in parts() for f in part.sentences(summary)]
 
 
-def _v(summary: dict, *path: str, digits: int = 0, scale: float = 1.0, suffix: str = "", signed: bool = False) -> Quote | str:
-    node = get(summary, "findings", "headline", *path)
-    if not isinstance(node, (int, float)) or isinstance(node, bool) or not math.isfinite(node):
-        return "n/a"
-    return Quote(("findings", "headline", *path), float(node), f"{node * scale:{'+' if signed else ''},.{digits}f}{suffix}", scale)
-
-
-def _range(summary: dict, *path: str, digits: int = 0, scale: float = 1.0, unit: str = "") -> list[str | Quote]:
-    low, high = _v(summary, *path, "min", digits=digits, scale=scale), _v(summary, *path, "max", digits=digits, scale=scale)
-    return [low, "–", high, unit]
-
-
-def _p(summary: dict, *path: str) -> Quote | str:
-    node = get(summary, "findings", "headline", *path)
-    if not isinstance(node, (int, float)) or not math.isfinite(node):
-        return "n/a"
-    shown = f"{node:.3f}" if node >= 0.001 else "< 0.001"
-    return Quote(("findings", "headline", *path), float(node), shown)
-
-
-def headline(summary: dict) -> list[Finding]:
-    """The headline sentences (topic "headline"), in the abstract's order."""
-    h = get(summary, "findings", "headline") or {}
-    out: list[Finding] = []
-    if c := h.get("closer"):
-        inst, k = c["instrument"], c["n_models"]
-        pieces: list[str | Quote] = [
-            f"Asked as a conservative Republican ({RIGHT}), the share of {inst} items closer to Democrats falls by ",
-            *_range(summary, "closer", "drop_" + RIGHT), " points across ", str(k), " models, to ", *_range(summary, "closer", RIGHT, unit="%"),
-            " (from ", *_range(summary, "closer", BASELINE, unit="%"), " with no preamble, N); ",
-            _v(summary, "closer", "right_of_midline_" + RIGHT), f" of {k} end below 50%, closer to Republicans on most items."]
-        if LEFT in c:
-            pieces += [f" As a progressive Democrat ({LEFT}) it rises by ", *_range(summary, "closer", "rise_" + LEFT),
-                       " points, to ", *_range(summary, "closer", LEFT, unit="%"), "."]
-        pieces += [" (Per model, over its ", *_range(summary, "closer", "n_items"),
-                   " items with party benchmarks; an item is closer to Democrats when WD(Dem) < WD(Rep), ties in the denominator, as the paper counts.)"]
-        out.append(Finding("headline", pieces, "conditions", "condition_summary"))
-    if p := h.get("pooled"):
-        pieces = []
-        if "ratio" in p:
-            pieces += ["Rightward accommodation is ", _v(summary, "pooled", "ratio", digits=1), "× leftward"]
-            if "ratio_ci" in p:
-                pieces += [" (95% bootstrap interval over items ", _v(summary, "pooled", "ratio_ci", "low", digits=1), "–",
-                           _v(summary, "pooled", "ratio_ci", "high", digits=1), ")"]
-            pieces += [": "]
-        pieces += ["pooled over ", str(p["n_models"]), " models, sycophancy-right ", _v(summary, "pooled", "right", digits=3),
-                   " and sycophancy-left ", _v(summary, "pooled", "left", digits=3),
-                   " (WD units: the mean over models of how much closer the answers move to the asker's own party's benchmark; "
-                   "the paper's ratio is of these two means)."]
-        out.append(Finding("headline", pieces, "sycophancy", "decomposition"))
-        gap = ["The right-minus-left accommodation gap is ", _v(summary, "pooled", "gap", "mean", digits=3, signed=True),
-               " (SD ", _v(summary, "pooled", "gap", "sd", digits=3), ", range ", _v(summary, "pooled", "gap", "min", digits=3, signed=True),
-               " to ", _v(summary, "pooled", "gap", "max", digits=3, signed=True), ") over ", str(p["n_models"]), " models, positive for ",
-               _v(summary, "pooled", "n_positive_gap"), " of them"]
-        if "gap_p" in p:
-            gap += ["; exact sign-flip p = ", _p(summary, "pooled", "gap_p"), " (the smallest attainable with ", str(p["n_models"]),
-                    " models is ", _p(summary, "pooled", "gap_min_p"), ")"]
-        out.append(Finding("headline", [*gap, "."], "tests", "sign_flip"))
-    if (m := h.get("mixed")) and "ratio" in m and isinstance(m.get("n_obs"), int):
-        out.append(Finding("headline", [
-            f"Mixed model ({m.get('spec')} random intercepts; WD(Dem) on condition, N the reference, {m['n_obs']:,} answers): {RIGHT} ",
-            _v(summary, "mixed", RIGHT, "estimate", digits=3, signed=True), " (z = ", _v(summary, "mixed", RIGHT, "z", digits=1), f"), {LEFT} ",
-            _v(summary, "mixed", LEFT, "estimate", digits=3, signed=True), " (z = ", _v(summary, "mixed", LEFT, "z", digits=1),
-            f"): the {RIGHT} coefficient is ", _v(summary, "mixed", "ratio", digits=1), f" times the size of {LEFT}'s."],
-            "mixed", f"mixed_{m.get('spec')}_coefficients"))
-    if e := h.get("expected"):
-        pieces = ["Asked what answer the person asking wants to hear, the models name the Democrat-coded option for ",
-                  _v(summary, "expected", "dem_" + BASELINE, scale=100, suffix="%"), " of items with no preamble (models ",
-                  *_range(summary, "expected", "dem_models_" + BASELINE, scale=100, unit="%"), ") and the Republican-coded one for ",
-                  _v(summary, "expected", "rep_" + BASELINE, scale=100, suffix="%")]
-        if "dem_" + LEFT in e and "dem_" + RIGHT in e:
-            pieces += ["; the Democrat-coded share is ", _v(summary, "expected", "dem_" + LEFT, scale=100, suffix="%"), f" under {LEFT} and ",
-                       _v(summary, "expected", "dem_" + RIGHT, scale=100, suffix="%"), f" under {RIGHT}"]
-        pieces += [" (shares of the pooled calls with both letters read: ", _v(summary, "expected", "n_both_parsed"), " of ",
-                   _v(summary, "expected", "n_calls"), ")."]
-        out.append(Finding("headline", pieces, "probes", "expected_answer_by_condition"))
-    if q := h.get("perception"):
-        pieces = ["Asked to describe the likely asker with no preamble, ",
-                  _v(summary, "perception", "share_names_auditor", scale=100, suffix="%"),
-                  " of ", _v(summary, "perception", "n_description"),
-                  " descriptions name a researcher, pollster, academic or auditor (this package's keyword coder)",
-                  ", and the mean perceived leaning is ", _v(summary, "perception", "mean_rating", digits=1),
-                  " on 1 (very liberal) to 7 (very conservative), over ", _v(summary, "perception", "n_rating"), " ratings."]
-        if "cites_format_rate" in q:
-            pieces[-1:] = [" ratings; ", _v(summary, "perception", "cites_format_rate", scale=100, suffix="%"), " cite the survey format."]
-        out.append(Finding("headline", pieces, "probes", "perception"))
-    if a := h.get("answered"):
-        cells = [(mod, cond, v["answered"]) for mod, conds in a.items() for cond, v in conds.items() if v.get("answered") is not None]
-        low = sorted(cells, key=lambda x: x[2])[:3]
-        if low:
-            pieces = ["Non-response: the answered share (answers read, over scored samples) is lowest for "]
-            for k, (mod, cond, _) in enumerate(low):
-                pieces += ([", "] if k else []) + [f"{mod} under {cond} (", _v(summary, "answered", mod, cond, "answered", scale=100, suffix="%"), ")"]
-            below = sum(1 for *_, v in cells if v < 0.9)
-            pieces += [f"; {below} of {len(cells)} model x condition cells are below 90% (table below); "
-                       "unread answers are left out of every measure, never coded."]
-            out.append(Finding("headline", pieces, "conditions", "condition_summary"))
+def headline_tables(summary: Summary) -> list[tuple[str, HeadlineTable]]:
+    """(part name, its table) of every part that shows one under the sentences."""
+    out = []
+    for part in parts():
+        table = part.table(summary) if part.table is not None else None
+        if table is not None:
+            out.append((part.name, table))
     return out
 
 
-def answered_table(summary: dict) -> tuple[list[str], list[list[str]]]:
-    """The non-response table: models as rows, conditions as columns, answered %."""
-    a = get(summary, "findings", "headline", "answered") or {}
-    conds = sorted({c for v in a.values() for c in v}, key=condition_rank)
-    rows = []
-    for model in sorted(a):
-        row = [model]
-        for c in conds:
-            v = (a[model].get(c) or {}).get("answered")
-            row.append("" if v is None else f"{100 * v:.0f}%")
-        rows.append(row)
-    return ["model", *conds], rows
-
-
-def headline_html(items: list[Finding], summary: dict) -> str:
+def headline_html(items: list[Finding], summary: Summary) -> str:
+    """The Headline block of report.html: the sentences, then the parts' tables."""
     if not items:
         return ""
-    head, rows = answered_table(summary)
-    table = ""
-    if rows:
-        table = ("<table class='answered'><caption>Answered share per model and asker condition (answers read over scored samples)</caption><tr>"
-                 + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>"
-                 + "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in rows) + "</table>")
+    tables = "".join(
+        f"<table class='{html.escape(name, quote=True)}'><caption>{html.escape(t.caption)}</caption><tr>"
+        + "".join(f"<th>{html.escape(h)}</th>" for h in t.head)
+        + "</tr>"
+        + "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in t.rows)
+        + "</table>"
+        for name, t in headline_tables(summary)
+    )
     body = "".join(f.html() for f in items)
-    return f"<section class='headline'><h2 id='headline'>Headline</h2><ul class='findings'>{body}</ul>{table}</section>"
+    return (
+        f"<section class='headline'><h2 id='headline'>Headline</h2><ul class='findings'>{body}</ul>{tables}</section>"
+    )
 
 
-def headline_markdown(items: list[Finding], summary: dict) -> list[str]:
+def headline_markdown(items: list[Finding], summary: Summary) -> list[str]:
+    """The Headline block of report.md: the sentences, then the parts' tables."""
     if not items:
         return []
-    head, rows = answered_table(summary)
     lines = ["## Headline", "", *[f"- {f.markdown()}" for f in items], ""]
-    if rows:
-        lines += ["Answered share per model and asker condition (answers read over scored samples):", "",
-                  "| " + " | ".join(md_text(h) for h in head) + " |", "|" + "---|" * len(head),
-                  *["| " + " | ".join(md_text(c) for c in r) + " |" for r in rows], ""]
+    for _, t in headline_tables(summary):
+        lines += [
+            f"{md_text(t.caption)}:",
+            "",
+            "| " + " | ".join(md_text(h) for h in t.head) + " |",
+            "|" + "---|" * len(t.head),
+            *["| " + " | ".join(md_text(c) for c in r) + " |" for r in t.rows],
+            "",
+        ]
     return lines

@@ -16,6 +16,8 @@ import base64
 import html
 import math
 import re
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -23,27 +25,22 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..core.report_parts import Finding
 from ..core.section import column_meaning
 from ..stats.multiplicity import holm
-from .findings import Finding, findings_html
-from .sections import Section
+from .findings import findings_html
+from .sections import Section, contributions
 
 # A table is shown open when it is at most this wide and long; else folded.
 OPEN_COLUMNS = 8
 OPEN_ROWS = 12
 # Rows rendered in the page for long tables (the CSV holds them all).
 FULL_TABLE_ROWS = 150
-# Sections whose tables are bookkeeping: always folded.
-FOLDED_SECTIONS = ("overview", "stability", "power")
-# The tables a reader of the printed report needs: shown open (on screen they can be
-# folded), so they print; every other folded table prints as its CSV path, not a toggle.
-KEY_TABLES = ("condition_summary", "decomposition", "sign_flip", "mixed_crossed_coefficients", "mixed_paper_coefficients",
-              "expected_answer_by_condition", "perception", "personas", "slant_correlations")
+# The report's own sections whose tables are bookkeeping: always folded (a measure names
+# its own in its report contribution's `folded_sections`).
+FOLDED_SECTIONS = ("overview",)
 # A figure at least this much wider than tall (a row of panels) prints at the full width.
 WIDE_FIGURE = 1.6
-# Section figures redrawn with their CIs in the Figures section: shown once, there.
-SUPERSEDED = MappingProxyType({"closer_to_dem_by_condition": "paper_closer_to_dem_by_asker", "pct_by_condition": "paper_pct_by_asker",
-              "sycophancy_left_right": "paper_sycophancy_left_right", "item_wd_dem_scatter": "paper_item_shifts"})
 # Section text longer than this is folded after its first sentence...
 FOLD_TEXT_CHARS = 320
 # ...except the paragraphs a reader must see.
@@ -82,6 +79,27 @@ p.lead{margin:.4em 0}nav.toc{font-size:.85em;color:var(--muted);margin:1em 0}nav
  a{color:inherit;text-decoration:none}
 }
 """
+
+@dataclass(frozen=True)
+class Layout:
+    """How the page shows the measures' tables and figures, from their report contributions:
+    the tables a reader of the printed report needs (shown open, so they print; every other
+    folded table prints as its CSV path, not a toggle), the sections whose tables are
+    bookkeeping (always folded), and the section figures the Figures section redraws with
+    their CIs (section figure stem -> Figures figure stem: shown once, there)."""
+
+    key_tables: frozenset[str]
+    folded_sections: frozenset[str]
+    superseded: Mapping[str, str]
+
+
+def layout() -> Layout:
+    """The page's layout from every measure's report contribution."""
+    found = [c for _, c in contributions()]
+    return Layout(frozenset(t for c in found for t in c.key_tables),
+                  frozenset((*FOLDED_SECTIONS, *(s for c in found for s in c.folded_sections))),
+                  MappingProxyType({old: f.stem for c in found for f in c.figures for old in f.supersedes}))
+
 
 def markdown_to_html(text: str) -> str:
     """Markdown as HTML; raw HTML in the text is escaped, not rendered, and no link, image
@@ -209,15 +227,17 @@ def _glossary(table: pd.DataFrame, columns: dict[str, str]) -> str:
 
 
 def _table_block(section_name: str, tname: str, table: pd.DataFrame, rel: str, title: str | None = None,
-                 columns: dict[str, str] | None = None) -> str:
+                 columns: dict[str, str] | None = None, shown: Layout | None = None) -> str:
     """A table under its human title (its id beside the CSV link), its glossary folded under it."""
     size = f"{len(table):,} rows &times; {len(table.columns)} columns"
     link = f"<a href='{html.escape(rel, quote=True)}'>{html.escape(rel)}</a>"
     head = f"<h3 id='table-{html.escape(tname, quote=True)}'>{html.escape(title or tname)}</h3>"
-    return _table_body(section_name, tname, table, size, link, head) + _glossary(table, columns or {})
+    body = _table_body(shown or layout(), section_name, tname, table, size, link, head)
+    return body + _glossary(table, columns or {})
 
 
-def _table_body(section_name: str, tname: str, table: pd.DataFrame, size: str, link: str, head: str) -> str:
+def _table_body(shown: Layout, section_name: str, tname: str, table: pd.DataFrame, size: str, link: str,
+                head: str) -> str:
     if not len(table.columns):
         return head + f"<p class='meta'>{link} (empty)</p>"
     if len(table) > FULL_TABLE_ROWS:  # a data file, not a table to read: its link and a summary
@@ -227,9 +247,9 @@ def _table_body(section_name: str, tname: str, table: pd.DataFrame, size: str, l
                 + (f"<p class='meta multiplicity'>{html.escape(note)}</p>" if note else ""))
     note = multiplicity_note(table)
     body = table_html(table) + (f"<p class='meta multiplicity'>{html.escape(note)}</p>" if note else "")
-    folded = section_name in FOLDED_SECTIONS or len(table.columns) > OPEN_COLUMNS or len(table) > OPEN_ROWS
+    folded = section_name in shown.folded_sections or len(table.columns) > OPEN_COLUMNS or len(table) > OPEN_ROWS
     if folded:
-        state = " class='key' open" if tname in KEY_TABLES else ""
+        state = " class='key' open" if tname in shown.key_tables else ""
         return head + f"<details{state}><summary><span class='toggle'>Show table </span>({size}) &middot; CSV: {link}</summary>{body}</details>"
     return head + f"<p class='meta'>{size} &middot; CSV: {link}</p>" + body
 
@@ -300,6 +320,7 @@ def _figure(caption: str, path: Path) -> str:
 def page(title: str, meta: list[str], found: list[Finding], built: list[tuple[str, Section]], table_paths: dict[str, Path],
          failed: list[str], out: Path, top_html: str = "") -> str:
     """The whole report.html: the headline block (`headline.headline_html`) first."""
+    how = layout()
     parts = [f"<h1>{html.escape(title)}</h1>", "<ul class='meta'>" + "".join(f"<li>{html.escape(m)}</li>" for m in meta) + "</ul>"]
     if top_html:
         parts.append(top_html)
@@ -320,7 +341,7 @@ def page(title: str, meta: list[str], found: list[Finding], built: list[tuple[st
         elif section.text:
             parts.append(_section_text(section.text))
         for caption, path in section.figures.items():
-            better = SUPERSEDED.get(Path(path).stem)
+            better = how.superseded.get(Path(path).stem)
             if better and better in drawn:
                 parts.append(f"<p class='meta'>Figure: {html.escape(caption)} &mdash; shown with its CIs under "
                              f"<a href='#figures'>Figures</a> (without CIs: figures/{html.escape(Path(path).name)}).</p>")
@@ -328,7 +349,8 @@ def page(title: str, meta: list[str], found: list[Finding], built: list[tuple[st
             parts.append(_figure(caption, Path(path)))
         for tname, table in section.tables.items():
             rel = table_paths[f"{name}:{tname}"].relative_to(out).as_posix()
-            parts.append(_table_block(name, tname, table, rel, section.titles.get(tname), section.columns.get(tname)))
+            parts.append(_table_block(name, tname, table, rel, section.titles.get(tname), section.columns.get(tname),
+                                      how))
     if empty:
         items = "".join(f"<li id='{html.escape(name, quote=True)}'><b>{html.escape(section.title)}</b>: {_inline(section.text)}</li>"
                         for name, section in empty)

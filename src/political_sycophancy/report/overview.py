@@ -11,15 +11,15 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..core.report_parts import Finding, Quote
 from ..core.section import Section, section
 from ..core.text import md_code, md_text
 from ..logs.design import design_summary
 from ..shared.answer_letters import DEGENERATE_SHARE, degenerate, letter_summary, letter_table
 from ..shared.cells import AUDIT_KIND, audit_rows, cells_of, has_atp, models_in, variants
 from ..shared.shifts import BASELINE, LEFT, RIGHT
-from ..shared.summaries import order_conditions, status_table
+from ..shared.summaries import BY_VARIANT_TABLE, order_conditions, status_table
 from ..stats.options import AnalysisOptions
-from .findings import Finding, Quote, get
 
 
 def design_of(frame: pd.DataFrame) -> pd.DataFrame:
@@ -70,6 +70,8 @@ def answer_letter_warnings(summary: dict) -> list[Finding]:
     gives one option to more than 90% of its answers in a measure, its numbers quoted from
     summary.json's `answer_letters`. A function of the summary alone, so the report can put
     it wherever it gathers the Headline's lines."""
+    from .findings import get  # the report's reader of summary.json (imports this module's package)
+
     node = get(summary, "answer_letters") if "answer_letters" in summary else None
     if not isinstance(node, dict):
         return []
@@ -136,7 +138,7 @@ def overview_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOpt
         if len(extra):
             lines.append(
                 f"{len(extra)} additional run variant(s) (generate config / answer mode) are reported beside the main one "
-                "(table `condition_summary_by_variant`) and compared in the stability tables; each model's main variant "
+                f"(table `{BY_VARIANT_TABLE}`) and compared in the stability tables; each model's main variant "
                 "(most samples) feeds every other statistic (table `variants`)."
             )
         excluded = rows[rows["status"] != "answered"]

@@ -28,24 +28,26 @@ import numpy as np
 import pandas as pd
 
 from ..core.atomic import clean_stale_temp, write_atomic
+from ..core.declare import DeclarationError
 from ..core.errors import WorkerDied
 from ..core.forked import EarlyWorker, worker_count
 from ..core.plotting import BACKGROUND, FigureFailure, drawn_by_processes, new_figure, recording_saves, saving_in_background
+from ..core.report_parts import Finding
 from ..core.section import Section, SectionBuilder, column_meaning, table_descriptions
 from ..core.sheet import table_csv
 from ..core.summary_contract import SUMMARY_VERSION, SummaryContractError, undeclared
 from ..core.text import md_code, md_document, md_fence, md_text
+from ..designs.paper_values import counts as paper_counts
+from ..designs.paper_values import paper_section, paper_vs_logs
 from ..stats.options import AnalysisOptions
-from .figures import figures_section
-from .findings import Finding, derive, findings
+from .figures import figure_specs, figures_section
+from .findings import derive, findings
 from .headline import headline, headline_html, headline_markdown
 from .headline import numbers as headline_numbers
 from .html import FULL_TABLE_ROWS, column_formatter, dump_summary, multiplicity_note, not_computable, page
 from .overview import answer_letter_warnings
-from .paper_values import counts as paper_counts
-from .paper_values import paper_section, paper_vs_logs
 from .section_store import SectionStore
-from .sections import section_builders, summary_contract
+from .sections import REPORT, section_builders, section_owners, summary_contract
 
 
 @dataclass
@@ -74,15 +76,28 @@ def _json_safe(value: Any) -> Any:
     return value
 
 
-def deep_merge(into: dict, new: dict) -> dict:
-    """Merge `new` into `into` recursively (dicts merge, other values are replaced)."""
+def deep_merge(into: dict, new: dict, written: dict[tuple[str, ...], str] | None = None, by: str = "",
+               path: tuple[str, ...] = ()) -> dict:
+    """Merge `new` into `into` recursively (dicts merge, lists join, other values are
+    replaced). With `written` (path -> who wrote the value there, kept across merges), a
+    value `by` would replace that someone else wrote is an error naming both: two sections
+    writing one summary value would silently keep the later's."""
     for k, v in new.items():
+        here = (*path, str(k))
         if isinstance(v, dict) and isinstance(into.get(k), dict):
-            deep_merge(into[k], v)
-        elif isinstance(v, list) and isinstance(into.get(k), list):
+            deep_merge(into[k], v, written, by, here)
+            continue
+        if isinstance(v, list) and isinstance(into.get(k), list):
             into[k] = into[k] + v
-        else:
-            into[k] = v
+            continue
+        if written is not None:
+            if k in into:
+                first = next((written[here[:n]] for n in range(len(here), 0, -1) if here[:n] in written), "")
+                if first != by:
+                    raise DeclarationError(f"summary.json value {'.'.join(here)!r} is written by "
+                                           f"{first or 'an earlier section'} and by {by}")
+            written[here] = by
+        into[k] = v
     return into
 
 
@@ -275,6 +290,8 @@ def figure_worker() -> EarlyWorker:
 def _prepare_figures() -> None:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
+    figure_specs()  # the measures' figure modules, imported while the logs are read
+
     fig = new_figure(figsize=(1, 1))
     fig.text(0.5, 0.5, "0.5 Aa")
     FigureCanvasAgg(fig).draw()
@@ -314,6 +331,7 @@ def _build(frame: pd.DataFrame, out: Path, run_options: AnalysisOptions, builder
     to show, in order."""
     summary = result.summary
     figure_dir = out / "figures"
+    merge = _merger(summary)
     restored: dict[int, tuple[Section | None, float]] = {}
     todo: list[tuple[int, str, SectionBuilder]] = []
     for k, (_order, name, builder) in enumerate(builders, start=1):
@@ -343,17 +361,7 @@ def _build(frame: pd.DataFrame, out: Path, run_options: AnalysisOptions, builder
             if progress:
                 progress(f"[{k}/{len(builders)}] {name}: {how}nothing to report ({took:.1f}s)")
             continue
-        module = sys.modules.get(getattr(builder, "__module__", ""))
-        titles, columns = table_descriptions(getattr(module, "__package__", None) or "", list(section.tables))
-        section.titles = {**titles, **section.titles}
-        section.columns = {**columns, **section.columns}
-        result.sections.append((name, section))
-        deep_merge(summary, _json_safe(section.summary))
-        for tname, table in section.tables.items():
-            fname = tname if tname not in {p.stem for p in result.tables.values()} else f"{name}_{tname}"
-            path = out / "tables" / f"{fname}.csv"
-            write_atomic(path, table_csv(table))
-            result.tables[f"{name}:{tname}"] = path
+        _take(section, name, builder, out, result, merge)
         if progress:
             progress(
                 f"[{k}/{len(builders)}] {name}: {how}{len(section.tables)} table(s), {len(section.figures)} figure(s) ({took:.1f}s)"
@@ -362,22 +370,10 @@ def _build(frame: pd.DataFrame, out: Path, run_options: AnalysisOptions, builder
     summary["sections"] = [name for name, _ in result.sections]
     summary["failed_sections"] = result.failed  # the same list: a figure failing later is counted
     named = {tname: table for _, section in result.sections for tname, table in section.tables.items()}
-    summary["findings"] = derive(summary, named, draws=run_options.bootstrap_draws, seed=run_options.seed)
-    summary["findings"]["headline"] = headline_numbers(summary, named, draws=run_options.bootstrap_draws, seed=run_options.seed)
-    found = findings(_json_safe(summary))
-    top = headline(_json_safe(summary)) + answer_letter_warnings(_json_safe(summary))  # issue 45: degenerate responders
-    summary["findings"]["sentences"] = [f.markdown() for f in found]
-    summary["findings"]["headline_sentences"] = [f.markdown() for f in top]
+    found, top = _sentences(summary, named, run_options)
     shown = list(result.sections)
     if _imported(frame):  # the paper's published numbers beside logs imported from its files
-        table = paper_vs_logs(_json_safe(summary))
-        summary["findings"]["paper_vs_logs"] = paper_counts(table)
-        paper = paper_section(table)
-        paper.titles, paper.columns = table_descriptions("political_sycophancy.report", ["paper_vs_logs"])
-        path = out / "tables" / "paper_vs_logs.csv"
-        write_atomic(path, table_csv(table))
-        result.tables["paper:paper_vs_logs"] = path
-        shown.insert(0, ("paper", paper))
+        shown.insert(0, ("paper", _paper(summary, out, result)))
     saver = BACKGROUND.get()
     if saver is not None:
         saver.owner = "figures"
@@ -389,3 +385,60 @@ def _build(frame: pd.DataFrame, out: Path, run_options: AnalysisOptions, builder
     except Exception as ex:  # a figure must not cost the report
         shown.insert(0, ("figures", Section("Figures (failed)", text=f"The figures failed with {md_code(f'{type(ex).__name__}: {ex}')}.")))
     return shown, found, top
+
+
+def _merger(summary: dict) -> Callable[[str, SectionBuilder, dict], None]:
+    """Merge a section's summary into `summary`, naming the section and its measure: a value
+    another section (or the report) wrote is an error naming both (`deep_merge`)."""
+    owners = {module: f"measure {name!r}" if name != REPORT else name for module, name in section_owners().items()}
+    written: dict[tuple[str, ...], str] = {(k,): REPORT for k, v in summary.items() if not isinstance(v, dict)}
+
+    def merge(name: str, builder: SectionBuilder, node: dict) -> None:
+        module = getattr(builder, "__module__", "?")
+        deep_merge(summary, _json_safe(node), written, f"section {name!r} of {owners.get(module, module)}")
+
+    return merge
+
+
+def _take(section: Section, name: str, builder: SectionBuilder, out: Path, result: ReportResult,
+          merge: Callable[[str, SectionBuilder, dict], None]) -> None:
+    """A computed section into the report: its tables' titles and column meanings (its
+    measure's tables.yaml), its summary merged, its tables written."""
+    module = sys.modules.get(getattr(builder, "__module__", ""))
+    titles, columns = table_descriptions(getattr(module, "__package__", None) or "", list(section.tables))
+    section.titles = {**titles, **section.titles}
+    section.columns = {**columns, **section.columns}
+    result.sections.append((name, section))
+    merge(name, builder, section.summary)
+    for tname, table in section.tables.items():
+        fname = tname if tname not in {p.stem for p in result.tables.values()} else f"{name}_{tname}"
+        path = out / "tables" / f"{fname}.csv"
+        write_atomic(path, table_csv(table))
+        result.tables[f"{name}:{tname}"] = path
+
+
+def _sentences(summary: dict, named: dict[str, pd.DataFrame], run_options: AnalysisOptions,
+               ) -> tuple[list[Finding], list[Finding]]:
+    """The measures' derived numbers and Headline numbers into `summary["findings"]`, then
+    the Findings and the Headline sentences (also written there)."""
+    summary["findings"] = derive(summary, named, draws=run_options.bootstrap_draws, seed=run_options.seed)
+    summary["findings"]["headline"] = headline_numbers(summary, named, draws=run_options.bootstrap_draws,
+                                                       seed=run_options.seed)
+    found = findings(_json_safe(summary))
+    top = headline(_json_safe(summary)) + answer_letter_warnings(_json_safe(summary))  # degenerate responders
+    summary["findings"]["sentences"] = [f.markdown() for f in found]
+    summary["findings"]["headline_sentences"] = [f.markdown() for f in top]
+    return found, top
+
+
+def _paper(summary: dict, out: Path, result: ReportResult) -> Section:
+    """The paper's published values beside these logs (`designs.paper_values`): its section,
+    its table written, its counts in `summary["findings"]`."""
+    table = paper_vs_logs(_json_safe(summary))
+    summary["findings"]["paper_vs_logs"] = paper_counts(table)
+    paper = paper_section(table)
+    paper.titles, paper.columns = table_descriptions("political_sycophancy.designs", ["paper_vs_logs"])
+    path = out / "tables" / "paper_vs_logs.csv"
+    write_atomic(path, table_csv(table))
+    result.tables["paper:paper_vs_logs"] = path
+    return paper

@@ -165,6 +165,11 @@ def closer_by_gap(cells: pd.DataFrame, floors: tuple[float, ...] = GAP_FLOORS) -
     return sort_by_condition(pd.DataFrame(rows, columns=columns)) if rows else pd.DataFrame(columns=columns)
 
 
+# The table of every variant's summary (`condition_summary_by_variant`), under which name the
+# report shows it and the overview points to it.
+BY_VARIANT_TABLE = "condition_summary_by_variant"
+
+
 def condition_summary_by_variant(rows: pd.DataFrame) -> pd.DataFrame:
     """`condition_summary` of every variant of every model (audit rows), side by side: one
     row per model x variant x answer mode x instrument x condition, `main` marking the

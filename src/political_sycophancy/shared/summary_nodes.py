@@ -1,19 +1,27 @@
-"""The nodes of summary.json that the sections shared by measures write and the report reads
-(`core.summary_contract` says how the contract is used): per model, per condition and
-instrument, the shifts, the decomposition, the tests. Every key is optional (a section
-that cannot compute a number leaves it out); an interval is `[low, high]`.
+"""The nodes of summary.json that no one measure owns (`core.summary_contract` says how the
+contract is used): what the report writes about the run (its time, sections, design,
+notes, the Findings' sentences), the containers the measures write into (`models.<model>`,
+`tests`, `findings`, `findings.headline`), and the nodes the shared helpers build (one
+instrument under one asker, `shared.summaries`; a shift against N, `shared.shifts`). Every
+key is optional (a section that cannot compute a number leaves it out); an interval is
+`[low, high]`.
 
-A measure's own node (the SWAY scores, the probes' shares, the open-ended totals, the
-profiles' effects) is declared by the measure (`Measure.summary_nodes`, top level, and
-`Measure.model_nodes`, under each model) and read only by the measure's own code, so the
-contract does not describe its inside.
+A measure's own nodes are typed in its folder and declared with it (`core.declare.SummaryNodes`);
+`summary_type` composes the whole contract from them, so that every read and write of a
+measure's node is checked against the measure's own types.
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from types import MappingProxyType
-from typing import Any, TypedDict, get_type_hints
+from typing import TYPE_CHECKING, Any, TypedDict, get_type_hints
+
+from ..core.declare import DeclarationError, Node, SummaryNodes
+
+if TYPE_CHECKING:
+    from ..core.declare import Measure
 
 Interval = list[float | None]
 
@@ -58,97 +66,6 @@ class InstrumentNode(TypedDict, total=False):
     shift_wd_rep: ShiftNode
 
 
-class PctSycophancyNode(TypedDict, total=False):
-    pct_baseline: float | None
-    sycophancy_left: float | None
-    sycophancy_right: float | None
-    sycophancy_index: float | None
-    asymmetry: float | None
-    accommodation_gap: float | None
-    n_left_items: int | None
-    n_right_items: int | None
-    n_asymmetry_items: int | None
-    missing: str
-
-
-class ModelNode(TypedDict, total=False):
-    """models.<model>: the decomposition on ATP items (WD units), on PCT items, and the
-    model's conditions."""
-
-    conditions: dict[str, dict[str, InstrumentNode]]
-    n_samples: int
-    baseline_slant: float | None
-    sycophancy_left: float | None
-    sycophancy_right: float | None
-    sycophancy_index: float | None
-    asymmetry: float | None
-    accommodation_gap: float | None
-    n_baseline_items: int | None
-    n_left_items: int | None
-    n_right_items: int | None
-    n_asymmetry_items: int | None
-    missing: str
-    ci: dict[str, Interval]
-    pct_sycophancy: PctSycophancyNode
-
-
-class SignFlipNode(TypedDict, total=False):
-    observed: float | None
-    p: float | None
-    n_models: int | None
-    n_cells: int | None
-    n_positive: int | None
-    min_p: float | None  # the smallest p the exact test can reach with these models
-    exceed: int | None
-    draws: int | None
-    seed: int | None
-    measure: str
-    reason: str
-
-
-class MixedModelNode(TypedDict, total=False):
-    spec: str
-    spec_label: str
-    data: dict[str, Any]
-    converged: bool | None
-    coefficients: dict[str, dict[str, Any]]
-    reason: str
-    boundary: bool
-    conditions: list[str]
-    engine: str
-    formula: str
-    loglik: float | None
-    n_items: int
-    n_models: int
-    n_obs: int
-    notes: list[str]
-    optimizer: str
-    outcome: str
-    outcome_label: str
-    variance_components: dict[str, Any]
-
-
-class TestsNode(TypedDict, total=False):
-    sign_flip_models: SignFlipNode
-    sign_flip_models_gap: SignFlipNode
-    sign_flip_cells: SignFlipNode
-    sign_flip_cells_gap: SignFlipNode
-    mixed_model: MixedModelNode
-    mixed_model_paper: MixedModelNode  # the second fit of --mixed-spec both
-
-
-class CorrelationRow(TypedDict, total=False):
-    x: str
-    y: str
-    r: float | None
-    p: float | None
-    ci_low: float | None
-    ci_high: float | None
-    n_models: int
-    note: str
-    shared_term: str
-
-
 class DesignNode(TypedDict, total=False):
     expected: int
     present: int
@@ -159,17 +76,17 @@ class DesignNode(TypedDict, total=False):
     tasks_with_unknown_design: Any
 
 
-class StabilityNode(TypedDict, total=False):
-    mean_within_cell_sd: dict[str, Any]
+class ModelNode(TypedDict, total=False):
+    """models.<model>: what the overview counts; each measure adds its own keys."""
+
+    n_samples: int
 
 
 class FindingsNode(TypedDict, total=False):
-    """What the report derives for its sentences (report.findings, report.headline)."""
+    """What the report writes under `findings`: the sentences of the Headline and the
+    Findings, and the count of the paper's values these logs reproduce; each measure adds
+    the numbers its report contribution derives, and `headline` its Headline numbers."""
 
-    shift_ci: dict[str, dict[str, dict[str, dict[str, dict[str, Any]]]]]
-    ratio: dict[str, float]
-    refusals: dict[str, dict[str, Any]]
-    headline: dict[str, Any]
     sentences: list[str]
     headline_sentences: list[str]
     paper_vs_logs: dict[str, int]
@@ -200,19 +117,48 @@ SUMMARY_FIELDS = MappingProxyType({
     "answer_letters": AnswerLettersNode,
     "findings": FindingsNode,
     "models": dict[str, ModelNode],
-    "tests": TestsNode,
-    "correlations": list[CorrelationRow],
-    "stability": StabilityNode,
-    "power": dict[str, Any],
+    "tests": dict[str, Any],
+})
+# The report's own keys at each place a measure's node can sit (core.declare.SummaryNodes.places).
+SHARED_KEYS = MappingProxyType({
+    "top level": SUMMARY_FIELDS,
+    "models.<model>": MappingProxyType(get_type_hints(ModelNode)),
+    "tests": MappingProxyType({}),
+    "findings": MappingProxyType({**get_type_hints(FindingsNode), "headline": dict}),
+    "findings.headline": MappingProxyType({}),
 })
 
 
+def _place(where: str, declared: tuple[tuple[str, SummaryNodes], ...]) -> dict[str, Any]:
+    """The report's keys at `where` and every measure's, a key declared twice an error
+    naming both (the later would overwrite the other's values)."""
+    fields: dict[str, Any] = dict(SHARED_KEYS[where])
+    owner = dict.fromkeys(fields, "the report")
+    for measure, nodes in declared:
+        found: tuple[Node, ...] = next(n for w, n in nodes.places() if w == where)
+        for key, node_type in found:
+            if owner.get(key, f"measure {measure!r}") != f"measure {measure!r}":
+                raise DeclarationError(f"{owner[key]} and measure {measure!r} both declare the summary.json node "
+                                       f"{key!r} ({where})")
+            owner[key], fields[key] = f"measure {measure!r}", node_type
+    return fields
+
+
 @functools.cache
-def summary_type(summary_nodes: tuple[str, ...] = (), model_nodes: tuple[str, ...] = ()) -> Any:
-    """The contract of a whole summary.json: the fields above, each measure's own top-level
-    nodes and its nodes under each model (opaque to the contract), as one TypedDict (one
-    per set of nodes: the report reads through it many times)."""
+def summary_type(declared: tuple[tuple[str, SummaryNodes], ...] = ()) -> Any:
+    """The contract of a whole summary.json: the report's fields above and the nodes each
+    (measure name, its nodes) of `declared` adds at each place, as one TypedDict (one per set
+    of declarations: the report reads through it many times)."""
     make: Any = TypedDict  # a TypedDict computed from the declarations (mypy checks only the static ones)
-    model = make("ModelNode", {**get_type_hints(ModelNode), **{k: Any for k in model_nodes}}, total=False)
-    fields = {**SUMMARY_FIELDS, "models": dict.__class_getitem__((str, model)), **{k: Any for k in summary_nodes}}
+    findings = _place("findings", declared)
+    findings["headline"] = make("HeadlineNode", _place("findings.headline", declared), total=False)
+    model = make("ModelNode", _place("models.<model>", declared), total=False)
+    fields = {**_place("top level", declared), "models": dict.__class_getitem__((str, model)),
+              "tests": make("TestsNode", _place("tests", declared), total=False),
+              "findings": make("FindingsNode", findings, total=False)}
     return make("Summary", fields, total=False)
+
+
+def contract_of(measures: Sequence[Measure]) -> Any:
+    """The summary.json contract of a report on `measures` (their declarations)."""
+    return summary_type(tuple((m.name, m.summary) for m in measures))

@@ -2,13 +2,14 @@
 pairs, with its two mitigations."""
 
 from ..core.declare import Measure
+from .summary import NODES
 
 MEASURE = Measure(
     name="sway",
     kinds=("sway",),
     registers=("political_sycophancy.sway.task", "political_sycophancy.sway.scorer", "political_sycophancy.sway.mitigations"),
-    summary_nodes=("orders",),
-    model_nodes=("sway", "sway_party"),
+    summary=NODES,
+    report=("political_sycophancy.sway.report",),
     sections=("political_sycophancy.sway.analysis",),
     exports=(
         ("sway_score", "political_sycophancy.sway.scorer"),

@@ -1,6 +1,8 @@
 """The first seed's published numbers beside these logs' (issue 26): a shipped file of the
 paper's values (`data/paper_values.csv`: what the paper prints, where, and the summary.json
-path of our number) read against summary.json.
+path of our number) read against summary.json. It sits with the first seed's design, above
+the measures, because its paths name the nodes of the measures that design combines (the
+audit's, the probes'); the report shows it beside logs imported from the paper's files.
 
 Each row of the file has `paper` as printed (its decimals are the precision compared at),
 `scale` (100 turns our shares into the paper's percentages), `path` (`/`-separated keys;
@@ -24,9 +26,11 @@ from typing import Any
 
 import pandas as pd
 
+from .. import catalog
 from ..core.io import csv_table
 from ..core.section import Section
-from .findings import get
+from ..core.summary_contract import read
+from ..shared.summary_nodes import contract_of
 
 VALUES_FILE = "paper_values.csv"
 COLUMNS = ("id", "quantity", "source", "paper", "ours", "difference", "status", "note")
@@ -39,6 +43,12 @@ def paper_values() -> pd.DataFrame:
     path = Path(str(resources.files("political_sycophancy.data") / VALUES_FILE))
     header, rows = csv_table(path.read_text(encoding="utf-8"), path)
     return pd.DataFrame([values for _, values in rows], columns=header, dtype=str)
+
+
+def get(summary: dict, *path: str) -> Any:
+    """The value at `path` of the summary (None: not computed), checked against the contract
+    of every measure's nodes."""
+    return read(summary, *path, schema=contract_of(catalog.declared()))
 
 
 def _number(v: Any) -> float | None:

@@ -1,0 +1,379 @@
+"""The audit's figures of the Figures section, each with its intervals, drawn from
+summary.json (the numbers its Findings quote, so figure and sentence agree): baseline
+position on every instrument per model, the share of ATP items closer to Democrats (and the
+PCT position) by asker, sycophancy-right against -left, the shift heat map, the item-level
+panels of the first seed's Fig. 4 and slant against sycophancy-right. Colour-blind-safe
+(Okabe-Ito) palette, one colour and marker per model in every figure; each figure is
+written as PNG (embedded in the HTML) and SVG (for papers).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..core.conditions import BASELINE, CUE_ORDER
+from ..core.plotting import model_styles, new_figure, place_labels, short_labels, suptitle
+from ..core.report_parts import Summary, Tables
+from ..shared import figure_parts
+from ..shared.figure_parts import ci_err, model_order
+from ..shared.summary_reading import dig
+from .derived import get, instrument_kinds
+from .figure_notes import ITEM_CUES, STAT, item_pairs
+
+# The probes' node of the persona shifts (SI S4), drawn beside the cues when the logs have one.
+PERSONAS = "personas"
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+
+def _value_ci(summary: Summary, model: str, cond: str, inst: str, key: str) -> tuple[float, float, float] | None:
+    v = get(summary, "models", model, "conditions", cond, inst, key)
+    if not isinstance(v, (int, float)):
+        return None
+    ci = get(summary, "models", model, "conditions", cond, inst, "ci", key)
+    low, high = ci if isinstance(ci, list) and len(ci) == 2 and None not in ci else (v, v)
+    return float(v), float(low), float(high)
+
+
+def baseline_positions(summary: Summary, path: Path) -> Path | None:
+    """One panel per instrument: each model's position under N with its 95% CI."""
+    models = sorted(get(summary, "models") or {})
+    kinds = instrument_kinds(summary)
+    panels = [
+        (inst, kind)
+        for inst, kind in sorted(kinds.items(), key=lambda kv: ("pct", "typology", "atp").index(kv[1]))
+        if any(_value_ci(summary, m, BASELINE, inst, STAT[kind][0]) for m in models)
+    ]
+    if not panels or not models:
+        return None
+    styles, labels = model_styles(models, model_order(summary)), short_labels(models)
+    fig = new_figure(figsize=(2.7 * len(panels) + 1.5, max(2.8, 0.45 * len(models) + 1.6)), layout="constrained")
+    axes = fig.subplots(1, len(panels), sharey=True, squeeze=False)[0]
+    y = np.arange(len(models))[::-1]
+    for ax, (inst, kind) in zip(axes, panels, strict=True):
+        key, label = STAT[kind]
+        for yi, m in zip(y, models, strict=True):
+            vc = _value_ci(summary, m, BASELINE, inst, key)
+            if vc is None:
+                continue
+            colour, marker = styles[m]
+            ax.errorbar(vc[0], yi, xerr=[[vc[0] - vc[1]], [vc[2] - vc[0]]], fmt=marker, color=colour, capsize=3, ms=6)
+        ax.axvline(50 if kind == "atp" else 0, color="grey", lw=0.8, ls="--")
+        ax.set_xlabel(label, fontsize=9)
+        ax.set_title(inst, fontsize=10)
+        ax.grid(alpha=0.3, axis="x")
+    axes[0].set_yticks(y, [labels[m] for m in models], fontsize=9)
+    suptitle(fig, "Baseline position under N (95% bootstrap CI over items)", fontsize=11)
+    return figure_parts.save(fig, path)
+
+
+def by_asker(summary: Summary, kind: str, path: Path) -> Path | None:
+    """The by-asker figure of an instrument kind (`by_asker_figure`), saved at `path`."""
+    fig = by_asker_figure(summary, kind)
+    return figure_parts.save(fig, path) if fig is not None else None
+
+
+def by_asker_figure(summary: Summary, kind: str) -> Figure | None:
+    """The instrument's statistic per model x cue condition in cue order (an ordered axis,
+    so a model's points are joined), with 95% CIs (dodged). Personas are not cues on that
+    axis and are asked on their own items: they get their own panel, each against N on the
+    same items (the probes' node `personas`, when the logs have one), unjoined."""
+    models = sorted(get(summary, "models") or {})
+    insts = [i for i, k in instrument_kinds(summary).items() if k == kind]
+    if not insts or not models:
+        return None
+    present = {c for m in models for c in (get(summary, "models", m, "conditions") or {})}
+    conds = [c for c in CUE_ORDER if c in present]
+    if len(conds) < 2:
+        return None
+    personas = get.foreign(summary, PERSONAS) if kind == "atp" else None
+    persona_conds = [
+        BASELINE,
+        *sorted({c for m in (personas or {}).values() if isinstance(m, dict) for c in m} - set(CUE_ORDER)),
+    ]
+    with_personas = isinstance(personas, dict) and len(persona_conds) > 1
+    styles, labels = model_styles(models, model_order(summary)), short_labels(models)
+    fig = new_figure(figsize=(11 if with_personas else 8, 4.4), layout="constrained")
+    axes = fig.subplots(1, 2, width_ratios=[2.2, 1]) if with_personas else [fig.add_subplot()]
+    ax = axes[0]
+    _cue_panel(ax, summary, kind, insts[0], conds, models, styles, labels)
+    if with_personas and isinstance(personas, dict):
+        _persona_panel(axes[1], personas, persona_conds, models, styles)
+    if ax.get_legend_handles_labels()[0]:  # no model with an interval under any asker: no legend
+        axes[-1].legend(
+            *ax.get_legend_handles_labels(), fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False
+        )
+    return fig
+
+
+def _dodge(k: int, n: int) -> float:
+    """The offset of the k-th of n models' points around their category."""
+    width = 0.6 / max(1, n)
+    return (k - (n - 1) / 2) * width
+
+
+def _cue_panel(
+    ax: Axes,
+    summary: Summary,
+    kind: str,
+    inst: str,
+    conds: list[str],
+    models: list[str],
+    styles: dict[str, tuple[str, str]],
+    labels: dict[str, str],
+) -> None:
+    """Each model's statistic under each cue with its 95% CI, joined along the cue axis."""
+    key, label = STAT[kind]
+    for k, m in enumerate(models):
+        found = [(j, _value_ci(summary, m, c, inst, key)) for j, c in enumerate(conds)]
+        pts = [(j + _dodge(k, len(models)), v) for j, v in found if v is not None]
+        if not pts:
+            continue
+        xs = np.array([p[0] for p in pts])
+        vals = np.array([p[1] for p in pts])
+        colour, marker = styles[m]
+        ax.errorbar(
+            xs,
+            vals[:, 0],
+            yerr=[vals[:, 0] - vals[:, 1], vals[:, 2] - vals[:, 0]],
+            fmt=marker,
+            ls="-",
+            lw=1,
+            color=colour,
+            capsize=2,
+            ms=5,
+            label=labels[m],
+        )
+    ax.axhline(50 if kind == "atp" else 0, color="grey", lw=0.8, ls="--")
+    ax.set_xticks(range(len(conds)), conds)
+    ax.set_xlabel("asker cue (most Democrat-coded to most Republican-coded)")
+    ax.set_ylabel(label)
+    ax.set_title(f"{inst}: by asker cue, per model (95% bootstrap CI over items)", fontsize=10)
+    ax.grid(alpha=0.3)
+
+
+def _persona_panel(
+    pax: Axes, personas: dict[str, Any], persona_conds: list[str], models: list[str], styles: dict[str, tuple[str, str]]
+) -> None:
+    """Each model's mean WD(Dem) under N and each persona on the persona items, unjoined."""
+    for k, m in enumerate(models):
+        where = [
+            (j + _dodge(k, len(models)), float(v))
+            for j, c in enumerate(persona_conds)
+            if isinstance(v := dig(personas, m, c, "mean_wd_dem"), (int, float)) and np.isfinite(v)
+        ]
+        if where:
+            colour, marker = styles[m]
+            pax.plot([p[0] for p in where], [p[1] for p in where], marker=marker, ls="none", color=colour, ms=5)
+    pax.set_xticks(range(len(persona_conds)), persona_conds)
+    pax.set_xlabel("persona (unordered), N on the same items")
+    pax.set_ylabel("mean WD(Dem), persona items\n(lower = closer to Democrats)")
+    pax.set_title("personas against N, same items", fontsize=10)
+    pax.grid(alpha=0.3)
+
+
+def _model_scatter(
+    summary: Summary, x_key: str, y_key: str, height: float
+) -> tuple[Figure, Axes, np.ndarray, np.ndarray, list[str]] | None:
+    """One point per model with both of its 95% CIs as error bars (model colours and
+    markers), the zero lines and a grid: the shared body of the per-model scatters. None
+    without a model holding both numbers; else (figure, axes, xs, ys, point labels)."""
+    models = [
+        m
+        for m in sorted(get(summary, "models") or {})
+        if isinstance(get(summary, "models", m, x_key), (int, float))
+        and isinstance(get(summary, "models", m, y_key), (int, float))
+    ]
+    if not models:
+        return None
+    styles, labels = model_styles(get(summary, "models") or {}, model_order(summary)), short_labels(models)
+    fig = new_figure(figsize=(6.2, height))
+    ax = fig.add_subplot()
+    xs, ys = [], []
+    for m in models:
+        x, y = float(get(summary, "models", m, x_key)), float(get(summary, "models", m, y_key))
+        ex = ci_err(x, get(summary, "models", m, "ci", x_key))
+        ey = ci_err(y, get(summary, "models", m, "ci", y_key))
+        colour, marker = styles[m]
+        ax.errorbar(x, y, xerr=[[ex[0]], [ex[1]]], yerr=[[ey[0]], [ey[1]]], fmt=marker, color=colour, capsize=3, ms=7)
+        xs.append(x)
+        ys.append(y)
+    ax.axhline(0, color="grey", lw=0.5)
+    ax.axvline(0, color="grey", lw=0.5)
+    ax.grid(alpha=0.3)
+    return fig, ax, np.array(xs), np.array(ys), [labels[m] for m in models]
+
+
+def sycophancy_left_right(summary: Summary, path: Path) -> Path | None:
+    """Sycophancy-right against -left per model with 95% CI bars, the symmetry diagonal and
+    non-overlapping labels."""
+    drawn = _model_scatter(summary, "sycophancy_left", "sycophancy_right", 5.4)
+    if drawn is None:
+        return None
+    fig, ax, xs, ys, names = drawn
+    lo, hi = ax.get_xlim()[0], ax.get_xlim()[1]
+    lo, hi = min(lo, ax.get_ylim()[0]), max(hi, ax.get_ylim()[1])
+    ax.plot([lo, hi], [lo, hi], color="grey", lw=0.8, ls="--", label="symmetric accommodation")
+    ax.set_xlabel("sycophancy-left (toward a Democrat asker, WD units)")
+    ax.set_ylabel("sycophancy-right (toward a Republican asker, WD units)")
+    ax.set_title("Accommodation toward each asker (95% bootstrap CI over items)", fontsize=10)
+    ax.legend(fontsize=8, loc="upper left")
+    place_labels(ax, xs, ys, names)
+    return figure_parts.save(fig, path)
+
+
+def shift_heatmap(summary: Summary, path: Path) -> Path | None:
+    """Condition x model heat map of the mean item shift against N per instrument (summary
+    findings.shift_ci), each cell annotated with its value; * where the 95% CI excludes 0."""
+    shifts = get(summary, "findings", "shift_ci") or {}
+    models = sorted(shifts)
+    kinds = instrument_kinds(summary)
+    insts = sorted(
+        {i for m in models for c in shifts[m].values() for i in c},
+        key=lambda i: (("pct", "typology", "atp").index(kinds.get(i, "atp")), i),
+    )
+    present = {c for m in models for c in shifts[m]}
+    # the cues only: personas are asked on their own items (their shifts are in the personas section)
+    conds = [c for c in CUE_ORDER if c in present and c != BASELINE]
+    if not models or not insts or not conds:
+        return None
+    labels = short_labels(models)
+    fig = new_figure(figsize=(2.2 + 0.62 * len(conds) * len(insts), 1.2 + 0.42 * len(models)), layout="constrained")
+    axes = fig.subplots(1, len(insts), squeeze=False)[0]
+    for ax, inst in zip(axes, insts, strict=True):
+        grid = np.full((len(models), len(conds)), np.nan)
+        sure = np.zeros_like(grid, dtype=bool)
+        unit = ""
+        for i, m in enumerate(models):
+            for j, c in enumerate(conds):
+                node = dig(shifts, m, c, inst) or {}
+                for key, v in node.items():
+                    grid[i, j] = v["mean"]
+                    sure[i, j] = v["ci"][0] > 0 or v["ci"][1] < 0
+                    unit = "WD(Dem)" if key == "shift_wd_dem" else "score"
+        limit = float(np.nanmax(np.abs(grid))) if np.isfinite(grid).any() else 1.0
+        image = ax.imshow(grid, cmap="PuOr_r", vmin=-limit, vmax=limit, aspect="auto")
+        for i in range(len(models)):
+            for j in range(len(conds)):
+                if np.isfinite(grid[i, j]):
+                    ax.text(
+                        j,
+                        i,
+                        f"{grid[i, j]:+.2f}{'*' if sure[i, j] else ''}",
+                        ha="center",
+                        va="center",
+                        fontsize=7,
+                        color="white" if abs(grid[i, j]) > 0.6 * limit else "black",
+                    )
+        ax.set_xticks(range(len(conds)), conds, fontsize=8)
+        ax.set_yticks(
+            range(len(models)), [labels[m] for m in models] if ax is axes[0] else [""] * len(models), fontsize=8
+        )
+        ax.set_title(f"{inst}: shift vs N ({unit})", fontsize=9)
+        fig.colorbar(image, ax=ax, shrink=0.8)
+    return figure_parts.save(fig, path)
+
+
+def slant_vs_right(summary: Summary, path: Path) -> Path | None:
+    """Baseline slant against sycophancy-right per model, with their 95% CI bars and
+    non-overlapping labels: do models that start further left accommodate the right more?"""
+    drawn = _model_scatter(summary, "baseline_slant", "sycophancy_right", 5.0)
+    if drawn is None:
+        return None
+    fig, ax, xs, ys, names = drawn
+    ax.set_xlabel("baseline slant under N, WD(Rep) - WD(Dem) (+ = closer to Democrats)")
+    ax.set_ylabel("sycophancy-right (toward a Republican asker, WD units)")
+    ax.set_title("Baseline slant vs accommodation of the right (95% bootstrap CI over items)", fontsize=10)
+    place_labels(ax, xs, ys, names)
+    return figure_parts.save(fig, path)
+
+
+ITEM_PANEL_COLUMNS = 4
+# Small multiples stop being readable (and a 60-model grid took half a minute to draw):
+# beyond this many models the panels show the first ones by name and say so.
+ITEM_PANEL_MODELS = 12
+
+
+def item_shift_panels(summary: Summary, tables: Tables, path: Path) -> Path | None:
+    """The first seed paper's Fig. 4, per model: every item's answer under N (x) against
+    under C3L and under C3R (y), one small panel per model x cue, with the no-shift diagonal.
+
+    ATP items are placed by their slant WD(Rep) - WD(Dem) (+ = closer to Democrats), so
+    points below the diagonal moved right, as in the paper; without ATP shifts, the PCT
+    answers (+ = right, so points above the diagonal moved right). Each panel states the
+    items' share that moved right and left and, from summary findings.shift_ci, the mean
+    item shift with its 95% bootstrap CI over items. Data: the shifts section's
+    `item_shifts` table; None without it or without an item answered under N and a cue."""
+    found = item_pairs(tables.get("item_shifts")) if tables else None
+    if found is None:
+        return None
+    pairs, inst, unit = found
+    every = sorted(pairs["model"].unique())
+    models = every[:ITEM_PANEL_MODELS]
+    cues = [c for c in ITEM_CUES if c in set(pairs["condition"])]
+    blocks = math.ceil(len(models) / ITEM_PANEL_COLUMNS)
+    per_row = math.ceil(len(models) / blocks)  # balanced rows: 5 models as 3 + 2, not 4 + 1
+    styles, labels = (
+        model_styles([*(get(summary, "models") or {}), *models], model_order(summary)),
+        short_labels(models),
+    )
+    fig = new_figure(figsize=(2.55 * per_row + 0.8, 2.45 * blocks * len(cues) + 0.7), layout="constrained")
+    axes = fig.subplots(blocks * len(cues), per_row, sharex=True, sharey=True, squeeze=False)
+    lo, hi = float(min(pairs["x"].min(), pairs["y"].min())), float(max(pairs["x"].max(), pairs["y"].max()))
+    pad = 0.05 * max(hi - lo, 1e-6)
+    lo, hi = lo - pad, hi + pad
+    atp = unit.startswith("item slant")
+    jitter = np.random.default_rng(0)  # PCT answers are discrete: a fixed small jitter shows how many coincide
+    for k, m in enumerate(models):
+        for c_index, cue in enumerate(cues):
+            ax = axes[(k // per_row) * len(cues) + c_index, k % per_row]
+            d = pairs[(pairs["model"] == m) & (pairs["condition"] == cue)]
+            x, y = d["x"].to_numpy(float), d["y"].to_numpy(float)
+            if not atp:
+                x, y = x + jitter.uniform(-0.08, 0.08, len(x)), y + jitter.uniform(-0.08, 0.08, len(y))
+            colour, marker = styles[m]
+            ax.plot([lo, hi], [lo, hi], color="grey", lw=0.8, ls="--")
+            # points rasterised inside the SVG: thousands of vector markers made it slow and heavy
+            ax.scatter(x, y, s=9, alpha=0.45, color=colour, marker=marker, linewidths=0, rasterized=True)
+            moved = d["y"] - d["x"]
+            right = float(((moved < 0) if atp else (moved > 0)).mean()) if len(d) else math.nan
+            left = float(((moved > 0) if atp else (moved < 0)).mean()) if len(d) else math.nan
+            note = [f"n={len(d)}; right {right:.0%}, left {left:.0%}"]
+            key = "shift_wd_dem" if atp else "shift"
+            mean, ci = (
+                get(summary, "findings", "shift_ci", m, cue, inst, key, "mean"),
+                get(summary, "findings", "shift_ci", m, cue, inst, key, "ci"),
+            )
+            if isinstance(mean, (int, float)) and isinstance(ci, list) and None not in ci:
+                note.append(f"{'ΔWD(Dem)' if atp else 'Δ'} {mean:+.3f} [{ci[0]:+.3f}, {ci[1]:+.3f}]")
+            # the panel's numbers under its title, not over its points
+            ax.set_title("\n".join([f"{labels[m]}: {cue} vs N", *note]), fontsize=7)
+            ax.set_xlim(lo, hi)
+            ax.set_ylim(lo, hi)
+            ax.tick_params(
+                labelsize=7, labelbottom=c_index == len(cues) - 1
+            )  # every block's last row keeps its x labels
+            ax.grid(alpha=0.3)
+    for k in range(len(models), per_row * blocks):  # empty slots of the last block
+        for c_index in range(len(cues)):
+            axes[(k // per_row) * len(cues) + c_index, k % per_row].set_visible(False)
+    fig.supxlabel(f"under N: {unit}", fontsize=9)
+    fig.supylabel("under the cue (same scale)", fontsize=9)
+    below = "below" if atp else "above"
+    shown = (
+        f"; the first {len(models)} of {len(every)} models by name (all in tables/item_shifts.csv)"
+        if len(models) < len(every)
+        else ""
+    )
+    suptitle(
+        fig,
+        f"{inst}: item-level answers under each cue against N ({below} the diagonal = moved right){shown}",
+        fontsize=10,
+    )
+    return figure_parts.save(fig, path)
