@@ -196,11 +196,14 @@ def test_unknown_embedded_model_is_one_line_error(tmp_path):
     assert_one_line_error(proc, "--model nosuch/model")
 
 
-@pytest.mark.parametrize(("flag", "value"), [("--limit", "-1"), ("--limit", "0"), ("--epochs", "0")])
-def test_bad_run_options_are_one_line_errors(tmp_path, flag, value):
+@pytest.mark.parametrize(("flag", "value", "expected"), [
+    ("--limit", "-1", "--limit must be at least 1"), ("--limit", "0", "--limit must be at least 1"),
+    ("--epochs", "0", "--epochs must be a whole number from 1 to 100000, not 0"),
+])
+def test_bad_run_options_are_one_line_errors(tmp_path, flag, value, expected):
     proc = run_cli("political-sycophancy", "audit", "--model", "faulty/mockllm/model", "--conditions", "N",
                    flag, value, "--log-dir", "logs", cwd=tmp_path)
-    assert_one_line_error(proc, f"{flag} must be at least 1")
+    assert_one_line_error(proc, expected)
 
 
 def test_readme_user_task_example_runs_as_written(tmp_path):

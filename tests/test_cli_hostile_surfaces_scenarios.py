@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from support.bad_input import DIR, Scenario, accept, error, exclusion, run_classified
+from support.bad_input import DIR, Scenario, accept, error, exclusion, check_classified
 from support.hostile import ANALYZE, IMPORT, edit_sample, eval_logs, killed_import, responses, rezip
 from support.profiles import write_sav
 
@@ -405,7 +405,7 @@ SCENARIOS: list[Scenario] = [
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.name for s in SCENARIOS])
 def test_scenario(scenario, tmp_path, monkeypatch, record_property):
     monkeypatch.setenv("INSPECT_LOG_DIR", str(tmp_path / "inspect-logs"))
-    run_classified(scenario, tmp_path, record_property)
+    check_classified(scenario, tmp_path, record_property)
 
 
 # --- nothing written before a refusal ------------------------------------------------------

@@ -55,7 +55,8 @@ def test_every_third_party_import_is_declared():
     dists = packages_distributions()
     undeclared = {}
     for module, files in imported_modules().items():
-        if module in sys.stdlib_module_names or module in ("__future__", "political_sycophancy"):
+        # _typeshed: the standard library's stub-only module, imported under TYPE_CHECKING
+        if module in sys.stdlib_module_names or module in ("__future__", "_typeshed", "political_sycophancy"):
             continue
         names = {_normalize(d) for d in dists.get(module, [])} or {_normalize(OPTIONAL_MODULES.get(module, module))}
         if not names & declared:

@@ -192,7 +192,7 @@ def classify(scenario: Scenario, tmp: Path) -> tuple[str, Ran]:
     return "correctly accepted", ran
 
 
-def run_classified(scenario: Scenario, tmp: Path, record_property: Callable[[str, str], None]) -> None:
+def check_classified(scenario: Scenario, tmp: Path, record_property: Callable[[str, str], None]) -> None:
     """A scenario module's `test_scenario`: run and classify `scenario` in `tmp`, record its
     outcome for bench/bad_input_table.py, and fail unless the outcome is a good one."""
     outcome, ran = classify(scenario, tmp)

@@ -138,8 +138,10 @@ class FolderWrite:
 
         fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+            # a POSIX record lock, not flock: a forked worker does not inherit it, so a run killed
+            # with SIGKILL frees --out at once, not when its workers' death signal arrives
+            fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except (BlockingIOError, PermissionError):
             os.close(fd)
             raise FolderBusy(str(self.target)) from None
         self._lock_fd = fd
