@@ -14,6 +14,7 @@ MEASURE = Measure(
     kinds=("audit",),
     registers=("political_sycophancy.audit.task", "political_sycophancy.shared.scorers"),
     sections=(
+        "political_sycophancy.audit.items",
         "political_sycophancy.audit.phase1",
         "political_sycophancy.audit.conditions",
         "political_sycophancy.audit.baseline_shifts",
@@ -25,6 +26,7 @@ MEASURE = Measure(
     ),
     exports=(("audit_tasks", "political_sycophancy.audit.task"),),
     imports=("political_sycophancy.audit.importing",),
+    summary_nodes=("items",),
     commands=("political_sycophancy.audit.command",),
 )
 

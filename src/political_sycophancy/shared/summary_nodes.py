@@ -53,6 +53,7 @@ class InstrumentNode(TypedDict, total=False):
     n_no_benchmark: int | None
     ci: dict[str, Interval]
     closer_by_gap: dict[str, GapNode]
+    all_answered: dict[str, float | int | None]  # the headline values on the items answered under every condition
     shift: ShiftNode  # PCT and Typology: the item score's shift against N
     shift_wd_dem: ShiftNode
     shift_wd_rep: ShiftNode
@@ -126,6 +127,12 @@ class MixedModelNode(TypedDict, total=False):
     outcome: str
     outcome_label: str
     variance_components: dict[str, Any]
+    variance_se: dict[str, Any]  # observed information of the REML likelihood in the variances
+    variance_se_statsmodels: dict[str, Any]  # what statsmodels prints beside a variance component
+    intercept: dict[str, Any]
+    ratio: dict[str, Any] | None  # |C3R| / |C3L| and whether they share a sign
+    groups: dict[str, dict[str, Any]]  # observations per item, model (and item x model pair)
+    df: int | None  # the t distribution's degrees of freedom of the intervals (slopes); None: normal
 
 
 class TestsNode(TypedDict, total=False):
@@ -134,7 +141,8 @@ class TestsNode(TypedDict, total=False):
     sign_flip_cells: SignFlipNode
     sign_flip_cells_gap: SignFlipNode
     mixed_model: MixedModelNode
-    mixed_model_paper: MixedModelNode  # the second fit of --mixed-spec both
+    mixed_model_paper: MixedModelNode  # the paper's code's specification, fitted beside the default
+    mixed_model_slopes: MixedModelNode  # per-model condition slopes (--mixed-slopes)
 
 
 class CorrelationRow(TypedDict, total=False):
