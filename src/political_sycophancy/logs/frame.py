@@ -57,10 +57,11 @@ from ..core.zipped import zstd_zips
 from .cache import CACHE_DIR, Entry, FrameCache, encode_rows, rows_meta
 from .design import design_notes, design_table, eval_set_tasks, planned, task_id_of_file, unfinished_imports
 from .identity import identity_notes, label_identities, temperature_of
+from .provenance import provenance_table
 from .values import NAMED, exclusion_note, header_problem, sample_problem
 
 # Bump when the row layout (or what the cache index records per log) changes, so old caches are not reused.
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 KIND_KEY = "political_sycophancy"
 THINNED = "Key removed from summary (> 1k)"
 
@@ -658,6 +659,7 @@ def read_frame(
     load.frame.attrs["notes"] = list(load.notes)
     # JSON text, not a frame: pandas deep-copies attrs on every derived frame.
     load.frame.attrs["design"] = load.design.to_json(orient="records")
+    load.frame.attrs["provenance"] = provenance_table(e.design for e in entries.values() if e.design).to_json(orient="records")
     return load
 
 

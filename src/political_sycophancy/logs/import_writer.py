@@ -53,6 +53,7 @@ from ..core.metrics import METRIC_METADATA
 from ..shared.import_scoring import ResponseKind, Scoring, task_state
 from .design import EXCLUDED_KEY
 from .import_rows import EXCLUDED, ImportResult
+from .provenance import PROVENANCE_KEY
 from .sample_json import Pieces, Record, Template, random_ids, sample_of
 
 FLUSH_EVERY = 100
@@ -76,7 +77,7 @@ class Source:
 
     @classmethod
     def of(cls, path: Path) -> Source:
-        return cls(path.resolve(), hashlib.sha256(read_bytes(path)).hexdigest())
+        return cls(path.resolve(), file_sha256(path))
 
     @property
     def prefix(self) -> str:
@@ -85,6 +86,17 @@ class Source:
     def log_id(self, model: str, instrument: str, condition: str, temperature: float, epochs: list[int], letters: str) -> str:
         cell = short_key(f"{model}|{instrument}|{condition}|{temperature!r}|{sorted(set(epochs))}|{letters}")
         return f"{self.prefix}-{cell}"
+
+
+def file_sha256(path: Path) -> str:
+    """The SHA-256 of a file's content (hex), the identity of an imported file."""
+    return hashlib.sha256(read_bytes(path)).hexdigest()
+
+
+def items_files_record(item_files: Iterable[str | Path], counts: Mapping[str, int]) -> list[dict[str, Any]]:
+    """Each item file an import scored against: absolute path, SHA-256 and its items
+    (`counts`, by the path as given)."""
+    return [{"path": str(Path(f).resolve()), "sha256": file_sha256(Path(f)), "items": counts.get(str(Path(f)))} for f in item_files]
 
 
 @dataclass
@@ -111,6 +123,7 @@ class ImportJob:
     use_source_letters: bool
     progress: Callable[[str], None] | None
     kind: ResponseKind
+    provenance: dict[str, Any] | None = None  # where the data came from (`logs.provenance`), in every log
 
 
 def _slug(text: str) -> str:
@@ -661,6 +674,7 @@ def _spec(
             "import_id": cell.log_id,
             "letters": "source" if job.use_source_letters else "parsed",
             "condition_redefines_builtin": redefines_builtin(condition),
+            **({PROVENANCE_KEY: job.provenance} if job.provenance else {}),
             **({EXCLUDED_KEY: [{"sample_id": str(r["item_id"]), "epoch": int(r["epoch"]), "row": int(r["_row"]), "reason": str(r[EXCLUDED])}
                                for r in left_out.to_dict("records")]} if len(left_out) else {}),
         },

@@ -197,6 +197,7 @@ SUMMARY_FIELDS = MappingProxyType({
     "notes": list[str],
     "not_computable": list[str],
     "design": DesignNode,
+    "provenance": dict[str, Any],  # where the data came from: one row per imported file (logs.provenance)
     "findings": FindingsNode,
     "models": dict[str, ModelNode],
     "tests": TestsNode,
