@@ -7,7 +7,7 @@ MEASURE = Measure(
     name="probes",
     kinds=("expected_answer", "perception"),
     registers=("political_sycophancy.probes.task", "political_sycophancy.probes.scorers"),
-    summary_nodes=("expected_answer", "perception", "personas", "decoding"),
+    summary_nodes=("expected_answer", "perception", "personas", "personas_against_c3r", "decoding"),
     sections=(
         "political_sycophancy.probes.asker_section",
         "political_sycophancy.probes.persona_analysis",

@@ -159,9 +159,9 @@ def personas_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOpt
                 "mean_shift_vs_N": overall["shift_vs_N"],
                 "mean_paired_shift_vs_N": overall["paired_shift_vs_N"],
                 "pooled_mean_wd_dem": pooled,
-                "right_vs_largest_persona": ratios["shift_vs_N"],
-                "right_vs_largest_persona_paired": ratios["paired_shift_vs_N"],
-            }
+            },
+            # apart from `personas`, whose nodes are keyed by model or condition
+            "personas_against_c3r": {"paper": ratios["shift_vs_N"], "paired": ratios["paired_shift_vs_N"]},
         },
         text=PERSONA_TEXT + "\n\n" + _pooled_text(pooled, ratios["shift_vs_N"], ratios["paired_shift_vs_N"]),
     )
