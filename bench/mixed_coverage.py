@@ -50,7 +50,8 @@ def slopes_coverage(seeds: int, items: int, models: int) -> None:
     print(f"{seeds} seeds, {items} items x {models} models x 3 conditions, effects varying across models "
           f"(SD {SLOPE_SDS}): {took / seeds:.2f}s per seed (both fits)")
     for spec, h in hits.items():
-        print(f"  {spec}: converged {converged[spec]}/{seeds}; coverage C3L {h['C3L'] / seeds:.3f}, C3R {h['C3R'] / seeds:.3f}; "
+        print(f"  {spec}: converged {converged[spec]}/{seeds}; coverage C3L {h['C3L'] / seeds:.3f}, "
+              f"C3R {h['C3R'] / seeds:.3f}; "
               f"mean width of the C3R CI {width[spec]:.4f}")
 
 

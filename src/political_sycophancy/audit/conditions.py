@@ -82,6 +82,17 @@ def console_lines(table: pd.DataFrame) -> list[str]:
     return lines
 
 
+def _put_all_answered(summary: dict, checked: pd.DataFrame) -> None:
+    """Each instrument node's values on the items answered under every condition (`all_answered`)."""
+    for _, r in checked.iterrows():
+        conds = summary.get("models", {}).get(r["model"], {}).get("conditions", {})
+        node = conds.get(r["condition"], {}).get(r["instrument"])
+        if node is not None:
+            node["all_answered"] = {str(k).removesuffix(" (all answered)"): number(v) for k, v in r.items()
+                                    if str(k).endswith(" (all answered)") and number(v) is not None}
+            node["all_answered"]["n_items"] = integer(r["n_all_answered"])
+
+
 def _all_answered_text(checked: pd.DataFrame) -> str:
     """What table `condition_summary_all_answered` holds, and its largest departure from the full table."""
     if checked.empty:
@@ -160,13 +171,7 @@ def conditions_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisO
             key = "score" if r["statistic"] == "typology_score" else r["statistic"]
             node.setdefault("ci", {})[key] = [number(r["ci_low"]), number(r["ci_high"])]
     checked = all_answered_check(cells)
-    for _, r in checked.iterrows():
-        conds = summary.get("models", {}).get(r["model"], {}).get("conditions", {})
-        node = conds.get(r["condition"], {}).get(r["instrument"])
-        if node is not None:
-            node["all_answered"] = {str(k).removesuffix(" (all answered)"): number(v) for k, v in r.items()
-                                    if str(k).endswith(" (all answered)") and number(v) is not None}
-            node["all_answered"]["n_items"] = integer(r["n_all_answered"])
+    _put_all_answered(summary, checked)
     by_gap = closer_by_gap(cells)
     for _, r in by_gap.iterrows():
         node = summary.get("models", {}).get(r["model"], {}).get("conditions", {}).get(r["condition"], {}).get(r["instrument"])

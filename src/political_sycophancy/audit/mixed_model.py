@@ -143,6 +143,14 @@ def mixed_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOption
         f"{main.n_obs:,} observations, {main.n_items} items, {main.n_models} model(s), conditions "
         f"{', '.join(map(md_text, main.conditions))} (N reference). Fixed effect of condition; Wald 95% CIs."
     ]
+    text.extend(_fits_text(fits, unfitted, specs))
+    return Section(title, tables=tables, summary={"tests": summary}, text="\n\n".join(text))
+
+
+def _fits_text(fits: dict[str, MixedFit], unfitted: dict[str, str], specs: list[str]) -> list[str]:
+    """Each fit's paragraph (estimates, formula, convergence, z values, groups, variances),
+    the fits that failed, and what the specifications assume."""
+    text = []
     for s, fit in fits.items():
         state = f"converged ({fit.optimizer})" if fit.converged else "did NOT converge"
         vcs = ", ".join(f"{k} {v:.4g}" for k, v in fit.variance_components.items())
@@ -174,4 +182,4 @@ def mixed_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOption
         "kept. Other variants: `--mixed-spec paper`, `--mixed-slopes`, `--mixed-engine statsmodels`, "
         "`--mixed-conditions all`, `--mixed-rows paired`."
     )
-    return Section(title, tables=tables, summary={"tests": summary}, text="\n\n".join(text))
+    return text

@@ -659,7 +659,8 @@ def read_frame(
     load.frame.attrs["notes"] = list(load.notes)
     # JSON text, not a frame: pandas deep-copies attrs on every derived frame.
     load.frame.attrs["design"] = load.design.to_json(orient="records")
-    load.frame.attrs["provenance"] = provenance_table(e.design for e in entries.values() if e.design).to_json(orient="records")
+    provenance = provenance_table(e.design for e in entries.values() if e.design)
+    load.frame.attrs["provenance"] = provenance.to_json(orient="records")
     return load
 
 

@@ -47,13 +47,12 @@ from ..core.conditions import Condition, redefines_builtin
 from ..core.declare import TASK_LABEL, task_label
 from ..core.errors import InputError
 from ..core.inspect_compat import EvalRecorder, eval_results, json_bytes, registry_unqualified_name, write_eval_zip
-from ..core.io import read_bytes
 from ..core.items import Item
 from ..core.metrics import METRIC_METADATA
 from ..shared.import_scoring import ResponseKind, Scoring, task_state
 from .design import EXCLUDED_KEY
 from .import_rows import EXCLUDED, ImportResult
-from .provenance import PROVENANCE_KEY
+from .provenance import PROVENANCE_KEY, file_sha256
 from .sample_json import Pieces, Record, Template, random_ids, sample_of
 
 FLUSH_EVERY = 100
@@ -86,17 +85,6 @@ class Source:
     def log_id(self, model: str, instrument: str, condition: str, temperature: float, epochs: list[int], letters: str) -> str:
         cell = short_key(f"{model}|{instrument}|{condition}|{temperature!r}|{sorted(set(epochs))}|{letters}")
         return f"{self.prefix}-{cell}"
-
-
-def file_sha256(path: Path) -> str:
-    """The SHA-256 of a file's content (hex), the identity of an imported file."""
-    return hashlib.sha256(read_bytes(path)).hexdigest()
-
-
-def items_files_record(item_files: Iterable[str | Path], counts: Mapping[str, int]) -> list[dict[str, Any]]:
-    """Each item file an import scored against: absolute path, SHA-256 and its items
-    (`counts`, by the path as given)."""
-    return [{"path": str(Path(f).resolve()), "sha256": file_sha256(Path(f)), "items": counts.get(str(Path(f)))} for f in item_files]
 
 
 @dataclass

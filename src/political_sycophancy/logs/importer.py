@@ -40,8 +40,8 @@ from ..core.io import IMPORT_MARKER_PREFIX, IMPORT_MARKER_SUFFIX
 from ..shared.import_scoring import AUDIT, ResponseKind, Scoring
 from .import_fanout import run_cells
 from .import_rows import EXCLUDED, ImportResult, item_index, mismatch, prepare, read_responses
-from .import_writer import Cell, ImportJob, Source, file_sha256, items_files_record, layout_difference, write_cells
-from .provenance import import_record
+from .import_writer import Cell, ImportJob, Source, layout_difference, write_cells
+from .provenance import import_flags, import_record
 
 __all__ = [
     "AUDIT",
@@ -131,19 +131,13 @@ def import_responses(
         letter_columns=kind.letter_columns,
     )
     source = Source.of(path)
-    flags = [flag for flag, on in (("--use-source-letters", use_source_letters), ("--skip-unknown", skip_unknown),
-                                   ("--skip-mismatched", skip_mismatched), ("--replace-changed", replace_changed)) if on]
-    if model_column != "model_id":
-        flags += ["--model-column", model_column]
-    files = {"responses": (source.path, source.sha256)}
-    if conditions_file is not None:
-        files["conditions"] = (Path(conditions_file).resolve(), file_sha256(Path(conditions_file)))
-    record = import_record(
-        responses=responses, files=files, items_files=items_files_record(item_files, per_file), kind=kind.name, options=flags,
-        left_out={"unknown_rows": result.skipped_unknown, "unknown_ids": len(result.unknown_ids),
-                  "mismatched_rows": len(result.mismatches)},
-        note=note, version=__version__,
-    )
+    flags = import_flags(use_source_letters=use_source_letters, skip_unknown=skip_unknown,
+                         skip_mismatched=skip_mismatched, replace_changed=replace_changed, model_column=model_column)
+    left_out = {"unknown_rows": result.skipped_unknown, "unknown_ids": len(result.unknown_ids),
+                "mismatched_rows": len(result.mismatches)}
+    record = import_record(responses=responses, source=(source.path, source.sha256), item_files=item_files,
+                           item_counts=per_file, conditions_file=conditions_file, kind=kind.name, options=flags,
+                           left_out=left_out, note=note, version=__version__)
     log_dir = Path(log_dir)
     log_dir.mkdir(parents=True, exist_ok=True)
     same, changed = earlier_imports(log_dir, source, replace_changed=replace_changed, result=result)
@@ -159,7 +153,9 @@ def import_responses(
         temperature = float(rows["temperature_value"].iloc[0])
         log_id = source.log_id(model, instrument, cond_id, temperature, list(rows["epoch"]), letters)
         cells.append(Cell(len(cells), model, instrument, cond_id, temperature, rows, log_id))
-    job = functools.partial(write_cells, ImportJob(source, log_dir, conditions, items, use_source_letters, progress, kind, record))
+    job = functools.partial(
+        write_cells, ImportJob(source, log_dir, conditions, items, use_source_letters, progress, kind, record)
+    )
     clean_stale_temp(log_dir)  # logs half-written by killed imports
     marker = log_dir / f"{IMPORT_MARKER_PREFIX}{source.prefix}{IMPORT_MARKER_SUFFIX}"
     killed_before = marker.exists()  # an earlier run of this import was killed: still unfinished if this one fails

@@ -57,10 +57,17 @@ def _shown(table: pd.DataFrame) -> pd.DataFrame:
     def items(files: object) -> object:
         if not isinstance(files, list):
             return None
-        return "; ".join(f"{Path(str(f.get('path'))).name} ({f.get('items') or '?'} items, sha256 {f.get('sha256')})" for f in files)
+        return "; ".join(f"{Path(str(f.get('path'))).name} ({f.get('items') or '?'} items, sha256 {f.get('sha256')})"
+                         for f in files)
 
     return table.assign(options=table["options"].map(lambda o: " ".join(o) if isinstance(o, list) else None),
                         items_files=table["items_files"].map(items))
+
+
+def _provenance_text(files: list[dict]) -> str:
+    """The overview's paragraph on where the data came from, one item per file."""
+    return "**Where the data came from** (table `provenance`, the hashes in full):\n\n" + "\n".join(
+        f"- {md_text(describe(row))}" for row in files)
 
 
 def provenance_lines(summary: dict) -> list[str]:
@@ -109,8 +116,7 @@ def overview_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOpt
         summary["provenance"] = {"files": _provenance_rows(provenance)}
         if (provenance["file"] != RUN_WITH_INSPECT).any():
             tables["provenance"] = _shown(provenance)
-            lines.insert(0, "**Where the data came from** (table `provenance`, the hashes in full):\n\n"
-                         + "\n".join(f"- {md_text(describe(row))}" for row in summary["provenance"]["files"]))
+            lines.insert(0, _provenance_text(summary["provenance"]["files"]))
     cannot: list[str] = []
     design = design_of(frame)
     if not design.empty:
