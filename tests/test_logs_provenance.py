@@ -53,7 +53,7 @@ def test_an_imported_file_its_hash_parser_and_options_are_on_the_first_screen(tm
     assert grid_row["options"] == ["--use-source-letters", "--skip-unknown"] and text_row["options"] == ["--skip-unknown"]
     assert (grid_row["rows"], grid_row["question_ids"], grid_row["left_out_unknown"]) == (18, 5, 2)
     assert grid_row["response_text"] == "letters only" and text_row["response_text"] == "text"
-    assert grid_row["note"] == note and text_row["note"] is None
+    assert grid_row["import_note"] == note and text_row["import_note"] is None
     assert (grid_row["logs"], grid_row["samples"]) == (4, 16)
     md = (out / "report.md").read_text()
     first_screen = md[: md.index("## Headline")] if "## Headline" in md else md[: md.index("## ")]
