@@ -144,6 +144,10 @@ def provenance_table(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=list(COLUMNS))
 
 
+def _rows(n: int) -> str:
+    return f"{n:,} row" + ("" if n == 1 else "s")
+
+
 def describe(row: Mapping[str, Any]) -> str:
     """One imported file in a sentence: its name and hash, whose letters were scored, the
     options, what it lacks and the user's note (the report's first screen)."""
@@ -160,9 +164,9 @@ def describe(row: Mapping[str, Any]) -> str:
     if row.get("rows") is not None:
         parts.append(f"{row['rows']:,} rows, {row['question_ids']:,} question ids")
     if row.get("left_out_unknown"):
-        parts.append(f"{row['left_out_unknown']:,} rows of question ids not in the item files left out")
+        parts.append(f"{_rows(row['left_out_unknown'])} of question ids not in the item files left out")
     if row.get("left_out_mismatched"):
-        parts.append(f"{row['left_out_mismatched']:,} rows that disagree with the item files left out")
+        parts.append(f"{_rows(row['left_out_mismatched'])} that disagree with the item files left out")
     if row.get("response_text") in (LETTERS_ONLY, NO_TEXT):
         parts.append("no response text, only letters: a refusal cannot be told from an answer without a letter, so "
                      "those count as unparsed and the refusal rate is not known")
