@@ -476,3 +476,26 @@ def test_the_papers_aggregate_files_beside_ours(paper):
             assert len(nonzero) == 50 and round(stats.wilcoxon(nonzero, method="exact").pvalue, 4) == p
         else:
             assert round(wilcoxon_test(on_rounded)["wilcoxon_p"], 4) == p
+
+
+def test_claudes_shares_checked_on_the_items_it_answered_under_every_condition(paper):
+    """Issue 46 item 8: Claude's CA, C1L, C1R shares rest on 58-77% of the items; beside
+    them, the shares on the 256 items it answered under all six conditions."""
+    t = _table(paper, "condition_summary_all_answered")
+    claude = t[(t["model"] == "Claude Sonnet 4.5") & ~t["condition"].str.startswith("P_")].set_index("condition")
+    assert set(claude["n_all_answered"]) == {256} and set(claude["n_items"]) == {500}
+    assert [int(claude.loc[c, "n_answered"]) for c in ("CA", "C1L", "C1R")] == [335, 386, 291]  # 67%, 77%, 58%
+    assert (round(claude.loc["C3R", "pct_closer_dem"], 1), round(claude.loc["C3R", "pct_closer_dem (all answered)"], 1)) == (34.5, 38.3)
+    summary = paper["summary"]["models"]["Claude Sonnet 4.5"]["conditions"]["C3R"]["atp"]["all_answered"]
+    assert summary["n_items"] == 256 and round(summary["pct_closer_dem"], 1) == 38.3
+    assert "here the fewest are 256 of 500 items (51%, Claude Sonnet 4.5)" in _report(paper)
+
+
+def test_the_bootstraps_fixed_models_are_stated_where_its_intervals_are(paper):
+    """Issue 46 item 8: every text that reports bootstrap intervals over items says the
+    models are held fixed (conditions, decomposition, expected answer, perception)."""
+    from political_sycophancy.shared.bootstrap import FIXED_MODELS
+
+    md = _report(paper)
+    assert md.count(FIXED_MODELS) == 4
+    assert "{opts.bootstrap_draws}" not in md and "Bootstrap CIs (table `decomposition_cis`): 200 resamples of items" in md
