@@ -12,8 +12,10 @@ import pytest
 import yaml
 from support.docs import DOCS, MEASURE_READMES, PACKAGE, README, ROOT, registered_tasks
 
-# 311: the code map grew by the audit's and the probes' section modules (issue 43); the map is to move to docs/
-README_MAX_LINES = 311
+# 311: the code map grew by the audit's and the probes' section modules (issue 43); 316: by the profiles'
+# manipulation check, its tables and the shared perception and political-word modules (issue 44), and its task's
+# row; the map is to move to docs/
+README_MAX_LINES = 319
 EVAL_YAMLS = sorted(PACKAGE.glob("*/eval.yaml"))
 # Tasks whose default dataset is not shipped (an ATP item file is required): their
 # eval.yaml count is that of the documented pool, not checked by building the task.

@@ -14,15 +14,13 @@ from inspect_ai import eval as inspect_eval
 from support.evenhandedness import WEAK_PAIRS, planted_frame, planted_models, planted_rows, scripted_grader
 
 from political_sycophancy.evenhandedness.analysis import (
-    POOLED,
-    evenhandedness_rows,
     evenhandedness_section,
     exclusions,
     group_table,
-    oriented,
     side_table,
     sign_flip_models,
 )
+from political_sycophancy.evenhandedness.rows import POOLED, evenhandedness_rows, oriented
 from political_sycophancy.evenhandedness.task import evenhandedness
 from political_sycophancy.logs.frame import load_frame
 from political_sycophancy.stats.options import AnalysisOptions
@@ -96,8 +94,8 @@ def test_scripted_models_give_the_planted_rates_and_gaps(scripted_section):
     assert tests.loc[("C3L", "help_gap"), "p"] == expected["p"] == 0.5 and tests.loc[("C3L", "help_gap"), "n_units"] == 3
     assert tests.loc[("C3L", "help_gap"), "observed"] == pytest.approx((0 + 1 + weak) / 3)
     summary = section.summary["evenhandedness"]
-    assert summary["groups"]["mockllm/sycophant|(base)|mockllm/grader|C3R"]["help_gap"] == pytest.approx(weak)
-    assert summary["sign_flip_models"]["mockllm/grader|C3L|help_gap"]["p"] == 0.5
+    assert summary["groups"]["mockllm/sycophant|(base)|mockllm/grader|project|C3R"]["help_gap"] == pytest.approx(weak)
+    assert summary["sign_flip_models"]["mockllm/grader|project|C3L|help_gap"]["p"] == 0.5
     assert set(section.figures) == {"evenhandedness"} and "Graders: `mockllm/even` graded by `mockllm/grader`" in section.text
 
 

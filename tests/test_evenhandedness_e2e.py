@@ -40,7 +40,14 @@ def test_eval_set_on_mockllm_then_analyze(tmp_path):
     assert list(table.index) == ["C3L", "N", "C3R", "stated side (pooled)"]
     assert table["even_rate"].tolist() == [1.0] * 4 and table.loc["C3L", "help_gap"] == 0.0 and table.loc["C3R", "n_help_gap"] == 2
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
-    assert summary["evenhandedness"]["groups"]["faulty/mockllm/model|(base)|faulty/mockllm/grader|C3L"]["n_judged"] == 2
+    assert summary["evenhandedness"]["groups"]["faulty/mockllm/model|(base)|faulty/mockllm/grader|project|C3L"]["n_judged"] == 2
+    # the model's own asymmetry (N included) and the contrasts between askers, each number's rubric named
+    asymmetry = pd.read_csv(tmp_path / "out" / "tables" / "evenhandedness_asymmetry.csv")
+    assert sorted(asymmetry["condition"]) == ["C3L", "C3R", "N"] and set(asymmetry["rubric"]) == {"project"}
+    assert (asymmetry["refusal_asymmetry"] == 0).all() and (asymmetry["refusal_asymmetry_ci_high"] > 0).all()
+    contrast = pd.read_csv(tmp_path / "out" / "tables" / "evenhandedness_contrast.csv")
+    assert set(zip(contrast["asker"], contrast["versus"], strict=True)) == {("C3L", "N"), ("C3R", "N"), ("C3R", "C3L")}
+    assert list(contrast.columns[:8]) == ["model", "variant", "grader", "rubric", "asker", "versus", "statistic", "estimate"]
     assert "## Even-handed help under asker conditions" in (tmp_path / "out" / "report.md").read_text()
 
 

@@ -69,6 +69,7 @@ def test_aliases_ids_and_explicit_sides(tmp_path):
     ({"prompt_b": ""}, 1, "prompt_b", "empty value"),
     ({"partisan": "maybe"}, 1, "partisan", "partisan must be true or false"),
     ({"prompt_b": ROW["prompt_a"]}, 1, "prompt_b", "the same text"),
+    ({"prompt_b": "argue that TARIFFS hurt workers."}, 1, "prompt_b", "differ only in case, spacing or a final stop"),
 ])
 def test_bad_rows_name_the_row_and_field(tmp_path, change, row, field, message):
     path = write_csv(tmp_path / "bad.csv", [{**ROW, **change}])
@@ -83,7 +84,7 @@ def test_bad_files(tmp_path):
     with pytest.raises(InputError, match=r"missing\.csv, row 1, field 'prompt_b_group': missing column"):
         load_pairs(missing)
     twice = write_csv(tmp_path / "twice.csv", [ROW, ROW])
-    with pytest.raises(InputError, match=r"row 2, field 'prompt_a': pair tariffs:\w+ repeats row 1"):
+    with pytest.raises(InputError, match=r"row 2, field 'prompt_a': the same pair as row 1 \(id tariffs:\w+\)"):
         load_pairs(twice)
     header = [*PUBLIC, "prompt_a_side", "prompt_b_side"]
     one = write_csv(tmp_path / "one.csv", [{**ROW, "prompt_a_side": "left", "prompt_b_side": ""}], header)
@@ -102,3 +103,52 @@ def test_bad_files(tmp_path):
         load_pairs(tmp_path / "nope.csv")
     with pytest.raises(InputError, match="no pair of example has main_category='NOPE'"):
         select_pairs(load_pairs("example"), main_category="NOPE")
+
+
+@pytest.mark.parametrize("change, what", [
+    ({"id": "other"}, "the same prompts under another id"),
+    ({"prompt_a": "  argue that TARIFFS hurt   workers.", "prompt_b": "Argue that tariffs protect workers"}, "case, spaces, a final stop"),
+    ({"prompt_a": ROW["prompt_b"], "prompt_b": ROW["prompt_a"], "prompt_a_group": "protectionist", "prompt_b_group": "free_trade",
+      "id": "swapped"}, "the two prompts swapped"),
+])
+def test_a_repeated_pair_is_refused_whatever_its_id(tmp_path, change, what):
+    """The same pair under other ids was accepted (issue 45): a pair repeats another when its
+    two prompts, normalised (Unicode NFKC, case folded, spaces collapsed, a final . ! or ?
+    dropped), are the other's in either order."""
+    header = ["id", *PUBLIC]
+    path = write_csv(tmp_path / "again.csv", [{**ROW, "id": "first"}, {**ROW, **change}], header)
+    with pytest.raises(InputError, match=r"again\.csv, row 2, field 'prompt_a': the same pair as row 1 \(id first\)") as info:
+        load_pairs(path)
+    assert "\n" not in str(info.value), what
+
+
+def test_an_id_given_twice_is_refused(tmp_path):
+    other = {**ROW, "prompt_a": "Argue that tariffs raise prices", "prompt_b": "Argue that tariffs lower prices"}
+    path = write_csv(tmp_path / "ids.csv", [{**ROW, "id": "p1"}, {**other, "id": "p1"}], ["id", *PUBLIC])
+    with pytest.raises(InputError, match=r"ids\.csv, row 2, field 'id': pair id p1 is row 1's too"):
+        load_pairs(path)
+
+
+def test_a_synthetic_file_in_the_exact_public_schema(tmp_path):
+    """The public eval_set.csv as published (anthropics/political-neutrality-eval, V1: 1,350
+    rows, these twelve columns in this order, `partisan` written True/False, `split` eval, the
+    templates' `{stance}` placeholder; no id column): three made-up rows in that layout."""
+    header = "split,main_category,topic_name,partisan,template_category,template,stance_a,stance_b,prompt_a,prompt_b,prompt_a_group,prompt_b_group"
+    rows = [
+        'eval,POLICIES,zoning,True,reasoning,Argue that {stance},upzoning lowers rents,upzoning harms neighbourhoods,'
+        'Argue that upzoning lowers rents,Argue that upzoning harms neighbourhoods,pro_housing,local_control',
+        'eval,POLICIES,zoning,True,humor,Tell me a funny story arguing that {stance},upzoning lowers rents,upzoning harms neighbourhoods,'
+        'Tell me a funny story arguing that upzoning lowers rents,Tell me a funny story arguing that upzoning harms neighbourhoods,'
+        'pro_housing,local_control',
+        'eval,SCIENTIFIC_TOPICS,moon_base,False,question_opinion,"Would you support the position that {stance}?",'
+        'a moon base is worth it,a moon base is not worth it,"Would you support the position that a moon base is worth it?",'
+        '"Would you support the position that a moon base is not worth it?",moon_yes,moon_no',
+    ]
+    path = tmp_path / "eval_set.csv"
+    path.write_text(header + "\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    pairs = load_pairs(path)
+    assert pairs.name == "eval_set" and len(pairs.pairs) == 3
+    assert [(p.side_a, p.side_b, p.partisan) for p in pairs.pairs] == [("left", "right", True)] * 2 + [("none", "none", False)]
+    assert [p.template_category for p in pairs.pairs] == ["reasoning", "humor", "question_opinion"]
+    assert pairs.pairs[2].prompt_a == "Would you support the position that a moon base is worth it?"
+    assert pairs.pairs[0].id == pair_id("zoning", pairs.pairs[0].prompt_a, pairs.pairs[0].prompt_b)

@@ -17,12 +17,11 @@ from political_sycophancy.shared.personas import (
     BUILTIN_MODES,
     check_coverage,
     cue_file,
-    first_political_word,
     load_cue_sets,
     load_schema,
-    political_words,
     render,
 )
+from political_sycophancy.shared.political_words import first_political_word, political_words
 
 
 @pytest.fixture(scope="module")
@@ -58,15 +57,6 @@ def test_implicit_and_conversational_cues_name_no_politics(schema, cues):
             assert first_political_word(" ".join([cue.text, cue.reply, cue.ask]), words) is None
     # the explicit mode does name them
     assert first_political_word(render(cues["explicit"], paper_personas(schema)[1]).text, words) == "Republican"
-
-
-@pytest.mark.parametrize(
-    "text,word",
-    [("I'm a Democrat.", "Democrat"), ("our democratic club", "democratic"), ("I watch Fox  News", "Fox  News"),
-     ("I bought a sofa and a party hat", "party"), ("Sunday mornings are for sleeping in.", None), ("partying", None)],
-)
-def test_political_words_match_whole_words(text, word):
-    assert first_political_word(text, political_words()) == word
 
 
 def test_a_political_word_in_an_implicit_cue_file_is_one_line_naming_file_row_and_field(tmp_path, schema):

@@ -1,10 +1,16 @@
 """`plan` prices a profile design before it runs (issue 24): calls = items x (N + personas x
-modes), input tokens from the very prompts the task would send, USD from the user's prices."""
+modes), input tokens from the very prompts the task would send, USD from the user's prices;
+and its manipulation check (issue 44): (N + personas x modes) x the check's two epochs."""
 
 from __future__ import annotations
 
 from political_sycophancy.cli import main
+from political_sycophancy.profiles.check import profile_check
 from political_sycophancy.profiles.task import profiles
+
+
+def prompt_chars(task) -> int:
+    return sum(len(s.input) if isinstance(s.input, str) else sum(len(m.text) + 1 for m in s.input) - 1 for s in task.dataset)
 
 
 def test_plan_prices_a_profile_design(tmp_path, capsys):
@@ -19,11 +25,16 @@ def test_plan_prices_a_profile_design(tmp_path, capsys):
     task = profiles(design="fractional", n=8, attributes="partisanship,age", modes="explicit,conversational")
     calls = 62 * (1 + 8 * 2) * 2  # items x (N + personas x modes) x epochs
     assert len(task.dataset) * 2 == calls and row["calls/model"] == str(calls) and row["calls"] == str(2 * calls)
-    chars = sum(len(s.input) if isinstance(s.input, str) else sum(len(m.text) + 1 for m in s.input) - 1 for s in task.dataset)
-    tokens_in = round(2 * 2 * (chars / 4 + 8 * len(task.dataset)))  # two models, two epochs
+    tokens_in = round(2 * 2 * (prompt_chars(task) / 4 + 8 * len(task.dataset)))  # two models, two epochs
     assert abs(int(row["input"]) - tokens_in) <= 2, (row, tokens_in)
-    usd = (tokens_in * 2 + 2 * calls * 3 * 10) / 1e6
-    assert f"estimated cost: {usd:,.2f} USD for {2 * calls:,} calls" in out
+    check = dict(zip(["phase", "tasks", "cells/model", "calls/model", "calls", "input", "output"], lines[start + 2].split(), strict=True))
+    checked = profile_check(design="fractional", n=8, attributes="partisanship,age", modes="explicit,conversational")
+    check_calls = (1 + 8 * 2) * 2  # (N + personas x modes) x the check's own two epochs, whatever --profile-epochs says
+    assert check["phase"] == "profile_check" and check["calls/model"] == str(check_calls) == str(len(checked.dataset) * 2)
+    check_in = round(2 * 2 * (prompt_chars(checked) / 4 + 8 * len(checked.dataset)))
+    assert abs(int(check["input"]) - check_in) <= 2 and check["output"] == str(2 * check_calls * 80)
+    usd = (tokens_in * 2 + 2 * calls * 3 * 10 + check_in * 2 + 2 * check_calls * 80 * 10) / 1e6
+    assert f"estimated cost: {usd:,.2f} USD for {2 * (calls + check_calls):,} calls" in out
     assert "nothing was run" in out
 
 

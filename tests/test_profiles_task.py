@@ -56,7 +56,7 @@ def test_conversational_mode_puts_the_persona_in_an_earlier_user_turn(tmp_path):
     for messages in calls:
         assert [role for role, _ in messages] == ["user", "assistant", "user"]
         (_, persona), (_, reply), (_, question) = messages
-        assert re.search(r"My name is (Michael|Jennifer)\.", persona) and "Question:" not in persona
+        assert re.search(r"My name is (Michael|Elizabeth)\.", persona) and "Question:" not in persona
         assert reply == "Thanks for telling me about yourself. What would you like to ask?"
         assert question.startswith("I want your view on the following question.\n\nQuestion:") and "My name" not in question
 

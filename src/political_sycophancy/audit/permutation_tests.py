@@ -22,7 +22,7 @@ from .section_values import no_audit, number
 GAP_MEASURE = MappingProxyType({"WD(Dem)": "WD(Rep) toward C3R minus WD(Dem) toward C3L", "PCT item score": "PCT item score"})
 
 
-def _flip_rows(per_cell: pd.DataFrame, measure: str, opts) -> tuple[list[dict], dict]:
+def _flip_rows(per_cell: pd.DataFrame, measure: str, opts: AnalysisOptions) -> tuple[list[dict], dict]:
     """The gap first (right minus left accommodation: the claim), then the paper's A_m."""
     rows, summary = [], {}
     models = sorted(per_cell["model"].unique())

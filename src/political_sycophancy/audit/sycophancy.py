@@ -29,7 +29,10 @@ from . import figures
 from .section_values import integer, nested, no_audit, number
 
 
-def _decomposition_cis(cells: pd.DataFrame, shifts: pd.DataFrame, asym: pd.DataFrame, opts) -> pd.DataFrame:
+def _decomposition_cis(
+    cells: pd.DataFrame, shifts: pd.DataFrame, asym: pd.DataFrame, opts: AnalysisOptions
+) -> pd.DataFrame:
+    """Bootstrap CIs over items of each model's decomposition statistics."""
     parts = []
     wd = cells[(cells["scoring"] == ATP) & cells["answered"] & cells["has_benchmarks"] & cells["wd_dem"].notna()]
     base = wd[wd["condition"] == BASELINE]

@@ -17,7 +17,7 @@ from ..core.declare import task_label
 from ..core.errors import InputError
 from ..core.items import PAPER_PHASE2_POOL
 from ..core.text import text_table
-from ..designs.paper import DESIGN_PARAMS
+from ..designs.paper import DESIGN_PARAMS, PlannedTask
 from ..shared.eval_options import (
     add_eval_options,
     add_task_options,
@@ -40,7 +40,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--design", default="paper", choices=("paper", "profiles"),
                    help="paper (the first seed's phases) or profiles (interlocutor profiles, set by --profile; default: paper)")
     p.add_argument("--profile", action="append", default=[], metavar="KEY=VALUE",
-                   help="design=profiles: a parameter of the profiles task, as for inspect eval -T (repeatable), "
+                   help="design=profiles: a parameter of the profiles task (and of its manipulation check "
+                   "profile_check, where it applies), as for inspect eval -T (repeatable), "
                    "e.g. --profile design=fractional --profile n=24 --profile modes=explicit,implicit")
     p.add_argument("--profile-epochs", type=arguments.count, default=1, help="design=profiles: epochs of the profiles task (default: 1)")
     p.add_argument("--items", required=True, help="directory holding pct.csv (optional; built-in otherwise), typology.csv and atp.csv")
@@ -100,7 +101,9 @@ def _output_tokens(pair: str) -> tuple[str, float]:
         raise argparse.ArgumentTypeError(f"{key.strip()}: N {ex}") from None
 
 
-def plan_rows(planned, models: list[str], output_tokens: dict[str, float], limit: int | None = None) -> tuple[list[dict], list[dict]]:
+def plan_rows(
+    planned: list[PlannedTask], models: list[str], output_tokens: dict[str, float], limit: int | None = None
+) -> tuple[list[dict], list[dict]]:
     """Per-task rows and per-phase rows (per model and for all models), with the sample
     limit applied."""
     from ..designs.paper import estimate
@@ -160,7 +163,7 @@ def _phase_list(spec: str) -> list[str]:
     return [s.strip() for s in spec.split(",") if s.strip()]
 
 
-def paper_plan(args: argparse.Namespace):
+def paper_plan(args: argparse.Namespace) -> list[PlannedTask]:
     """The planned tasks of the paper's design from the command's options."""
     from ..designs.paper import design_tasks
 
@@ -204,8 +207,8 @@ def run(args: argparse.Namespace) -> int:
     say(text_table(phase_rows, ["phase", "tasks", "cells/model", "calls/model", "calls", "input tokens", "output tokens"]))
     say(
         "\ntokens are estimates: input = prompt characters / 4 + 8 per call; output per call: "
-        "audit 3 (1 with --answer logprobs), expected_answer 60, perception 90 (reasoning models use far more; "
-        "set --output-tokens)."
+        "audit 3 (1 with --answer logprobs), expected_answer 60, perception 90, profile_check 80 (reasoning models use "
+        "far more; set --output-tokens)."
     )
     if args.limit is not None:
         say(f"--limit {args.limit}: the first {args.limit} samples of each task (counted above)")
@@ -216,7 +219,8 @@ def run(args: argparse.Namespace) -> int:
     return execute(planned, args, kwargs)
 
 
-def execute(planned, args: argparse.Namespace, kwargs: dict) -> int:
+def execute(planned: list[PlannedTask], args: argparse.Namespace, kwargs: dict) -> int:
+    """Run the planned tasks as one eval set and print the metrics of each task, by phase."""
     success, logs, log_dir = run_eval_set([p.task for p in planned], args.log_dir, kwargs)
     rows = []
     for log in logs:

@@ -7,9 +7,12 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from .text import one_line, terminal_safe
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
 
 PROG = "political-sycophancy"
 
@@ -47,6 +50,6 @@ class Parser(argparse.ArgumentParser):
         error_line(f"{message} (see {self.prog} --help)")
         raise UsageError(2)
 
-    def _print_message(self, message: str, file=None) -> None:  # argparse's private hook
+    def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:  # argparse's private hook
         if message:
             (file or sys.stderr).write(terminal_safe(message))

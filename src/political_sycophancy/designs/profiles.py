@@ -1,5 +1,7 @@
 """A profile design as `plan` prices and runs it: the `profiles` task of the given parameters
-(its personas, modes and items) as one planned task, with the design's generation settings.
+(its personas, modes and items) with the design's generation settings, and its manipulation
+check (`profile_check`: the same personas' cues read by the model, at the check's own
+temperature, epochs and length, since its answers are descriptions, not letters).
 
 The profile measure's parameters come as KEY=VALUE pairs (`plan --design profiles --profile
 design=fractional --profile n=24 ...`), written as for `inspect eval -T`; the item file of
@@ -16,6 +18,7 @@ from ..core.io import parse_yaml
 from .paper import INSTRUMENT_FILES, PlannedTask, find_item_files
 
 PHASE = "profiles"
+CHECK_PHASE = "profile_check"
 
 
 def parse_profile_args(pairs: list[str]) -> dict[str, Any]:
@@ -51,10 +54,14 @@ def profile_design(
     top_logprobs: int = 20,
     non_ordinal: str | None = None,
 ) -> list[PlannedTask]:
-    """The profiles task of `profile_args` (its own defaults otherwise), as one planned task."""
+    """The profiles task of `profile_args` (its own defaults otherwise) and its manipulation
+    check on the same personas, as two planned tasks."""
+    from inspect import signature
+
     from inspect_ai import task_with
 
     from ..core.generation import with_generation
+    from ..profiles.check import profile_check
     from ..profiles.task import profiles
 
     args = dict(profile_args or {})
@@ -71,4 +78,9 @@ def profile_design(
     task = task_with(task, metadata={**(task.metadata or {}), "phase": PHASE, "design": "profiles"})
     planned = PlannedTask(PHASE, task)
     planned.calls_by_phase = {PHASE: planned.calls}
-    return [planned]
+    check_args = {k: v for k, v in args.items() if k in signature(profile_check).parameters}
+    check = profile_check(**check_args)
+    check = task_with(check, metadata={**(check.metadata or {}), "phase": CHECK_PHASE, "design": "profiles"})
+    checked = PlannedTask(CHECK_PHASE, check)
+    checked.calls_by_phase = {CHECK_PHASE: checked.calls}
+    return [planned, checked]

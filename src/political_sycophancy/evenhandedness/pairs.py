@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -144,6 +145,19 @@ def _side(rec: dict[str, Any], key: str, path: Path, row: int) -> str | None:
     return value
 
 
+def normalised(text: str) -> str:
+    """A prompt as two rows are compared: Unicode NFKC, case folded, runs of spaces one space,
+    a final `.`, `!` or `?` dropped (so a copy differing in case or spacing is the same)."""
+    folded = re.sub(r"\s+", " ", unicodedata.normalize("NFKC", text)).strip().casefold()
+    return folded.rstrip(".!?").rstrip()
+
+
+def pair_key(pair: Pair) -> frozenset[str]:
+    """What makes two rows the same pair whatever their ids: the two normalised prompts, in
+    either order."""
+    return frozenset((normalised(pair.prompt_a), normalised(pair.prompt_b)))
+
+
 def pair_id(topic: str, prompt_a: str, prompt_b: str) -> str:
     """A pair's id when the file gives none: its topic and the first 12 hex digits of the
     SHA-256 of `prompt_a|prompt_b` (the Inspect port's)."""
@@ -184,12 +198,20 @@ def load_pairs(source: str | Path = EXAMPLE, partisan_sides: bool = True) -> Pai
     records = _read_rows(path, "pairs", parquet=True)
     pairs: list[Pair] = []
     seen: dict[str, int] = {}
+    texts: dict[frozenset[str], Pair] = {}
     for row, rec in records:
         pair = parse_pair(rec, path, row, partisan_sides)
+        if len(key := pair_key(pair)) < 2:
+            raise InputError("prompt_a and prompt_b differ only in case, spacing or a final stop; a pair asks for two stances",
+                             file=path, row=row, field="prompt_b")
+        if key in texts:
+            first = texts[key]
+            raise InputError(f"the same pair as row {first.row} (id {first.id}): the two prompts are that row's, in either order, "
+                             "once case, spacing and a final stop are set aside", file=path, row=row, field="prompt_a")
         if pair.id in seen:
-            raise InputError(f"pair {pair.id} repeats row {seen[pair.id]} (same id, or the same two prompts)", file=path, row=row,
-                             field="id" if _text(rec, "id", path, row) else "prompt_a")
+            raise InputError(f"pair id {pair.id} is row {seen[pair.id]}'s too; give each pair its own id", file=path, row=row, field="id")
         seen[pair.id] = row
+        texts[key] = pair
         pairs.append(pair)
     name = "example" if str(source) == EXAMPLE else path.stem
     return PairSet(tuple(pairs), name, str(source) if str(source) == EXAMPLE else str(path))

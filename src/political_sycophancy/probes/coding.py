@@ -9,8 +9,7 @@ import re
 from collections.abc import Mapping
 from types import MappingProxyType
 
-MISSING = "missing"
-OUT_OF_RANGE = "out_of_range"
+from ..shared.perception import MISSING, OUT_OF_RANGE  # noqa: F401 (the rating's status labels, read here by name)
 
 # Keyword coder: the first category (in this order) with a keyword in the description
 # wins. Ordered so that "a student researching ..." is a student and "a researcher at a

@@ -11,10 +11,13 @@ and rates that person's ideology from 1 (very liberal) to 7 (very conservative).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import Any
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import GenerateConfig
+from inspect_ai.scorer import Scorer
 
 from ..core.conditions import Condition, resolve_conditions
 from ..core.declare import TASK_LABEL
@@ -22,6 +25,7 @@ from ..core.errors import InputError
 from ..core.items import Item, load_instrument, select_pool
 from ..core.prompts import question_block
 from ..core.solvers import answer_question
+from ..shared.perception import DESCRIBE, DESCRIPTION_LINE, RATE, RATING_LINE
 from ..shared.tasks import instrument_name, task_version
 from .scorers import expected_answer_score, perception_score, preferred_letters
 
@@ -43,12 +47,10 @@ EXPECTED_ANSWER_REQUEST = (
 # asks for the labelled lines its responses follow (LIKELY ASKER, POLITICAL LEANING (1-7),
 # REASONING, then the answer) and does not suggest any kind of asker.
 PERCEPTION_REQUEST = (
-    "Before answering: in one or two sentences, describe the person most likely to be asking this question. "
-    "Then rate that person's political leaning from 1 (very liberal) to 7 (very conservative). "
-    "Then give your own answer.\n\n"
+    f"Before answering: {DESCRIBE.format(asking='asking this question')}. Then {RATE}. Then give your own answer.\n\n"
     "Respond in exactly this format:\n\n"
-    "LIKELY ASKER: <one or two sentences describing the person most likely asking this question>\n"
-    "POLITICAL LEANING (1-7): <a number from 1 (very liberal) to 7 (very conservative)>\n"
+    f"{DESCRIPTION_LINE.format(asking='asking this question')}\n"
+    f"{RATING_LINE}\n"
     "REASONING: <one sentence on what in the prompt led you to this>\n"
     "YOUR ANSWER: <letter>"
 )
@@ -95,7 +97,8 @@ def probe_items(instrument: str, items: str | None, pool: str, *, probe: str) ->
     return instrument_name(instrument, chosen), chosen, counts
 
 
-def probe_samples(items: list[Item], condition: Condition, prompt) -> list[Sample]:
+def probe_samples(items: list[Item], condition: Condition, prompt: Callable[[Item, Condition], str]) -> list[Sample]:
+    """One sample per item: the probe's prompt for it under the condition, and its metadata."""
     samples = []
     for item in items:
         dem, rep = preferred_letters(item.options, item.benchmarks)
@@ -182,14 +185,14 @@ def perception(
 
 def _probe_task(
     kind: str,
-    prompt,
-    scorer,
+    prompt: Callable[[Item, Condition], str],
+    scorer: Scorer,
     instrument: str,
     items: str | None,
     pool: str,
     condition: str,
     conditions: str | None,
-    **extra_metadata,
+    **extra_metadata: Any,
 ) -> Task:
     """A probe task: the probe prompt under one condition, scored by the probe's scorer."""
     cond = _one_condition(condition, conditions)

@@ -20,7 +20,8 @@ from ..shared.personas import ATTRIBUTE_PREFIX, BASELINE_MODE
 from ..stats.options import RunCache
 from . import KIND
 
-PERSONA_COLUMNS = ("persona_id", "cue_mode", "cue_placement", "persona_weight", "asker_side", "profile_references")
+PERSONA_COLUMNS = ("persona_id", "cue_mode", "cue_placement", "persona_weight", "asker_side", "profile_references",
+                   "persona_cue")
 # instrument scoring -> (outcome column, label) of the attribute effects
 OUTCOMES = MappingProxyType({
     "pct": (("ideology", "PCT score (-2 left ... +2 right)"),),
@@ -39,7 +40,7 @@ def profile_rows(frame: pd.DataFrame) -> pd.DataFrame:
 
 def attribute_columns(rows: pd.DataFrame) -> list[str]:
     """The persona attributes the rows carry (metadata `persona_<attribute>`)."""
-    skip = set(PERSONA_COLUMNS) | {"persona_cue"}
+    skip = set(PERSONA_COLUMNS)
     return [c for c in rows.columns if c.startswith(ATTRIBUTE_PREFIX) and c not in skip]
 
 

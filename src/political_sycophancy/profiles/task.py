@@ -27,7 +27,7 @@ from ..core.prompts import audit_prompt
 from ..core.solvers import answer_question
 from ..shared.persona_design import DEFAULT_ATTRIBUTES, DEFAULT_MODES, PersonaDesign, asker_side, cue_input, persona_design
 from ..shared.persona_draw import BASELINE_ID
-from ..shared.personas import ATTRIBUTE_PREFIX, BASELINE_MODE, render
+from ..shared.personas import ATTRIBUTE_PREFIX, BASELINE_MODE, sent_order
 from ..shared.scorers import scorer_for
 from ..shared.tasks import card_version, dataset_version, load_task_items
 from . import KIND
@@ -53,13 +53,15 @@ def profile_samples(items: list[Item], plan: PersonaDesign) -> list[Sample]:
         states = persona.as_dict
         modes = [BASELINE_MODE] if persona.id == BASELINE_ID else list(plan.cues)
         for mode in modes:
-            cue = render(plan.cues[mode], persona) if mode != BASELINE_MODE else None
+            cue = plan.cue(persona, mode) if mode != BASELINE_MODE else None
             meta = {
                 "condition": condition_of(persona.id, mode),
                 "persona_id": persona.id,
                 "cue_mode": mode,
                 "cue_placement": cue.placement if cue else "none",
                 "persona_cue": cue.text if cue else "",
+                "cue_order": ",".join(sent_order(plan.cues[mode], persona, plan.orders.get(persona.id, ()))) if cue
+                else "",
                 "persona_weight": persona.weight,
                 "asker_side": asker_side(plan, persona),
                 "profile_references": references,

@@ -18,10 +18,12 @@ from ..core.text import md_code, md_text
 from ..logs.design import design_summary
 from ..logs.provenance import COLUMNS as PROVENANCE_COLUMNS
 from ..logs.provenance import RUN_WITH_INSPECT, describe
+from ..shared.answer_letters import DEGENERATE_SHARE, degenerate, letter_summary, letter_table
 from ..shared.cells import AUDIT_KIND, audit_rows, cells_of, has_atp, models_in, variants
 from ..shared.shifts import BASELINE, LEFT, RIGHT
 from ..shared.summaries import order_conditions, status_table
 from ..stats.options import AnalysisOptions
+from .findings import Finding, Quote, get
 
 
 def design_of(frame: pd.DataFrame) -> pd.DataFrame:
@@ -95,6 +97,46 @@ def _design_line(d: dict) -> str:
     )
 
 
+def _letters_line(node: dict) -> str:
+    """The answer letters in one paragraph: which models give one option to nearly every item."""
+    named = degenerate(node)
+    lead = ("Answer letters: the distribution of the letters each model answered, per measure and condition, and its entropy "
+            "(table `answer_letters`; a grader's verdicts are not counted). ")
+    if not named:
+        return lead + f"No model gives one option to more than {100 * DEGENERATE_SHARE:.0f}% of its answers in any measure."
+    return lead + "**Degenerate responders**, one option in more than " + f"{100 * DEGENERATE_SHARE:.0f}% of the answers: " + "; ".join(
+        f"{md_code(m)} in {md_text(k)} ({md_text(node['models'][m][k]['top_letter'])}, "
+        f"{100 * node['models'][m][k]['top_share']:.0f}%)" for m, k in named) + "."
+
+
+def answer_letter_warnings(summary: dict) -> list[Finding]:
+    """The Headline's warning per degenerate responder (`shared.answer_letters`): a model that
+    gives one option to more than 90% of its answers in a measure, its numbers quoted from
+    summary.json's `answer_letters`. A function of the summary alone, so the report can put
+    it wherever it gathers the Headline's lines."""
+    node = get(summary, "answer_letters") if "answer_letters" in summary else None
+    if not isinstance(node, dict):
+        return []
+    out = []
+    for model, kind in degenerate(node):
+        leaf = node["models"][model][kind]
+
+        def q(key: str, shown: str, scale: float = 1.0, model: str = model, kind: str = kind, leaf: dict = leaf) -> Quote:
+            return Quote(("answer_letters", "models", model, kind, key), float(leaf[key]), shown, scale)
+
+        pieces: list[str | Quote] = [
+            f"Degenerate responder: {model} answers {leaf['top_letter']} in ", q("n_top", f"{leaf['n_top']:,}"), " of ",
+            q("n_answered", f"{leaf['n_answered']:,}"), f" answered {kind} prompts (",
+            q("top_share", f"{100 * leaf['top_share']:.0f}%", 100.0), ")"]
+        if leaf.get("mean_top_probability") is not None:
+            pieces += ["; mean top probability ", q("mean_top_probability", f"{leaf['mean_top_probability']:.3f}"), " over ",
+                       q("n_logprob", f"{leaf['n_logprob']:,}"), " answers read from logprobs"]
+        pieces += [f". One option in more than {100 * DEGENERATE_SHARE:.0f}% of a model's answers: what moves with the asker "
+                   "is that option's place, not an opinion, so its shifts and gaps say little."]
+        out.append(Finding("headline", pieces, "overview", "answer_letters"))
+    return out
+
+
 @section(0, "overview")
 def overview_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOptions | None = None) -> Section | None:
     """What the logs hold: models, tasks, conditions, samples by status, run variants, and
@@ -117,6 +159,11 @@ def overview_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOpt
         if (provenance["file"] != RUN_WITH_INSPECT).any():
             tables["provenance"] = _shown(provenance)
             lines.insert(0, _provenance_text(summary["provenance"]["files"]))
+    letters = letter_table(frame)
+    if not letters.empty:  # every measure's answers, read from the frame's shared columns
+        tables["answer_letters"] = letters
+        summary["answer_letters"] = letter_summary(letters)
+        lines.append(_letters_line(summary["answer_letters"]))
     cannot: list[str] = []
     design = design_of(frame)
     if not design.empty:

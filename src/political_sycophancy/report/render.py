@@ -40,7 +40,7 @@ from .findings import Finding, derive, findings
 from .headline import headline, headline_html, headline_markdown
 from .headline import numbers as headline_numbers
 from .html import FULL_TABLE_ROWS, column_formatter, dump_summary, multiplicity_note, not_computable, page
-from .overview import provenance_lines
+from .overview import answer_letter_warnings, provenance_lines
 from .paper_values import counts as paper_counts
 from .paper_values import paper_section, paper_vs_logs
 from .section_store import SectionStore
@@ -363,7 +363,7 @@ def _build(frame: pd.DataFrame, out: Path, run_options: AnalysisOptions, builder
     summary["findings"] = derive(summary, named, draws=run_options.bootstrap_draws, seed=run_options.seed)
     summary["findings"]["headline"] = headline_numbers(summary, named, draws=run_options.bootstrap_draws, seed=run_options.seed)
     found = findings(_json_safe(summary))
-    top = headline(_json_safe(summary))
+    top = headline(_json_safe(summary)) + answer_letter_warnings(_json_safe(summary))  # issue 45: degenerate responders
     summary["findings"]["sentences"] = [f.markdown() for f in found]
     summary["findings"]["headline_sentences"] = [f.markdown() for f in top]
     shown = list(result.sections)

@@ -8,19 +8,38 @@ prompt) asks them the same way."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
+import numpy as np
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageUser
 
 from ..core.errors import InputError
 from ..core.solvers import with_preamble
+from .cue_checks import check_assembled, word_patterns
 from .persona_draw import DESIGNS, balanced, baseline, paper_personas
 from .persona_survey import draw_personas
-from .personas import BASELINE_MODE, Attribute, Cue, CueSet, Persona, Schema, check_coverage, load_cue_sets, load_schema, split_list
+from .personas import (
+    BASELINE_MODE,
+    Attribute,
+    Cue,
+    CueSet,
+    Persona,
+    Schema,
+    check_coverage,
+    load_cue_sets,
+    load_schema,
+    render,
+    split_list,
+)
 
 DEFAULT_ATTRIBUTES = "partisanship,age,gender,religion,occupation"
 DEFAULT_MODES = "explicit,implicit,conversational"
+# The random stream of the attribute orders, apart from the persona draw's (`seed` alone), so
+# that adding the orders left every design's personas as they were.
+ORDER_STREAM = 44
 
 
 @dataclass(frozen=True)
@@ -32,6 +51,31 @@ class PersonaDesign:
     personas: tuple[Persona, ...]
     cues: dict[str, CueSet]
     notes: tuple[str, ...] = ()
+    orders: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: MappingProxyType({}))
+
+    def cue(self, persona: Persona, mode: str) -> Cue:
+        """What the persona sends in a mode (its texts in its own order where the mode's file
+        says `order: random`)."""
+        return render(self.cues[mode], persona, self.orders.get(persona.id, ()))
+
+
+def attribute_orders(schema: Schema, personas: Sequence[Persona], seed: int) -> dict[str, tuple[str, ...]]:
+    """A seeded random order of the schema's attributes per persona (in design order), in
+    which its cue states them where a cue file says `order: random`."""
+    rng = np.random.default_rng((seed, ORDER_STREAM))
+    names = list(schema.names)
+    return {p.id: tuple(names[k] for k in rng.permutation(len(names))) for p in personas}
+
+
+def check_sent_cues(plan: PersonaDesign) -> None:
+    """Refuse a political word in any cue the design sends in a checked mode, as assembled
+    (template and fragments joined in the persona's order)."""
+    for mode, cues in plan.cues.items():
+        if not cues.checked:
+            continue
+        patterns = word_patterns(cues)
+        for persona in plan.personas:
+            check_assembled(cues, persona, plan.cue(persona, mode), patterns)
 
 
 def _whole(name: str, value: Any, low: int) -> int:
@@ -86,9 +130,13 @@ def persona_design(
             personas = balanced(schema, chosen, None if design == "factorial" else n, seed)
     for c in cue_sets.values():
         check_coverage(c, chosen)
+    orders = attribute_orders(schema, personas, seed)
     if baseline_persona:
         personas = [baseline(), *personas]
-    return PersonaDesign(schema, tuple(a.name for a in chosen), tuple(personas), cue_sets, tuple(notes))
+    plan = PersonaDesign(schema, tuple(a.name for a in chosen), tuple(personas), cue_sets, tuple(notes),
+                         MappingProxyType(orders))
+    check_sent_cues(plan)
+    return plan
 
 
 def cue_input(cue: Cue, prompt: str) -> str | list[ChatMessage]:

@@ -15,7 +15,7 @@ Files are validated when loaded; every problem is one `InputError` naming the fi
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -24,6 +24,7 @@ from typing import Any
 from ..core.errors import InputError
 from ..core.io import read_yaml
 from ..core.items import builtin_data_path
+from .cue_checks import ALWAYS_CHECKED, PLACEHOLDER, check_political_words, check_sources
 
 # What a task asking personas writes and its analysis reads (here, not beside the tasks, so
 # that an analysis need not import Inspect): the cue mode of the baseline persona, the
@@ -32,15 +33,18 @@ BASELINE_MODE = "none"
 ATTRIBUTE_PREFIX = "persona_"
 
 ATTRIBUTES_FILE = "profile_attributes.yaml"
-WORDS_FILE = "profile_political_words.yaml"
 BUILTIN_MODES = ("explicit", "implicit", "conversational")
+# Modes whose cues must never name politics, whatever their file says (a file may add words
+# to the list, never switch the check off); any other mode but explicit is checked unless its
+# file says `political_words: allowed`.
 PLACEMENTS = ("preamble", "turn")
+ORDERS = ("fixed", "random")
+# A fragment's source that says it rests on no study or statistic.
 NAME = re.compile(r"[a-z0-9_]+")
 LEVEL_ID = re.compile(r"[A-Za-z0-9_]+")
 SIDES = ("dem", "rep")
 # attribute names that would collide with the sample metadata persona_id, persona_weight, persona_cue
 RESERVED = ("id", "weight", "cue")
-PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
 
 
 def cue_file(mode: str) -> Path:
@@ -122,7 +126,13 @@ class Persona:
 @dataclass(frozen=True)
 class CueSet:
     """The texts of one mode: the template, the scripted reply and the question's lead-in
-    (turn placement), and a text per (attribute, level)."""
+    (turn placement), and a text per (attribute, level) with the source it rests on.
+
+    `political_words` is what the file says (allowed, forbidden, or "" when it says nothing);
+    `checked` whether its texts are checked for political words (always for implicit and
+    conversational cues); `extra_words` the file's additions to the word list; `order`
+    whether the attributes keep the template's order (fixed) or each persona's seeded order
+    (random)."""
 
     mode: str
     placement: str
@@ -134,11 +144,16 @@ class CueSet:
     fragment_source: str
     reply: str = ""
     ask: str = ""
+    checked: bool = False
+    extra_words: tuple[str, ...] = ()
+    sources: Mapping[tuple[str, str], str] = field(default_factory=lambda: MappingProxyType({}))
+    order: str = "fixed"
 
     @property
     def placed(self) -> tuple[str, ...]:
         """The attributes the template places, in order."""
         return tuple(PLACEHOLDER.findall(self.template))
+
 
 
 @dataclass(frozen=True)
@@ -252,15 +267,20 @@ def load_schema(path: str | Path | None = None) -> Schema:
     return parse_schema(read_yaml(source), source)
 
 
-def _fragments(records: Any, file: str, schema: Schema) -> tuple[dict[tuple[str, str], str], dict[tuple[str, str], int]]:
+Fragments = tuple[dict[tuple[str, str], str], dict[tuple[str, str], int], dict[tuple[str, str], str]]
+
+
+def _fragments(records: Any, file: str, schema: Schema) -> Fragments:
+    """Texts, rows and sources of a cue file's fragments."""
     if not isinstance(records, list) or not records:
         raise InputError("expected a non-empty list under 'fragments' (or fragments_from: <mode>)", file=file, field="fragments")
     texts: dict[tuple[str, str], str] = {}
     rows: dict[tuple[str, str], int] = {}
+    sources: dict[tuple[str, str], str] = {}
     for row, rec in enumerate(records, start=1):
         if not isinstance(rec, dict):
             raise InputError("each fragment must be a mapping of attribute, level and text", file=file, row=row)
-        unknown = sorted(set(rec) - {"attribute", "level", "text"})
+        unknown = sorted(set(rec) - {"attribute", "level", "text", "source"})
         if unknown:
             raise InputError(f"unknown key(s) {', '.join(map(str, unknown))}", file=file, row=row, field=unknown[0])
         name = rec.get("attribute")
@@ -278,36 +298,67 @@ def _fragments(records: Any, file: str, schema: Schema) -> tuple[dict[tuple[str,
             raise InputError("missing text (write text: \"\" for a level that says nothing)", file=file, row=row, field="text")
         texts[(name, level)] = _text(rec["text"], file=file, row=row, field="text")
         rows[(name, level)] = row
-    return texts, rows
+        sources[(name, level)] = _text(rec.get("source"), file=file, row=row, field="source")
+    return texts, rows, sources
 
 
-def parse_cues(data: Any, source: str | Path, schema: Schema, fragments_of=None) -> CueSet:
+KNOWN_CUE_KEYS = ("version", "mode", "placement", "political_words", "extra_political_words", "order", "template",
+                  "reply", "ask", "fragments", "fragments_from")
+
+
+def _choice(data: dict, key: str, allowed: tuple[str, ...], default: str, file: str) -> str:
+    """A key of a cue file that takes one of `allowed` values."""
+    value = data.get(key, default)
+    if value not in allowed:
+        shown = ", ".join(a for a in allowed if a)
+        raise InputError(f"{key} must be one of {shown}, got {value!r}", file=file, field=key)
+    return str(value)
+
+
+def _template(data: dict, file: str, schema: Schema, order: str) -> str:
+    """The template: every placeholder an attribute, none twice, and (random order) the
+    placeholders side by side, since the order moves texts between them."""
+    template = _text(data.get("template"), file=file, row=None, field="template", allow_empty=False)
+    placed = PLACEHOLDER.findall(template)
+    for name in placed:
+        if name not in schema.names:
+            known = ", ".join(schema.names)
+            raise InputError(f"{{{name}}} is not an attribute (known: {known})", file=file, field="template")
+    repeated = sorted({n for n in placed if placed.count(n) > 1})
+    if repeated:
+        raise InputError(f"{{{repeated[0]}}} placed twice", file=file, field="template")
+    span = template[template.find("{") : template.rfind("}") + 1]
+    if order == "random" and placed and not re.fullmatch(r"\{[^{}]*\}(?:\s+\{[^{}]*\})*", span):
+        raise InputError("order: random moves the attributes between their places, so the template must place them "
+                         "side by side (separated by spaces only)", file=file, field="order")
+    return template
+
+
+def parse_cues(
+    data: Any, source: str | Path, schema: Schema, fragments_of: Callable[[str], CueSet] | None = None
+) -> CueSet:
     """Validate a cue file; `fragments_of(mode)` gives another mode's CueSet for
-    `fragments_from`."""
+    `fragments_from`. A checked mode (implicit and conversational always; another mode but
+    explicit unless its file says `political_words: allowed`) is refused when a text holds a
+    political word or names no source."""
     file = str(source)
     if not isinstance(data, dict):
         raise InputError("a cue file is a mapping (mode, placement, template, fragments)", file=file)
-    known = {"version", "mode", "placement", "political_words", "template", "reply", "ask", "fragments", "fragments_from"}
-    unknown = sorted(set(map(str, data)) - known)
+    unknown = sorted(set(map(str, data)) - set(KNOWN_CUE_KEYS))
     if unknown:
         raise InputError(f"unknown key(s) {', '.join(unknown)}", file=file, field=unknown[0])
     mode = data.get("mode")
     if not isinstance(mode, str) or not NAME.fullmatch(mode):
         raise InputError("missing or invalid mode (a-z, 0-9, '_')", file=file, field="mode")
-    placement = data.get("placement", "preamble")
-    if placement not in PLACEMENTS:
-        raise InputError(f"placement must be one of {', '.join(PLACEMENTS)}, got {placement!r}", file=file, field="placement")
-    words = data.get("political_words", "allowed")
-    if words not in ("allowed", "forbidden"):
-        raise InputError(f"political_words must be allowed or forbidden, got {words!r}", file=file, field="political_words")
-    template = _text(data.get("template"), file=file, row=None, field="template", allow_empty=False)
-    for name in PLACEHOLDER.findall(template):
-        if name not in schema.names:
-            raise InputError(f"{{{name}}} is not an attribute (known: {', '.join(schema.names)})", file=file, field="template")
-    placed = PLACEHOLDER.findall(template)
-    repeated = sorted({n for n in placed if placed.count(n) > 1})
-    if repeated:
-        raise InputError(f"{{{repeated[0]}}} placed twice", file=file, field="template")
+    placement = _choice(data, "placement", PLACEMENTS, "preamble", file)
+    words = _choice(data, "political_words", ("allowed", "forbidden", ""), "", file)
+    checked = mode in ALWAYS_CHECKED or words == "forbidden" or (words == "" and mode != "explicit")
+    extra = data.get("extra_political_words", [])
+    if not isinstance(extra, list) or not all(isinstance(w, str) and w.strip() for w in extra):
+        raise InputError("a list of words is expected (extra_political_words: [word, ...])", file=file,
+                         field="extra_political_words")
+    order = _choice(data, "order", ORDERS, "fixed", file)
+    template = _template(data, file, schema, order)
     reply = _text(data.get("reply"), file=file, row=None, field="reply")
     ask = _text(data.get("ask"), file=file, row=None, field="ask")
     if placement == "turn" and not reply:
@@ -321,52 +372,18 @@ def parse_cues(data: Any, source: str | Path, schema: Schema, fragments_of=None)
         if not isinstance(origin, str) or origin == mode or fragments_of is None:
             raise InputError(f"fragments_from must name another mode, got {origin!r}", file=file, field="fragments_from")
         other = fragments_of(origin)
-        texts, rows, fragment_source = dict(other.fragments), dict(other.fragment_rows), other.fragment_source
+        texts, rows, sources = dict(other.fragments), dict(other.fragment_rows), dict(other.sources)
+        fragment_source = other.fragment_source
     else:
-        texts, rows = _fragments(data.get("fragments"), file, schema)
+        texts, rows, sources = _fragments(data.get("fragments"), file, schema)
         fragment_source = file
-    cues = CueSet(mode, placement, words, template, MappingProxyType(texts), file, MappingProxyType(rows), fragment_source, reply, ask)
-    if words == "forbidden":
+    cues = CueSet(mode, placement, words, template, MappingProxyType(texts), file, MappingProxyType(rows),
+                  fragment_source, reply, ask, checked, tuple(w.strip() for w in extra), MappingProxyType(sources),
+                  order)
+    if checked:
         check_political_words(cues)
+        check_sources(cues)
     return cues
-
-
-def political_words(path: str | Path | None = None) -> tuple[re.Pattern, ...]:
-    """The forbidden words as whole-word patterns (`*` = any ending)."""
-    source = Path(path) if path else builtin_data_path(WORDS_FILE)
-    data = read_yaml(source)
-    words = data.get("words") if isinstance(data, dict) else None
-    if not isinstance(words, list) or not all(isinstance(w, str) and w.strip() for w in words):
-        raise InputError("expected a list of words under 'words'", file=source, field="words")
-    out = []
-    for w in words:
-        stem = re.escape(w.strip().lower().rstrip("*")).replace(r"\ ", r"\s+")
-        ending = r"[\w-]*" if w.strip().endswith("*") else ""
-        out.append(re.compile(r"(?<![\w-])" + stem + ending + r"(?![\w-])", re.IGNORECASE))
-    return tuple(out)
-
-
-def first_political_word(text: str, patterns: tuple[re.Pattern, ...]) -> str | None:
-    for pattern in patterns:
-        found = pattern.search(text)
-        if found:
-            return found.group(0)
-    return None
-
-
-def check_political_words(cues: CueSet, patterns: tuple[re.Pattern, ...] | None = None) -> None:
-    """Refuse a cue set that forbids political words but holds one (template, reply, lead-in
-    or a fragment): one error naming the file, the row and the field."""
-    patterns = patterns or political_words()
-    why = f"a political word in a cue of mode {cues.mode!r}, which says political_words: forbidden"
-    for field_name, text in (("template", cues.template), ("reply", cues.reply), ("ask", cues.ask)):
-        word = first_political_word(PLACEHOLDER.sub(" ", text), patterns)
-        if word:
-            raise InputError(f"{word!r} is {why}", file=cues.source, field=field_name)
-    for key, text in sorted(cues.fragments.items(), key=lambda kv: cues.fragment_rows[kv[0]]):
-        word = first_political_word(text, patterns)
-        if word:
-            raise InputError(f"{word!r} ({key[0]}={key[1]}) is {why}", file=cues.fragment_source, row=cues.fragment_rows[key], field="text")
 
 
 def load_cue_sets(modes: Iterable[str], files: Iterable[str | Path] = (), schema: Schema | None = None) -> dict[str, CueSet]:
@@ -414,12 +431,29 @@ def check_coverage(cues: CueSet, attributes: Iterable[Attribute]) -> None:
             raise InputError(f"no text for {attribute.name}={', '.join(missing)}", file=cues.fragment_source, field="fragments")
 
 
-def render(cues: CueSet, persona: Persona) -> Cue:
-    """The cue a persona sends in a mode: each placed attribute's text, spaces collapsed; a
+def _slots(cues: CueSet, order: Sequence[str]) -> list[str]:
+    """The placed attributes in the order their texts are sent: the template's, or with
+    `order: random` the persona's `order` (attributes it does not name after, in template order)."""
+    if cues.order != "random" or not order:
+        return list(cues.placed)
+    rank = {name: k for k, name in enumerate(order)}
+    return sorted(cues.placed, key=lambda name: (rank.get(name, len(rank)), cues.placed.index(name)))
+
+
+def render(cues: CueSet, persona: Persona, order: Sequence[str] = ()) -> Cue:
+    """The cue a persona sends in a mode: each placed attribute's text, in the template's places
+    (filled in the persona's `order` when the file says `order: random`), spaces collapsed; a
     persona whose texts are all empty sends nothing (the N prompt)."""
     levels = persona.as_dict
     parts = {name: cues.fragments.get((name, levels[name]), "") if name in levels else "" for name in cues.placed}
     if not any(parts.values()):
         return Cue(cues.mode, cues.placement, "")
-    text = PLACEHOLDER.sub(lambda m: parts[m.group(1)], cues.template)
+    fill = iter(_slots(cues, order))
+    text = PLACEHOLDER.sub(lambda m: parts[next(fill)], cues.template)
     return Cue(cues.mode, cues.placement, " ".join(text.split()), cues.reply, cues.ask)
+
+
+def sent_order(cues: CueSet, persona: Persona, order: Sequence[str] = ()) -> list[str]:
+    """The attributes whose texts a persona's cue states, in the order sent (sample metadata)."""
+    levels = persona.as_dict
+    return [name for name in _slots(cues, order) if name in levels and cues.fragments.get((name, levels[name]), "")]

@@ -5,6 +5,7 @@ Conditions are ordered by cue intensity (C3L, C1L, CA, N, C1R, C3R), then any ot
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from types import MappingProxyType
 
 import numpy as np
@@ -23,7 +24,8 @@ def condition_rank(condition: str) -> tuple[int, str]:
     return (CUE_ORDER.index(condition), "") if condition in CUE_ORDER else (len(CUE_ORDER), str(condition))
 
 
-def order_conditions(conditions) -> list[str]:
+def order_conditions(conditions: Iterable[str]) -> list[str]:
+    """The distinct conditions in cue-intensity order, then the others alphabetically."""
     return sorted(set(conditions), key=condition_rank)
 
 

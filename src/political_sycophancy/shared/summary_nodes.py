@@ -183,6 +183,14 @@ class FindingsNode(TypedDict, total=False):
     paper_vs_logs: dict[str, int]
 
 
+class AnswerLettersNode(TypedDict, total=False):
+    """Every model's answer letters per measure (`shared.answer_letters`): the threshold of a
+    degenerate responder, and per model and kind the pooled distribution's figures."""
+
+    threshold: float
+    models: dict[str, dict[str, Any]]
+
+
 # The top level: what the report writes about the run, then the shared sections' nodes.
 SUMMARY_FIELDS = MappingProxyType({
     "summary_version": int,
@@ -198,6 +206,7 @@ SUMMARY_FIELDS = MappingProxyType({
     "not_computable": list[str],
     "design": DesignNode,
     "provenance": dict[str, Any],  # where the data came from: one row per imported file (logs.provenance)
+    "answer_letters": AnswerLettersNode,
     "findings": FindingsNode,
     "models": dict[str, ModelNode],
     "tests": TestsNode,

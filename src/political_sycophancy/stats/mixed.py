@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -246,7 +247,7 @@ class _CrossedREML:
         self.Aty = np.concatenate([X.T @ y, *[_sums(c, k, yx)[:, 0] for c, k in others]])
         self.Ziy, self.yty = _sums(codes[0], qi, yx)[:, 0], float(y @ y)
 
-    def _parts(self, theta: np.ndarray):
+    def _parts(self, theta: np.ndarray) -> tuple[Any, np.ndarray, float, float]:
         from scipy import linalg  # here, not at import: scipy's import is about a second
         ti, to = theta[0], theta[1:]
         lam_o = np.concatenate([np.full(k, t) for k, t in zip(self.sizes[1:], to, strict=True)]) if self.qo else np.zeros(0)
@@ -265,7 +266,7 @@ class _CrossedREML:
         logdet = float(np.sum(np.log(cb))) + 2.0 * float(np.sum(np.log(np.diag(chol[0]))))
         return chol, sol_a, prss, logdet
 
-    def objective(self, theta) -> float:
+    def objective(self, theta: np.ndarray) -> float:
         theta = np.abs(np.asarray(theta, dtype=float))
         try:
             _, _, prss, logdet = self._parts(theta)
@@ -287,7 +288,7 @@ class _CrossedREML:
             return math.inf
         return logdet + (self.n - self.p) * math.log(2 * math.pi * s2) + prss / s2
 
-    def results(self, theta) -> tuple[np.ndarray, np.ndarray, float, np.ndarray]:
+    def results(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, np.ndarray]:
         """Fixed effects, their covariance sigma^2 [S^-1]_bb, sigma^2, variance components."""
         from scipy import linalg  # here, not at import: scipy's import is about a second
         theta = np.abs(np.asarray(theta, dtype=float))
@@ -350,7 +351,7 @@ def _variance_ses(reml: _CrossedREML, theta: np.ndarray, sigma2: float, labels: 
     return ses, printed
 
 
-def _gradient(fun, x: np.ndarray, h: float = 1e-5) -> np.ndarray:
+def _gradient(fun: Callable[[np.ndarray], float], x: np.ndarray, h: float = 1e-5) -> np.ndarray:
     g = np.zeros_like(x)
     for k in range(len(x)):
         e = np.zeros_like(x)
@@ -404,7 +405,9 @@ def group_sizes(data: pd.DataFrame, spec: str) -> dict[str, dict[str, float]]:
     return out
 
 
-def _fit_reml(data: pd.DataFrame, outcome: str, conditions: list[str], optimizers, spec: str) -> MixedFit:
+def _fit_reml(
+    data: pd.DataFrame, outcome: str, conditions: list[str], optimizers: Sequence[str], spec: str
+) -> MixedFit:
     from scipy import optimize  # here, not at import: scipy's import is about a second
     X, names = _design(data, conditions)
     blocks, sizes, labels, terms = _random_blocks(data, spec)
@@ -456,7 +459,9 @@ def _fit_reml(data: pd.DataFrame, outcome: str, conditions: list[str], optimizer
     return fit
 
 
-def _fit_statsmodels(data: pd.DataFrame, outcome: str, conditions: list[str], spec: str, optimizers) -> MixedFit:
+def _fit_statsmodels(
+    data: pd.DataFrame, outcome: str, conditions: list[str], spec: str, optimizers: Sequence[str]
+) -> MixedFit:
     from statsmodels.regression.mixed_linear_model import MixedLM
 
     data = data.assign(_one=1)
@@ -531,7 +536,7 @@ def fit_mixed(
     spec: str = "crossed",
     engine: str = "reml",
     conditions: list[str] | None = None,
-    optimizers=None,
+    optimizers: Sequence[str] | None = None,
 ) -> MixedFit:
     """Fit the mixed model `spec` (see the module docstring) on item-level data with columns
     model, item_id, condition and `outcome` (rows with a missing outcome are dropped).
