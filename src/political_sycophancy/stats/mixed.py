@@ -1,3 +1,4 @@
+# Long: one model in three specifications, fitted by two engines that must agree (REML, statsmodels), and its SEs.
 """Linear mixed model of an item-level outcome on condition (N reference).
 
 Specifications (`spec`, named in the report beside the estimates by `SPEC_LABELS`):
