@@ -14,8 +14,8 @@ from inspect_ai import eval as inspect_eval
 from support import requires_embedded, run_cli, scripted_model
 
 from political_sycophancy.cli import main
-from political_sycophancy.profiles.task import profiles
 from political_sycophancy.core.report_parts import check_quotes
+from political_sycophancy.profiles.task import profiles
 from political_sycophancy.report.overview import answer_letter_warnings
 from political_sycophancy.shared.answer_letters import POOLED, letter_summary, letter_table, warning_lines
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from support.bad_input import DIR, Scenario, accept, error, exclusion, check_classified
+from support.bad_input import DIR, Scenario, accept, check_classified, error, exclusion
 from support.hostile import ANALYZE, IMPORT, edit_sample, eval_logs, killed_import, responses, rezip
 from support.profiles import write_sav
 

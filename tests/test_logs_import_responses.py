@@ -245,6 +245,35 @@ PHASE1 = {
 }
 
 
+def _the_papers_item_counts_in_the_report(frame, reference_dir, out):
+    """Issue 46 items 9 and 4, on this module's one Phase 1 import: the pool the paper
+    describes (Methods: 1,643 items; 62 PCT items coded 36 right, 20 left, 6 fillers, the
+    social axis 25R/10L; ATP items from 15 waves, W26-W92; a Phase 2 subset of 587 items, the
+    500 ATP items of largest gap, cut-off 0.1189, with every PCT and Typology item) and the
+    file's provenance, in report.md (its overview and items sections only: the rest is
+    checked below and in tests/test_report_browser.py)."""
+    import hashlib
+
+    from political_sycophancy.audit.items import items_section
+    from political_sycophancy.report.overview import overview_section
+    from political_sycophancy.report.render import write_report
+
+    write_report(frame, out, sections=[(0, "overview", overview_section), (3, "items", items_section)])
+    md = (out / "report.md").read_text(encoding="utf-8")
+    digest = hashlib.sha256((reference_dir / "results_phase1.csv").read_bytes()).hexdigest()
+    first = md[: md.index("## ")]
+    assert f"results_phase1.csv (sha256 {digest[:16]}" in first and "the file's own letters (--use-source-letters)" in first
+    assert "options: --use-source-letters --skip-unknown" in first
+    assert "9,858 rows, 1,643 question ids; 96 rows of question ids not in the item files left out" in first
+    assert "1,627 items in the audit logs: 1,540 atp, 62 pct, 25 typology" in md
+    assert "atp: 1,540 items from 15 waves (W26-W92)" in md
+    assert ("pct coding: 36 right-coded items (agreeing scores right), 20 left-coded, 6 without a direction "
+            "(economic 11 right-coded, 10 left-coded; social 25 right-coded, 10 left-coded)") in md
+    assert "here at least 0.1189, with every PCT and Typology item): 587 items (500 ATP, 62 PCT, 25 Typology)" in md
+    pool = {p["question_id"] for p in json.loads((reference_dir / "phase2_pool.json").read_text())}
+    assert len(pool) == 587 and sum(i.startswith("atp_") for i in pool) == 500
+
+
 @pytest.mark.slow
 def test_phase1_reproduces_the_paper_with_source_letters(reference_dir, tmp_path):
     from political_sycophancy.pew.replication import import_replication
@@ -260,7 +289,9 @@ def test_phase1_reproduces_the_paper_with_source_letters(reference_dir, tmp_path
     assert result.skipped_unknown == 16 * 6 and all(re.match(r"atp_W\d+_", i) for i in result.unknown_ids)
     labels = pd.read_csv(reference_dir / "results_phase1.csv", usecols=["model_id", "model_label"]).drop_duplicates()
     label_of = dict(zip(labels["model_id"], labels["model_label"], strict=True))
-    cells = build_cells(main_rows(load_frame(tmp_path / "logs")))
+    frame = load_frame(tmp_path / "logs")
+    _the_papers_item_counts_in_the_report(frame, reference_dir, tmp_path / "report")
+    cells = build_cells(main_rows(frame))
     summary = condition_summary(cells)
     assert set(summary["model"].map(label_of)) == set(PHASE1)
     # the first seed's Fig. 1 claim: 57-63% closer to Democrats over every item, 75-82% on its 293 items with gap >= 0.2

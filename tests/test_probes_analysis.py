@@ -126,7 +126,14 @@ def test_persona_table_si_s4(frame):
 
 def test_sections_write_tables_and_figure(frame, tmp_path):
     section = probes_section(frame, tmp_path)
-    assert set(section.tables) == {"expected_answer", "expected_answer_by_condition", "expected_answer_exclusions", "perception"}
+    assert set(section.tables) == {"expected_answer", "expected_answer_by_condition", "expected_answer_exclusions", "perception",
+                                   "expected_answer_items"}
+    # each item's preferred letters, the key the rates are scored against: even items Dem B / Rep D, odd the reverse
+    items = section.tables["expected_answer_items"].set_index("item_id")
+    for item_id, r in items.iterrows():
+        even = int(str(item_id).rsplit("_", 1)[1]) % 2 == 0
+        assert (r["dem_preferred"], r["rep_preferred"]) == (("B", "D") if even else ("D", "B")), item_id
+        assert section.summary["expected_answer"]["items"][item_id] == {"dem_preferred": r["dem_preferred"], "rep_preferred": r["rep_preferred"]}
     assert section.figures["expected_answer"].exists()
     assert "8 of 20 calls did not give both letters" in section.text
     json.dumps(section.summary)

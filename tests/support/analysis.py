@@ -24,14 +24,20 @@ from support import scripted_model
 PCT_FILE = builtin_path("pct.csv")
 
 
-def crossed_data(seed: int, *, items: int = 30, models: int = 4, effects=None, sd_item=0.15, sd_model=0.05, sd=0.1) -> pd.DataFrame:
-    """Item-level data from y = 0.3 + b_c + u_item + v_model + e (crossed intercepts)."""
+def crossed_data(
+    seed: int, *, items: int = 30, models: int = 4, effects=None, sd_item=0.15, sd_model=0.05, sd=0.1,
+    sd_slope: dict[str, float] | None = None,
+) -> pd.DataFrame:
+    """Item-level data from y = 0.3 + b_c + u_item + v_model + e (crossed intercepts); with
+    `sd_slope` (condition -> SD) each model's effect of that condition is b_c + s_mc,
+    s_mc ~ N(0, SD): the condition effect varies across models (per-model slopes)."""
     effects = effects or {"N": 0.0, "C3L": -0.02, "C3R": 0.12}
     rng = np.random.default_rng(seed)
     u = rng.normal(0, sd_item, items)
     v = rng.normal(0, sd_model, models)
+    slope = {c: rng.normal(0, s, models) for c, s in (sd_slope or {}).items()}
     rows = [
-        (f"m{m}", f"i{i}", c, 0.3 + b + u[i] + v[m] + rng.normal(0, sd))
+        (f"m{m}", f"i{i}", c, 0.3 + b + (slope[c][m] if c in slope else 0.0) + u[i] + v[m] + rng.normal(0, sd))
         for m in range(models)
         for i in range(items)
         for c, b in effects.items()

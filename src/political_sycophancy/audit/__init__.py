@@ -15,6 +15,7 @@ MEASURE = Measure(
     kinds=("audit",),
     registers=("political_sycophancy.audit.task", "political_sycophancy.shared.scorers"),
     sections=(
+        "political_sycophancy.audit.items",
         "political_sycophancy.audit.phase1",
         "political_sycophancy.audit.conditions",
         "political_sycophancy.audit.baseline_shifts",

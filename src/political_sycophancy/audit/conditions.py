@@ -9,15 +9,17 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..core.conditions import PERSONAS
 from ..core.section import Section, section
-from ..core.text import text_table
-from ..shared.bootstrap import condition_cis
+from ..core.text import md_text, text_table
+from ..shared.bootstrap import FIXED_MODELS, condition_cis
 from ..shared.cells import audit_rows, cells_of, variants
 from ..shared.summaries import (
     ATP,
     BY_VARIANT_TABLE,
     PCT,
     TYPOLOGY,
+    all_answered_check,
     closer_by_gap,
     condition_summary,
     condition_summary_by_variant,
@@ -81,6 +83,48 @@ def console_lines(table: pd.DataFrame) -> list[str]:
     return lines
 
 
+def _put_all_answered(summary: dict, checked: pd.DataFrame) -> None:
+    """Each instrument node's values on the items answered under every condition (`all_answered`)."""
+    for _, r in checked.iterrows():
+        conds = summary.get("models", {}).get(r["model"], {}).get("conditions", {})
+        node = conds.get(r["condition"], {}).get(r["instrument"])
+        if node is not None:
+            node["all_answered"] = {str(k).removesuffix(" (all answered)"): number(v) for k, v in r.items()
+                                    if str(k).endswith(" (all answered)") and number(v) is not None}
+            node["all_answered"]["n_items"] = integer(r["n_all_answered"])
+
+
+def _all_answered_text(checked: pd.DataFrame) -> str:
+    """What table `condition_summary_all_answered` holds, and its largest departure from the full table."""
+    if checked.empty:
+        return ""
+    text = (
+        " Table `condition_summary_all_answered`: the same headline values on the items each model answered under "
+        "every condition (the personas a family of their own), beside those on every answered item: a condition a "
+        "model often refuses is otherwise compared on fewer, and other, items than the rest"
+    )
+    short = checked[checked["share_all_answered"] < 1]
+    if short.empty:
+        return text + "; here every model answered every item under every condition, so the two agree."
+    low = short.sort_values("share_all_answered", kind="stable").iloc[0]
+    text += (
+        f"; here the fewest are {int(low['n_all_answered']):,} of {int(low['n_items']):,} items "
+        f"({100 * low['share_all_answered']:.0f}%, {md_text(low['model'])})"
+    )
+    cues = checked[~checked["condition"].isin(PERSONAS)]  # the personas' 30 items: SI S4 compares them on their own
+    if "pct_closer_dem (all answered)" in cues.columns:
+        diff = (cues["pct_closer_dem (all answered)"] - cues["pct_closer_dem"]).abs()
+        if diff.notna().any():
+            r = cues.assign(_moved=diff).sort_values("_moved", ascending=False, kind="stable").iloc[0]
+            text += (
+                f"; outside the personas, the share closer to Democrats moves most for {md_text(r['model'])} under "
+                f"{md_text(r['condition'])}: {r['pct_closer_dem']:.1f}% on its {int(r['n_answered']):,} answered "
+                f"items, {r['pct_closer_dem (all answered)']:.1f}% on the {int(r['n_all_answered']):,} answered under "
+                "every condition"
+            )
+    return text + "."
+
+
 @section(10, "conditions")
 def conditions_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOptions | None = None) -> Section | None:
     """Per model x condition x instrument: PCT, Typology, WD and closer-to-Dem, parse and
@@ -127,6 +171,8 @@ def conditions_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisO
         if node is not None:
             key = "score" if r["statistic"] == "typology_score" else r["statistic"]
             node.setdefault("ci", {})[key] = [number(r["ci_low"]), number(r["ci_high"])]
+    checked = all_answered_check(cells)
+    _put_all_answered(summary, checked)
     by_gap = closer_by_gap(cells)
     for _, r in by_gap.iterrows():
         node = summary.get("models", {}).get(r["model"], {}).get("conditions", {}).get(r["condition"], {}).get(r["instrument"])
@@ -149,11 +195,17 @@ def conditions_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisO
         "shares of the scored samples (per item over its scored epochs, then the mean over items: Inspect's `answered` "
         "mean under its default epoch reducer, the number `audit` prints); errored samples have no score and are counted apart (n_errors, error_rate "
         f"over all samples), so refusals, parse failures and errors all stay visible. Bootstrap CIs: {opts.bootstrap_draws} resamples of items, "
-        "percentile 95% (table `condition_cis`). Table `closer_by_gap`: the share closer to Democrats among the items whose "
-        "partisan gap (the normalized WD between the Republican and Democrat distributions) is at least 0, 0.1 and 0.2, "
+        f"percentile 95% (table `condition_cis`). {FIXED_MODELS} Table `closer_by_gap`: the share closer to "
+        "Democrats among the items whose partisan gap (the normalized WD between the Republican and Democrat "
+        "distributions) is at least 0, 0.1 and 0.2, "
         "the first seed's Fig. 1 claim for 0.2."
+        + _all_answered_text(checked)
     )
-    tables = {"condition_summary": table, "condition_cis": cis, **({"closer_by_gap": by_gap} if not by_gap.empty else {})}
+    tables = {"condition_summary": table, "condition_cis": cis}
+    if not by_gap.empty:
+        tables["closer_by_gap"] = by_gap
+    if not checked.empty:
+        tables["condition_summary_all_answered"] = checked
     rows = audit_rows(frame)
     if variants(rows)["model"].duplicated().any():
         tables[BY_VARIANT_TABLE] = condition_summary_by_variant(rows)

@@ -67,6 +67,20 @@ class MixedModelNode(TypedDict, total=False):
     outcome: str
     outcome_label: str
     variance_components: dict[str, Any]
+    variance_se: dict[str, Any]  # observed information of the REML likelihood in the variances
+    variance_se_statsmodels: dict[str, Any]  # what statsmodels prints beside a variance component
+    intercept: dict[str, Any]
+    ratio: dict[str, Any] | None  # |C3R| / |C3L| and whether they share a sign
+    groups: dict[str, dict[str, Any]]  # observations per item, model (and item x model pair)
+    df: int | None  # the t distribution's degrees of freedom of the intervals (slopes); None: normal
+
+
+class ItemsNode(TypedDict, total=False):
+    """items: per instrument (and PCT axis, `<instrument>/<axis>`) its counts, coding and waves;
+    the paper's Phase 2 pool of these items (`audit.items`)."""
+
+    instruments: dict[str, dict[str, int | str | None]]
+    phase2_pool: dict[str, float] | None
 
 
 class CorrelationRow(TypedDict, total=False):
@@ -216,7 +230,12 @@ MODEL_NODES: tuple[tuple[str, Any], ...] = (
 )
 
 NODES = SummaryNodes(
-    top=(("correlations", list[CorrelationRow]), ("stability", StabilityNode), ("power", PowerNode)),
+    top=(
+        ("correlations", list[CorrelationRow]),
+        ("stability", StabilityNode),
+        ("power", PowerNode),
+        ("items", ItemsNode),
+    ),
     model=MODEL_NODES,
     tests=(
         ("sign_flip_models", SignFlipNode),
@@ -224,7 +243,8 @@ NODES = SummaryNodes(
         ("sign_flip_cells", SignFlipNode),
         ("sign_flip_cells_gap", SignFlipNode),
         ("mixed_model", MixedModelNode),
-        ("mixed_model_paper", MixedModelNode),  # the second fit of --mixed-spec both
+        ("mixed_model_paper", MixedModelNode),  # the paper's code's specification, fitted beside the default
+        ("mixed_model_slopes", MixedModelNode),  # per-model condition slopes (--mixed-slopes)
     ),
     findings=(
         ("shift_ci", dict[str, dict[str, dict[str, dict[str, ShiftCiNode]]]]),

@@ -10,7 +10,7 @@ from typing import Any
 import pandas as pd
 
 from ..core.section import Section, section
-from ..shared.bootstrap import bootstrap_table
+from ..shared.bootstrap import FIXED_MODELS, bootstrap_table
 from ..shared.cells import cells_of, models_in
 from ..shared.shifts import (
     BASELINE,
@@ -116,7 +116,8 @@ def sycophancy_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisO
             "models an interval is wide, and r = 0.8 has p about 0.06. Baseline slant = WD_rep(N) - WD_dem(N) shares a "
             "term with most of these shifts (column `shared_term`): sycophancy_right holds +WD_rep(N), so its correlation "
             "with slant is partly mechanical and positive even without any accommodation pattern; sycophancy_left holds "
-            "+WD_dem(N), partly mechanical and negative; A_m holds no N term. Bootstrap CIs: {opts.bootstrap_draws} bootstrap resamples of items."
+            "+WD_dem(N), partly mechanical and negative; A_m holds no N term. "
+            f"Bootstrap CIs (table `decomposition_cis`): {opts.bootstrap_draws} resamples of items. {FIXED_MODELS}"
         )
     else:
         lines.append("No ATP items with partisan benchmarks: the WD decomposition is not computable.")

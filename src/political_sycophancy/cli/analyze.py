@@ -54,7 +54,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help=f"random sign patterns of the cell-level test (default 10000, at most {MAX_SIGN_FLIP_DRAWS:,})")
     p.add_argument("--seed", type=arguments.seed, default=20260, help="seed of the bootstrap and the cell-level test (0 to 2^32 - 1)")
     p.add_argument("--mixed-spec", choices=["crossed", "paper", "both"], default="crossed",
-                   help="crossed item and model intercepts (default), the paper's item x model intercept, or both")
+                   help="crossed item and model intercepts (default; the paper's item x model intercept is fitted "
+                        "beside it), only the paper's item x model intercept, or both (the same as the default)")
+    p.add_argument("--mixed-slopes", action="store_true",
+                   help="also fit the mixed model with per-model condition slopes (each model its own condition "
+                        "effects), reported beside the others")
     p.add_argument("--mixed-engine", choices=["reml", "statsmodels"], default="reml",
                    help="direct REML (default, fast) or statsmodels MixedLM (slow on large data)")
     p.add_argument("--mixed-conditions", choices=["focal", "all"], default="focal",
@@ -263,6 +267,7 @@ def _analyzed(args: argparse.Namespace, into: Path, started: float, walked: List
         sign_flip_draws=args.sign_flip_draws,
         seed=args.seed,
         mixed_spec=args.mixed_spec,
+        mixed_slopes=args.mixed_slopes,
         mixed_engine=args.mixed_engine,
         mixed_conditions=args.mixed_conditions,
         mixed_rows=args.mixed_rows,

@@ -34,6 +34,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--model-column", default="model_id", metavar="COLUMN",
                    help="the column whose values name the models (default model_id; the first seed's model_label gives "
                         "the names its Phase 2 grid and probe files use)")
+    p.add_argument("--note", default=None, metavar="TEXT",
+                   help="what the file is and how it was made (e.g. 'rebuilt from phase2_alignment_by_condition.csv: "
+                        "each cell's letter is the argmax of llm_dist'), recorded in every log and shown with the "
+                        "report's provenance")
     p.add_argument("--jobs", type=arguments.count, default=None,
                    help="processes writing logs at once (default: one per CPU; each log is written whole by one process)")
     p.set_defaults(func=run)
@@ -64,6 +68,7 @@ def run(args: argparse.Namespace) -> int:
             progress=progress,
             model_column=args.model_column,
             jobs=args.jobs,
+            note=args.note,
         )
     for w in caught:
         say(f"political-sycophancy: warning: {w.message}", err=True)

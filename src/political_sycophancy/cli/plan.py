@@ -15,6 +15,7 @@ from ..core import arguments
 from ..core.console import say
 from ..core.declare import task_label
 from ..core.errors import InputError
+from ..core.items import PAPER_PHASE2_POOL
 from ..core.text import text_table
 from ..designs.paper import DESIGN_PARAMS, PlannedTask
 from ..shared.eval_options import (
@@ -54,7 +55,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--items", required=True, help="directory holding pct.csv (optional; built-in otherwise), typology.csv and atp.csv")
     p.add_argument("--log-dir", required=True, help="log directory of the eval set")
     p.add_argument("--phases", default=",".join(_phases()), help="comma-separated subset of: " + ", ".join(_phases()))
-    p.add_argument("--phase2-pool", default="top500", help="ATP pool of Phase 2 and the replicates (default: top500)")
+    p.add_argument("--phase2-pool", default=PAPER_PHASE2_POOL,
+                   help=f"ATP pool of Phase 2 and the replicates (default: {PAPER_PHASE2_POOL})")
     p.add_argument("--probe-pool", default="top30", help="ATP pool of the probes and personas (default: top30)")
     p.add_argument("--replicates", type=arguments.epochs, default=4,
                    help="T=1 replicates of the focal ATP grid, the original included (default: 4)")

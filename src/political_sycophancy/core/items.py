@@ -495,6 +495,19 @@ def load_instrument(instrument: str = "pct", items: str | Path | None = None) ->
     )
 
 
+# The first seed's Phase 2 ATP pool: its 500 items of largest partisan gap (with every PCT
+# and Typology item, 587 items); `plan`'s default and the audit's items section name it.
+PAPER_PHASE2_POOL = "top500"
+
+
+def top_pool_size(pool: str) -> int:
+    """N of a `top<N>` pool name (`select_pool`)."""
+    m = re.fullmatch(r"top(\d+)", pool)
+    if not m:
+        raise ValueError(f"not a top<N> pool: {pool!r}")
+    return int(m.group(1))
+
+
 def select_pool(items: list[Item], pool: str | None) -> list[Item]:
     """Items of a pool: `all`, `benchmarked`, `top<N>` (largest partisan gap first),
     `gap><x>`, or a path to a file listing item ids (one per line).

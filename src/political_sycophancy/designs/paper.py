@@ -29,7 +29,7 @@ from ..audit.params import DESIGN_PARAMS as DESIGN_PARAMS  # the design-wide par
 from ..core.conditions import FOCAL, PERSONAS, PHASE2
 from ..core.declare import TASK_LABEL, label_of_task
 from ..core.errors import InputError
-from ..core.items import INSTRUMENTS
+from ..core.items import INSTRUMENTS, PAPER_PHASE2_POOL
 
 if TYPE_CHECKING:
     from inspect_ai import Task
@@ -227,7 +227,7 @@ def paper_design(
     typology: str | Path | None = None,
     atp: str | Path | None = None,
     phases: tuple[str, ...] | list[str] = PHASES,
-    phase2_pool: str = "top500",
+    phase2_pool: str = PAPER_PHASE2_POOL,
     probe_pool: str = "top30",
     replicates: int = 4,
     greedy: bool = True,

@@ -26,6 +26,7 @@ from ..core.errors import InputError
 from ..core.generation import MAX_EPOCHS
 from ..core.io import IMPORT_MARKER_PREFIX, IMPORT_MARKER_SUFFIX, read_bytes
 from .identity import canonical, generate_config, model_args
+from .provenance import source_of
 
 NO_LOG = "no log (never started)"
 # the plans' answer mode when a task's header names none (matches rows of any mode)
@@ -56,8 +57,7 @@ RECORD_FIELDS = {
     "epochs": (int,),
     "log_status": (str,),
     "excluded": (list,),
-    "imported_from": (str, type(None)),
-    "imported_sha256": (str, type(None)),
+    "source": (dict, type(None)),
 }
 
 
@@ -81,9 +81,7 @@ def planned(header: dict, kind: str, answer_mode: str | None) -> dict[str, Any]:
         "epochs": epochs if isinstance(epochs, int) and not isinstance(epochs, bool) and epochs > 0 else 1,
         "log_status": str(header.get("status") or "started"),
         "excluded": _excluded(meta.get(EXCLUDED_KEY)),
-        # an imported log's source: the response file and its contents (`logs.frame.mixed_sources`)
-        "imported_from": _text_or_none(meta.get("imported_from")),
-        "imported_sha256": _text_or_none(meta.get("imported_sha256")),
+        "source": source_of(meta),
     }
 
 

@@ -58,10 +58,11 @@ from .design import design_notes, design_table, eval_set_tasks, task_id_of_file,
 from .identity import identity_notes, label_identities
 from .listing import Listing, list_folder, log_folder, walk_notes
 from .log_reader import KIND_KEY, BadLog, Interner, rows_of_log
+from .provenance import provenance_table
 from .values import exclusion_note, kind_contracts
 
 # Bump when the row layout (or what the cache index records per log) changes, so old caches are not reused.
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 
 BASE_COLUMNS = [
     "model",
@@ -276,6 +277,8 @@ def read_frame(
     load.frame.attrs["notes"] = list(load.notes)
     # JSON text, not a frame: pandas deep-copies attrs on every derived frame.
     load.frame.attrs["design"] = load.design.to_json(orient="records")
+    provenance = provenance_table(e.design for e in logs.values() if e.design)
+    load.frame.attrs["provenance"] = provenance.to_json(orient="records")
     return load
 
 
@@ -364,7 +367,7 @@ def _assembled(
     plans = pd.DataFrame([e.design for e in logs.values() if e.design])
     frame, plans, load.models_split, load.variants = label_identities(frame, plans)
     sources = {
-        str(listing.root / name): (e.design.get("imported_from"), e.design.get("imported_sha256"))
+        str(listing.root / name): (source["path"], source["sha256"]) if (source := e.design.get("source")) else (None, None)
         for name, e in logs.items()
         if e.design
     }

@@ -76,12 +76,17 @@ def read_responses(path: str | Path, columns: dict[str, str] | None = None, mode
     return frame
 
 
-def item_index(item_files: Iterable[str | Path]) -> dict[str, Item]:
+def item_index(item_files: Iterable[str | Path], counts: dict[str, int] | None = None) -> dict[str, Item]:
+    """Every item of the item files by id (an id in two files is an error); with `counts`,
+    each file's number of items is put there by its path (the import's provenance)."""
     index: dict[str, Item] = {}
     origin: dict[str, Path] = {}
     for f in item_files:
         path = Path(f)
-        for item in load_items(path, instrument=_instrument_of(path)):
+        loaded = load_items(path, instrument=_instrument_of(path))
+        if counts is not None:
+            counts[str(path)] = len(loaded)
+        for item in loaded:
             if item.id in index:
                 raise InputError(f"item id {item.id!r} is also in {origin[item.id]}", file=path, field="id")
             index[item.id] = item

@@ -49,12 +49,12 @@ from ..core.conditions import Condition, redefines_builtin
 from ..core.declare import TASK_LABEL, task_label
 from ..core.errors import InputError
 from ..core.inspect_compat import EvalRecorder, eval_results, json_bytes, registry_unqualified_name, write_eval_zip
-from ..core.io import read_bytes
 from ..core.items import Item
 from ..core.metrics import METRIC_METADATA
 from ..shared.import_scoring import ResponseKind, Scoring, task_state
 from .design import EXCLUDED_KEY
 from .import_rows import EXCLUDED, ImportResult
+from .provenance import PROVENANCE_KEY, file_sha256
 from .sample_json import Pieces, Record, Template, random_ids, sample_of
 
 FLUSH_EVERY = 100
@@ -78,7 +78,7 @@ class Source:
 
     @classmethod
     def of(cls, path: Path) -> Source:
-        return cls(path.resolve(), hashlib.sha256(read_bytes(path)).hexdigest())
+        return cls(path.resolve(), file_sha256(path))
 
     @property
     def prefix(self) -> str:
@@ -113,6 +113,7 @@ class ImportJob:
     use_source_letters: bool
     progress: Callable[[str], None] | None
     kind: ResponseKind
+    provenance: dict[str, Any] | None = None  # where the data came from (`logs.provenance`), in every log
 
 
 def _slug(text: str) -> str:
@@ -677,6 +678,7 @@ def _spec(
             "import_id": cell.log_id,
             "letters": "source" if job.use_source_letters else "parsed",
             "condition_redefines_builtin": redefines_builtin(condition),
+            **({PROVENANCE_KEY: job.provenance} if job.provenance else {}),
             **({EXCLUDED_KEY: [{"sample_id": str(r["item_id"]), "epoch": int(r["epoch"]), "row": int(r["_row"]), "reason": str(r[EXCLUDED])}
                                for r in left_out.to_dict("records")]} if len(left_out) else {}),
         },

@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 
+from .. import __version__
 from ..core.atomic import clean_stale_temp, write_atomic
 from ..core.conditions import condition_registry
 from ..core.errors import InputError
@@ -40,6 +41,7 @@ from ..shared.import_scoring import AUDIT, ResponseKind, Scoring
 from .import_fanout import run_cells
 from .import_rows import EXCLUDED, ImportResult, item_index, mismatch, prepare, read_responses
 from .import_writer import Cell, ImportJob, Source, layout_difference, write_cells
+from .provenance import import_flags, import_record
 
 __all__ = [
     "AUDIT",
@@ -97,6 +99,7 @@ def import_responses(
     columns: dict[str, str] | None = None,
     model_column: str = "model_id",
     jobs: int | None = None,
+    note: str | None = None,
 ) -> ImportResult:
     """Write one `.eval` log per model x instrument x condition x temperature of the file,
     in `jobs` processes (default: one per CPU).
@@ -105,14 +108,19 @@ def import_responses(
     the logs it wrote before, and only those; logs written from an earlier version of the
     same path are an error unless `replace_changed` (see the module docstring).
     `model_column` names the column that names the models (default `model_id`; the first
-    seed's `model_label` gives the names its Phase 2 grid and probe files use).
+    seed's `model_label` gives the names its Phase 2 grid and probe files use). Each log
+    records where its data came from (`logs.provenance`), with `note`, the caller's word on
+    what the file is (e.g. a grid rebuilt from a published table).
     """
     path = Path(responses_file)
-    items = item_index(item_files)
+    item_files = list(item_files)
+    per_file: dict[str, int] = {}
+    items = item_index(item_files, per_file)
     conditions = condition_registry(conditions_file)
     result = ImportResult()
+    responses = read_responses(path, columns, model_column)
     frame = prepare(
-        read_responses(path, columns, model_column),
+        responses,
         items,
         conditions,
         path=path,
@@ -123,6 +131,13 @@ def import_responses(
         letter_columns=kind.letter_columns,
     )
     source = Source.of(path)
+    flags = import_flags(use_source_letters=use_source_letters, skip_unknown=skip_unknown,
+                         skip_mismatched=skip_mismatched, replace_changed=replace_changed, model_column=model_column)
+    left_out = {"unknown_rows": result.skipped_unknown, "unknown_ids": len(result.unknown_ids),
+                "mismatched_rows": len(result.mismatches)}
+    record = import_record(responses=responses, source=(source.path, source.sha256), item_files=item_files,
+                           item_counts=per_file, conditions_file=conditions_file, kind=kind.name, options=flags,
+                           left_out=left_out, note=note, version=__version__)
     log_dir = Path(log_dir)
     log_dir.mkdir(parents=True, exist_ok=True)
     same, changed = earlier_imports(log_dir, source, replace_changed=replace_changed, result=result)
@@ -138,7 +153,9 @@ def import_responses(
         temperature = float(rows["temperature_value"].iloc[0])
         log_id = source.log_id(model, instrument, cond_id, temperature, list(rows["epoch"]), letters)
         cells.append(Cell(len(cells), model, instrument, cond_id, temperature, rows, log_id))
-    job = functools.partial(write_cells, ImportJob(source, log_dir, conditions, items, use_source_letters, progress, kind))
+    job = functools.partial(
+        write_cells, ImportJob(source, log_dir, conditions, items, use_source_letters, progress, kind, record)
+    )
     clean_stale_temp(log_dir)  # logs half-written by killed imports
     marker = log_dir / f"{IMPORT_MARKER_PREFIX}{source.prefix}{IMPORT_MARKER_SUFFIX}"
     killed_before = marker.exists()  # an earlier run of this import was killed: still unfinished if this one fails

@@ -18,6 +18,7 @@ from .expected_analysis import (
     SOURCE_TEXT,
     expected_answer_by_condition,
     expected_answer_exclusions,
+    expected_answer_items,
     expected_answer_table,
     plot_expected_answer,
     source_letter_comparison,
@@ -45,12 +46,20 @@ def probes_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOptio
         section.tables["expected_answer_by_condition"] = by_condition
         section.tables["expected_answer"] = expected
         section.tables["expected_answer_exclusions"] = expected_answer_exclusions(frame)
+        items = expected_answer_items(frame)
+        if not items.empty:
+            section.tables["expected_answer_items"] = items
         section.figures["expected_answer"] = plot_expected_answer(expected, figure_dir / "expected_answer.png", by_condition, opts.model_order)
         texts.append(EXPECTED_TEXT.format(excluded=total - both, total=total, draws=opts.bootstrap_draws, seed=opts.seed))
         section.summary["expected_answer"] = {
             **by_model(expected, ("n_calls", "n_both_parsed", *RATES)),
             "by_condition": {str(r["condition"]): with_ci(r) for _, r in by_condition.iterrows()},
         }
+        if not items.empty:
+            section.summary["expected_answer"]["items"] = {
+                str(r["item_id"]): {"dem_preferred": r["dem_preferred"], "rep_preferred": r["rep_preferred"]}
+                for _, r in items.iterrows()
+            }
         compared = source_letter_comparison(frame)
         if not compared.empty:
             section.tables["expected_answer_source_letters"] = compared

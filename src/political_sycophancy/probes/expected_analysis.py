@@ -25,10 +25,13 @@ from types import MappingProxyType
 import numpy as np
 import pandas as pd
 
+from ..core.items import LETTERS
 from ..core.parsing import ANSWERED, ERROR
 from ..core.plotting import model_styles, save_figure, short_labels
+from ..shared.bootstrap import FIXED_MODELS
 from ..stats.options import AnalysisOptions
 from .rows import EXPECTED_KIND, clean, column_or_none, condition_rank, item_ci, kind_rows, numeric, sort_rows
+from .scorers import preferred_letters
 
 RATES = MappingProxyType({
     "asker_wants_dem": "expected_dem",
@@ -100,6 +103,35 @@ def expected_answer_by_condition(frame: pd.DataFrame, table: pd.DataFrame, optio
         out.append(rec)
     result = pd.DataFrame(out)
     return result.assign(_r=result["condition"].map(condition_rank)).sort_values(["_r", "condition"]).drop(columns="_r").reset_index(drop=True)
+
+
+def expected_answer_items(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per item of the expected-answer probe: its Democrat- and Republican-preferred letters
+    (`scorers.preferred_letters`, from the item's benchmarks as the logs carry them) with
+    their options, the partisan gap and the calls made on it, most partisan item first."""
+    rows = kind_rows(frame, EXPECTED_KIND)
+    if rows.empty or "options" not in rows.columns or "benchmarks" not in rows.columns:
+        return pd.DataFrame()
+    out = []
+    for item_id, g in rows.groupby("item_id", sort=True):
+        first = g.iloc[0]
+        options = list(first["options"]) if isinstance(first["options"], (list, tuple)) else []
+        benchmarks = first["benchmarks"] if isinstance(first["benchmarks"], dict) else {}
+        dem, rep = preferred_letters(options, benchmarks)
+        out.append({
+            "item_id": item_id,
+            "n_options": len(options),
+            "dem_preferred": dem,
+            "dem_option": options[LETTERS.index(dem)] if dem else None,
+            "rep_preferred": rep,
+            "rep_option": options[LETTERS.index(rep)] if rep else None,
+            "partisan_gap": pd.to_numeric(pd.Series([first.get("item_partisan_gap")]), errors="coerce").iloc[0],
+            "n_calls": len(g),
+            "n_both_parsed": int(_both_read(g).sum()),
+        })
+    table = pd.DataFrame(out)
+    table = table.sort_values(["partisan_gap", "item_id"], ascending=[False, True], na_position="last")
+    return table.reset_index(drop=True)
 
 
 def expected_answer_exclusions(frame: pd.DataFrame) -> pd.DataFrame:
@@ -197,9 +229,11 @@ EXPECTED_TEXT = (
     "paper's definition; `(mean of models)`, `(min model)`, `(max model)` = the mean and range of the per-model "
     "rates. The pooled asker-wants-Dem and -Rep rates carry a 95% percentile bootstrap CI over items "
     "(`ci_low`, `ci_high`: the condition's items resampled with replacement, each with all its calls from every "
-    "model; {draws:,} resamples, seed {seed}). {excluded} of {total} calls did not give both letters and are counted by reason in "
+    "model; {draws:,} resamples, seed {seed}). " + FIXED_MODELS.replace("{", "{{").replace("}", "}}")
+    + " {excluded} of {total} calls did not give both letters and are counted by reason in "
     "`expected_answer_exclusions`, never coded; items whose preferred option is tied are counted "
-    "(`n_no_preferred_option`) and left out of the rates."
+    "(`n_no_preferred_option`) and left out of the rates. Table `expected_answer_items`: each item's Democrat- and "
+    "Republican-preferred letter and option, the key every rate above is scored against."
 )
 SOURCE_TEXT = (
     "Table `expected_answer_source_letters`: these logs were imported from a published file with its own letters. "

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.parsing import ANSWERED, ERROR
+from ..shared.bootstrap import FIXED_MODELS
 from ..stats.options import AnalysisOptions
 from .coding import CATEGORIES, OUT_OF_RANGE
 from .rows import PERCEPTION_KIND, column_or_none, item_ci, kind_rows, numeric, sort_rows
@@ -106,5 +107,6 @@ PERCEPTION_TEXT = (
     "`share_<category>` = the keyword coder's categories (the first of student, researcher, partisan, ordinary "
     "citizen whose keywords occur, else other); `cites_format_rate` = descriptions naming the survey format. A "
     "description in refusal language is not a description. With a grader model, `coder_agreement` is the share "
-    "of descriptions both coders put in the same category, with Cohen's kappa."
+    "of descriptions both coders put in the same category, with Cohen's kappa. "
+    + FIXED_MODELS.replace("{", "{{").replace("}", "}}")
 )

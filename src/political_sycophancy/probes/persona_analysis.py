@@ -66,6 +66,37 @@ PERSONA_SHIFT_ROWS = MappingProxyType({
     "shift_vs_N": "mean shift vs N (paper: difference of the condition means)",
     "paired_shift_vs_N": "mean paired shift vs N (items answered under both)",
 })
+POOLED_ROW = "pooled mean WD(Dem) (every answered model x item cell)"
+
+
+def pooled_means(shifts: pd.DataFrame) -> dict[str, float]:
+    """Per condition, the mean WD(Dem) over every answered model x item cell on the persona
+    items, every model's cells pooled (the paper's neutral_persona_summary.txt, "Mean
+    WD(Dem) by persona": P_ORD 0.2899, P_RET 0.2874, P_STU 0.2477), not the mean of the
+    models' means: each model's mean weighted by its answered items."""
+    answered = shifts[shifts["n_answered"] > 0]
+    totals = (answered["mean_wd_dem"] * answered["n_answered"]).groupby(answered["condition"]).sum()
+    counts = answered.groupby("condition")["n_answered"].sum()
+    return {str(c): float(totals[c] / counts[c]) for c in PERSONA_TABLE_CONDITIONS if c in counts.index}
+
+
+def right_against_personas(shifts: pd.DataFrame, key: str = "shift_vs_N") -> dict[str, float | str] | None:
+    """C3R's shift against N on the persona items beside the largest persona shift (by
+    size), both the mean over models of `key` (the paper's definition by default): the
+    paper's "C3R ... roughly 13x the largest persona shift and in the opposite direction
+    from where any plausibly neutral civilian lands" (SI S4). None without C3R or a persona
+    shift."""
+    means = shifts.groupby("condition")[key].mean()
+    personas = means.reindex(PERSONAS).dropna()
+    if "C3R" not in means or pd.isna(means["C3R"]) or personas.empty or not personas.abs().max():
+        return None
+    largest = str(personas.abs().idxmax())
+    out: dict[str, float | str] = {"right_shift": float(means["C3R"]), "largest_persona": largest,
+                                   "largest_persona_shift": float(personas[largest]),
+                                   "ratio": float(abs(means["C3R"]) / abs(personas[largest]))}
+    if "C3L" in means and not pd.isna(means["C3L"]):
+        out["left_shift"] = float(means["C3L"])
+    return out
 
 
 def persona_table(shifts: pd.DataFrame) -> pd.DataFrame:
@@ -78,6 +109,7 @@ def persona_table(shifts: pd.DataFrame) -> pd.DataFrame:
     wide = wide.reindex(columns=[c for c in PERSONA_TABLE_CONDITIONS if c in wide.columns])
     for key, label in PERSONA_SHIFT_ROWS.items():
         wide.loc[label] = shifts.groupby("condition")[key].mean().reindex(wide.columns)
+    wide.loc[POOLED_ROW] = pd.Series(pooled_means(shifts)).reindex(wide.columns)
     return wide.reset_index().rename_axis(columns=None)
 
 
@@ -88,8 +120,25 @@ PERSONA_TEXT = (
     "the answered epochs (replicates) of its item (letters as point masses, or logprob distributions). Headline "
     "row, the paper's definition: the mean over models of [mean WD(Dem) under the condition - mean WD(Dem) under "
     "N], the difference of the table's columns. Beside it, the paired definition: the mean over models of the "
-    "mean over items answered under both of [WD_c - WD_N]. Positive = further from Democrats."
+    "mean over items answered under both of [WD_c - WD_N]. Positive = further from Democrats. Last row: the mean "
+    "over every answered model x item cell, the models' cells pooled (the paper's \"mean WD(Dem) by persona\")."
 )
+
+
+def _pooled_text(pooled: dict[str, float], ratio: dict | None, paired: dict | None) -> str:
+    """The pooled means at the paper's four decimals, and C3R's shift against the largest persona shift."""
+    means = ", ".join(f"{c} {v:.4f}" for c, v in pooled.items())
+    parts = [f"Pooled over every answered model x item cell, mean WD(Dem) is {means}."]
+    if ratio:
+        parts.append(
+            f"On these items the C3R shift against N (the paper's definition) is {ratio['right_shift']:+.3f}, "
+            f"{ratio['ratio']:.1f} times the largest persona shift "
+            f"({ratio['largest_persona']} {ratio['largest_persona_shift']:+.4f})"
+            + (f"; the C3L shift is {ratio['left_shift']:+.3f}" if "left_shift" in ratio else "")
+            + (f". Paired: {paired['right_shift']:+.3f}, {paired['ratio']:.1f} times {paired['largest_persona']}'s "
+               f"{paired['largest_persona_shift']:+.4f}." if paired else ".")
+        )
+    return " ".join(parts)
 
 
 @section(101, "personas")
@@ -99,6 +148,8 @@ def personas_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOpt
     if shifts.empty:
         return None
     overall = {key: {str(c): clean(v) for c, v in shifts.groupby("condition")[key].mean().items() if c != "N"} for key in PERSONA_SHIFT_ROWS}
+    pooled = pooled_means(shifts)
+    ratios = {key: right_against_personas(shifts, key) for key in PERSONA_SHIFT_ROWS}
     return Section(
         title="Neutral personas (SI S4)",
         tables={"personas": persona_table(shifts), "persona_shifts": shifts},
@@ -107,7 +158,10 @@ def personas_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOpt
                 **by_model(shifts, ("mean_wd_dem", "shift_vs_N", "paired_shift_vs_N")),
                 "mean_shift_vs_N": overall["shift_vs_N"],
                 "mean_paired_shift_vs_N": overall["paired_shift_vs_N"],
-            }
+                "pooled_mean_wd_dem": pooled,
+            },
+            # apart from `personas`, whose nodes are keyed by model or condition
+            "personas_against_c3r": {"paper": ratios["shift_vs_N"], "paired": ratios["paired_shift_vs_N"]},
         },
-        text=PERSONA_TEXT,
+        text=PERSONA_TEXT + "\n\n" + _pooled_text(pooled, ratios["shift_vs_N"], ratios["paired_shift_vs_N"]),
     )

@@ -64,6 +64,7 @@ class ExpectedAnswerFixed(TypedDict, total=False):
 
     by_condition: dict[str, ByConditionRow]
     source_letters: dict[str, int]  # a published file's letters against our parser, by category
+    items: dict[str, dict[str, str | None]]  # item -> its Democrat- and Republican-preferred letters
 
 
 # its own keys, and one node per model: <model>.<condition>
@@ -96,6 +97,7 @@ class PersonasFixed(TypedDict, total=False):
 
     mean_shift_vs_N: dict[str, float | None]
     mean_paired_shift_vs_N: dict[str, float | None]
+    pooled_mean_wd_dem: dict[str, float | None]  # condition -> mean WD(Dem) over every answered model x item cell
 
 
 PersonasNode = Annotated[PersonasFixed, Keyed(dict[str, PersonaCell])]
@@ -147,6 +149,8 @@ NODES = SummaryNodes(
         ("expected_answer", ExpectedAnswerNode),
         ("perception", dict[str, dict[str, PerceptionCell]]),
         ("personas", PersonasNode),
+        # C3R's shift against N over the largest neutral-persona shift, by the paper's and the paired definition
+        ("personas_against_c3r", dict[str, dict[str, float | str] | None]),
         ("decoding", dict[str, DecodingNode]),
     ),
     headline=(("expected", ExpectedHeadline), ("perception", PerceptionHeadline)),

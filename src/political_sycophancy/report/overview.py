@@ -1,7 +1,9 @@
-"""The report's first section: what the logs hold (models, tasks, conditions, samples by
-status, run variants, the design's completeness) and what cannot be computed from them.
-It reads the logs' design (`logs.design`) and the audit's cells, so it sits in the report
-layer, above both.
+"""The report's first section: where the data came from (`logs.provenance`: each imported
+file, its hash, whose letters were scored, the import's options, what the file lacks),
+what the logs hold (models, tasks, conditions, samples by status, run variants, the
+design's completeness) and what cannot be computed from them. It reads the logs' design
+(`logs.design`) and the audit's cells, so it sits in the report layer, above both. The
+provenance is also put on the report's first screen (`provenance_lines`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from ..core.report_parts import Finding, Quote
 from ..core.section import Section, section
 from ..core.text import md_code, md_text
 from ..logs.design import design_summary
+from ..logs.provenance import COLUMNS as PROVENANCE_COLUMNS
+from ..logs.provenance import RUN_WITH_INSPECT, describe
 from ..shared.answer_letters import DEGENERATE_SHARE, degenerate, letter_summary, letter_table
 from ..shared.cells import AUDIT_KIND, audit_rows, cells_of, has_atp, models_in, variants
 from ..shared.shifts import BASELINE, LEFT, RIGHT
@@ -33,6 +37,46 @@ def design_of(frame: pd.DataFrame) -> pd.DataFrame:
         if col in table.columns:
             table[col] = table[col].astype("Int64")
     return table
+
+
+def provenance_of(frame: pd.DataFrame) -> pd.DataFrame:
+    """The provenance table the frame reader attached (`logs.provenance.provenance_table`;
+    empty for frames built in memory)."""
+    text = frame.attrs.get("provenance")
+    return pd.DataFrame(json.loads(text), columns=list(PROVENANCE_COLUMNS)) if text else pd.DataFrame()
+
+
+def _provenance_rows(table: pd.DataFrame) -> list[dict]:
+    """The table's rows as JSON-safe dicts (summary.json `provenance.files`)."""
+    rows = []
+    for rec in table.to_dict("records"):
+        rows.append({str(k): (None if not isinstance(v, (list, dict)) and pd.isna(v) else v) for k, v in rec.items()})
+    return rows
+
+
+def _shown(table: pd.DataFrame) -> pd.DataFrame:
+    """The provenance table as the report shows it: options and item files as text."""
+    def items(files: object) -> object:
+        if not isinstance(files, list):
+            return None
+        return "; ".join(f"{Path(str(f.get('path'))).name} ({f.get('n_items') or '?'} items, sha256 {f.get('sha256')})"
+                         for f in files)
+
+    return table.assign(options=table["options"].map(lambda o: " ".join(o) if isinstance(o, list) else None),
+                        items_files=table["items_files"].map(items))
+
+
+def _provenance_text(files: list[dict]) -> str:
+    """The overview's paragraph on where the data came from, one item per file."""
+    return "**Where the data came from** (table `provenance`, the hashes in full):\n\n" + "\n".join(
+        f"- {md_text(describe(row))}" for row in files)
+
+
+def provenance_lines(summary: dict) -> list[str]:
+    """Where the data came from, one line per imported file (and one for the logs run with
+    Inspect): what the report's first screen says under its title."""
+    files = (summary.get("provenance") or {}).get("files") or []
+    return [f"data: {describe(row)}" for row in files]
 
 
 def _design_line(d: dict) -> str:
@@ -111,6 +155,12 @@ def overview_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOpt
     summary: dict = {"n_samples": int(len(frame)), "n_logs": int(frame["log_file"].nunique()),
                      "kinds": dict(zip(kinds["kind"], map(int, kinds["samples"]), strict=True))}
     tables = {"task_kinds": kinds}
+    provenance = provenance_of(frame)
+    if not provenance.empty:
+        summary["provenance"] = {"files": _provenance_rows(provenance)}
+        if (provenance["file"] != RUN_WITH_INSPECT).any():
+            tables["provenance"] = _shown(provenance)
+            lines.insert(0, _provenance_text(summary["provenance"]["files"]))
     letters = letter_table(frame)
     if not letters.empty:  # every measure's answers, read from the frame's shared columns
         tables["answer_letters"] = letters

@@ -45,7 +45,7 @@ from .findings import derive, findings
 from .headline import headline, headline_html, headline_markdown
 from .headline import numbers as headline_numbers
 from .html import FULL_TABLE_ROWS, column_formatter, dump_summary, multiplicity_note, not_computable, page
-from .overview import answer_letter_warnings
+from .overview import answer_letter_warnings, provenance_lines
 from .section_store import SectionStore
 from .sections import REPORT, section_builders, section_owners, summary_contract
 
@@ -274,7 +274,8 @@ def write_report(
     if unknown:  # a section wrote a key the contract does not declare: renamed, moved or new
         raise SummaryContractError(f"summary.json keys not in its contract (version {SUMMARY_VERSION}): {', '.join(unknown[:8])}")
     write_atomic(out / "summary.json", json.dumps(_json_safe(summary), indent=2, allow_nan=False))
-    meta = [f"source: {source}" if source else "", f"generated {summary['generated']}", f"{len(frame):,} samples"]
+    meta = [f"source: {source}" if source else "", f"generated {summary['generated']}", f"{len(frame):,} samples",
+            *provenance_lines(summary)]
     _render(out, "Political sycophancy analysis", [m for m in meta if m], shown, result.tables, result.failed, found, top, _json_safe(summary))
     return result
 

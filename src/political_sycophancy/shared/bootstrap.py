@@ -27,6 +27,14 @@ from ..stats.resample import bootstrap_mean, percentile_interval, resampled_mean
 
 DEFAULT_DRAWS = 2000
 DEFAULT_SEED = 20260
+# What every interval that resamples items assumes, said where such intervals are reported
+# (issue 46 item 8): the models are not resampled.
+FIXED_MODELS = (
+    "The bootstrap resamples items and holds the models fixed: an interval says how the number would vary over other "
+    "draws of items for these same models, not over other models that could have been audited (the model-level "
+    "sign-flip test, and the mixed model with per-model condition slopes, `--mixed-slopes`, treat the models as a "
+    "sample)."
+)
 
 
 def bootstrap_mean_ci(

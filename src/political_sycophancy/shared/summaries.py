@@ -6,6 +6,7 @@ Conditions are ordered by cue intensity (C3L, C1L, CA, N, C1R, C3R), then any ot
 from __future__ import annotations
 
 from collections.abc import Iterable
+from types import MappingProxyType
 
 import numpy as np
 import pandas as pd
@@ -58,6 +59,63 @@ def matched_items(cells: pd.DataFrame) -> pd.Series:
     n_conditions = cells.groupby(by)["condition"].transform("nunique")
     n_item = cells.groupby([*by, cells["item_id"]])["condition"].transform("nunique")
     return n_item == n_conditions
+
+
+def answered_everywhere(cells: pd.DataFrame) -> pd.Series:
+    """Per cell: whether its item was answered under every condition its model has for the
+    instrument (the persona conditions a family of their own, as in `matched_items`)."""
+    if cells.empty:
+        return pd.Series(dtype=bool)
+    family = cells["condition"].isin(PERSONAS)
+    by = [cells["model"], cells["instrument"], family]
+    n_conditions = cells.groupby(by)["condition"].transform("nunique")
+    answered = cells["condition"].where(cells["answered"].astype(bool))
+    n_answered = answered.groupby([*by, cells["item_id"]]).transform("nunique")
+    return n_answered == n_conditions
+
+
+# the headline value of each scoring rule in `condition_summary`, compared on every answered
+# item and on the items answered under every condition (`all_answered_check`)
+CHECKED_VALUES = MappingProxyType({ATP: ("pct_closer_dem", "mean_wd_dem", "mean_wd_rep"), PCT: ("mean_ideology",),
+                                   TYPOLOGY: ("typology_score",)})
+
+
+def all_answered_check(cells: pd.DataFrame) -> pd.DataFrame:
+    """Per model x instrument x condition: `condition_summary`'s headline values on every
+    answered (matched) item (`<value>`) and on the items the model answered under every
+    condition (`<value> (all answered)`), with their numbers (`n_answered`,
+    `n_all_answered`, `share_all_answered` of `n_items`): a condition with many refusals is
+    otherwise compared on fewer, and other, items than the rest."""
+    full = condition_summary(cells)
+    if full.empty:
+        return pd.DataFrame()
+    kept = condition_summary(cells[answered_everywhere(cells)])
+    key = ["model", "instrument", "condition"]
+    values = [v for vs in CHECKED_VALUES.values() for v in vs if v in full.columns]
+    n_of = {ATP: "n_wd_items", TYPOLOGY: "n_scored"}
+
+    def answered(table: pd.DataFrame) -> pd.Series:
+        n = table["n_parsed"].astype(float)
+        for scoring, col in n_of.items():
+            if col in table.columns:
+                n = n.where(table["scoring"] != scoring, table[col])
+        return n
+
+    out = full[[*key, "scoring", "n_items"]].assign(n_answered=answered(full), **{v: full[v] for v in values})
+    if kept.empty:
+        out["n_all_answered"] = 0
+    else:
+        also = {f"{v} (all answered)": kept[v] for v in values if v in kept.columns}
+        right = kept[key].assign(n_all_answered=answered(kept), **also)
+        out = out.merge(right, on=key, how="left")
+        out["n_all_answered"] = out["n_all_answered"].fillna(0)
+    out["share_all_answered"] = out["n_all_answered"] / out["n_items"].where(out["n_items"] > 0)
+    lead = [*key, "scoring", "n_items", "n_answered", "n_all_answered", "share_all_answered"]
+    pairs = [c for v in values for c in (v, f"{v} (all answered)") if c in out.columns]
+    out = out[lead + pairs]
+    for col in ("n_answered", "n_all_answered"):
+        out[col] = out[col].astype("Int64")
+    return sort_by_condition(out.reset_index(drop=True))
 
 
 def condition_summary(cells: pd.DataFrame) -> pd.DataFrame:

@@ -61,6 +61,7 @@ class InstrumentNode(TypedDict, total=False):
     n_no_benchmark: int | None
     ci: dict[str, Interval]
     closer_by_gap: dict[str, GapNode]
+    all_answered: dict[str, float | int | None]  # the headline values on the items answered under every condition
     shift: ShiftNode  # PCT and Typology: the item score's shift against N
     shift_wd_dem: ShiftNode
     shift_wd_rep: ShiftNode
@@ -114,6 +115,7 @@ SUMMARY_FIELDS = MappingProxyType({
     "notes": list[str],
     "not_computable": list[str],
     "design": DesignNode,
+    "provenance": dict[str, Any],  # where the data came from: one row per imported file (logs.provenance)
     "answer_letters": AnswerLettersNode,
     "findings": FindingsNode,
     "models": dict[str, ModelNode],

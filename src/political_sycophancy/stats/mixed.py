@@ -1,3 +1,4 @@
+# Long: one model in three specifications, fitted by two engines that must agree (REML, statsmodels), and its SEs.
 """Linear mixed model of an item-level outcome on condition (N reference).
 
 Specifications (`spec`, named in the report beside the estimates by `SPEC_LABELS`):
@@ -20,6 +21,25 @@ Specifications (`spec`, named in the report beside the estimates by `SPEC_LABELS
   published estimates are those of the REML optimum, which every other optimiser (and the
   `reml` engine) reaches.
 
+- `slopes` (issue 46 item 8; not the paper's): the crossed model with each model's own
+  effect of every condition: y_imc = b0 + b_c + u_i + v_m + s_mc + e_imc, s_mc ~ N(0,
+  s2_c) for each condition c other than N, independent of each other and of the
+  intercepts (lme4: `(1 | item_id) + (1 + condition || model)`). The paper's specifications
+  hold the condition effect equal in every model, so their intervals say nothing of how
+  much the effect varies across models; here the fixed effect b_c is the mean of the
+  models' effects and its variance includes s2_c / #models. Its Wald intervals and p-values
+  use the t distribution on #models - 1 degrees of freedom (the models are the units the
+  condition effects vary over; normal quantiles would be too narrow with six models).
+
+Standard errors of the variance components (`variance_se`): the inverse of the observed
+information of the REML likelihood in the variances themselves (each random term's and
+the residual's), by central differences at the optimum; none for a component on the
+boundary. statsmodels prints another number beside a variance component ("model Var
+0.008 0.003" in the paper's `multilevel_summary.txt`): the residual SD times the SE of
+the variance ratio (component / residual variance) from the likelihood profiled over the
+residual variance; it is given as `variance_se_statsmodels` so that the paper's figure can
+be checked.
+
 Convergence: every optimizer in `optimizers` is run; fits that report success, have a
 finite objective and (for `reml`) a projected gradient below 1e-2 + 1e-6 |objective| count as
 converged, and the converged fit with the best likelihood is kept. Estimates come with
@@ -40,7 +60,7 @@ import pandas as pd
 
 from ..core.conditions import BASELINE
 
-SPECS = ("crossed", "paper")
+SPECS = ("crossed", "paper", "slopes")
 SPEC_LABELS = MappingProxyType({
     "crossed": "crossed random intercepts for item and for model (the paper's stated specification)",
     "paper": (
@@ -48,6 +68,11 @@ SPEC_LABELS = MappingProxyType({
         "statsmodels MixedLM, groups = item, re_formula 0, variance component 0 + C(model); its default optimiser "
         "lbfgs stops at a worse optimum on current statsmodels, so here every optimiser is run and the best REML "
         "optimum kept)"
+    ),
+    "slopes": (
+        "crossed random intercepts for item and for model plus per-model condition slopes: each model's own effect "
+        "of every condition, independent random terms (not the paper's; its intervals use the t distribution on "
+        "models - 1 degrees of freedom)"
     ),
 })
 REML_OPTIMIZERS = ("L-BFGS-B", "Powell", "Nelder-Mead")
@@ -60,6 +85,7 @@ OPTIMIZER_OPTIONS = MappingProxyType({
     "Powell": MappingProxyType({"xtol": 1e-8, "ftol": 1e-12}),
 })
 MIN_RESIDUAL_DOF = 20
+COEFFICIENT_COLUMNS = ("condition", "estimate", "se", "z", "ci_low", "ci_high", "p")
 # Nelder-Mead's fatol is absolute, but the objective's rounding grows with it (with the rows):
 # on 900,000 rows (objective -6.5e5) 1e-10 is never met (15,826 evaluations, no convergence);
 # fatol is at least this share of |objective at the start| (the same 1e-10 up to ~10^5).
@@ -88,13 +114,31 @@ class MixedFit:
     attempts: list[dict] = field(default_factory=list)
     boundary: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    variance_se: dict[str, float | None] = field(default_factory=dict)
+    variance_se_statsmodels: dict[str, float | None] = field(default_factory=dict)
+    groups: dict[str, dict[str, float]] = field(default_factory=dict)
+    df: int | None = None  # the t distribution's degrees of freedom of the intervals (None: normal)
+
+    def ratio(self, numerator: str = "C3R", denominator: str = "C3L") -> dict[str, Any] | None:
+        """|numerator| / |denominator| of two condition effects and whether they share a
+        sign (the paper: C3R is "approximately 13x the magnitude of the C3L effect in the
+        opposite direction"); None without both or with a zero denominator."""
+        coefs = self.coefficients.set_index("condition")["estimate"] if len(self.coefficients) else pd.Series()
+        if numerator not in coefs or denominator not in coefs or not float(coefs[denominator]):
+            return None
+        top, bottom = float(coefs[numerator]), float(coefs[denominator])
+        return {"numerator": numerator, "denominator": denominator, "magnitude": abs(top / bottom),
+                "same_sign": (top > 0) == (bottom > 0)}
 
     def summary(self) -> dict:
+        """The fit as JSON-safe values (summary.json `tests.mixed_model*`)."""
+        keys = ("estimate", "se", "z", "ci_low", "ci_high", "p")
         coefs = {
-            row["condition"]: {k: _f(row[k]) for k in ("estimate", "se", "ci_low", "ci_high", "p")}
+            row["condition"]: {k: _f(row[k]) for k in keys}
             for _, row in self.coefficients.iterrows()
             if row["condition"] != "(Intercept)"
         }
+        intercept = self.coefficients[self.coefficients["condition"] == "(Intercept)"]
         return {
             "spec": self.spec,
             "engine": self.engine,
@@ -110,6 +154,12 @@ class MixedFit:
             "variance_components": {k: _f(v) for k, v in self.variance_components.items()},
             "boundary": self.boundary,
             "coefficients": coefs,
+            "intercept": {k: _f(intercept.iloc[0][k]) for k in keys} if len(intercept) else {},
+            "ratio": self.ratio(),
+            "variance_se": {k: _f(v) for k, v in self.variance_se.items()},
+            "variance_se_statsmodels": {k: _f(v) for k, v in self.variance_se_statsmodels.items()},
+            "groups": self.groups,
+            "df": self.df,
             "notes": self.notes,
         }
 
@@ -129,24 +179,39 @@ def _design(data: pd.DataFrame, conditions: list[str]) -> tuple[np.ndarray, list
 
 
 def _sums(codes: np.ndarray, levels: int, values: np.ndarray) -> np.ndarray:
-    """Z'V for the indicator matrix Z of `codes` (one level per row), without forming Z:
+    """Z'V for the indicator matrix Z of `codes` (one level per row; -1: the row has none of
+    the factor's levels, as a slope's factor outside its condition), without forming Z:
     one column sum per level and column of `values` (levels x columns)."""
+    if (codes < 0).any():
+        keep = codes >= 0
+        codes, values = codes[keep], values[keep]
     return np.column_stack([np.bincount(codes, weights=v, minlength=levels) for v in values.T]) if values.shape[1] else np.zeros((levels, 0))
 
 
 def _crosstab(a: np.ndarray, na: int, b: np.ndarray, nb: int) -> np.ndarray:
-    """Z_a'Z_b for two indicator matrices: the counts of each pair of levels (na x nb)."""
+    """Z_a'Z_b for two indicator matrices: the counts of each pair of levels (na x nb); rows
+    with code -1 in either have no level there."""
+    if (a < 0).any() or (b < 0).any():
+        keep = (a >= 0) & (b >= 0)
+        a, b = a[keep], b[keep]
     return np.bincount(a.astype(np.int64) * nb + b, minlength=na * nb).reshape(na, nb).astype(float)
 
 
-def _coef_table(names: list[str], beta: np.ndarray, cov: np.ndarray, level: float = 0.95) -> pd.DataFrame:
+def _coef_table(
+    names: list[str], beta: np.ndarray, cov: np.ndarray, level: float = 0.95, df: int | None = None
+) -> pd.DataFrame:
+    """Estimates, SEs, z = estimate / SE, Wald intervals and two-sided p-values: normal, or
+    the t distribution on `df` degrees of freedom."""
     from scipy import stats  # here, not at import: scipy's import is about a second
+    dist = stats.norm if df is None else stats.t(df)
     se = np.sqrt(np.clip(np.diag(cov), 0, None))
-    z = stats.norm.ppf(0.5 + level / 2)
+    q = dist.ppf(0.5 + level / 2)
     with np.errstate(divide="ignore", invalid="ignore"):
-        p = 2 * stats.norm.sf(np.abs(beta / se))
+        z = beta / se
+        p = 2 * dist.sf(np.abs(z))
     return pd.DataFrame(
-        {"condition": names, "estimate": beta, "se": se, "ci_low": beta - z * se, "ci_high": beta + z * se, "p": p}
+        {"condition": names, "estimate": beta, "se": se, "z": z, "ci_low": beta - q * se, "ci_high": beta + q * se,
+         "p": p}
     )
 
 
@@ -175,7 +240,7 @@ class _CrossedREML:
         # the small block A = [X, Z_other]: fixed effects and the other factors
         yx = y[:, None]
         ZoX = [_sums(c, k, X) for c, k in others]
-        ZoZo = [[np.diag(np.bincount(c, minlength=k).astype(float)) if i == j else _crosstab(c, k, d, m)
+        ZoZo = [[np.diag(np.bincount(c[c >= 0], minlength=k).astype(float)) if i == j else _crosstab(c, k, d, m)
                  for j, (d, m) in enumerate(others)] for i, (c, k) in enumerate(others)]
         self.AtA = np.block([[X.T @ X, *[b.T for b in ZoX]], *[[ZoX[i], *ZoZo[i]] for i in range(len(others))]])
         self.ZitA = np.hstack([_sums(codes[0], qi, X), *[_crosstab(codes[0], qi, c, k) for c, k in others]])
@@ -211,6 +276,19 @@ class _CrossedREML:
         dof = self.n - self.p
         return logdet + dof * (1.0 + math.log(2 * math.pi * prss / dof))
 
+    def full_objective(self, variances: np.ndarray) -> float:
+        """-2 REML log-likelihood, not profiled, at the variances themselves (each random
+        term's, then the residual's): log|C| + (n - p) log(2 pi s2) + PRSS / s2 with theta =
+        sqrt(variance / s2)."""
+        *terms, s2 = (float(v) for v in variances)
+        if s2 <= 0 or min(terms) < 0:
+            return math.inf
+        try:
+            _, _, prss, logdet = self._parts(np.sqrt(np.asarray(terms) / s2))
+        except np.linalg.LinAlgError:
+            return math.inf
+        return logdet + (self.n - self.p) * math.log(2 * math.pi * s2) + prss / s2
+
     def results(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, np.ndarray]:
         """Fixed effects, their covariance sigma^2 [S^-1]_bb, sigma^2, variance components."""
         from scipy import linalg  # here, not at import: scipy's import is about a second
@@ -219,6 +297,59 @@ class _CrossedREML:
         sigma2 = prss / (self.n - self.p)
         inv = linalg.cho_solve(chol, np.eye(self.p + self.qo)[:, : self.p], check_finite=False)[: self.p]
         return sol_a[: self.p], sigma2 * inv, sigma2, (theta**2) * sigma2
+
+
+def _hessian(fun: Any, x: np.ndarray, steps: np.ndarray) -> np.ndarray:
+    """Central-difference Hessian of `fun` at `x` with step `steps[k]` in coordinate k."""
+    k = len(x)
+    H = np.zeros((k, k))
+    for i in range(k):
+        for j in range(i, k):
+            ei, ej = np.zeros(k), np.zeros(k)
+            ei[i], ej[j] = steps[i], steps[j]
+            second = fun(x + ei + ej) - fun(x + ei - ej) - fun(x - ei + ej) + fun(x - ei - ej)
+            H[i, j] = H[j, i] = second / (4 * steps[i] * steps[j])
+    return H
+
+
+def _variance_ses(reml: _CrossedREML, theta: np.ndarray, sigma2: float, labels: list[str]) -> tuple[dict, dict]:
+    """SEs of the variance components (see the module docstring): the observed information
+    of the REML likelihood in (term variances, residual variance), and statsmodels' printed
+    one, sqrt(s2) x SE(variance / s2) from the profiled likelihood. A term on the boundary
+    (relative SD below 1e-4) gets none, as the information there is not that of an interior
+    optimum; the other terms' are then computed with it held at zero."""
+    names = [f"{lab} variance" for lab in labels]
+    inside = [k for k, t in enumerate(theta) if t >= 1e-4]
+    ses: dict[str, float | None] = dict.fromkeys([*names, "residual variance"])
+    printed: dict[str, float | None] = dict.fromkeys(names)
+    variances = np.concatenate([theta**2 * sigma2, [sigma2]])
+    free = [*inside, len(theta)]
+
+    def full(x: np.ndarray) -> float:
+        v = variances.copy()
+        v[free] = x
+        return reml.full_objective(v)
+
+    x0 = variances[free]
+    with np.errstate(all="ignore"):
+        cov = np.linalg.pinv(0.5 * _hessian(full, x0, np.maximum(1e-3 * x0, 1e-12)))
+    for pos, k in enumerate(free):
+        if cov[pos, pos] > 0:
+            ses[(names + ["residual variance"])[k]] = float(math.sqrt(cov[pos, pos]))
+    if inside:
+        ratios = theta[inside] ** 2
+
+        def profiled(r: np.ndarray) -> float:
+            t = theta.copy()
+            t[inside] = np.sqrt(np.clip(r, 0, None))
+            return reml.objective(t)
+
+        with np.errstate(all="ignore"):
+            rcov = np.linalg.pinv(0.5 * _hessian(profiled, ratios, np.maximum(1e-3 * ratios, 1e-12)))
+        for pos, k in enumerate(inside):
+            if rcov[pos, pos] > 0:
+                printed[names[k]] = float(math.sqrt(sigma2 * rcov[pos, pos]))
+    return ses, printed
 
 
 def _gradient(fun: Callable[[np.ndarray], float], x: np.ndarray, h: float = 1e-5) -> np.ndarray:
@@ -246,7 +377,33 @@ def _random_blocks(data: pd.DataFrame, spec: str) -> tuple[list[np.ndarray], lis
         sizes.append(len(models))
         labels.append("model")
         terms += " + (1 | model)"
+    if spec == "slopes":  # a model's own effect of each condition but N: its level is the model, in that condition only
+        for cond in _slope_conditions(data):
+            blocks.append(np.where(data["condition"].to_numpy() == cond, model_codes, -1))
+            sizes.append(len(models))
+            labels.append(f"{cond} slope")
+            terms += f" + (0 + {cond} | model)"
     return blocks, sizes, labels, terms
+
+
+def _slope_conditions(data: pd.DataFrame) -> list[str]:
+    """The conditions that get per-model slopes: every one but N, in the fit's order."""
+    return [c for c in sorted(data["condition"].unique(), key=lambda c: (c != BASELINE, c)) if c != BASELINE]
+
+
+def group_sizes(data: pd.DataFrame, spec: str) -> dict[str, dict[str, float]]:
+    """Observations per level of each grouping: per item (the groups of the paper's
+    statsmodels code: "No. Groups", "Min./Max./Mean group size"), per model, and for the
+    paper's spec per item x model pair."""
+    out = {}
+    keys = {"item": ["item_id"], "model": ["model"]}
+    if spec == "paper":
+        keys["item x model"] = ["item_id", "model"]
+    for name, cols in keys.items():
+        sizes = data.groupby(cols).size()
+        out[name] = {"n": int(len(sizes)), "min": int(sizes.min()), "max": int(sizes.max()),
+                     "mean": float(sizes.mean())}
+    return out
 
 
 def _fit_reml(
@@ -286,7 +443,7 @@ def _fit_reml(
         spec=spec, engine="reml", formula=f"{outcome} ~ C(condition, Treatment('{BASELINE}')) + {terms}",
         outcome=outcome, conditions=conditions, n_obs=len(data), n_items=data["item_id"].nunique(), n_models=n_models,
         converged=best is not None, optimizer=best[0] if best else None,
-        coefficients=pd.DataFrame(columns=["condition", "estimate", "se", "ci_low", "ci_high", "p"]), attempts=attempts,
+        coefficients=pd.DataFrame(columns=list(COEFFICIENT_COLUMNS)), attempts=attempts,
     )
     if spec == "crossed" and n_models < 2:
         fit.notes.append("one model only: the model random intercept is left out (item intercept only)")
@@ -294,8 +451,10 @@ def _fit_reml(
         fit.notes.append("no optimizer converged; no estimates reported")
         return fit
     beta, cov, sigma2, variances = reml.results(best[2])
-    fit.coefficients = _coef_table(names, beta, cov)
+    fit.df = n_models - 1 if spec == "slopes" else None
+    fit.coefficients = _coef_table(names, beta, cov, df=fit.df)
     fit.variance_components = {**{f"{lab} variance": float(v) for lab, v in zip(labels, variances, strict=True)}, "residual variance": sigma2}
+    fit.variance_se, fit.variance_se_statsmodels = _variance_ses(reml, best[2], sigma2, labels)
     fit.loglik = -0.5 * best[1]
     fit.boundary = [f"{lab} variance" for lab, t in zip(labels, best[2], strict=True) if t < 1e-4]
     return fit
@@ -309,16 +468,21 @@ def _fit_statsmodels(
     data = data.assign(_one=1)
     rhs = f"C(condition, Treatment('{BASELINE}'))"
     n_models = data["model"].nunique()
-    if spec == "paper":
-        groups, vc = "item_id", {"model": "0 + C(model)"}
+    _, _, labels, _ = _random_blocks(data, spec)
+    if spec == "paper":  # statsmodels names the one component "model" (inside item groups): ours "item x model"
+        groups, vc = "item_id", {"item x model": "0 + C(model)"}
         formula = f"{outcome} ~ {rhs}; groups = item_id, no group intercept, variance component 0 + C(model) (one item x model intercept)"
     else:
         groups, vc = "_one", {"item": "0 + C(item_id)"}
         if n_models > 1:
             vc["model"] = "0 + C(model)"
-        formula = f"{outcome} ~ {rhs}; one group, variance components item = 0 + C(item_id), model = 0 + C(model)"
+        for cond in _slope_conditions(data) if spec == "slopes" else []:
+            flag = f"_in_{len(vc)}"
+            data[flag] = (data["condition"] == cond).astype(float)
+            vc[f"{cond} slope"] = f"0 + C(model):{flag}"
+        formula = f"{outcome} ~ {rhs}; one group, variance components " + ", ".join(f"{k} = {v}" for k, v in vc.items())
     model = MixedLM.from_formula(
-        f"{outcome} ~ {rhs}", groups=groups, re_formula="0", vc_formula=vc, data=data, use_sparse=spec == "crossed"
+        f"{outcome} ~ {rhs}", groups=groups, re_formula="0", vc_formula=vc, data=data, use_sparse=spec != "paper"
     )
     attempts, best = [], None
     for method in optimizers:
@@ -339,18 +503,30 @@ def _fit_statsmodels(
         spec=spec, engine="statsmodels", formula=formula, outcome=outcome, conditions=conditions, n_obs=len(data),
         n_items=data["item_id"].nunique(), n_models=n_models, converged=best is not None,
         optimizer=best[0] if best else None,
-        coefficients=pd.DataFrame(columns=["condition", "estimate", "se", "ci_low", "ci_high", "p"]), attempts=attempts,
+        coefficients=pd.DataFrame(columns=list(COEFFICIENT_COLUMNS)), attempts=attempts,
     )
     if best is None:
         fit.notes.append("no optimizer converged; no estimates reported")
         return fit
     res = best[2]
     k = len(names)
-    fit.coefficients = _coef_table(names, np.asarray(res.fe_params)[:k], np.asarray(res.cov_params())[:k, :k])
-    fit.variance_components = {f"{name} variance": float(v) for name, v in zip(model.exog_vc.names, res.vcomp, strict=True)}
+    fit.df = n_models - 1 if spec == "slopes" else None
+    cov = np.asarray(res.cov_params())
+    fit.coefficients = _coef_table(names, np.asarray(res.fe_params)[:k], cov[:k, :k], df=fit.df)
+    vcomp = dict(zip(model.exog_vc.names, map(float, res.vcomp), strict=True))
+    fit.variance_components = {f"{name} variance": vcomp[name] for name in labels}
     fit.variance_components["residual variance"] = float(res.scale)
+    ses = np.sqrt(float(res.scale) * np.clip(np.diag(cov)[k:], 0, None))
+    printed = dict(zip(model.exog_vc.names, ses, strict=False))
+    fit.variance_se_statsmodels = {f"{name} variance": float(printed[name]) for name in labels}
+    # the observed information in the variances, from the REML equations at statsmodels' optimum
+    X, _ = _design(data, conditions)
+    blocks, sizes, _, _ = _random_blocks(data, spec)
+    reml = _CrossedREML(X, blocks, sizes, data[outcome].to_numpy(float))
+    theta = np.sqrt(np.array([vcomp[name] for name in labels]) / float(res.scale))
+    fit.variance_se, _ = _variance_ses(reml, theta, float(res.scale), labels)
     fit.loglik = best[1]
-    fit.boundary = [f"{name} variance" for name, v in zip(model.exog_vc.names, res.vcomp, strict=True) if v < 1e-8]
+    fit.boundary = [f"{name} variance" for name in labels if vcomp[name] < 1e-8]
     return fit
 
 
@@ -377,6 +553,8 @@ def fit_mixed(
         raise ValueError(f"the mixed model needs condition {BASELINE} and at least one other condition; have {present}")
     if data["item_id"].nunique() < 2:
         raise ValueError("not estimable: one item only (an item random intercept needs at least two items)")
+    if spec == "slopes" and data["model"].nunique() < 2:
+        raise ValueError("per-model condition slopes need at least two models")
     spread = data.groupby("item_id")[outcome].agg(lambda v: float(v.max() - v.min()))
     if float(spread.max()) <= 1e-12:
         raise ValueError(
@@ -392,6 +570,7 @@ def fit_mixed(
         fit = _fit_reml(data, outcome, present, optimizers or REML_OPTIMIZERS, spec)
     else:
         raise ValueError("engine must be reml or statsmodels")
+    fit.groups = group_sizes(data, spec)
     if dof < MIN_RESIDUAL_DOF:
         fit.notes.append(
             f"only {dof} residual degrees of freedom ({len(data)} observations, {len(present)} fixed effects): "

@@ -78,7 +78,8 @@ class AnalysisOptions:
     bootstrap_draws: int = 2000
     sign_flip_draws: int = 10_000
     seed: int = 20260
-    mixed_spec: str = "crossed"  # crossed, paper or both
+    mixed_spec: str = "crossed"  # crossed or paper (both: crossed); the paper's code's spec is fitted beside crossed
+    mixed_slopes: bool = False  # also fit per-model condition slopes (stats.mixed spec "slopes")
     mixed_engine: str = "reml"  # reml or statsmodels
     mixed_conditions: str = "focal"  # focal (N, C3L, C3R) or all
     mixed_rows: str = "all"  # all, or paired (pairs answered under N and another condition)
