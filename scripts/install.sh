@@ -25,12 +25,19 @@ step() {
   echo "install: $what: $((SECONDS - t0)) s"
 }
 
-# pip -v of the llama-cpp-python build, reduced to its build steps ([12/131] Building ...) every
-# 10 steps and the last one, so the compile shows where it is.
+# pip -v of the llama-cpp-python build, reduced to its build steps ([12/74] Building ...) every
+# 10 steps and the last one, so the compile shows where it is (read line by line: awk may
+# buffer its input until the build ends).
 build_progress() {
-  awk '/^ *\[[0-9]+\/[0-9]+\]/ { match($0, /\[[0-9]+\/[0-9]+\]/); s = substr($0, RSTART + 1, RLENGTH - 2);
-        split(s, p, "/"); if (p[1] % 10 == 0 || p[1] == p[2]) { print "  compiling llama.cpp: step " s; fflush() } }
-       /^(ERROR|error)/ { print; fflush() }'
+  local line step total
+  while IFS= read -r line; do
+    if [[ "$line" =~ ^[[:space:]]*\[([0-9]+)/([0-9]+)\] ]]; then
+      step=${BASH_REMATCH[1]} total=${BASH_REMATCH[2]}
+      if (( step % 10 == 0 || step == total )); then echo "  compiling llama.cpp: step $step of $total"; fi
+    elif [[ "$line" =~ ^(ERROR|error|CMake\ Error) ]]; then
+      echo "$line"
+    fi
+  done
 }
 
 compile_llama_cpp() {

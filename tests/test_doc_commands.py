@@ -22,7 +22,7 @@ from pathlib import Path
 
 import click
 import pytest
-from inspect_ai.log import list_eval_logs
+from inspect_ai.log import list_eval_logs, read_eval_log
 from support import ROOT, requires_embedded, run_cli, run_script
 from support.docs import DOCS, registered_tasks
 
@@ -48,10 +48,15 @@ def blocks(doc: Path) -> list[str]:
 
 
 def commands(doc: Path) -> list[str]:
-    """The commands of a document's bash blocks, continuation lines joined, comments cut;
-    a heredoc's body is skipped."""
+    """The commands of a document's bash blocks."""
+    return commands_of(doc.read_text(encoding="utf-8"))
+
+
+def commands_of(text: str) -> list[str]:
+    """The commands of the bash blocks of a Markdown text, continuation lines joined, comments
+    cut; a heredoc's body is skipped."""
     found, fence, joined, heredoc = [], None, "", None
-    for line in doc.read_text(encoding="utf-8").splitlines():
+    for line in text.splitlines():
         if line.startswith("```"):
             fence = None if fence is not None else line[3:].strip()
             continue
@@ -235,10 +240,40 @@ def test_inspect_score_runs_as_written_without_a_terminal(tmp_path, written):
     assert (tmp_path / "rescored.eval").stat().st_size > 0
 
 
+def section_commands(doc: Path, heading: str) -> list[str]:
+    """The commands of the bash blocks under a heading of a document (up to the next heading)."""
+    text = doc.read_text(encoding="utf-8")
+    start = text.index(f"\n{heading}\n")
+    end = text.find("\n#", start + 1)
+    return commands_of(text[start:end if end > 0 else len(text)])
+
+
+OFFLINE = section_commands(ROOT / "docs" / "inspect.md", "### Every task offline")
+
+
+def test_the_offline_recipes_cover_every_task():
+    """docs/inspect.md's offline recipes name every registered task family once (the
+    `audit_<condition>` tasks are the audit with its condition fixed)."""
+    named = {shlex.split(c)[2].split("/", 1)[1] for c in OFFLINE}
+    assert named == {t for t in registered_tasks() if not t.startswith("audit_")}, named
+
+
+@requires_embedded
+@pytest.mark.parametrize("cmd", OFFLINE, ids=lambda c: shlex.split(c)[2])
+def test_the_offline_recipes_run_as_written(cmd, tmp_path):
+    """Each task's offline recipe (docs/inspect.md: Every task offline) runs as written on the
+    embedded model, offline, and writes a successful log."""
+    proc = run_script([*shlex.split(cmd), "--log-dir", "logs", "--display", "none"], cwd=tmp_path, env=dict(os.environ), timeout=600)
+    assert proc.returncode == 0, f"`{cmd}`: {proc.stdout[-2000:] + proc.stderr[-2000:]}"
+    [log] = list_eval_logs(str(tmp_path / "logs"))
+    assert read_eval_log(log, header_only=True).status == "success"
+
+
 @requires_embedded
 def test_the_embedded_model_commands_run(tmp_path):
-    """docs/inspect.md's commands on the embedded model, as written but for one sample."""
-    cases = [c for doc, c in ALL if doc.name == "inspect.md" and "gguf/smollm2" in c and c.startswith("inspect eval ")]
+    """docs/inspect.md's first commands on the embedded model, as written but for one sample."""
+    cases = [c for doc, c in ALL if doc.name == "inspect.md" and "gguf/smollm2" in c and c.startswith("inspect eval ")
+             and c not in OFFLINE]
     assert len(cases) == 2
     for cmd in cases:
         proc = run_script([*shlex.split(cmd), "--limit", "1", "--log-dir", "logs", "--display", "none"],
