@@ -280,3 +280,42 @@ def test_the_embedded_model_commands_run(tmp_path):
                           cwd=tmp_path, env=dict(os.environ), timeout=600)
         assert proc.returncode == 0, f"`{cmd}`: {proc.stdout + proc.stderr}"
     assert len(list_eval_logs(str(tmp_path / "logs"))) == 2
+
+
+def test_the_phase2_grid_script_runs_as_written(tmp_path):
+    """docs/reproducing.md's `python - <<'PY'` script, run as written from a folder beside
+    ../shared: the paper's Phase 2 grid, one row per model x item x condition, with the parse
+    failures the comment counts left without a letter."""
+    from support import REFERENCE
+
+    if not (REFERENCE / "phase2_alignment_by_condition.csv").exists():
+        pytest.skip(f"replication data not found at {REFERENCE}")
+    doc = ROOT / "docs" / "reproducing.md"
+    [script] = re.findall(r"python - <<'PY'[^\n]*\n(.*?)\nPY\n", doc.read_text(encoding="utf-8"), re.S)
+    work = tmp_path / "work"
+    work.mkdir()
+    (tmp_path / "shared" / "reference").mkdir(parents=True)
+    (tmp_path / "shared" / "reference" / "replication").symlink_to(REFERENCE)
+    proc = subprocess.run([sys.executable, "-"], input=script, cwd=work, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    import pandas as pd
+
+    grid = pd.read_csv(work / "phase2_grid.csv", keep_default_na=False)
+    assert len(grid) == 6 * 500 * 6 and list(grid.columns) == ["model_id", "question_id", "condition", "raw_response", "letter"]
+    assert (grid["letter"] == "").sum() == 1003
+
+
+def test_the_report_screenshot_command_runs_as_written(tmp_path):
+    """docs/analysis.md's headless-Chromium screenshot of the main job's report, run by bash
+    as written in a folder holding a report at that path."""
+    from support.browser import CHROMIUM
+
+    if not CHROMIUM.exists():
+        pytest.skip("no /usr/bin/chromium (apt-get install -y chromium)")
+    [cmd] = [c for doc, c in ALL if c.startswith("chromium ")]
+    report = tmp_path / "reports" / "pct-smollm2" / "report.html"
+    report.parent.mkdir(parents=True)
+    report.write_text("<html><body><h1>political-sycophancy report</h1></body></html>")
+    proc = subprocess.run(["bash", "-c", cmd], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert (tmp_path / "report.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
