@@ -31,7 +31,7 @@ from political_sycophancy.cli import build_parser
 # Lines that are not one command of ours or Inspect's, each checked its own way below:
 # scripts of this repository, Python scripts and modules, shell loops (`bash -n` of their
 # block, their body lines as commands), the report screenshot.
-OTHER_LINES = ("bash scripts/", "chromium ", "python ", "for ", "done")
+OTHER_LINES = ("bash scripts/", "chromium ", "python ", "for ", "done", "cat > ")
 
 
 def blocks(doc: Path) -> list[str]:
@@ -240,15 +240,21 @@ def test_inspect_score_runs_as_written_without_a_terminal(tmp_path, written):
     assert (tmp_path / "rescored.eval").stat().st_size > 0
 
 
-def section_commands(doc: Path, heading: str) -> list[str]:
-    """The commands of the bash blocks under a heading of a document (up to the next heading)."""
+def section(doc: Path, heading: str) -> str:
+    """The text under a heading of a document, up to the next heading."""
     text = doc.read_text(encoding="utf-8")
     start = text.index(f"\n{heading}\n")
     end = text.find("\n#", start + 1)
-    return commands_of(text[start:end if end > 0 else len(text)])
+    return text[start:end if end > 0 else len(text)]
 
 
-OFFLINE = section_commands(ROOT / "docs" / "inspect.md", "### Every task offline")
+def heredoc_files(text: str) -> dict[str, str]:
+    """The files a text's `cat > FILE <<'EOF'` lines write, by name."""
+    return {name: body + "\n" for name, body in re.findall(r"^cat > (\S+) <<'EOF'\n(.*?)\nEOF$", text, re.M | re.S)}
+
+
+OFFLINE_TEXT = section(ROOT / "docs" / "inspect.md", "### Every task offline")
+OFFLINE = [c for c in commands_of(OFFLINE_TEXT) if c.startswith("inspect eval ")]
 
 
 def test_the_offline_recipes_cover_every_task():
@@ -263,6 +269,8 @@ def test_the_offline_recipes_cover_every_task():
 def test_the_offline_recipes_run_as_written(cmd, tmp_path):
     """Each task's offline recipe (docs/inspect.md: Every task offline) runs as written on the
     embedded model, offline, and writes a successful log."""
+    for name, body in heredoc_files(OFFLINE_TEXT).items():  # the item file the block writes first
+        (tmp_path / name).write_text(body)
     proc = run_script([*shlex.split(cmd), "--log-dir", "logs", "--display", "none"], cwd=tmp_path, env=dict(os.environ), timeout=600)
     assert proc.returncode == 0, f"`{cmd}`: {proc.stdout[-2000:] + proc.stderr[-2000:]}"
     [log] = list_eval_logs(str(tmp_path / "logs"))
