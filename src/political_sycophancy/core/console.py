@@ -7,7 +7,8 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-from typing import NoReturn
+from collections.abc import Sequence
+from typing import Any, NoReturn
 
 from .text import one_line, terminal_safe
 
@@ -47,7 +48,7 @@ class Parser(argparse.ArgumentParser):
         error_line(f"{message} (see {self.prog} --help)")
         raise UsageError(2)
 
-    def parse_args(self, args=None, namespace=None):  # type: ignore[no-untyped-def,override]  # argparse's own signature
+    def parse_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:  # type: ignore[override]  # one signature for argparse's overloads
         """argparse's parse_args, with an unknown option refused by the (sub)command it was given
         to, so the message points to that command's help (`political-sycophancy audit --help`)."""
         parsed, extras = self.parse_known_args(args, namespace)
