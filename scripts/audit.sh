@@ -18,4 +18,5 @@ political-sycophancy audit --instrument pct --conditions all --model gguf/smollm
 audited=$SECONDS
 political-sycophancy analyze "$LOG_DIR" --out "$REPORT_DIR"
 echo "report: $REPORT_DIR/report.html"
-echo "main job: $((SECONDS - started)) s (install $((installed - started)) s, audit $((audited - installed)) s, analysis $((SECONDS - audited)) s)"
+echo "main job: $((SECONDS - started)) s (install $((installed - started)) s," \
+  "audit $((audited - installed)) s, analysis $((SECONDS - audited)) s)"

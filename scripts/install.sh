@@ -42,7 +42,8 @@ build_progress() {
 
 compile_llama_cpp() {
   set -o pipefail
-  CMAKE_ARGS="-DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF -DCMAKE_PROJECT_llama.cpp_INCLUDE=$PWD/scripts/llama_cpp_minimal.cmake" \
+  local minimal="-DCMAKE_PROJECT_llama.cpp_INCLUDE=$PWD/scripts/llama_cpp_minimal.cmake"
+  CMAKE_ARGS="-DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF $minimal" \
     python -m pip install -v "llama-cpp-python>=0.3.16,<0.4" 2>&1 | build_progress
 }
 

@@ -48,7 +48,7 @@ class Parser(argparse.ArgumentParser):
         error_line(f"{message} (see {self.prog} --help)")
         raise UsageError(2)
 
-    def parse_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:  # type: ignore[override]  # one signature for argparse's overloads
+    def parse_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:  # type: ignore[override]
         """argparse's parse_args, with an unknown option refused by the (sub)command it was given
         to, so the message points to that command's help (`political-sycophancy audit --help`)."""
         parsed, extras = self.parse_known_args(args, namespace)

@@ -110,7 +110,8 @@ def label_identities(frame: pd.DataFrame, plans: pd.DataFrame) -> tuple[pd.DataF
     logs' design records (`plans`, labelled alike so that a log without samples still has
     its identity); returns both, how many extra models the split by model arguments made,
     and how many further variants (beyond each model's first) there are."""
-    parts = [f[["model_name", "model_args", "generate_config", "kind"]] for f in (frame, plans) if f is not None and not f.empty]
+    columns = ["model_name", "model_args", "generate_config", "kind"]
+    parts = [f[columns] for f in (frame, plans) if f is not None and not f.empty]
     if not parts:
         return frame.assign(variant=pd.Series(dtype=object)), plans, 0, 0
     ident = pd.concat(parts, ignore_index=True).fillna({"model_args": "{}", "generate_config": "{}"})
@@ -156,9 +157,9 @@ def identity_notes(frame: pd.DataFrame, extra_models: int, extra_variants: int, 
         per = frame.groupby(["model", "kind"])["variant"].unique()
         per = per[per.map(len) > 1]
         notes.append(
-            f"{extra_variants} further variant(s) of a model (different generate config within one measure's logs) kept "
-            "apart, not dropped as duplicates; each model's main variant feeds the statistics and all are reported side "
-            "by side (tables `variants`, `condition_summary_by_variant`): "
+            f"{extra_variants} further variant(s) of a model (different generate config within one measure's "
+            "logs) kept apart, not dropped as duplicates; each model's main variant feeds the statistics and all "
+            "are reported side by side (tables `variants`, `condition_summary_by_variant`): "
             + "; ".join(f"{m} ({kind}): {' | '.join(sorted(v))}" for (m, kind), v in per.iloc[:limit].items())
         )
     return notes
