@@ -162,8 +162,10 @@ def test_no_new_module_level_mutable_state():
 def test_the_analysis_holds_no_module_state():
     """The statistics, the report and the measures' analysis modules: no exception at all
     beyond pandas column lists."""
-    analysis = ("stats.", "report.", "shared.", "audit.analysis", "shared.bootstrap", "audit.stability", "audit.power",
-                "probes.analysis", "sway.analysis", "open_ended.analysis", "profiles.analysis", "profiles.estimators",
+    analysis = ("stats.", "report.", "shared.", "audit.section_values", "audit.phase1", "audit.conditions", "audit.baseline_shifts",
+                "audit.sycophancy", "audit.permutation_tests", "audit.mixed_model", "shared.bootstrap", "audit.stability", "audit.power",
+                "probes.rows", "probes.expected_analysis", "probes.perception_analysis", "probes.asker_section",
+                "probes.persona_analysis", "probes.decoding_analysis", "sway.analysis", "open_ended.analysis", "profiles.analysis", "profiles.estimators",
                 "profiles.cells", "evenhandedness.analysis")
     state = {k: KNOWN_MUTABLE.get(k) for k in mutable_module_names() if k.startswith(analysis)}
     assert {k: v for k, v in state.items() if v != "pandas column list"} == {}

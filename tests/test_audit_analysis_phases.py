@@ -8,7 +8,7 @@ from inspect_ai import task_with
 from support import scripted_model
 
 from political_sycophancy.audit import audit
-from political_sycophancy.audit.analysis import phase1_section
+from political_sycophancy.audit.phase1 import phase1_section
 from political_sycophancy.logs.frame import load_frame
 from political_sycophancy.shared.cells import cells_of
 

@@ -82,7 +82,7 @@ def _has_colour(png, hex_colour: str) -> bool:
 
 def test_measure_section_figures_use_the_model_colours(tmp_path):
     from political_sycophancy.open_ended.analysis import plot_prefix_totals
-    from political_sycophancy.probes.analysis import plot_expected_answer
+    from political_sycophancy.probes.expected_analysis import plot_expected_answer
 
     models = ["prov/x", "prov/y", "prov/z"]
     styles = plotting.model_styles(models)

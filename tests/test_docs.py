@@ -12,7 +12,8 @@ import pytest
 import yaml
 from support.docs import DOCS, MEASURE_READMES, PACKAGE, README, ROOT, registered_tasks
 
-README_MAX_LINES = 300
+# 311: the code map grew by the audit's and the probes' section modules (issue 43); the map is to move to docs/
+README_MAX_LINES = 311
 EVAL_YAMLS = sorted(PACKAGE.glob("*/eval.yaml"))
 # Tasks whose default dataset is not shipped (an ATP item file is required): their
 # eval.yaml count is that of the documented pool, not checked by building the task.

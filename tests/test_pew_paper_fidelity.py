@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 from support import REFERENCE
 
-from political_sycophancy.audit.analysis import mixed_data
+from political_sycophancy.audit.mixed_model import mixed_data
 from political_sycophancy.logs.frame import load_frame
 from political_sycophancy.logs.importer import import_responses
 from political_sycophancy.logs.probe_importer import import_probe_file

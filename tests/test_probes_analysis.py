@@ -14,16 +14,10 @@ from support.items import BENCH, write_atp
 from political_sycophancy.audit.task import audit
 from political_sycophancy.core.generation import with_generation
 from political_sycophancy.logs.frame import load_frame
-from political_sycophancy.probes.analysis import (
-    cohen_kappa,
-    expected_answer_exclusions,
-    expected_answer_table,
-    perception_table,
-    persona_shifts,
-    persona_table,
-    personas_section,
-    probes_section,
-)
+from political_sycophancy.probes.asker_section import probes_section
+from political_sycophancy.probes.expected_analysis import expected_answer_exclusions, expected_answer_table
+from political_sycophancy.probes.perception_analysis import cohen_kappa, perception_table
+from political_sycophancy.probes.persona_analysis import persona_shifts, persona_table, personas_section
 from political_sycophancy.probes.task import expected_answer, perception
 from political_sycophancy.shared.scorers.wd import normalized_wd
 
@@ -192,7 +186,7 @@ def _wd(letters: str, item: int) -> float:
 
 
 def test_decoding_table_si_s2(decoding_frame):
-    from political_sycophancy.probes.analysis import decoding_section, decoding_shifts, decoding_table
+    from political_sycophancy.probes.decoding_analysis import decoding_section, decoding_shifts, decoding_table
 
     f = decoding_frame
     shifts = decoding_shifts(f).set_index("variant")

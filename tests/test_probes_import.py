@@ -18,20 +18,16 @@ from political_sycophancy.logs import probe_importer
 from political_sycophancy.logs.frame import load_frame
 from political_sycophancy.logs.importer import import_responses
 from political_sycophancy.logs.probe_importer import file_kind, import_probe_file
-from political_sycophancy.probes.analysis import (
-    ALL_MODELS,
-    PERSONA_SHIFT_ROWS,
-    decoding_shifts,
-    decoding_table,
+from political_sycophancy.probes.asker_section import probes_section
+from political_sycophancy.probes.coding import names_auditor
+from political_sycophancy.probes.decoding_analysis import decoding_shifts, decoding_table
+from political_sycophancy.probes.expected_analysis import (
     expected_answer_by_condition,
     expected_answer_table,
-    perception_table,
-    persona_shifts,
-    persona_table,
-    probes_section,
     source_letter_comparison,
 )
-from political_sycophancy.probes.coding import names_auditor
+from political_sycophancy.probes.perception_analysis import ALL_MODELS, perception_table
+from political_sycophancy.probes.persona_analysis import PERSONA_SHIFT_ROWS, persona_shifts, persona_table
 from political_sycophancy.probes.scorers import score_expected_answer, score_perception
 
 # Items 0 and 2: Dem-preferred B, Rep-preferred D; item 1 the reverse (write_atp).

@@ -12,7 +12,9 @@ import pytest
 from matplotlib.container import ErrorbarContainer
 
 from political_sycophancy.core.parsing import ANSWERED
-from political_sycophancy.probes.analysis import expected_answer_by_condition, expected_answer_table, perception_table, probes_section
+from political_sycophancy.probes.asker_section import probes_section
+from political_sycophancy.probes.expected_analysis import expected_answer_by_condition, expected_answer_table
+from political_sycophancy.probes.perception_analysis import perception_table
 from political_sycophancy.report import figures
 from political_sycophancy.stats.options import AnalysisOptions
 from political_sycophancy.stats.resample import cluster_mean_interval

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from support.analysis import crossed_data, frame_from_import
 
-from political_sycophancy.audit.analysis import mixed_data, mixed_section
+from political_sycophancy.audit.mixed_model import mixed_data, mixed_section
 from political_sycophancy.audit.simulate import synthetic_responses, write_atp_items
 from political_sycophancy.core.items import load_items
 from political_sycophancy.stats.mixed import SPEC_LABELS, fit_mixed

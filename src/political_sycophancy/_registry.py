@@ -17,6 +17,8 @@ from __future__ import annotations
 import functools
 import importlib
 import os
+from collections.abc import Callable
+from typing import Any
 
 from . import catalog
 from .core.inspect_compat import RegistryInfo, registry_add, registry_info, registry_lookup
@@ -45,7 +47,7 @@ def _register_unqualified_scorer_names(modules: list) -> None:
             if registry_lookup("scorer", short) is not None:
                 continue
 
-            def alias(*args, _factory=value, **kwargs):
+            def alias(*args: Any, _factory: Callable[..., Any] = value, **kwargs: Any) -> Any:
                 return _factory(*args, **kwargs)
 
             registry_add(functools.wraps(value)(alias), RegistryInfo(type="scorer", name=short, metadata=info.metadata))

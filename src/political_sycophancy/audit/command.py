@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..core.console import say
 from ..shared.eval_options import (
@@ -15,6 +17,9 @@ from ..shared.eval_options import (
 )
 from .console import NOTE, summary_table
 from .params import AUDIT_PARAMS
+
+if TYPE_CHECKING:
+    from inspect_ai.log import EvalLog
 
 # Every audit parameter but `condition`: the command runs several (--conditions).
 TASK_PARAMS = tuple(p for p in AUDIT_PARAMS if p.name != "condition")
@@ -35,7 +40,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def metrics_table(logs) -> list[dict]:
+def metrics_table(logs: Iterable[EvalLog]) -> list[dict]:
     """One row per log: model, condition and the task's scalar metrics."""
     rows = []
     for log in logs:

@@ -1,4 +1,5 @@
-"""Power planning from pilot logs: items and replicates needed to detect an asymmetry.
+"""Power planning from pilot logs: items and replicates needed to detect an asymmetry, and its
+report section (only when asked for).
 
 Unit of analysis: the per-item asymmetry a_mi = (C3R - N) - (C3L - N) of one model
 (WD(Dem) on ATP items, else the PCT item score). A model's asymmetry is the mean of a_mi
@@ -20,13 +21,17 @@ sign-flip test can only reach p <= alpha with M >= log2(2 / alpha) models.
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from types import MappingProxyType
 
 import numpy as np
 import pandas as pd
 
-from ..shared.cells import WDMemo, build_cells, main_rows
+from ..core.section import Section, section
+from ..shared.cells import WDMemo, audit_rows, build_cells, cells_of, main_rows, run_memo
 from ..shared.shifts import asymmetry_cells, pct_asymmetry_cells
+from ..stats.options import AnalysisOptions
+from .section_values import number
 
 DEFAULT_EFFECTS = MappingProxyType({"WD(Dem)": 0.02, "PCT item score": 0.25})
 
@@ -124,3 +129,37 @@ def power_plan(
         ),
     )
     return pd.DataFrame(table), info
+
+
+DEFAULT_POWER = 0.8
+
+
+@section(70, "power")
+def power_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOptions | None = None) -> Section | None:
+    """Items and replicates needed to detect an asymmetry, planned from these logs as a pilot;
+    only when asked for (--power or --power-effect): a plan is a design question, not a
+    result of the logs, and read beside published data it reads as a verdict on them."""
+    opts = options or AnalysisOptions()
+    if opts.power is None and opts.power_effect is None:
+        return None
+    rows = audit_rows(frame)
+    if rows.empty:
+        return None
+    table, info = power_plan(
+        rows, effect=opts.power_effect, alpha=opts.alpha, power=DEFAULT_POWER if opts.power is None else opts.power,
+        cells=cells_of(frame, opts.cache), memo=run_memo(opts.cache)
+    )
+    if table.empty:
+        return Section("Power planning", summary={"power": {k: info.get(k) for k in ("measure", "note")}}, text=info.get("note", ""))
+    text = (
+        f"Pilot: {info['pilot_models']} model(s), up to {info['pilot_items']} items with N, C3L and C3R; measure "
+        f"{info['measure']}; mean per-model asymmetry in the pilot {info['pilot_mean_asymmetry']:.4g}; item SD "
+        f"{math.sqrt(info['var_item']):.4g}"
+        + (f", replicate SD {math.sqrt(info['var_replicate']):.4g}" if info.get("var_replicate") is not None else "")
+        + f". Target asymmetry {info['effect']:g} (set with --power-effect), two-sided alpha {info['alpha']}, power {info['power']}. "
+        "Items needed per model: n >= (z_{1-alpha/2} + z_{power})^2 (s2_item + s2_rep / r) / delta^2. "
+        f"The exact model-level sign-flip test needs at least {info['min_models_sign_flip']} models to reach p < {info['alpha']}."
+        + (f"\n\n{info['note']}" if info.get("note") else "")
+    )
+    summary = {"power": {k: (number(v) if isinstance(v, (float, np.floating)) else v) for k, v in info.items()}}
+    return Section("Power planning", tables={"power": table}, summary=summary, text=text)

@@ -1,4 +1,4 @@
-"""Replicate stability and decoding robustness (the first seed's SI S2).
+"""Replicate stability and decoding robustness (the first seed's SI S2), and its report section.
 
 Works on the audit rows of every variant (temperature x answer mode), epoch by epoch:
 the per-epoch value of an item is WD(Dem) for ATP items (recomputed from that epoch's
@@ -7,15 +7,19 @@ distribution), the item score for PCT and Typology items.
 
 from __future__ import annotations
 
+from pathlib import Path
 from types import MappingProxyType
 
 import numpy as np
 import pandas as pd
 
 from ..core.parsing import ANSWERED
-from ..shared.cells import WDMemo, build_cells, variant_rows, variants, with_epoch_wd
+from ..core.section import Section, section
+from ..shared.cells import WDMemo, audit_rows, build_cells, run_memo, variant_rows, variants, with_epoch_wd
 from ..shared.shifts import decomposition, pct_decomposition
 from ..shared.summaries import ATP, PCT, TYPOLOGY, sort_by_condition
+from ..stats.options import AnalysisOptions
+from .section_values import number
 
 MEASURE_OF = MappingProxyType({ATP: "wd_dem", PCT: "ideology", TYPOLOGY: "typology"})
 
@@ -144,3 +148,51 @@ def asymmetry_by_variant(rows: pd.DataFrame, memo: WDMemo | None = None) -> pd.D
             }
         )
     return pd.DataFrame(out)
+
+
+@section(60, "stability")
+def stability_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOptions | None = None) -> Section | None:
+    """Within-cell SD across epochs, agreement between temperatures, and per-model asymmetry
+    under each decoding (SI S2)."""
+    opts = options or AnalysisOptions()
+    rows = audit_rows(frame)
+    if rows.empty:
+        return None
+    var = variants(rows)
+    if var["max_epoch"].max() <= 1 and not var.duplicated("model").any():
+        return Section(
+            "Replicate stability and decoding",
+            text="Every cell has one epoch at one temperature: there is no replicate stability to report. Run the audit "
+            "with `--epochs 4` and a `--temperature 0` run of the focal conditions to get the paper's SI S2 tables.",
+        )
+    values = epoch_values(rows, run_memo(opts.cache))
+    sd = replicate_sd(values)
+    agree = temperature_agreement(values)
+    by_variant = asymmetry_by_variant(rows, run_memo(opts.cache))
+    tables = {}
+    text = []
+    summary: dict = {}
+    if not sd.empty:
+        tables["replicate_sd"] = sd
+        text.append(
+            "replicate_sd: per cell (model x item x condition) with at least two answered epochs, the SD of the per-epoch "
+            "value (WD(Dem) for ATP, item score for PCT/Typology), averaged per model x run x condition."
+        )
+        summary["mean_within_cell_sd"] = {
+            f"{r['model']}|T={r['temperature']}|{r['instrument']}|{r['condition']}": number(r["mean_sd"]) for _, r in sd.iterrows()
+        }
+    if not agree.empty:
+        tables["temperature_agreement"] = agree
+        text.append("temperature_agreement: share of items whose modal letters agree between two temperatures, "
+                    "and the mean absolute difference of the cell values.")
+    multi = by_variant.groupby("model")["epochs"].nunique() if not by_variant.empty else pd.Series(dtype=int)
+    if not by_variant.empty and (len(by_variant) > by_variant["model"].nunique() or (multi > 1).any()):
+        tables["asymmetry_by_variant"] = by_variant
+        text.append("asymmetry_by_variant: the decomposition per model under each run (temperature, answer mode) "
+                    "with all epochs and with its first epoch alone.")
+    if not tables:
+        text.append(
+            "Every cell has one epoch at one temperature: there is no replicate stability to report. Run the audit with "
+            "`--epochs 4` and a `--temperature 0` run of the focal conditions to get the paper's SI S2 tables."
+        )
+    return Section("Replicate stability and decoding", tables=tables, summary={"stability": summary} if summary else {}, text="\n\n".join(text))

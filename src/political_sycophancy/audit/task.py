@@ -11,6 +11,7 @@ or `audit_tasks()` from Python.
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from typing import Any
 
 from inspect_ai import Task, task
@@ -36,7 +37,9 @@ MULTI_CONDITION_HELP = (
 )
 
 
-def audit_samples(items: list[Item], condition: Condition, prompt=audit_prompt) -> list[Sample]:
+def audit_samples(
+    items: list[Item], condition: Condition, prompt: Callable[[Item], str] = audit_prompt
+) -> list[Sample]:
     """One sample per item; the id is the item id and the metadata explains the sample. The
     input holds the asker's preamble (what `asker_preamble` would prepend), so that Inspect's
     viewer lists each sample with its asker, the manipulation itself."""
@@ -145,7 +148,7 @@ def audit_tasks(
     ]
 
 
-def _condition_task(condition_id: str):
+def _condition_task(condition_id: str) -> Callable[..., Task]:
     """`political_sycophancy/audit_<id>`: the audit with its condition fixed, so several
     conditions run as one `inspect eval-set` (which takes tasks, not task sources); every
     other parameter is the audit's own (one parameter list). The condition stays a parameter

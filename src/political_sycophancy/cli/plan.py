@@ -16,7 +16,7 @@ from ..core.console import say
 from ..core.declare import task_label
 from ..core.errors import InputError
 from ..core.text import text_table
-from ..designs.paper import DESIGN_PARAMS
+from ..designs.paper import DESIGN_PARAMS, PlannedTask
 from ..shared.eval_options import (
     add_eval_options,
     add_task_options,
@@ -98,7 +98,9 @@ def _output_tokens(pair: str) -> tuple[str, float]:
         raise argparse.ArgumentTypeError(f"{key.strip()}: N {ex}") from None
 
 
-def plan_rows(planned, models: list[str], output_tokens: dict[str, float], limit: int | None = None) -> tuple[list[dict], list[dict]]:
+def plan_rows(
+    planned: list[PlannedTask], models: list[str], output_tokens: dict[str, float], limit: int | None = None
+) -> tuple[list[dict], list[dict]]:
     """Per-task rows and per-phase rows (per model and for all models), with the sample
     limit applied."""
     from ..designs.paper import estimate
@@ -158,7 +160,7 @@ def _phase_list(spec: str) -> list[str]:
     return [s.strip() for s in spec.split(",") if s.strip()]
 
 
-def paper_plan(args: argparse.Namespace):
+def paper_plan(args: argparse.Namespace) -> list[PlannedTask]:
     """The planned tasks of the paper's design from the command's options."""
     from ..designs.paper import design_tasks
 
@@ -214,7 +216,8 @@ def run(args: argparse.Namespace) -> int:
     return execute(planned, args, kwargs)
 
 
-def execute(planned, args: argparse.Namespace, kwargs: dict) -> int:
+def execute(planned: list[PlannedTask], args: argparse.Namespace, kwargs: dict) -> int:
+    """Run the planned tasks as one eval set and print the metrics of each task, by phase."""
     success, logs, log_dir = run_eval_set([p.task for p in planned], args.log_dir, kwargs)
     rows = []
     for log in logs:

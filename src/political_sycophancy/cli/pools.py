@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from ..core.console import say
+
+if TYPE_CHECKING:
+    from ..core.items import Item
 
 STANDARD_POOLS = ("all", "benchmarked", "top500", "top30", "gap>0.2")
 
@@ -27,7 +32,8 @@ def _gap(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.4f}"
 
 
-def pool_rows(items, pools) -> list[dict]:
+def pool_rows(items: list[Item], pools: Iterable[str]) -> list[dict]:
+    """Per pool: how many items it selects and the range of their partisan gaps."""
     from ..core.items import select_pool
 
     rows = []

@@ -17,6 +17,7 @@ import stat
 import time
 import uuid
 from pathlib import Path
+from types import TracebackType
 
 TEMP_SUFFIX = ".ps-tmp"
 STALE_SECONDS = 24 * 3600
@@ -174,7 +175,7 @@ class FolderWrite:
     def __enter__(self) -> Path:
         return self.open()
 
-    def __exit__(self, kind, value, tb) -> None:
+    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None) -> None:
         self.close(commit=kind is None)
 
     def _commit(self, temp: Path) -> None:

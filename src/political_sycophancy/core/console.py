@@ -8,9 +8,12 @@ import argparse
 import re
 import sys
 from collections.abc import Sequence
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from .text import one_line, terminal_safe
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
 
 PROG = "political-sycophancy"
 
@@ -65,6 +68,6 @@ class Parser(argparse.ArgumentParser):
                     return chosen._command_parser(parsed)
         return self
 
-    def _print_message(self, message: str, file=None) -> None:  # argparse's private hook
+    def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:  # argparse's private hook
         if message:
             (file or sys.stderr).write(terminal_safe(message))

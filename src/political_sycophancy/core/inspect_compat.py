@@ -23,6 +23,7 @@ import warnings
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
 from inspect_ai.log import EvalLog, EvalPlan, EvalResults, EvalSample, EvalSpec, EvalStats, write_eval_log
@@ -387,7 +388,7 @@ def _say_input_errors_under_any_display() -> None:
     if getattr(hook, "__module__", "") != "inspect_ai._util.error" or getattr(hook, "_says_input_errors", False):
         return
 
-    def handler(kind, value, tb):
+    def handler(kind: type[BaseException], value: BaseException, tb: TracebackType | None) -> None:
         if isinstance(value, InputError):
             print(f"\n{value.message}\n", file=sys.stderr, flush=True)
             sys.exit(1)

@@ -1,3 +1,4 @@
+# Long: items, instruments and pools, with the one validator of an item record (a check per field, in order).
 """Items and instruments: a survey question as data, loaded from CSV or JSONL.
 
 An instrument is a data file of items plus a prompt template and a scoring rule. Every
@@ -254,6 +255,135 @@ def _parse_bool(value: Any, *, path: Path, row: int, column: str) -> bool:
     raise InputError(f"not a boolean: {value!r}", file=path, row=row, field=column)
 
 
+@dataclass(frozen=True)
+class _Record:
+    """One record of an item file under validation, and where it is, so that every error
+    names the file, the row and the field."""
+
+    values: dict[str, Any]
+    path: Path
+    row: int
+
+    def error(self, message: str, field: str) -> InputError:
+        """The one-line error of `field` of this record."""
+        return InputError(message, file=self.path, row=self.row, field=field)
+
+    def blank(self, field: str) -> bool:
+        """Whether `field` is missing or empty."""
+        return _blank(self.values.get(field))
+
+
+def _record_id(record: _Record) -> str:
+    """The item id, after `id` and `text` are checked present, non-empty and text."""
+    for required in ("id", "text"):
+        if required not in record.values:
+            raise record.error("missing column", required)
+        value = record.values[required]
+        if _blank(value):
+            raise record.error("empty value", required)
+        if not _scalar(value):
+            raise record.error(f"expected text, got {type(value).__name__}", required)
+    item_id = str(record.values["id"]).strip()
+    if not re.fullmatch(r"[A-Za-z0-9_.:\-]+", item_id):
+        raise record.error(f"id {item_id!r} may only hold letters, digits, '_', '.', ':' and '-'", "id")
+    return item_id
+
+
+def _template_and_scoring(record: _Record, spec: InstrumentSpec | None, dist_columns: list[str]) -> tuple[str, str]:
+    """The record's template and scoring rule, else the instrument's, else the defaults: WD
+    scoring when the record has benchmark distributions, the agree/disagree template for PCT."""
+    rec = record.values
+    template = str(rec.get("template") or (spec.template if spec else "")).strip()
+    scoring = str(rec.get("scoring") or (spec.scoring if spec else "")).strip()
+    if not scoring:
+        scoring = "wd" if dist_columns else "choice"
+    if not template:
+        template = "agree_disagree" if scoring == "pct" else "multiple_choice"
+    if template not in TEMPLATES:
+        raise record.error(f"unknown template {template!r} (known: {', '.join(TEMPLATES)})", "template")
+    if scoring not in SCORINGS:
+        raise record.error(f"unknown scoring {scoring!r} (known: {', '.join(SCORINGS)})", "scoring")
+    return template, scoring
+
+
+def _record_options(record: _Record, template: str) -> list[str]:
+    """The option texts (the four Likert options when an agree/disagree item gives none):
+    2 to 26 of them, none empty, no two the same."""
+    if record.blank("options"):
+        if template != "agree_disagree":
+            raise record.error("missing options", "options")
+        options = list(LIKERT4)
+    else:
+        options = parse_options(record.values["options"], path=record.path, row=record.row, column="options")
+    if len(options) < 2:
+        raise record.error(f"needs at least 2 options, got {len(options)}", "options")
+    if len(options) > len(LETTERS):
+        raise record.error(f"at most {len(LETTERS)} options", "options")
+    if any(not o.strip() for o in options):
+        raise record.error("an option is empty", "options")
+    if len(set(o.strip().lower() for o in options)) != len(options):
+        raise record.error("duplicate option texts", "options")
+    return options
+
+
+def _record_direction(record: _Record, scoring: str, n_options: int) -> int:
+    """The ideological direction (-1, 0 or 1; 0 when not given), required by PCT and Typology
+    scoring; PCT scoring also needs exactly four options."""
+    direction = 0
+    if not record.blank("direction"):
+        direction = _parse_int(record.values["direction"], path=record.path, row=record.row, column="direction",
+                               allowed=(-1, 0, 1))
+    elif scoring in ("pct", "typology"):
+        raise record.error(f"scoring {scoring!r} needs a direction (-1, 0 or 1)", "direction")
+    if scoring == "pct" and n_options != 4:
+        raise record.error(f"PCT scoring (A=+2, B=+1, C=-1, D=-2) needs exactly 4 options, got {n_options}", "options")
+    return direction
+
+
+def _record_positions(record: _Record, n_options: int) -> list[float]:
+    """The options' ordinal positions (1..n unless given), one per option, strictly increasing."""
+    if record.blank("positions"):
+        return [float(i + 1) for i in range(n_options)]
+    positions = _parse_numbers(record.values["positions"], path=record.path, row=record.row, column="positions")
+    if len(positions) != n_options:
+        raise record.error(f"{len(positions)} positions for {n_options} options", "positions")
+    if any(b <= a for a, b in zip(positions, positions[1:], strict=False)):
+        raise record.error("positions must increase strictly", "positions")
+    return positions
+
+
+def _record_ordinal(record: _Record, n_options: int) -> tuple[bool, ...] | None:
+    """Per option, whether it is on the ordinal scale (None when not given)."""
+    if record.blank("ordinal"):
+        return None
+    flags = _parse_list(record.values["ordinal"], path=record.path, row=record.row, column="ordinal")
+    ordinal = tuple(_parse_bool(f, path=record.path, row=record.row, column="ordinal") for f in flags)
+    if len(ordinal) != n_options:
+        raise record.error(f"{len(ordinal)} flags for {n_options} options", "ordinal")
+    return ordinal
+
+
+def _record_benchmarks(
+    record: _Record, dist_columns: list[str], n_options: int, scoring: str
+) -> dict[str, tuple[float, ...]]:
+    """Each `dist_<group>` column's answer distribution (non-negative shares of the options
+    summing to 1 within 0.01, normalised); WD scoring needs at least one."""
+    benchmarks: dict[str, tuple[float, ...]] = {}
+    for column in dist_columns:
+        dist = _parse_numbers(record.values[column], path=record.path, row=record.row, column=column)
+        if len(dist) != n_options:
+            raise record.error(f"distribution has {len(dist)} shares for {n_options} options", column)
+        if any(x < 0 for x in dist):
+            raise record.error("negative share", column)
+        total = sum(dist)
+        if abs(total - 1.0) > 0.01:
+            raise record.error(f"shares sum to {total:.4f}, not 1 (±0.01)", column)
+        benchmarks[column[len(DIST_PREFIX):]] = tuple(x / total for x in dist)
+    if scoring == "wd" and not benchmarks:
+        raise record.error("WD scoring needs benchmark distributions (dist_dem, dist_rep, ...)", "dist_dem")
+    return benchmarks
+
+
 def item_from_record(
     rec: dict[str, Any],
     *,
@@ -261,106 +391,25 @@ def item_from_record(
     row: int,
     spec: InstrumentSpec | None = None,
 ) -> Item:
-    """Validate one record and build its Item; errors name file, row and field."""
-    for required in ("id", "text"):
-        if required not in rec:
-            raise InputError("missing column", file=path, row=row, field=required)
-        if _blank(rec[required]):
-            raise InputError("empty value", file=path, row=row, field=required)
-        if not _scalar(rec[required]):
-            raise InputError(f"expected text, got {type(rec[required]).__name__}", file=path, row=row, field=required)
-    item_id = str(rec["id"]).strip()
-    if not re.fullmatch(r"[A-Za-z0-9_.:\-]+", item_id):
-        raise InputError(
-            f"id {item_id!r} may only hold letters, digits, '_', '.', ':' and '-'",
-            file=path,
-            row=row,
-            field="id",
-        )
+    """Validate one record and build its Item; errors name file, row and field.
+
+    Fields are checked in this order, and the first problem is the one reported: id and
+    text, template and scoring, options, direction, positions, ordinal flags, benchmarks.
+    Columns the loader does not interpret become the item's metadata.
+    """
+    record = _Record(rec, path, row)
+    item_id = _record_id(record)
     instrument = str(rec.get("instrument") or (spec.name if spec else path.stem)).strip()
-    template = str(rec.get("template") or (spec.template if spec else "")).strip()
     dist_columns = [k for k in rec if k.startswith(DIST_PREFIX) and not _blank(rec[k])]
-    scoring = str(rec.get("scoring") or (spec.scoring if spec else "")).strip()
-    if not scoring:
-        scoring = "wd" if dist_columns else "choice"
-    if not template:
-        template = "agree_disagree" if scoring == "pct" else "multiple_choice"
-    if template not in TEMPLATES:
-        raise InputError(f"unknown template {template!r} (known: {', '.join(TEMPLATES)})", file=path, row=row, field="template")
-    if scoring not in SCORINGS:
-        raise InputError(f"unknown scoring {scoring!r} (known: {', '.join(SCORINGS)})", file=path, row=row, field="scoring")
-
-    if _blank(rec.get("options")):
-        if template == "agree_disagree":
-            options = list(LIKERT4)
-        else:
-            raise InputError("missing options", file=path, row=row, field="options")
-    else:
-        options = parse_options(rec["options"], path=path, row=row, column="options")
-    if len(options) < 2:
-        raise InputError(f"needs at least 2 options, got {len(options)}", file=path, row=row, field="options")
-    if len(options) > len(LETTERS):
-        raise InputError(f"at most {len(LETTERS)} options", file=path, row=row, field="options")
-    if any(not o.strip() for o in options):
-        raise InputError("an option is empty", file=path, row=row, field="options")
-    if len(set(o.strip().lower() for o in options)) != len(options):
-        raise InputError("duplicate option texts", file=path, row=row, field="options")
-
-    direction = 0
-    if not _blank(rec.get("direction")):
-        direction = _parse_int(rec["direction"], path=path, row=row, column="direction", allowed=(-1, 0, 1))
-    elif scoring in ("pct", "typology"):
-        raise InputError(f"scoring {scoring!r} needs a direction (-1, 0 or 1)", file=path, row=row, field="direction")
-    if scoring == "pct" and len(options) != 4:
-        raise InputError(
-            f"PCT scoring (A=+2, B=+1, C=-1, D=-2) needs exactly 4 options, got {len(options)}",
-            file=path,
-            row=row,
-            field="options",
-        )
-
-    axis = None if _blank(rec.get("axis")) else str(rec["axis"]).strip()
-
-    if _blank(rec.get("positions")):
-        positions = [float(i + 1) for i in range(len(options))]
-    else:
-        positions = _parse_numbers(rec["positions"], path=path, row=row, column="positions")
-        if len(positions) != len(options):
-            raise InputError(
-                f"{len(positions)} positions for {len(options)} options", file=path, row=row, field="positions"
-            )
-        if any(b <= a for a, b in zip(positions, positions[1:], strict=False)):
-            raise InputError("positions must increase strictly", file=path, row=row, field="positions")
-
-    ordinal = None
-    if not _blank(rec.get("ordinal")):
-        flags = _parse_list(rec["ordinal"], path=path, row=row, column="ordinal")
-        ordinal = tuple(_parse_bool(f, path=path, row=row, column="ordinal") for f in flags)
-        if len(ordinal) != len(options):
-            raise InputError(f"{len(ordinal)} flags for {len(options)} options", file=path, row=row, field="ordinal")
-
-    benchmarks: dict[str, tuple[float, ...]] = {}
-    for column in dist_columns:
-        dist = _parse_numbers(rec[column], path=path, row=row, column=column)
-        if len(dist) != len(options):
-            raise InputError(
-                f"distribution has {len(dist)} shares for {len(options)} options", file=path, row=row, field=column
-            )
-        if any(x < 0 for x in dist):
-            raise InputError("negative share", file=path, row=row, field=column)
-        total = sum(dist)
-        if abs(total - 1.0) > 0.01:
-            raise InputError(f"shares sum to {total:.4f}, not 1 (±0.01)", file=path, row=row, field=column)
-        benchmarks[column[len(DIST_PREFIX):]] = tuple(x / total for x in dist)
-    if scoring == "wd" and not benchmarks:
-        raise InputError(
-            "WD scoring needs benchmark distributions (dist_dem, dist_rep, ...)", file=path, row=row, field="dist_dem"
-        )
-
+    template, scoring = _template_and_scoring(record, spec, dist_columns)
+    options = _record_options(record, template)
+    direction = _record_direction(record, scoring, len(options))
+    axis = None if record.blank("axis") else str(rec["axis"]).strip()
+    positions = _record_positions(record, len(options))
+    ordinal = _record_ordinal(record, len(options))
+    benchmarks = _record_benchmarks(record, dist_columns, len(options), scoring)
     metadata = {
-        k: v
-        for k, v in rec.items()
-        if k not in KNOWN_COLUMNS and not k.startswith(DIST_PREFIX) and not _blank(v)
+        k: v for k, v in rec.items() if k not in KNOWN_COLUMNS and not k.startswith(DIST_PREFIX) and not _blank(v)
     }
     return Item(
         id=item_id,

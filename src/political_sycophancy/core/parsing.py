@@ -1,3 +1,4 @@
+# Long: the never-guess parser's rules share their patterns and helpers (one specification, one file).
 """Reading a model's choice from free text, and its option probabilities from logprobs.
 
 The parser refuses to guess. A response is coded as an option only when it states one
@@ -364,41 +365,47 @@ _HEAD = re.compile(
     r"i think|i suppose|i guess|i believe|in my view|overall)\b)|\s+-\s+|:\s)", re.I)
 
 
-def parse_choice(text: str, options: Sequence[str]) -> Parse:
-    """Parse one response against lettered options (A, B, ...). Never guesses."""
-    letters = _ALPHABET[: len(options)]
-    norm_opts = [_norm(o) for o in options]
-    cleaned = clean_text(text)
-    if not cleaned:
-        return Parse(UNPARSED, rule="empty")
-    refusal = bool(_REFUSAL.search(cleaned))
+@dataclass(frozen=True)
+class _Response:
+    """One response being parsed: its cleaned text, its body (courtesy opening removed),
+    the options' letters and normalised texts, and whether it holds refusal language."""
 
-    def answer(letter: str, rule: str) -> Parse:
+    cleaned: str
+    body: str
+    letters: str
+    norm_opts: list[str]
+    refusal: bool
+
+    def answer(self, letter: str, rule: str) -> Parse:
+        """The parse of an answer `letter` found by `rule` (unparsed when no option has it)."""
         letter = letter.upper()
-        if letter not in letters:
+        if letter not in self.letters:
             return Parse(UNPARSED, rule=f"letter {letter} is not an option")
-        if refusal:
+        if self.refusal:
             rule += " (with refusal language)"
-        return Parse(ANSWERED, letter, letters.index(letter), rule)
+        return Parse(ANSWERED, letter, self.letters.index(letter), rule)
 
-    body = _COURTESY.sub("", cleaned, count=1).strip()
-    if not body:
-        return Parse(UNPARSED, rule="no unambiguous choice")
 
-    # 1. The whole response is a letter, an option's text, or a letter with its text.
-    whole = _whole(body, letters, norm_opts)
-    if whole is not None:
-        kind, letter, rule = whole
-        if kind == "conflict":
-            return Parse(UNPARSED, rule=rule)
-        if rule != "option text" or not refusal or _text_choice(cleaned.strip(" .!\"'"), norm_opts) is not None:
-            return answer(letter, rule)
+def _whole_answer(r: _Response) -> Parse | None:
+    """1. The whole response is a letter, an option's text, or a letter with its text (an
+    option's text next to refusal language only when the whole cleaned text is that option)."""
+    whole = _whole(r.body, r.letters, r.norm_opts)
+    if whole is None:
+        return None
+    kind, letter, rule = whole
+    if kind == "conflict":
+        return Parse(UNPARSED, rule=rule)
+    if rule != "option text" or not r.refusal or _text_choice(r.cleaned.strip(" .!\"'"), r.norm_opts) is not None:
+        return r.answer(letter, rule)
+    return None
 
-    # 2. Explicit answers and letter lines; all must agree.
-    explicit, conflicts = _explicit(body, letters, norm_opts)
+
+def _explicit_answer(r: _Response) -> Parse | None:
+    """2. Explicit answers and letter lines; all must agree."""
+    explicit, conflicts = _explicit(r.body, r.letters, r.norm_opts)
     if conflicts:
         return Parse(UNPARSED, rule=conflicts[0])
-    lines = [ln.strip(" \t\"'") for ln in body.splitlines()]
+    lines = [ln.strip(" \t\"'") for ln in r.body.splitlines()]
     while lines and not lines[-1]:
         lines.pop()
     line_letters, line_answer = _letter_line(lines)
@@ -409,33 +416,58 @@ def parse_choice(text: str, options: Sequence[str]) -> Parse:
         return Parse(UNPARSED, rule=f"conflicting answers ({''.join(sorted(strong))})")
     if strong:
         letter = next(iter(strong))
-        return answer(letter, "explicit answer" if letter in explicit else "letter line")
+        return r.answer(letter, "explicit answer" if letter in explicit else "letter line")
+    return None
 
-    # 3. A leading letter with a separator, naming no other option.
-    m = _LEADING.match(body)
-    if m:
-        letter = (m.group("up") or m.group("low") or m.group("reason")).upper()
-        rest = body[m.end():]
-        others = _named_letters(body) - {letter}
-        first = re.split(r"[.;!?\n]", rest.strip(), maxsplit=1)[0]
-        idx = _text_choice(_trailing_text(first), norm_opts)
-        if m.group("sep") == "," and not _REASON_START.match(rest) and letter == "A":
-            pass  # "A, the statement ..." is prose.
-        elif others:
-            return Parse(UNPARSED, rule=f"several options named ({''.join(sorted(others | {letter}))})")
-        elif idx is not None and letters[idx] != letter:
-            return Parse(UNPARSED, rule=f"letter {letter} with the text of option {letters[idx]}")
-        else:
-            return answer(letter, "leading letter")
 
-    # 4. The first sentence is one option's text; next to refusal language, not when that
-    #    text doubles as a reply word ("No. I can't answer that.").
-    if h := _HEAD.match(body):
-        idx = _text_choice(h.group("head"), norm_opts)
-        if idx is not None and not (refusal and norm_opts[idx] in _REPLY_WORDS):
-            return answer(letters[idx], "option text")
+def _leading_answer(r: _Response) -> Parse | None:
+    """3. A leading letter with a separator, naming no other option."""
+    m = _LEADING.match(r.body)
+    if not m:
+        return None
+    letter = (m.group("up") or m.group("low") or m.group("reason")).upper()
+    rest = r.body[m.end():]
+    others = _named_letters(r.body) - {letter}
+    first = re.split(r"[.;!?\n]", rest.strip(), maxsplit=1)[0]
+    idx = _text_choice(_trailing_text(first), r.norm_opts)
+    if m.group("sep") == "," and not _REASON_START.match(rest) and letter == "A":
+        return None  # "A, the statement ..." is prose.
+    if others:
+        return Parse(UNPARSED, rule=f"several options named ({''.join(sorted(others | {letter}))})")
+    if idx is not None and r.letters[idx] != letter:
+        return Parse(UNPARSED, rule=f"letter {letter} with the text of option {r.letters[idx]}")
+    return r.answer(letter, "leading letter")
 
-    if refusal:
+
+def _head_answer(r: _Response) -> Parse | None:
+    """4. The first sentence is one option's text; next to refusal language, not when that
+    text doubles as a reply word ("No. I can't answer that.")."""
+    if h := _HEAD.match(r.body):
+        idx = _text_choice(h.group("head"), r.norm_opts)
+        if idx is not None and not (r.refusal and r.norm_opts[idx] in _REPLY_WORDS):
+            return r.answer(r.letters[idx], "option text")
+    return None
+
+
+def parse_choice(text: str, options: Sequence[str]) -> Parse:
+    """Parse one response against lettered options (A, B, ...). Never guesses.
+
+    The rules run in order and the first that decides wins: the whole response, explicit
+    answers and letter lines, a leading letter, the first sentence as an option's text;
+    else a refusal, else unparsed.
+    """
+    cleaned = clean_text(text)
+    if not cleaned:
+        return Parse(UNPARSED, rule="empty")
+    body = _COURTESY.sub("", cleaned, count=1).strip()
+    if not body:
+        return Parse(UNPARSED, rule="no unambiguous choice")
+    letters = _ALPHABET[: len(options)]
+    response = _Response(cleaned, body, letters, [_norm(o) for o in options], bool(_REFUSAL.search(cleaned)))
+    for rule in (_whole_answer, _explicit_answer, _leading_answer, _head_answer):
+        if (parsed := rule(response)) is not None:
+            return parsed
+    if response.refusal:
         return Parse(REFUSAL, rule="refusal")
     return Parse(UNPARSED, rule="no unambiguous choice")
 

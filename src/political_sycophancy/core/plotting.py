@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import textwrap
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -289,7 +289,7 @@ def suptitle(fig: Figure, text: str, fontsize: float = 10) -> None:
     fig.suptitle(textwrap.fill(text, chars), fontsize=fontsize)
 
 
-def model_styles(models, order=()) -> dict[str, tuple[str, str]]:
+def model_styles(models: Iterable[str], order: Iterable[str] = ()) -> dict[str, tuple[str, str]]:
     """Model -> (colour, marker), by the model's place among the sorted names of `order`
     (every model of the run) and `models`: a figure showing some models gives each the
     colour and marker it has in every other figure. Each model gets its own marker as well
@@ -299,20 +299,20 @@ def model_styles(models, order=()) -> dict[str, tuple[str, str]]:
     return {m: (OKABE_ITO[k % len(OKABE_ITO)], MARKERS[(k + k // len(OKABE_ITO)) % len(MARKERS)]) for k, m in enumerate(ordered)}
 
 
-def short_labels(models) -> dict[str, str]:
+def short_labels(models: Iterable[str]) -> dict[str, str]:
     """Model -> short label: the last path component when unambiguous, at most LABEL_CHARS."""
-    models = list(dict.fromkeys(models))
-    last = {m: str(m).rsplit("/", 1)[-1] for m in models}
+    distinct = list(dict.fromkeys(models))
+    last = {m: str(m).rsplit("/", 1)[-1] for m in distinct}
     unique = len(set(last.values())) == len(last)
     out = {}
-    for m in models:
+    for m in distinct:
         label = last[m] if unique else str(m)
         out[m] = label if len(label) <= LABEL_CHARS else label[: LABEL_CHARS - 1] + "…"
-    return out if len(set(out.values())) == len(out) else {m: str(m) for m in models}
+    return out if len(set(out.values())) == len(out) else {m: str(m) for m in distinct}
 
 
-def _data_boxes(ax, half: float) -> np.ndarray:
-    """What the axes draws as data, as display-space boxes (x0, y0, x1, y1): each marker a
+def _data_boxes(ax: Any, half: float) -> np.ndarray:
+    """What the matplotlib axes `ax` draws as data, as display-space boxes (x0, y0, x1, y1): each marker a
     square of half-width `half` around its centre, each error bar its segment's box."""
     from matplotlib.collections import LineCollection, PathCollection
 
@@ -346,8 +346,14 @@ def _free(box: np.ndarray, others: np.ndarray) -> np.ndarray:
     return ~((dx > 0) & (dy > 0)).any(axis=1)
 
 
-def place_labels(ax, xs, ys, texts, fontsize: float = 8) -> None:
-    """Write each text beside its point, pushed apart vertically until no two overlap
+def place_labels(
+    ax: Any,
+    xs: Sequence[float] | np.ndarray,
+    ys: Sequence[float] | np.ndarray,
+    texts: Sequence[str],
+    fontsize: float = 8,
+) -> None:
+    """Write each text beside its point on the matplotlib axes `ax`, pushed apart vertically until no two overlap
     (estimated text boxes in pixels); a thin leader line joins a moved label to its point."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 

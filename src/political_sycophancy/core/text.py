@@ -89,7 +89,7 @@ def text_table(rows: list[dict], columns: list[str]) -> str:
     """Rows as aligned text columns, each cell on one line (a value from the logs cannot
     add a row)."""
 
-    def cell(v) -> str:
+    def cell(v: Any) -> str:
         if isinstance(v, float):
             return "n/a" if math.isnan(v) else f"{v:.3f}"
         return one_line(v)

@@ -112,6 +112,113 @@ def _in_phase(t: Task, phase: str, design: str) -> Task:
     return task_with(t, metadata={**(t.metadata or {}), "phase": phase, "design": design, TASK_LABEL: label})
 
 
+@dataclass
+class _PaperDesign:
+    """One paper design being planned: the settings its tasks share (`paper_design`'s
+    parameters), and the tasks planned so far, in order."""
+
+    phases: tuple[str, ...] | list[str]
+    files: dict[str, Path | None]
+    phase2_pool: str
+    probe_pool: str
+    replicates: int
+    greedy: bool
+    answer: str
+    temperature: float
+    probe_epochs: int
+    persona_epochs: int
+    perception_conditions: tuple[str, ...] | list[str]
+    grader: str | None
+    max_tokens: int | None
+    conditions: str | None
+    top_logprobs: int
+    non_ordinal: str | None
+    out: list[PlannedTask] = field(default_factory=list)
+
+    def audit(self, temperature: float, epochs: int | None = None, **task_args: Any) -> Task:
+        """An audit task with the design's generation settings (Inspect's config, not task args)."""
+        from ..audit.task import audit as audit_task
+        from ..core.generation import with_generation
+
+        wd: dict[str, Any] = {"non_ordinal": self.non_ordinal} if task_args["instrument"] == "atp" else {}
+        t = audit_task(answer=self.answer, conditions=self.conditions, top_logprobs=self.top_logprobs,
+                       **wd, **task_args)
+        return with_generation(t, temperature=temperature, max_tokens=self.max_tokens, epochs=epochs)
+
+    def add(self, phase: str, t: Task, calls: dict[str, int] | None = None) -> None:
+        """Plan `t` in `phase`; `calls` splits its calls between phases (default: all in it)."""
+        planned = PlannedTask(phase, _in_phase(t, phase, "paper"))
+        planned.calls_by_phase = calls or {phase: planned.calls}
+        self.out.append(planned)
+
+    def instruments(self) -> list[tuple[str, str | None]]:
+        """(instrument, item file) of every instrument with a file, or a built-in one (None)."""
+        instruments: list[tuple[str, str | None]] = []
+        for name in INSTRUMENT_FILES:
+            found = self.files[name]
+            if found is not None:
+                instruments.append((name, str(found)))
+            elif INSTRUMENTS[name].builtin_file is not None:
+                instruments.append((name, None))
+        return instruments
+
+    def phase1(self) -> None:
+        """Every item of every instrument under N, one response."""
+        for name, path in self.instruments():
+            self.add("phase1", self.audit(instrument=name, items=path, condition="N", temperature=self.temperature))
+
+    def phase2(self) -> None:
+        """The Phase 2 grid (the focal ATP tasks carry the replicates as epochs 2..n), or the
+        focal grid alone for replicates without Phase 2; the greedy run of the focal grid."""
+        atp_path = str(self.files["atp"])
+        for cond in PHASE2:
+            focal = cond in FOCAL
+            if "phase2" in self.phases:
+                epochs = self.replicates if (focal and "replicates" in self.phases) else 1
+                t = self.audit(instrument="atp", items=atp_path, condition=cond, pool=self.phase2_pool,
+                               temperature=self.temperature, epochs=epochs)
+                n = len(t.dataset)
+                self.add("phase2", t, {"phase2": n, "replicates": n * (epochs - 1)} if epochs > 1 else None)
+                for name, path in self.instruments():
+                    if name != "atp":
+                        other = self.audit(instrument=name, items=path, condition=cond, temperature=self.temperature)
+                        self.add("phase2", other)
+            elif focal:
+                # Replicates without Phase 2: the focal grid alone, all epochs counted as replicates.
+                t = self.audit(instrument="atp", items=atp_path, condition=cond, pool=self.phase2_pool,
+                               temperature=self.temperature, epochs=self.replicates)
+                self.add("phase2", t, {"replicates": len(t.dataset) * self.replicates})
+        if "replicates" in self.phases and self.greedy:
+            for cond in FOCAL:
+                t0 = self.audit(instrument="atp", items=atp_path, condition=cond, pool=self.phase2_pool,
+                                temperature=0.0)
+                self.add("replicates", t0)
+
+    def probes(self) -> None:
+        """The expected-answer probe under every Phase 2 condition, the perception probe under
+        each of its conditions."""
+        from ..core.generation import with_generation
+        from ..probes.task import expected_answer, perception
+
+        atp = str(self.files["atp"])
+        for cond in PHASE2:
+            t = expected_answer(items=atp, pool=self.probe_pool, condition=cond, conditions=self.conditions)
+            self.add("probes", with_generation(t, temperature=self.temperature, max_tokens=self.max_tokens,
+                                               epochs=self.probe_epochs))
+        for cond in self.perception_conditions:
+            t = perception(items=atp, pool=self.probe_pool, condition=cond, grader=self.grader,
+                           conditions=self.conditions)
+            self.add("probes", with_generation(t, temperature=self.temperature, max_tokens=self.max_tokens,
+                                               epochs=self.probe_epochs))
+
+    def personas(self) -> None:
+        """The neutral personas on the probes' items."""
+        for cond in PERSONAS:
+            t = self.audit(instrument="atp", items=str(self.files["atp"]), condition=cond, pool=self.probe_pool,
+                           temperature=self.temperature, epochs=self.persona_epochs)
+            self.add("personas", t)
+
+
 def paper_design(
     items_dir: str | Path | None = None,
     *,
@@ -143,10 +250,6 @@ def paper_design(
     (`DESIGN_PARAMS`: one value for every audit cell; `non_ordinal` applies to the
     ATP cells, the WD-scored ones).
     """
-    from ..audit.task import audit as audit_task
-    from ..core.generation import with_generation
-    from ..probes.task import expected_answer, perception
-
     unknown = [p for p in phases if p not in PHASES]
     if unknown:
         raise InputError(f"unknown phase(s) {', '.join(unknown)}; known: {', '.join(PHASES)}")
@@ -162,74 +265,19 @@ def paper_design(
             "(political-sycophancy import-items) or leave those phases out",
             file=items_dir,
         )
-    instruments: list[tuple[str, str | None]] = []
-    for name in INSTRUMENT_FILES:
-        found = files[name]
-        if found is not None:
-            instruments.append((name, str(found)))
-        elif INSTRUMENTS[name].builtin_file is not None:
-            instruments.append((name, None))
-    design = "paper"
-    out: list[PlannedTask] = []
-
-    def audit(temperature: float, epochs: int | None = None, **task_args: Any) -> Task:
-        """An audit task with the design's generation settings (Inspect's config, not task args)."""
-        wd: dict[str, Any] = {"non_ordinal": non_ordinal} if task_args["instrument"] == "atp" else {}
-        t = audit_task(answer=answer, conditions=conditions, top_logprobs=top_logprobs, **wd, **task_args)
-        return with_generation(t, temperature=temperature, max_tokens=max_tokens, epochs=epochs)
-
-    def add(phase: str, t: Task, calls: dict[str, int] | None = None) -> None:
-        planned = PlannedTask(phase, _in_phase(t, phase, design))
-        planned.calls_by_phase = calls or {phase: planned.calls}
-        out.append(planned)
-
+    design = _PaperDesign(
+        phases, files, phase2_pool, probe_pool, replicates, greedy, answer, temperature, probe_epochs, persona_epochs,
+        perception_conditions, grader, max_tokens, conditions, top_logprobs, non_ordinal,
+    )
     if "phase1" in phases:
-        for name, path in instruments:
-            add("phase1", audit(instrument=name, items=path, condition="N", temperature=temperature))
+        design.phase1()
     if "phase2" in phases or "replicates" in phases:
-        atp_path = str(files["atp"])
-        for cond in PHASE2:
-            focal = cond in FOCAL
-            epochs = replicates if (focal and "replicates" in phases) else 1
-            if "phase2" in phases:
-                t = audit(instrument="atp", items=atp_path, condition=cond, pool=phase2_pool, temperature=temperature, epochs=epochs)
-                n = len(t.dataset)
-                add("phase2", t, {"phase2": n, "replicates": n * (epochs - 1)} if epochs > 1 else None)
-                for name, path in instruments:
-                    if name != "atp":
-                        add("phase2", audit(instrument=name, items=path, condition=cond, temperature=temperature))
-            elif focal:
-                # Replicates without Phase 2: the focal grid alone, all epochs counted as replicates.
-                t = audit(instrument="atp", items=atp_path, condition=cond, pool=phase2_pool, temperature=temperature, epochs=replicates)
-                add("phase2", t, {"replicates": len(t.dataset) * replicates})
-        if "replicates" in phases and greedy:
-            for cond in FOCAL:
-                add("replicates", audit(instrument="atp", items=atp_path, condition=cond, pool=phase2_pool, temperature=0.0))
+        design.phase2()
     if "probes" in phases:
-        for cond in PHASE2:
-            add(
-                "probes",
-                with_generation(
-                    expected_answer(items=str(files["atp"]), pool=probe_pool, condition=cond, conditions=conditions),
-                    temperature=temperature, max_tokens=max_tokens, epochs=probe_epochs,
-                ),
-            )
-        for cond in perception_conditions:
-            add(
-                "probes",
-                with_generation(
-                    perception(items=str(files["atp"]), pool=probe_pool, condition=cond, grader=grader, conditions=conditions),
-                    temperature=temperature, max_tokens=max_tokens, epochs=probe_epochs,
-                ),
-            )
+        design.probes()
     if "personas" in phases:
-        for cond in PERSONAS:
-            add(
-                "personas",
-                audit(instrument="atp", items=str(files["atp"]), condition=cond, pool=probe_pool, temperature=temperature,
-                      epochs=persona_epochs),
-            )
-    return out
+        design.personas()
+    return design.out
 
 
 DESIGNS: dict[str, Callable[..., list[PlannedTask]]] = {"paper": paper_design}

@@ -34,6 +34,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -251,7 +252,7 @@ def plot_gaps(table: pd.DataFrame, path: Path, order: Sequence[str] = ()) -> Pat
     return save_figure(fig, path)
 
 
-def _num(x) -> float | None:
+def _num(x: Any) -> float | None:
     return None if x is None or (isinstance(x, float) and math.isnan(x)) else float(x)
 
 

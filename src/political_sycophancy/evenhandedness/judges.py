@@ -21,6 +21,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ..core.errors import InputError
 from ..core.items import _blank, _read_rows
@@ -28,6 +29,9 @@ from ..core.parsing import ANSWERED
 from ..shared.judging import JudgeKind, JudgeRun
 from ..stats.agreement import agreement, format_value
 from .grader import FIELDS, HEDGING_FROM, REFUSAL_FROM, Grade, grade_answer, grade_pair
+
+if TYPE_CHECKING:
+    from inspect_ai.model import Model
 
 LETTERS = "ABCDE"
 HELPFUL = ("a", "b", "equal")
@@ -49,7 +53,7 @@ class LabelledPair:
     label: str  # a, b or equal
 
 
-def _letter(value, n: int, path: Path, row: int, field: str) -> str:
+def _letter(value: Any, n: int, path: Path, row: int, field: str) -> str:
     """A label as an option letter: A.. or 1.. (yes/no for a two-option question)."""
     text = str(value).strip().upper()
     if n == 2 and text in ("YES", "NO"):
@@ -122,11 +126,11 @@ def _read(grade: Grade | None) -> str | None:
     return grade.letter if grade is not None and grade.status == ANSWERED else None
 
 
-async def _grade_answers(grader, answers: Sequence[LabelledAnswer]):
+async def _grade_answers(grader: Model, answers: Sequence[LabelledAnswer]) -> list[tuple[dict[str, Grade], str]]:
     return await asyncio.gather(*(grade_answer(grader, a.prompt, a.response) for a in answers))
 
 
-def run_answers(answers: Sequence[LabelledAnswer], grader, thresholds: tuple[float, ...]) -> JudgeRun:
+def run_answers(answers: Sequence[LabelledAnswer], grader: Model, thresholds: tuple[float, ...]) -> JudgeRun:
     """Per question (and its binary): agreement of the grader's grades with the labels."""
     graded = asyncio.run(_grade_answers(grader, answers))
     rows = []
@@ -148,11 +152,11 @@ def run_answers(answers: Sequence[LabelledAnswer], grader, thresholds: tuple[flo
     return JudgeRun(lines, header, out)
 
 
-async def _grade_pairs(grader, pairs: Sequence[LabelledPair]):
+async def _grade_pairs(grader: Model, pairs: Sequence[LabelledPair]) -> list[tuple[Grade, str]]:
     return await asyncio.gather(*(grade_pair(grader, p.prompts, p.responses) for p in pairs))
 
 
-def run_pairs(pairs: Sequence[LabelledPair], grader, thresholds: tuple[float, ...]) -> JudgeRun:
+def run_pairs(pairs: Sequence[LabelledPair], grader: Model, thresholds: tuple[float, ...]) -> JudgeRun:
     """The paired judgement (and its binary, equally helpful or not) against the labels."""
     graded = asyncio.run(_grade_pairs(grader, pairs))
     pred = [None if _read(g) is None else HELPFUL[LETTERS.index(str(_read(g)))] for g, _ in graded]

@@ -32,7 +32,7 @@ import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -41,6 +41,9 @@ from ..core.atomic import clean_stale_temp, write_atomic
 from ..core.errors import InputError
 from ..core.io import FRAME_CACHE_DIR, file_kind, read_bytes
 from .design import valid_record
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 CACHE_DIR = FRAME_CACHE_DIR
 INDEX_FILE = "index.json"
@@ -149,7 +152,7 @@ def encode_rows(rows: pd.DataFrame, meta: dict[str, Any]) -> bytes:
     return buffer.getvalue()
 
 
-def _arrow_type(codec: str):
+def _arrow_type(codec: str) -> pa.DataType:
     import pyarrow as pa
 
     return {"int64": pa.int64(), "float64": pa.float64(), "bool": pa.bool_(), "str": pa.string(), "json": pa.string()}[codec]

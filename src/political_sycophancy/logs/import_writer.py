@@ -1,3 +1,4 @@
+# Long: a log built as Inspect's recorder leaves it replicates Inspect's score reduction and metrics here.
 """Building and writing an import's logs: one `Cell` (model x instrument x condition x
 temperature of a response file) becomes one `.eval` log, built as a run of the task would
 have left it and written in one pass (`write_eval_zip`) once the first log reads back as
@@ -30,6 +31,7 @@ from inspect_ai.log import (
     EvalLog,
     EvalPlan,
     EvalPlanStep,
+    EvalResults,
     EvalSampleReductions,
     EvalSampleScore,
     EvalSpec,
@@ -39,7 +41,7 @@ from inspect_ai.log import (
     read_eval_log_sample_summaries,
 )
 from inspect_ai.model import GenerateConfig
-from inspect_ai.scorer import SampleScore, Score, ScoreReducer, mean_score
+from inspect_ai.scorer import SampleScore, Score, Scorer, ScoreReducer, mean_score
 from inspect_ai.util import registry_info
 
 from ..core.atomic import temp_path
@@ -244,8 +246,10 @@ def _constructed(cls: Any, values: dict[str, Any]) -> Any:
     return new
 
 
-def _reduced_here(scores: Sequence[Mapping[str, SampleScore]], reducer: ScoreReducer, scorer, scorer_name: str, samples: int,
-                  templates: dict[str, tuple[Any, bool]] | None = None):
+def _reduced_here(
+    scores: Sequence[Mapping[str, SampleScore]], reducer: ScoreReducer, scorer: Scorer, scorer_name: str, samples: int,
+    templates: dict[str, tuple[Any, bool]] | None = None,
+) -> tuple[EvalResults | None, list[EvalSampleReductions] | None]:
     """`eval_results` with the epochs reduced here, as Inspect's `reduce_scores` does (by
     sample id, in order of first appearance), into `_ShallowSampleScore`s, whose copies per
     metric key are cheap; the metrics of the reduced scores are Inspect's (`_metrics_here`).
@@ -274,7 +278,13 @@ def _reduced_here(scores: Sequence[Mapping[str, SampleScore]], reducer: ScoreRed
     return results, [EvalSampleReductions(scorer=scorer_name, reducer=name, samples=samples_reduced)]
 
 
-def _metrics_here(reduced: Sequence[SampleScore], scorer, scorer_name: str, samples: int, templates: dict[str, tuple[Any, bool]] | None):
+def _metrics_here(
+    reduced: Sequence[SampleScore],
+    scorer: Scorer,
+    scorer_name: str,
+    samples: int,
+    templates: dict[str, tuple[Any, bool]] | None,
+) -> EvalResults | None:
     """The metrics of the reduced scores as Inspect's `eval_results` computes them. Its
     metric-dict path copies every score once per key, a fifth of an import's time; so the
     first log of each scorer in a process goes through `eval_results`, which gives the
@@ -311,7 +321,7 @@ class _KeyValue:
         return self
 
 
-def _filled(template: Any, reduced: Sequence[SampleScore], scorer, samples: int) -> Any:
+def _filled(template: Any, reduced: Sequence[SampleScore], scorer: Scorer, samples: int) -> Any:
     """`template` (a scorer's results) with each key's metrics computed over `reduced`, as
     Inspect's metric-dict path computes them: samples whose value (or the key's) is NaN are
     unscored, each metric gets the scored samples' values of the key under `score.value`
@@ -363,9 +373,15 @@ def _light(score: Score, light: dict[int, tuple[Score, Score]] | None) -> Score:
     return hit[1]
 
 
-def light_eval_results(entries: list[tuple[Any, int, Score | None, dict[str, Any]]], scorer, scorer_name: str,
-                       reduced: dict[tuple, Score] | None = None, check: dict[str, bool | None] | None = None,
-                       light: dict[int, tuple[Score, Score]] | None = None, templates: dict[str, tuple[Any, bool]] | None = None):
+def light_eval_results(
+    entries: list[tuple[Any, int, Score | None, dict[str, Any]]],
+    scorer: Scorer,
+    scorer_name: str,
+    reduced: dict[tuple, Score] | None = None,
+    check: dict[str, bool | None] | None = None,
+    light: dict[int, tuple[Score, Score]] | None = None,
+    templates: dict[str, tuple[Any, bool]] | None = None,
+) -> tuple[EvalResults | None, list[EvalSampleReductions] | None]:
     """The log's results and reductions as a run computes them, from its samples'
     (id, epoch, score, metadata) and light copies of the scores: the metrics see only the
     sample metadata they read (`METRIC_METADATA`) and no score metadata, the sample scores

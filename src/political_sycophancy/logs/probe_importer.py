@@ -14,6 +14,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from ..catalog import declared
 from ..core.errors import InputError
@@ -38,7 +39,7 @@ def import_probe_file(
     responses_file: str | Path,
     item_files: Iterable[str | Path],
     log_dir: str | Path,
-    **options,
+    **options: Any,
 ) -> ImportResult:
     """Import a probe or persona file (see the module docstring); `options` are those of
     `importer.import_responses` (use_source_letters, skip_unknown, skip_mismatched, ...)."""

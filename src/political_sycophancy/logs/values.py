@@ -103,37 +103,49 @@ def _whole(name: str, value: Any, low: int, high: int) -> str | None:
     return None
 
 
-def sample_problem(sample: Mapping[str, Any]) -> str | None:
-    """Why a sample (summary or record, as JSON) cannot be read into the frame, or None:
-    its epoch, its score values (`SCORE_RANGES`; any other number must be finite), its
-    answer probabilities, or its item's direction, positions, benchmarks or partisan gap."""
-    epoch = sample.get("epoch")
-    if epoch is not None and (problem := _whole("epoch", epoch, 1, MAX_EPOCHS)):
-        return problem
-    scores = sample.get("scores") or {}
-    if not isinstance(scores, dict):
-        return f"scores are {_show(scores)}, not a mapping"
-    for name, score in scores.items():
-        if not isinstance(score, dict):
-            return f"score {name!r} is {_show(score)}, not a score"
-        value = score.get("value")
-        values = value if isinstance(value, dict) else {name: value}
-        for key, v in values.items():
-            if problem := _measure(str(key), v, _scale(str(key))):
-                return problem
-        meta = score.get("metadata")
-        if isinstance(meta, dict):
-            for key in ("probs", "logprob_probs"):
-                if problem := _numbers(key, meta.get(key), (0.0, 1.0)):
-                    return problem
-            probs = meta.get("probs")
-            if probs is not None and abs(math.fsum(probs) - 1.0) > 1e-6:  # a distribution over the options
-                return f"'probs' sum to {math.fsum(probs):g}, not 1"
-            if problem := _measure("covered_mass", meta.get("covered_mass"), SCORE_RANGES["covered_mass"]):
-                return problem
-    meta = sample.get("metadata") or {}
+def _score_problem(name: str, score: Any) -> str | None:
+    """Why one score of a sample cannot be read, or None: its values (`SCORE_RANGES`; any
+    other number must be finite) and, in its metadata, the answer probabilities (a
+    distribution over the options) and the covered mass."""
+    if not isinstance(score, dict):
+        return f"score {name!r} is {_show(score)}, not a score"
+    value = score.get("value")
+    values = value if isinstance(value, dict) else {name: value}
+    for key, v in values.items():
+        if problem := _measure(str(key), v, _scale(str(key))):
+            return problem
+    meta = score.get("metadata")
     if not isinstance(meta, dict):
-        return f"metadata is {_show(meta)}, not a mapping"
+        return None
+    for key in ("probs", "logprob_probs"):
+        if problem := _numbers(key, meta.get(key), (0.0, 1.0)):
+            return problem
+    probs = meta.get("probs")
+    if probs is not None and abs(math.fsum(probs) - 1.0) > 1e-6:  # a distribution over the options
+        return f"'probs' sum to {math.fsum(probs):g}, not 1"
+    return _measure("covered_mass", meta.get("covered_mass"), SCORE_RANGES["covered_mass"])
+
+
+def _gap_problem(gap: Any) -> str | None:
+    """Why an item's partisan gap cannot be read, or None: an item file's gap arrives as
+    text, and text that is no number is no gap (as `Item.partisan_gap`); only an infinite
+    one is a problem."""
+    if gap is None or isinstance(gap, bool):
+        return None
+    number = _number(gap)
+    if number is None and isinstance(gap, str):
+        try:
+            number = float(gap)
+        except (ValueError, OverflowError):
+            number = None
+    if number is not None and math.isinf(number):
+        return f"'item_partisan_gap' is {_show(gap)}, not finite"
+    return None
+
+
+def _item_problem(meta: dict[str, Any]) -> str | None:
+    """Why a sample's item metadata cannot be read, or None: its direction, positions,
+    benchmarks and partisan gap."""
     if meta.get("direction") is not None and (problem := _whole("direction", meta["direction"], -1, 1)):
         return problem
     if problem := _numbers("positions", meta.get("positions")):
@@ -145,18 +157,26 @@ def sample_problem(sample: Mapping[str, Any]) -> str | None:
         for group, dist in benchmarks.items():
             if problem := _numbers(f"benchmarks.{group}", dist, (0.0, 1.0)):
                 return problem
-    # an item file's gap arrives as text; text that is no number is no gap (as `Item.partisan_gap`)
-    gap = meta.get("item_partisan_gap")
-    if gap is not None and not isinstance(gap, bool):
-        number = _number(gap)
-        if number is None and isinstance(gap, str):
-            try:
-                number = float(gap)
-            except (ValueError, OverflowError):
-                number = None
-        if number is not None and math.isinf(number):
-            return f"'item_partisan_gap' is {_show(gap)}, not finite"
-    return None
+    return _gap_problem(meta.get("item_partisan_gap"))
+
+
+def sample_problem(sample: Mapping[str, Any]) -> str | None:
+    """Why a sample (summary or record, as JSON) cannot be read into the frame, or None:
+    its epoch, its score values (`SCORE_RANGES`; any other number must be finite), its
+    answer probabilities, or its item's direction, positions, benchmarks or partisan gap."""
+    epoch = sample.get("epoch")
+    if epoch is not None and (problem := _whole("epoch", epoch, 1, MAX_EPOCHS)):
+        return problem
+    scores = sample.get("scores") or {}
+    if not isinstance(scores, dict):
+        return f"scores are {_show(scores)}, not a mapping"
+    for name, score in scores.items():
+        if problem := _score_problem(name, score):
+            return problem
+    meta = sample.get("metadata") or {}
+    if not isinstance(meta, dict):
+        return f"metadata is {_show(meta)}, not a mapping"
+    return _item_problem(meta)
 
 
 def _mapping(value: Any) -> Mapping[str, Any]:

@@ -38,8 +38,9 @@ import string
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from inspect_ai.model import (
@@ -57,6 +58,9 @@ from inspect_ai.tool import ToolChoice, ToolInfo
 from tenacity import wait_fixed
 
 from ..core.errors import InputError
+
+if TYPE_CHECKING:
+    from tenacity.wait import WaitBaseT
 
 # Order matters: a call's uniform draw falls into these bands in turn.
 FAULTS = ("transient", "permanent", "empty", "truncated", "garbage", "several_letters", "hang")
@@ -117,8 +121,14 @@ def _with_text(output: ModelOutput, text: str, stop_reason: str) -> ModelOutput:
     return out
 
 
-def _mock_outputs(answer: str):
-    def generate(input, tools, tool_choice, config) -> ModelOutput:
+def _mock_outputs(
+    answer: str
+) -> Callable[[list[ChatMessage], list[ToolInfo], ToolChoice, GenerateConfig], ModelOutput]:
+    """mockllm's `custom_outputs`: the same answer to every call, with usage set."""
+
+    def generate(
+        input: list[ChatMessage], tools: list[ToolInfo], tool_choice: ToolChoice, config: GenerateConfig
+    ) -> ModelOutput:
         out = ModelOutput.from_content(model="mockllm/model", content=answer)
         out.usage = ModelUsage(input_tokens=10, output_tokens=1, total_tokens=11)
         return out
@@ -196,7 +206,7 @@ class FaultyAPI(ModelAPI):
             return RetryDecision.no()
         return self.inner.should_retry(ex)
 
-    def retry_wait(self):
+    def retry_wait(self) -> WaitBaseT:
         return wait_fixed(self.retry_seconds)
 
     def draw(self, prompt: str) -> tuple[str, int, float]:

@@ -186,7 +186,9 @@ def read_coding(path: str | Path) -> dict[str, dict[str, str]]:
     return coding
 
 
-def _recoded(rows: list[tuple[int, dict[str, Any]]], coding: dict[str, dict[str, str]], path: Path, coding_path: Path):
+def _recoded(
+    rows: list[tuple[int, dict[str, Any]]], coding: dict[str, dict[str, str]], path: Path, coding_path: Path
+) -> list[tuple[int, dict[str, Any]]]:
     """The statement rows with the coding file's dimension and direction; every statement
     must be coded and every coded id must be a statement."""
     ids = [str(rec.get("id", "")).strip() for _, rec in rows]

@@ -25,6 +25,8 @@ from ..shared.judging import JudgeKind, JudgeRun
 from ..stats.agreement import agreement, format_value
 
 if TYPE_CHECKING:
+    from inspect_ai.model import Model
+
     from .judge import Judgement
 
 DEFAULT_THRESHOLDS = (0.0, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95)
@@ -59,7 +61,9 @@ def load_labelled(path: str | Path) -> list[LabelledAnswer]:
     return out
 
 
-def threshold_table(gold: list[str], judgements: list[Judgement], thresholds=DEFAULT_THRESHOLDS) -> list[dict]:
+def threshold_table(
+    gold: list[str], judgements: list[Judgement], thresholds: Sequence[float] = DEFAULT_THRESHOLDS
+) -> list[dict]:
     """Per threshold: kept answers (valid label with confidence >= threshold), coverage,
     accuracy, macro-F1 and kappa over the kept answers. Invalid labels are never kept."""
     rows = []
@@ -71,13 +75,16 @@ def threshold_table(gold: list[str], judgements: list[Judgement], thresholds=DEF
     return rows
 
 
-async def judge_all(grader, answers: list[LabelledAnswer]) -> list[Judgement]:
+async def judge_all(grader: Model, answers: list[LabelledAnswer]) -> list[Judgement]:
+    """The stance judge's judgement of every answer, concurrently."""
     from .judge import judge_stance
 
     return list(await asyncio.gather(*(judge_stance(grader, a.statement, a.response) for a in answers)))
 
 
-def validate(answers: list[LabelledAnswer], grader, thresholds=DEFAULT_THRESHOLDS) -> tuple[list[Judgement], list[dict]]:
+def validate(
+    answers: list[LabelledAnswer], grader: str | Model, thresholds: Sequence[float] = DEFAULT_THRESHOLDS
+) -> tuple[list[Judgement], list[dict]]:
     """Judge every labelled answer with `grader` (an Inspect model or its name)."""
     from inspect_ai.model import get_model
 
@@ -95,7 +102,7 @@ def format_rows(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def run_stance(answers: Sequence[LabelledAnswer], grader, thresholds: tuple[float, ...]) -> JudgeRun:
+def run_stance(answers: Sequence[LabelledAnswer], grader: str | Model, thresholds: tuple[float, ...]) -> JudgeRun:
     """The stance judge on the labelled answers: where its confidence came from, how many
     labels were invalid, the table per threshold; and each answer's prediction."""
     judgements, rows = validate(list(answers), grader, thresholds)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Container
 from pathlib import Path
 from typing import Any
 
@@ -226,7 +227,9 @@ def _side_files(src: Path, report: BuildReport) -> tuple[dict, dict]:
     return listed, directions
 
 
-def _complete(path: Path, keys, other: str, other_rows: dict[tuple[str, str], tuple[int, dict]]) -> None:
+def _complete(
+    path: Path, keys: Container[tuple[str, str]], other: str, other_rows: dict[tuple[str, str], tuple[int, dict]]
+) -> None:
     """Every (wave, var_name) of `other` has a row in `path`: the replication package's ATP
     files list the same items, so one missing is a file cut short, not an exclusion."""
     absent = [(row, key) for key, (row, _) in other_rows.items() if key not in keys]

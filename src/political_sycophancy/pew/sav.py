@@ -191,90 +191,146 @@ def _weighted_counts(codes: pd.Series, weights: pd.Series, mask: pd.Series) -> t
     return weights[sel].groupby(codes[sel]).sum(), codes[sel].value_counts()
 
 
-def wave_items(wave: Wave, groups: list[GroupSpec], report: BuildReport) -> list[dict[str, Any]]:
-    """The items of one wave, in file order; exclusions and flags go to `report`."""
-    section = f"{wave.wave} ({wave.path.name})"
+def _respondent_masks(
+    wave: Wave, groups: list[GroupSpec], report: BuildReport, section: str
+) -> tuple[pd.Series, dict[str, pd.Series]]:
+    """The respondents' weights (1 each when unweighted) and, per benchmark group (`overall`
+    first), which respondents count: those in the group with a positive weight."""
     df = wave.data
     weights = pd.Series(1.0, index=df.index) if wave.weight is None else pd.to_numeric(df[wave.weight], errors="coerce")
     usable = weights.notna() & (weights > 0)
     if (~usable).any():
-        report.note(section, f"{int((~usable).sum())} respondent(s) without a positive weight left out of every distribution")
+        left_out = int((~usable).sum())
+        report.note(section, f"{left_out} respondent(s) without a positive weight left out of every distribution")
     masks: dict[str, pd.Series] = {"overall": usable}
     for spec in groups:
         for name, mask in _group_masks(wave, spec).items():
             if name in masks:
                 raise InputError(f"group name {name!r} used twice", file=wave.path, field=spec.variable)
             masks[name] = mask & usable
-    report.note(section, f"{len(df)} respondents; weighting: {wave.weight or 'none (raw respondent counts)'}")
+    return weights, masks
+
+
+@dataclass(frozen=True)
+class _Question:
+    """A question variable of a wave read as an item: its text, the name without the wave
+    suffix, and its substantive options as (code, label) in code order."""
+
+    var: str
+    text: str
+    base: str
+    kept: list[tuple[float, str]]
+
+
+def _read_question(var: str, wave: Wave, group_vars: set[str]) -> tuple[_Question, str | None]:
+    """The variable as a question, and why it is left out (None: it is an item)."""
+    reason = _exclusion_by_name(var, wave, group_vars)
+    labels = wave.value_labels.get(var)
+    text = clean_question(wave.labels.get(var, ""), var)
+    base = re.sub(rf"_{wave.wave}$", "", var, flags=re.I)
+    text = clean_question(text, base)
+    kept = sorted((c, lab) for c, lab in (labels or {}).items() if not is_non_response(c, lab))
+    question = _Question(var, text, base, kept)
+    if reason is None and not labels:
+        reason = "no value labels"
+    if reason is None and not text:
+        reason = "no variable label (question text)"
+    if reason is None and has_piped_text(wave.labels.get(var, "")):
+        reason = f"piped text: {wave.labels[var]!r}"
+    if reason is None and len(kept) < 2:
+        reason = f"fewer than two substantive options ({[lab for _, lab in kept]})"
+    option_keys = [lab.strip().lower() for _, lab in kept]
+    if reason is None and ("" in option_keys or len(set(option_keys)) < len(option_keys)):
+        # an item needs distinct, non-empty option texts (items.load_items refuses others)
+        reason = f"empty or repeated option labels ({[lab for _, lab in kept]})"
+    return question, reason
+
+
+def _benchmark_columns(
+    codes: pd.Series,
+    weights: pd.Series,
+    masks: dict[str, pd.Series],
+    kept_codes: list[float],
+    refused_codes: list[float],
+) -> tuple[dict[str, Any], str | None]:
+    """Per group, the answer distribution over the kept codes, the respondents counted and the
+    weighted share that refused; and the first of dem, rep, overall in which nobody answered."""
+    row: dict[str, Any] = {}
+    missing_group = None
+    for group, mask in masks.items():
+        wsum, counts = _weighted_counts(codes, weights, mask)
+        answered = np.array([float(wsum.get(c, 0.0)) for c in kept_codes])
+        refused = float(sum(wsum.get(c, 0.0) for c in refused_codes))
+        total = answered.sum()
+        if total <= 0:
+            if group in ("dem", "rep", "overall"):
+                missing_group = group
+            row[f"dist_{group}"] = None
+            row[f"n_{group}"] = 0
+            row[f"refused_{group}"] = None
+            continue
+        row[f"dist_{group}"] = [round(float(x), 6) for x in answered / total]
+        row[f"n_{group}"] = int(sum(int(counts.get(c, 0)) for c in kept_codes))
+        row[f"refused_{group}"] = round(refused / (total + refused), 6)
+    return row, missing_group
+
+
+def _item_row(
+    question: _Question, wave: Wave, weights: pd.Series, masks: dict[str, pd.Series], report: BuildReport, section: str
+) -> dict[str, Any] | None:
+    """The item file row of a question kept so far, or None when a party has no benchmark
+    (listed as excluded); unlabelled codes and non-ordinal options are flagged."""
+    var, kept = question.var, question.kept
+    labels = wave.value_labels[var]
+    codes = pd.to_numeric(wave.data[var], errors="coerce")
+    kept_codes = [c for c, _ in kept]
+    refused_codes = [c for c, lab in labels.items() if is_refusal(c, lab) and is_non_response(c, lab)]
+    unlabelled = sorted(set(codes.dropna().unique()) - set(labels))
+    unlabelled = [c for c in unlabelled if not is_non_response(c, None)]
+    if unlabelled:
+        n = int(codes.isin(unlabelled).sum())
+        report.flag(section, var, f"codes without a label {unlabelled} ({n} respondents) left out")
+    row: dict[str, Any] = {
+        "id": f"atp_{wave.wave}_{question.base}",
+        "text": question.text,
+        "options": [lab.strip() for _, lab in kept],
+        "template": "multiple_choice",
+        "scoring": "wd",
+    }
+    benchmarks, missing_group = _benchmark_columns(codes, weights, masks, kept_codes, refused_codes)
+    row.update(benchmarks)
+    if missing_group:
+        reason = f"no benchmark: nobody in group {missing_group!r} answered (asked of one group only?)"
+        report.exclude(section, var, reason)
+        return None
+    if "dem" in masks and "rep" in masks:
+        positions = list(range(1, len(kept) + 1))
+        row["partisan_gap"] = round(normalized_wd(positions, row["dist_rep"], row["dist_dem"]), 6)
+    row["ordinal"] = ordinal_flags(row["options"])
+    if row["ordinal"]:
+        off = [o for o, flag in zip(row["options"], row["ordinal"], strict=True) if not flag]
+        report.flag(section, row["id"], f"non-ordinal option(s) {off} (kept on the scale unless -T non_ordinal=drop)")
+    weighting = wave.weight or "unweighted"
+    row.update(wave=wave.wave, var_name=question.base, weighting=weighting, source_file=wave.path.name)
+    return row
+
+
+def wave_items(wave: Wave, groups: list[GroupSpec], report: BuildReport) -> list[dict[str, Any]]:
+    """The items of one wave, in file order; exclusions and flags go to `report`."""
+    section = f"{wave.wave} ({wave.path.name})"
+    weights, masks = _respondent_masks(wave, groups, report, section)
+    report.note(section, f"{len(wave.data)} respondents; weighting: {wave.weight or 'none (raw respondent counts)'}")
     report.note(section, "group sizes: " + ", ".join(f"{g} {int(m.sum())}" for g, m in masks.items()))
     group_vars = {g.variable for g in groups}
     items = []
-    for var in df.columns:
-        reason = _exclusion_by_name(var, wave, group_vars)
-        labels = wave.value_labels.get(var)
-        text = clean_question(wave.labels.get(var, ""), var)
-        base = re.sub(rf"_{wave.wave}$", "", var, flags=re.I)
-        text = clean_question(text, base)
-        if reason is None and not labels:
-            reason = "no value labels"
-        if reason is None and not text:
-            reason = "no variable label (question text)"
-        if reason is None and has_piped_text(wave.labels.get(var, "")):
-            reason = f"piped text: {wave.labels[var]!r}"
-        kept = sorted((c, lab) for c, lab in (labels or {}).items() if not is_non_response(c, lab))
-        if reason is None and len(kept) < 2:
-            reason = f"fewer than two substantive options ({[lab for _, lab in kept]})"
-        option_keys = [lab.strip().lower() for _, lab in kept]
-        if reason is None and ("" in option_keys or len(set(option_keys)) < len(option_keys)):
-            # an item needs distinct, non-empty option texts (items.load_items refuses others)
-            reason = f"empty or repeated option labels ({[lab for _, lab in kept]})"
+    for var in wave.data.columns:
+        question, reason = _read_question(var, wave, group_vars)
         if reason:
             report.exclude(section, var, reason)
             continue
-        codes = pd.to_numeric(df[var], errors="coerce")
-        assert labels is not None  # an item without value labels is excluded above
-        kept_codes = [c for c, _ in kept]
-        refused_codes = [c for c, lab in labels.items() if is_refusal(c, lab) and is_non_response(c, lab)]
-        unlabelled = sorted(set(codes.dropna().unique()) - set(labels))
-        unlabelled = [c for c in unlabelled if not is_non_response(c, None)]
-        if unlabelled:
-            n = int(codes.isin(unlabelled).sum())
-            report.flag(section, var, f"codes without a label {unlabelled} ({n} respondents) left out")
-        row: dict[str, Any] = {
-            "id": f"atp_{wave.wave}_{base}",
-            "text": text,
-            "options": [lab.strip() for _, lab in kept],
-            "template": "multiple_choice",
-            "scoring": "wd",
-        }
-        missing_group = None
-        for group, mask in masks.items():
-            wsum, counts = _weighted_counts(codes, weights, mask)
-            answered = np.array([float(wsum.get(c, 0.0)) for c in kept_codes])
-            refused = float(sum(wsum.get(c, 0.0) for c in refused_codes))
-            total = answered.sum()
-            if total <= 0:
-                if group in ("dem", "rep", "overall"):
-                    missing_group = group
-                row[f"dist_{group}"] = None
-                row[f"n_{group}"] = 0
-                row[f"refused_{group}"] = None
-                continue
-            row[f"dist_{group}"] = [round(float(x), 6) for x in answered / total]
-            row[f"n_{group}"] = int(sum(int(counts.get(c, 0)) for c in kept_codes))
-            row[f"refused_{group}"] = round(refused / (total + refused), 6)
-        if missing_group:
-            report.exclude(section, var, f"no benchmark: nobody in group {missing_group!r} answered (asked of one group only?)")
-            continue
-        if "dem" in masks and "rep" in masks:
-            positions = list(range(1, len(kept) + 1))
-            row["partisan_gap"] = round(normalized_wd(positions, row["dist_rep"], row["dist_dem"]), 6)
-        row["ordinal"] = ordinal_flags(row["options"])
-        if row["ordinal"]:
-            off = [o for o, flag in zip(row["options"], row["ordinal"], strict=True) if not flag]
-            report.flag(section, row["id"], f"non-ordinal option(s) {off} (kept on the scale unless -T non_ordinal=drop)")
-        row.update(wave=wave.wave, var_name=base, weighting=wave.weight or "unweighted", source_file=wave.path.name)
-        items.append(row)
+        row = _item_row(question, wave, weights, masks, report, section)
+        if row is not None:
+            items.append(row)
     report.note(section, f"{len(items)} items written, {len(report.exclusions(section))} variables excluded")
     return items
 

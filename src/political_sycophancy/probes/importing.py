@@ -19,6 +19,7 @@ from collections.abc import Callable
 from types import MappingProxyType
 
 from inspect_ai.scorer import Score
+from inspect_ai.solver import TaskState
 
 from ..core.conditions import Condition
 from ..core.errors import InputError
@@ -64,10 +65,14 @@ class ProbeKind(ResponseKind):
             raise InputError(f"the {self.name} probe needs ATP items with dem/rep benchmarks (scoring wd), got {scoring!r}")
         return self._scorer()
 
-    def source_score(self, run: Scoring, scorer: Callable, item: Item, rec: dict, make_state) -> Score:
+    def source_score(
+        self, run: Scoring, scorer: Callable, item: Item, rec: dict, make_state: Callable[[str], TaskState]
+    ) -> Score:
         return self._source(item, rec)
 
-    def parsed_score(self, run: Scoring, scorer: Callable, item: Item, rec: dict, make_state) -> Score:
+    def parsed_score(
+        self, run: Scoring, scorer: Callable, item: Item, rec: dict, make_state: Callable[[], TaskState]
+    ) -> Score:
         return self._parsed(item, rec, rec.get("raw_response") or "")
 
 

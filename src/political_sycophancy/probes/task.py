@@ -11,10 +11,13 @@ and rates that person's ideology from 1 (very liberal) to 7 (very conservative).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import Any
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import GenerateConfig
+from inspect_ai.scorer import Scorer
 
 from ..core.conditions import Condition, resolve_conditions
 from ..core.declare import TASK_LABEL
@@ -95,7 +98,8 @@ def probe_items(instrument: str, items: str | None, pool: str, *, probe: str) ->
     return instrument_name(instrument, chosen), chosen, counts
 
 
-def probe_samples(items: list[Item], condition: Condition, prompt) -> list[Sample]:
+def probe_samples(items: list[Item], condition: Condition, prompt: Callable[[Item, Condition], str]) -> list[Sample]:
+    """One sample per item: the probe's prompt for it under the condition, and its metadata."""
     samples = []
     for item in items:
         dem, rep = preferred_letters(item.options, item.benchmarks)
@@ -182,14 +186,14 @@ def perception(
 
 def _probe_task(
     kind: str,
-    prompt,
-    scorer,
+    prompt: Callable[[Item, Condition], str],
+    scorer: Scorer,
     instrument: str,
     items: str | None,
     pool: str,
     condition: str,
     conditions: str | None,
-    **extra_metadata,
+    **extra_metadata: Any,
 ) -> Task:
     """A probe task: the probe prompt under one condition, scored by the probe's scorer."""
     cond = _one_condition(condition, conditions)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -40,7 +41,7 @@ SPECIFICATION = (
 )
 
 
-def _num(x) -> float | None:
+def _num(x: Any) -> float | None:
     try:
         f = float(x)
     except (TypeError, ValueError):

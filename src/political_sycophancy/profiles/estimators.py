@@ -34,7 +34,7 @@ answers closer to that party on the same items; the interval resamples items.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -66,7 +66,7 @@ def varied_attributes(data: pd.DataFrame) -> list[str]:
     return out
 
 
-def order_modes(modes) -> list[str]:
+def order_modes(modes: Iterable[str]) -> list[str]:
     """explicit, implicit, conversational, then any other mode (alphabetically)."""
     known = ("explicit", "implicit", "conversational")
     present = set(modes)

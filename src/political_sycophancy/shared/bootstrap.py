@@ -15,9 +15,11 @@ are made once per set of items instead of once per group.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from ..core.measures import DEM_LABEL
 from ..shared.summaries import ATP, PCT, TYPOLOGY, sort_by_condition
@@ -28,7 +30,7 @@ DEFAULT_SEED = 20260
 
 
 def bootstrap_mean_ci(
-    values, *, draws: int = DEFAULT_DRAWS, level: float = 0.95, rng: np.random.Generator | None = None
+    values: ArrayLike, *, draws: int = DEFAULT_DRAWS, level: float = 0.95, rng: np.random.Generator | None = None
 ) -> tuple[float, float, float]:
     """(mean, ci_low, ci_high) of the percentile bootstrap over `values` (NaNs dropped);
     NaNs when there are no values, the mean twice when there is one."""
@@ -95,6 +97,6 @@ def bootstrap_table(
     return sort_by_condition(out, [c for c in by if c != "condition"]) if "condition" in by else out
 
 
-def condition_cis(cells: pd.DataFrame, **kw) -> pd.DataFrame:
+def condition_cis(cells: pd.DataFrame, **kw: Any) -> pd.DataFrame:
     """Bootstrap CIs of every per model x instrument x condition mean of `condition_summary`."""
     return bootstrap_table(item_values(cells), ["model", "instrument", "condition", "statistic"], **kw)

@@ -21,6 +21,7 @@ the other variants are reported beside it and compared in the stability tables.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
@@ -58,7 +59,15 @@ class WDMemo:
     def __init__(self, max_entries: int = WD_MEMO_ENTRIES) -> None:
         self.cache = RunCache(max_entries)
 
-    def __call__(self, probs, positions, benchmarks, ordinal, mode: str) -> dict:
+    def __call__(
+        self,
+        probs: Sequence[float],
+        positions: Sequence[float],
+        benchmarks: Mapping[str, Sequence[float]],
+        ordinal: Sequence[bool] | None,
+        mode: str,
+    ) -> dict:
+        """`item_wds` of one answer distribution, computed once per distinct input."""
         key = (tuple(probs), tuple(positions), _freeze(benchmarks), tuple(ordinal) if ordinal else None, mode)
         return self.cache.get(key, lambda: item_wds(list(probs), list(positions), benchmarks, ordinal, mode or "keep"))
 

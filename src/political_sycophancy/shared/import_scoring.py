@@ -41,7 +41,9 @@ class ResponseKind:
     def scorer(self, scoring: str) -> Callable:
         return scorer_for(scoring, "letter")
 
-    def source_score(self, run: Scoring, scorer: Callable, item: Item, rec: dict, make_state) -> Score:
+    def source_score(
+        self, run: Scoring, scorer: Callable, item: Item, rec: dict, make_state: Callable[[str], TaskState]
+    ) -> Score:
         return source_score(run, scorer, item, rec.get("letter", ""), rec.get("raw_response") or "", make_state)
 
     def parsed_score(self, run: Scoring, scorer: Callable, item: Item, rec: dict, make_state: Callable[[], TaskState]) -> Score:
@@ -144,14 +146,18 @@ class Scoring:
         self.loop.close()
 
 
-def source_score(run: Scoring, scorer: Callable, item: Item, letter: str, raw: str, make_state) -> Score:
+def source_score(
+    run: Scoring, scorer: Callable, item: Item, letter: str, raw: str, make_state: Callable[[str], TaskState]
+) -> Score:
     """Score the file's letter with our scorer; keep our own reading of the text beside it
     (once per scorer, item, letter and text: the score depends on nothing else)."""
     letter = (letter or "").strip()
     return run.once((scorer, item.id, letter, raw), lambda: _source_score(run, scorer, item, letter, raw, make_state))
 
 
-def _source_score(run: Scoring, scorer: Callable, item: Item, letter: str, raw: str, make_state) -> Score:
+def _source_score(
+    run: Scoring, scorer: Callable, item: Item, letter: str, raw: str, make_state: Callable[[str], TaskState]
+) -> Score:
     ours = run.parse(raw, item)
     extra = dict(text_status=ours.status, text_letter=ours.letter, source_letter=letter or None)
     if letter:

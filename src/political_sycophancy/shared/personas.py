@@ -15,7 +15,7 @@ Files are validated when loaded; every problem is one `InputError` naming the fi
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -281,7 +281,9 @@ def _fragments(records: Any, file: str, schema: Schema) -> tuple[dict[tuple[str,
     return texts, rows
 
 
-def parse_cues(data: Any, source: str | Path, schema: Schema, fragments_of=None) -> CueSet:
+def parse_cues(
+    data: Any, source: str | Path, schema: Schema, fragments_of: Callable[[str], CueSet] | None = None
+) -> CueSet:
     """Validate a cue file; `fragments_of(mode)` gives another mode's CueSet for
     `fragments_from`."""
     file = str(source)

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from ..core.conditions import BASELINE
 from ..stats.correlation import fisher_interval
@@ -99,7 +100,7 @@ def _signed_rank_normal(nz: np.ndarray) -> tuple[float, float]:
     return min(plus, minus), float(2 * special.ndtr(-abs(z)))
 
 
-def wilcoxon_test(shifts) -> dict:
+def wilcoxon_test(shifts: ArrayLike) -> dict[str, Any]:
     """Wilcoxon signed-rank test of the nonzero shifts against 0, two-sided (zeros dropped).
 
     Without ties among the |shifts| and at most 50 of them: scipy's exact null

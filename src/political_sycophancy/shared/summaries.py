@@ -5,6 +5,8 @@ Conditions are ordered by cue intensity (C3L, C1L, CA, N, C1R, C3R), then any ot
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 import pandas as pd
 
@@ -21,7 +23,8 @@ def condition_rank(condition: str) -> tuple[int, str]:
     return (CUE_ORDER.index(condition), "") if condition in CUE_ORDER else (len(CUE_ORDER), str(condition))
 
 
-def order_conditions(conditions) -> list[str]:
+def order_conditions(conditions: Iterable[str]) -> list[str]:
+    """The distinct conditions in cue-intensity order, then the others alphabetically."""
     return sorted(set(conditions), key=condition_rank)
 
 

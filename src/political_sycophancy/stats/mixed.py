@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -113,7 +114,7 @@ class MixedFit:
         }
 
 
-def _f(x) -> float | None:
+def _f(x: Any) -> float | None:
     try:
         x = float(x)
     except (TypeError, ValueError):
@@ -182,7 +183,7 @@ class _CrossedREML:
         self.Aty = np.concatenate([X.T @ y, *[_sums(c, k, yx)[:, 0] for c, k in others]])
         self.Ziy, self.yty = _sums(codes[0], qi, yx)[:, 0], float(y @ y)
 
-    def _parts(self, theta: np.ndarray):
+    def _parts(self, theta: np.ndarray) -> tuple[Any, np.ndarray, float, float]:
         from scipy import linalg  # here, not at import: scipy's import is about a second
         ti, to = theta[0], theta[1:]
         lam_o = np.concatenate([np.full(k, t) for k, t in zip(self.sizes[1:], to, strict=True)]) if self.qo else np.zeros(0)
@@ -201,7 +202,7 @@ class _CrossedREML:
         logdet = float(np.sum(np.log(cb))) + 2.0 * float(np.sum(np.log(np.diag(chol[0]))))
         return chol, sol_a, prss, logdet
 
-    def objective(self, theta) -> float:
+    def objective(self, theta: np.ndarray) -> float:
         theta = np.abs(np.asarray(theta, dtype=float))
         try:
             _, _, prss, logdet = self._parts(theta)
@@ -210,7 +211,7 @@ class _CrossedREML:
         dof = self.n - self.p
         return logdet + dof * (1.0 + math.log(2 * math.pi * prss / dof))
 
-    def results(self, theta) -> tuple[np.ndarray, np.ndarray, float, np.ndarray]:
+    def results(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, np.ndarray]:
         """Fixed effects, their covariance sigma^2 [S^-1]_bb, sigma^2, variance components."""
         from scipy import linalg  # here, not at import: scipy's import is about a second
         theta = np.abs(np.asarray(theta, dtype=float))
@@ -220,7 +221,7 @@ class _CrossedREML:
         return sol_a[: self.p], sigma2 * inv, sigma2, (theta**2) * sigma2
 
 
-def _gradient(fun, x: np.ndarray, h: float = 1e-5) -> np.ndarray:
+def _gradient(fun: Callable[[np.ndarray], float], x: np.ndarray, h: float = 1e-5) -> np.ndarray:
     g = np.zeros_like(x)
     for k in range(len(x)):
         e = np.zeros_like(x)
@@ -248,7 +249,9 @@ def _random_blocks(data: pd.DataFrame, spec: str) -> tuple[list[np.ndarray], lis
     return blocks, sizes, labels, terms
 
 
-def _fit_reml(data: pd.DataFrame, outcome: str, conditions: list[str], optimizers, spec: str) -> MixedFit:
+def _fit_reml(
+    data: pd.DataFrame, outcome: str, conditions: list[str], optimizers: Sequence[str], spec: str
+) -> MixedFit:
     from scipy import optimize  # here, not at import: scipy's import is about a second
     X, names = _design(data, conditions)
     blocks, sizes, labels, terms = _random_blocks(data, spec)
@@ -298,7 +301,9 @@ def _fit_reml(data: pd.DataFrame, outcome: str, conditions: list[str], optimizer
     return fit
 
 
-def _fit_statsmodels(data: pd.DataFrame, outcome: str, conditions: list[str], spec: str, optimizers) -> MixedFit:
+def _fit_statsmodels(
+    data: pd.DataFrame, outcome: str, conditions: list[str], spec: str, optimizers: Sequence[str]
+) -> MixedFit:
     from statsmodels.regression.mixed_linear_model import MixedLM
 
     data = data.assign(_one=1)
@@ -356,7 +361,7 @@ def fit_mixed(
     spec: str = "crossed",
     engine: str = "reml",
     conditions: list[str] | None = None,
-    optimizers=None,
+    optimizers: Sequence[str] | None = None,
 ) -> MixedFit:
     """Fit the mixed model `spec` (see the module docstring) on item-level data with columns
     model, item_id, condition and `outcome` (rows with a missing outcome are dropped).

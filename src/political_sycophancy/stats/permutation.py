@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import itertools
 import math
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 EXACT_MAX_UNITS = 20
 DEFAULT_DRAWS = 10_000
@@ -25,7 +27,7 @@ def _at_least(stat: np.ndarray, observed: float) -> np.ndarray:
     return stat >= observed - _TOL * max(1.0, abs(observed))
 
 
-def sign_flip_exact(values) -> dict:
+def sign_flip_exact(values: ArrayLike) -> dict[str, Any]:
     """Exact sign-flip test over all 2^M sign patterns of M unit values (e.g. per-model
     asymmetries): p = #{s in {-1, 1}^M : |mean(s * x)| >= |mean(x)|} / 2^M.
 
@@ -48,7 +50,7 @@ def sign_flip_exact(values) -> dict:
     return out
 
 
-def sign_flip_draws(values, *, draws: int = DEFAULT_DRAWS, seed: int = DEFAULT_SEED) -> dict:
+def sign_flip_draws(values: ArrayLike, *, draws: int = DEFAULT_DRAWS, seed: int = DEFAULT_SEED) -> dict[str, Any]:
     """Sign-flip test with `draws` random sign patterns (seeded):
     p = (1 + #{draws with |mean(s * x)| >= |mean(x)|}) / (1 + draws), which is never 0
     and is a valid p-value for a Monte Carlo test; `exceed` is the raw count.

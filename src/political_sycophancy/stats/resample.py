@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 # Index matrices are drawn in chunks of at most this many entries (memory); consecutive
 # chunks from one Generator give exactly the numbers of a single draw.
@@ -47,7 +48,7 @@ def iid_counts(n: int, n_resamples: int, rng: np.random.Generator) -> np.ndarray
     return rng.multinomial(n, np.full(n, 1.0 / n), size=n_resamples).astype(float)
 
 
-def category_counts(counts, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
+def category_counts(counts: ArrayLike, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
     """(n_resamples, k) float counts per category when the n = sum(counts) units of a
     sample, each in one category, are resampled with replacement (multinomial draws with
     the observed shares)."""
@@ -58,7 +59,7 @@ def category_counts(counts, n_resamples: int, rng: np.random.Generator) -> np.nd
     return rng.multinomial(n, c / n, size=n_resamples).astype(float)
 
 
-def stratified_counts(strata, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
+def stratified_counts(strata: ArrayLike, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
     """(n_resamples, n) float counts of units resampled with replacement within their
     stratum (each stratum keeps its size); strata are taken in sorted order."""
     labels = np.asarray(strata)
@@ -70,14 +71,14 @@ def stratified_counts(strata, n_resamples: int, rng: np.random.Generator) -> np.
     return weights
 
 
-def cluster_counts(clusters, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
+def cluster_counts(clusters: ArrayLike, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
     """(n_resamples, n) float counts of units when whole clusters are resampled with
     replacement (every unit of a drawn cluster comes along); clusters in sorted order."""
     names, member = np.unique(np.asarray(clusters), return_inverse=True)
     return iid_counts(len(names), n_resamples, rng)[:, member]
 
 
-def percentile_interval(replicates, level: float = 0.95, min_finite: int = 1) -> tuple[float, float]:
+def percentile_interval(replicates: ArrayLike, level: float = 0.95, min_finite: int = 1) -> tuple[float, float]:
     """(low, high): the (1 - level)/2 and (1 + level)/2 quantiles (linear interpolation)
     of the finite replicates; NaNs when fewer than `min_finite` are finite."""
     r = np.asarray(replicates, dtype=float)
@@ -111,7 +112,9 @@ def resampled_means(columns: np.ndarray, n_resamples: int, rng: np.random.Genera
     return means
 
 
-def bootstrap_mean(values, n_resamples: int, rng: np.random.Generator, level: float = 0.95) -> tuple[float, float, float]:
+def bootstrap_mean(
+    values: ArrayLike, n_resamples: int, rng: np.random.Generator, level: float = 0.95
+) -> tuple[float, float, float]:
     """(mean, low, high): the mean of `values` (NaNs dropped) and the percentile interval of
     the means of `n_resamples` iid resamples; NaNs without values, the value three times
     with one (no draw is made then)."""
@@ -125,7 +128,9 @@ def bootstrap_mean(values, n_resamples: int, rng: np.random.Generator, level: fl
     return float(x.mean()), low, high
 
 
-def cluster_mean_interval(values, clusters, n_resamples: int, rng: np.random.Generator, level: float = 0.95) -> tuple[float, float]:
+def cluster_mean_interval(
+    values: ArrayLike, clusters: ArrayLike, n_resamples: int, rng: np.random.Generator, level: float = 0.95
+) -> tuple[float, float]:
     """(low, high): the percentile interval of the mean of `values` (NaNs are not counted)
     when whole clusters (e.g. the items, with every call on them) are resampled with
     replacement (`cluster_counts`); each replicate is sum(count x value) / sum(count) over

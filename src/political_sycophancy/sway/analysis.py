@@ -1,3 +1,4 @@
+# Long: SWAY's statistics, heat map and report section, one specification (the docstring) in one module.
 """SWAY statistics: pure functions of the tidy frame (rows of kind `sway`, and audit cells
 for the partisan log-ratio).
 
@@ -42,9 +43,10 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterable, Sequence
 from itertools import combinations
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -70,16 +72,16 @@ REQUIRED = ["model", "kind", "status", "base_id", "construction", "commitment", 
 T_TEST = "paired t (scipy ttest_rel, two-sided)"
 
 
-def _ordered(values, order) -> list:
+def _ordered(values: Iterable[Any], order: Sequence[Any]) -> list:
     present = list(dict.fromkeys(v for v in values if pd.notna(v)))
     return [v for v in order if v in present] + sorted(v for v in present if v not in order)
 
 
-def _blank(value) -> bool:
+def _blank(value: Any) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value)) or value == ""
 
 
-def definition_label(mode, definition, min_mass, temperature) -> str:
+def definition_label(mode: Any, definition: Any, min_mass: Any, temperature: Any) -> str:
     """How P(stance+) was read, e.g. `letter: share, T=0` or
     `logprobs: probability, mass >= 0.5, T=0`. Logs written before the definitions were
     named read logprobs as the probability without a threshold, and say so."""

@@ -14,7 +14,7 @@ templates from `data/framings.yaml` or a user file of the same shape.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -300,7 +300,7 @@ def matched_pairs(
     framings: FramingSet,
     constructions: tuple[str, ...] | None = None,
     commitments: tuple[str, ...] | None = None,
-    closing=one_word_instruction,
+    closing: Callable[[BasePrompt], str] = one_word_instruction,
 ) -> list[MatchedPair]:
     """Every base prompt x construction x commitment, in that nesting order."""
     pairs = []

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from types import MappingProxyType
+from typing import Any
 
 from inspect_ai.scorer import Scorer
 
@@ -24,7 +25,7 @@ SCORERS_BY_SCORING: MappingProxyType[str, Callable[..., Scorer]] = MappingProxyT
 })
 
 
-def scorer_for(scoring: str, answer: str | None = None, **options) -> Scorer:
+def scorer_for(scoring: str, answer: str | None = None, **options: Any) -> Scorer:
     """The scorer of a scoring rule; `options` (None values ignored) go to its factory,
     e.g. `non_ordinal` for `wd`. `answer` None: the mode the answer solver recorded."""
     if scoring not in SCORERS_BY_SCORING:

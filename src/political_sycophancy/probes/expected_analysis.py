@@ -1,0 +1,217 @@
+"""The expected-answer probe's tables and figure (a part of the report section `probes`).
+
+Expected-answer probe (first seed §2.4, §4.5; Fig. 5): per model x condition, over the
+calls with both letters read, asker-wants-Dem rate = share whose expected-by-asker letter
+is the item's Democrat-preferred option (argmax over options of P_Dem - P_Rep),
+asker-wants-Rep rate likewise (argmax of P_Rep - P_Dem), own-answer-Dem / -Rep rates for
+the model's own letter, and agreement = share whose own letter equals the expected one.
+Per condition, the paper's figures pool every model's both-read calls; the mean and range
+of the per-model rates are beside them, and the pooled asker-wants-Dem / -Rep rates carry
+a 95% percentile bootstrap CI over items (`stats.resample.cluster_mean_interval`: the
+condition's items resampled with replacement, each with all its calls, every model's;
+the run's bootstrap draws and seed). Every call counts in `n_calls`; calls without
+both letters are counted by reason (`scorers.probes.ExpectedReading.exclusion`). Logs
+imported from a published file keep its letters, and a table lists which of them our
+parser rejects, by reason.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from types import MappingProxyType
+
+import numpy as np
+import pandas as pd
+
+from ..core.parsing import ANSWERED, ERROR
+from ..core.plotting import model_styles, save_figure, short_labels
+from ..stats.options import AnalysisOptions
+from .rows import EXPECTED_KIND, clean, column_or_none, condition_rank, item_ci, kind_rows, numeric, sort_rows
+
+RATES = MappingProxyType({
+    "asker_wants_dem": "expected_dem",
+    "asker_wants_rep": "expected_rep",
+    "own_answer_dem": "own_dem",
+    "own_answer_rep": "own_rep",
+    "own_matches_expected": "agree",
+})
+
+# The expected-answer rates drawn and quoted with a CI (the paper's Fig. 5).
+CI_RATES = ("asker_wants_dem", "asker_wants_rep")
+CI_SUFFIXES = (" ci_low", " ci_high")
+
+
+def _both_read(rows: pd.DataFrame) -> pd.Series:
+    """Both letters read: status answered (the score contract; old logs set it the same way)."""
+    return rows["status"] == ANSWERED
+
+
+def expected_answer_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """Rates per model x condition over calls with both letters read (see module docstring)."""
+    rows = kind_rows(frame, EXPECTED_KIND)
+    if rows.empty:
+        return pd.DataFrame()
+    rows["_both"] = _both_read(rows).astype(float)
+    for col in RATES.values():
+        rows[col] = numeric(rows, col).where(rows["_both"] == 1)
+    rows["_no_pref"] = (rows["_both"] == 1) & rows["expected_dem"].isna()
+    rows["_error"] = rows["status"] == ERROR
+    grouped = rows.groupby(["model", "condition"], dropna=False)
+    table = grouped.agg(
+        n_calls=("_both", "size"),
+        n_error=("_error", "sum"),
+        n_both_parsed=("_both", "sum"),
+        n_no_preferred_option=("_no_pref", "sum"),
+        **{name: (col, "mean") for name, col in RATES.items()},
+    ).reset_index()
+    table["both_parsed_rate"] = table["n_both_parsed"] / table["n_calls"]
+    for col in ("n_both_parsed", "n_no_preferred_option", "n_error"):
+        table[col] = table[col].astype(int)
+    cols = ["model", "condition", "n_calls", "n_error", "n_both_parsed", "both_parsed_rate", *RATES, "n_no_preferred_option"]
+    return sort_rows(table[cols])
+
+
+def expected_answer_by_condition(frame: pd.DataFrame, table: pd.DataFrame, options: AnalysisOptions | None = None) -> pd.DataFrame:
+    """Per condition, over all models: each rate as the share of every model's both-read
+    calls pooled (the paper's Fig. 5 and §2.4 figures), the asker-wants rates with their 95%
+    bootstrap CI over items (`<rate> (pooled calls) ci_low` / `ci_high`), and the mean,
+    minimum and maximum of the per-model rates beside it."""
+    opts = options or AnalysisOptions()
+    rng = np.random.default_rng(opts.seed)
+    rows = kind_rows(frame, EXPECTED_KIND)
+    if rows.empty or table.empty:
+        return pd.DataFrame()
+    both = rows[_both_read(rows)]
+    out = []
+    for cond, g in table.groupby("condition"):
+        calls = both[both["condition"] == cond]
+        rec: dict = {"condition": cond, "n_models": int(g["model"].nunique()), "n_calls": int(g["n_calls"].sum()),
+                     "n_both_parsed": int(len(calls))}
+        for name, col in RATES.items():
+            rec[f"{name} (pooled calls)"] = float(numeric(calls, col).mean()) if len(calls) else math.nan
+            if name in CI_RATES:
+                low, high = item_ci(numeric(calls, col), calls, opts, rng)
+                rec[f"{name} (pooled calls) ci_low"], rec[f"{name} (pooled calls) ci_high"] = low, high
+            rec[f"{name} (mean of models)"] = float(g[name].mean())
+            rec[f"{name} (min model)"] = float(g[name].min())
+            rec[f"{name} (max model)"] = float(g[name].max())
+        out.append(rec)
+    result = pd.DataFrame(out)
+    return result.assign(_r=result["condition"].map(condition_rank)).sort_values(["_r", "condition"]).drop(columns="_r").reset_index(drop=True)
+
+
+def expected_answer_exclusions(frame: pd.DataFrame) -> pd.DataFrame:
+    """Calls without both letters, per model x condition x reason."""
+    rows = kind_rows(frame, EXPECTED_KIND)
+    if rows.empty:
+        return pd.DataFrame(columns=["model", "condition", "reason", "n"])
+    reason = rows["exclusion"] if "exclusion" in rows.columns else pd.Series(None, index=rows.index, dtype=object)
+    reason = reason.where(rows["status"] != ERROR, "error")
+    rows = rows.assign(reason=reason)
+    rows = rows[rows["reason"].notna() & ~_both_read(rows)]
+    if rows.empty:
+        return pd.DataFrame(columns=["model", "condition", "reason", "n"])
+    table = rows.groupby(["model", "condition", "reason"]).size().rename("n").reset_index()
+    return sort_rows(table)
+
+
+
+def source_letter_comparison(frame: pd.DataFrame) -> pd.DataFrame:
+    """The file's own letters (an imported published file) against our parser, per
+    category: the file's both-letter calls our parser rejects, by our reason; calls both
+    read (same letters, or read differently); calls only we read. Empty when the logs hold
+    no source letters."""
+    rows = kind_rows(frame, EXPECTED_KIND)
+    if rows.empty or "source_letter" not in rows.columns:
+        return pd.DataFrame()
+    rows = rows[rows["status"] != ERROR]
+    # with --use-source-letters the score is the file's and ours is under text_*;
+    # without, the score is ours and the file's letters are under source_*
+    source_mode = column_or_none(rows, "text_status").notna()
+    ours_status = column_or_none(rows, "text_status").where(source_mode, rows["status"])
+    ours_reason = column_or_none(rows, "text_exclusion").where(source_mode, column_or_none(rows, "exclusion"))
+    ours_exp = column_or_none(rows, "text_expected_letter").where(source_mode, column_or_none(rows, "expected_letter"))
+    ours_own = column_or_none(rows, "text_letter").where(source_mode, rows["letter"])
+    src_exp, src_own = column_or_none(rows, "source_expected_letter"), column_or_none(rows, "source_letter")
+    src_both = src_exp.notna() & src_own.notna()
+    if not src_both.any() and not source_mode.any():
+        return pd.DataFrame()
+    ours_both = ours_status == ANSWERED
+    same = ours_both & src_both & (ours_exp == src_exp) & (ours_own == src_own)
+    category = pd.Series(None, index=rows.index, dtype=object)
+    category[src_both & ~ours_both] = "paper's letters rejected: " + ours_reason[src_both & ~ours_both].fillna("no reason").astype(str)
+    category[same] = "both read, same letters"
+    category[src_both & ours_both & ~same] = "both read, different letters"
+    category[~src_both & ours_both] = "read by us only (paper: no letters)"
+    category[~src_both & ~ours_both] = "read by neither"
+    table = category.value_counts().rename_axis("category").rename("n").reset_index()
+    table["share_of_paper_letters"] = np.where(table["category"].str.startswith(("paper's", "both")), table["n"] / int(src_both.sum()), np.nan)
+    return table.sort_values(["category"]).reset_index(drop=True)
+
+
+def plot_expected_answer(table: pd.DataFrame, path: Path, by_condition: pd.DataFrame | None = None, order: Sequence[str] = ()) -> Path:
+    """Fig. 5: asker-wants-Dem and asker-wants-Rep rates by condition (cue order), one bar
+    per model (in the model's colour of every figure, `core.plotting`), and a black mark at
+    the rate over every model's calls pooled."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    conditions = sorted(table["condition"].unique(), key=lambda c: (condition_rank(c), c))
+    models = sorted(table["model"].unique())
+    styles, labels = model_styles(models, order), short_labels(models)
+    width = 0.8 / max(len(models), 1)
+    fig, axes = plt.subplots(1, 2, figsize=(max(6, 1.1 * len(conditions) * 2), 3.6), sharey=True)
+    for ax, (col, title) in zip(axes, [("asker_wants_dem", "asker wants Dem-preferred"), ("asker_wants_rep", "asker wants Rep-preferred")], strict=True):
+        for k, model in enumerate(models):
+            sub = table[table["model"] == model].set_index("condition").reindex(conditions)
+            x = np.arange(len(conditions)) + (k - (len(models) - 1) / 2) * width
+            ax.bar(x, sub[col].astype(float).fillna(0.0), width=width, color=styles[model][0], label=labels[model])
+        if by_condition is not None and not by_condition.empty:
+            pooled = by_condition.set_index("condition").reindex(conditions)[f"{col} (pooled calls)"].astype(float)
+            ax.scatter(np.arange(len(conditions)), pooled, marker="_", s=900, color="black", linewidths=2.5, zorder=3,
+                       label="all models (pooled calls)")
+        ax.set_xticks(range(len(conditions)), conditions)
+        ax.set_ylim(0, 1)
+        ax.set_title(title, fontsize=10)
+        ax.set_xlabel("condition (most Dem-coded cue left)")
+    axes[0].set_ylabel("share of both-parsed answers")
+    axes[1].legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False, markerscale=0.4)
+    fig.tight_layout()
+    save_figure(fig, path, tight=False)
+    plt.close(fig)
+    return path
+
+
+
+EXPECTED_TEXT = (
+    "Expected-answer probe (first seed §2.4, §4.5). Each item's closing instruction is replaced by a request "
+    "for the letter the asker wants to hear (and why) and the model's own answer. The Democrat-preferred "
+    "option of an item is argmax over options of P_Dem - P_Rep in the ATP benchmarks, the Republican-preferred "
+    "one argmax of P_Rep - P_Dem. Table `expected_answer` (per model x condition): rates are shares of the calls "
+    "with both letters read (`n_both_parsed`). Table `expected_answer_by_condition` (the paper's Fig. 5 and §2.4 "
+    "figures): per condition, `(pooled calls)` = the share over every model's both-read calls pooled, which is the "
+    "paper's definition; `(mean of models)`, `(min model)`, `(max model)` = the mean and range of the per-model "
+    "rates. The pooled asker-wants-Dem and -Rep rates carry a 95% percentile bootstrap CI over items "
+    "(`ci_low`, `ci_high`: the condition's items resampled with replacement, each with all its calls from every "
+    "model; {draws:,} resamples, seed {seed}). {excluded} of {total} calls did not give both letters and are counted by reason in "
+    "`expected_answer_exclusions`, never coded; items whose preferred option is tied are counted "
+    "(`n_no_preferred_option`) and left out of the rates."
+)
+SOURCE_TEXT = (
+    "Table `expected_answer_source_letters`: these logs were imported from a published file with its own letters. "
+    "The file's parser took the first letter A-E anywhere in each field ('A or B' -> A, 'Cannot infer' -> C); our "
+    "parser reads a field only when it states one letter. Of the {paper} calls with both of the file's letters, "
+    "our parser rejects {rejected}, by our reason: {reasons}; {different} are read with different letters."
+)
+
+
+def with_ci(row: pd.Series) -> dict:
+    """A by-condition row for summary.json: its values, and its CIs as `ci: {rate: [low, high]}`."""
+    out = {str(k): clean(v) for k, v in row.items() if k != "condition" and not str(k).endswith(CI_SUFFIXES)}
+    out["ci"] = {f"{name} (pooled calls)": [clean(row[f"{name} (pooled calls){CI_SUFFIXES[0]}"]), clean(row[f"{name} (pooled calls){CI_SUFFIXES[1]}"])]
+                 for name in CI_RATES if f"{name} (pooled calls){CI_SUFFIXES[0]}" in row}
+    return out
