@@ -160,6 +160,7 @@ def identity_notes(frame: pd.DataFrame, extra_models: int, extra_variants: int, 
             f"{extra_variants} further variant(s) of a model (different generate config within one measure's "
             "logs) kept apart, not dropped as duplicates; each model's main variant feeds the statistics and all "
             "are reported side by side (tables `variants`, `condition_summary_by_variant`): "
-            + "; ".join(f"{m} ({kind}): {' | '.join(sorted(v))}" for (m, kind), v in per.iloc[:limit].items())
+            + "; ".join(f"{m} ({kind}): {' | '.join(sorted(v))}"
+                        for (m, kind), v in zip(per.index[:limit], per.iloc[:limit], strict=True))
         )
     return notes
