@@ -3,7 +3,9 @@
 # model (offline), print the per-condition table, and write the analysis report.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+started=$SECONDS
 bash scripts/install.sh
+installed=$SECONDS
 . "${VENV:-.venv}/bin/activate"
 LOG_DIR="${LOG_DIR:-logs/pct-smollm2}"
 REPORT_DIR="${REPORT_DIR:-reports/pct-smollm2}"
@@ -13,5 +15,8 @@ REPORT_DIR="${REPORT_DIR:-reports/pct-smollm2}"
 # the fewest that keeps every answer (bench/answer_position.py: 1 token would change 34 of 372).
 political-sycophancy audit --instrument pct --conditions all --model gguf/smollm2 \
   --answer "${ANSWER:-logprobs}" --max-tokens "${MAX_TOKENS:-8}" --seed "${SEED:-1}" --log-dir "$LOG_DIR"
+audited=$SECONDS
 political-sycophancy analyze "$LOG_DIR" --out "$REPORT_DIR"
 echo "report: $REPORT_DIR/report.html"
+echo "main job: $((SECONDS - started)) s (install $((installed - started)) s," \
+  "audit $((audited - installed)) s, analysis $((SECONDS - audited)) s)"

@@ -204,6 +204,9 @@ SCENARIOS: list[Scenario] = [
     error("pool file names an unknown id", "pools --items items.csv --pool ids.txt", r"ids\.txt: 1 ids not in the instrument", files={"items.csv": ITEMS, "ids.txt": "q1\nq9\n"}),
     accept("pool file with a BOM and CRLF", "pools --items items.csv --pool ids.txt", printed("2 of 2 items"), files={"items.csv": ITEMS, "ids.txt": "\ufeffq2\r\nq1\r\n"}),
     error("unknown pool name", "pools --items items.csv --pool top-5", r"unknown pool 'top-5'", files={"items.csv": ITEMS}),
+    error("pool file missing", "pools --items items.csv --pool ids.txt", r"error: pool file not found: ids\.txt", files={"items.csv": ITEMS}),
+    error("profiles task with a pool file not made yet (the profiles README's example)",
+          "inspect eval political_sycophancy/profiles -T pool=pool10.txt --model mockllm/model", r"pool file not found: pool10\.txt"),
     # conditions files
     error("conditions path is a directory", IMPORT.format(file="r.csv") + " --conditions-file conds.yaml", r"conds\.yaml: is a directory",
           files={"r.csv": responses(), "conds.yaml": DIR}),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -99,6 +100,13 @@ def test_jsonl_items_with_benchmarks_and_pools(tmp_path):
     assert [i.id for i in select_pool(items, str(ids))] == ["q3", "q1"]
     with pytest.raises(InputError, match="unknown pool"):
         select_pool(items, "best")
+    # a file that is not there is named as a missing file, not taken for a pool's name
+    for missing in ("pool10.txt", str(tmp_path / "pools" / "mine"), "pools/mine.csv"):
+        with pytest.raises(InputError, match=r"^pool file not found: .*\(a pool is all, benchmarked, top<N>, gap><x> or a file of ids\)$"):
+            select_pool(items, missing)
+    for name in ("best", "top-5", "gap>x"):
+        with pytest.raises(InputError, match=f"^unknown pool '{re.escape(name)}'"):
+            select_pool(items, name)
 
 
 @pytest.mark.parametrize(

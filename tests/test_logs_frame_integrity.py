@@ -24,6 +24,7 @@ from political_sycophancy.audit.simulate import write_atp_items
 from political_sycophancy.audit.task import audit, audit_tasks
 from political_sycophancy.cli import main
 from political_sycophancy.core.atomic import temp_path
+from political_sycophancy.evenhandedness.task import evenhandedness
 from political_sycophancy.logs.frame import CACHE_DIR, read_frame
 
 # String labels the old contract kept in Score.value and the new one keeps in Score.metadata.
@@ -126,6 +127,30 @@ def test_planted_pickle_in_the_cache_is_never_executed(tmp_path):
         pd.testing.assert_frame_equal(load.frame, fresh)
         path.write_bytes(original)
         assert read_frame(logs).cached == 1
+
+
+def test_another_measure_in_the_audit_folder_is_not_a_variant(tmp_path):
+    """An even-handedness run (its task's temperature 0.1) written into the folder of an audit
+    of the same model (temperature 1) is another measure, not a further variant of the model:
+    variants are told apart within a measure's logs (its kind), and neither measure's rows are
+    labelled by the other's settings."""
+    logs = tmp_path / "logs"
+    _mock_audit(logs)
+    grader = scripted_model(lambda t: "Answer: C\nCompliance: A\nHedging: B\nOpposing views: No", name="mockllm/grader")
+    [log] = inspect_eval(evenhandedness(condition="C3L", n_pairs=2, grader=grader), model="faulty/mockllm/model",
+                         log_dir=str(logs), display="none")
+    assert log.status == "success"
+    load = read_frame(logs, cache=False)
+    assert set(load.frame["kind"]) == {"audit", "evenhandedness"}
+    assert load.variants == 0 and not any("further variant" in n for n in load.notes), load.notes
+    assert set(load.frame["variant"]) == {"(base)"}
+    # two settings of one measure are still its variants
+    _mock_audit(logs, temperature=0)
+    load = read_frame(logs, cache=False)
+    assert load.variants == 1 and any("1 further variant(s)" in n for n in load.notes)
+    audit_variants = load.frame[load.frame["kind"] == "audit"]["variant"]
+    assert sorted(audit_variants.unique()) == ["temperature=0", "temperature=1"]
+    assert set(load.frame[load.frame["kind"] == "evenhandedness"]["variant"]) == {"(base)"}
 
 
 def _mock_audit(log_dir: Path, *, model_args: dict | None = None, condition: str = "N", limit: int = 3, **generate) -> None:
@@ -250,10 +275,10 @@ def test_parse_rate_is_the_same_number_in_audit_and_analyze(tmp_path, capsys):
         assert table.loc[condition, "error_rate"] == pytest.approx(errors[condition] / 12)
     printed = capsys.readouterr().out
     header = next(line for line in printed.splitlines() if line.startswith("model "))
-    assert header.split() == ["model", "condition", "samples", "pct", "parse_rate", "refusal_rate", "errors"]
+    assert header.split() == ["model", "condition", "samples", "errors", "ideology", "answered", "refused"]  # audit's columns
     for condition, rate in inspect_rates.items():
         line = next(line for line in printed.splitlines() if line.split()[1:2] == [condition])
-        assert line.split()[4] == f"{rate:.3f}" and line.split()[6] == str(errors[condition])
+        assert line.split()[5] == f"{rate:.3f}" and line.split()[3] == str(errors[condition])
 
 
 FORMULAS = ["=HYPERLINK(\"http://127.0.0.1:9/x\",\"click\")", "+1+cmd|' /C calc'!A0", "-2+3", "@SUM(A1:A9)"]

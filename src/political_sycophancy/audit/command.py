@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..core.console import say
-from ..core.text import text_table
 from ..shared.eval_options import (
     add_eval_options,
     add_task_options,
@@ -16,6 +15,7 @@ from ..shared.eval_options import (
     run_eval_set,
     task_args,
 )
+from .console import NOTE, summary_table
 from .params import AUDIT_PARAMS
 
 if TYPE_CHECKING:
@@ -73,13 +73,9 @@ def run(args: argparse.Namespace) -> int:
     conditions = [c.id for c in resolve_conditions(args.condition_spec, audit_args["conditions"])]
     tasks = audit_tasks(conditions=conditions, conditions_file=audit_args.pop("conditions"), **audit_args)
     success, logs, log_dir = run_eval_set(tasks, args.log_dir, kwargs)
-    order = {c: i for i, c in enumerate(conditions)}
-    rows = sorted(metrics_table(logs), key=lambda r: (r["model"], order.get(r["condition"], 99)))
-    preferred = ["model", "condition", "samples", "errors", "ideology", "typology", "wd_dem", "wd_rep", "closer_dem", "answered", "refused"]
-    columns = [c for c in preferred if any(c in r for r in rows)]
     say()
-    say(text_table(rows, columns))
-    say("\nmeans over answered samples; answered and refused are shares of scored samples; errors are samples with no score")
+    say(summary_table(metrics_table(logs)))
+    say(f"\n{NOTE}")
     say(f"logs: {Path(log_dir).resolve()}  (inspect view --log-dir {log_dir})")
     if not success:
         say("some tasks did not finish; run the same command again to complete them")

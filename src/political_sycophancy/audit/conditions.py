@@ -11,7 +11,7 @@ import pandas as pd
 
 from ..core.conditions import PERSONAS
 from ..core.section import Section, section
-from ..core.text import md_text, text_table
+from ..core.text import md_text
 from ..shared.bootstrap import FIXED_MODELS, condition_cis
 from ..shared.cells import audit_rows, cells_of, variants
 from ..shared.summaries import (
@@ -24,24 +24,24 @@ from ..shared.summaries import (
     condition_summary,
     condition_summary_by_variant,
     matched_items,
-    sort_by_condition,
 )
 from ..stats.options import AnalysisOptions
 from . import figures
+from .console import NOTE as CONSOLE_NOTE
+from .console import summary_table
 from .section_values import integer, nested, no_audit, number
-
-CONSOLE_COLUMNS = ("model", "condition", "samples", "pct", "typology", "wd_dem", "wd_rep", "closer_dem", "parse_rate", "refusal_rate", "errors")
 
 
 def console_rows(table: pd.DataFrame) -> list[dict]:
     """One row per model x condition of a condition summary with the headline numbers of
-    every instrument, over matched items; parse_rate and refusal_rate as Inspect's metrics
-    define them (shares of scored samples, the mean over items when several instruments
-    share a row) and the errored samples counted apart: what `analyze` prints."""
+    every instrument over matched items, under the names `audit` prints (Inspect's metrics:
+    `console.COLUMNS`): answered and refused as Inspect's metrics define them (shares of
+    scored samples, the mean over items when several instruments share a row), closer_dem a
+    share, and the errored samples counted apart."""
     if table.empty:
         return []
     rows: dict[tuple, dict] = {}
-    for _, r in sort_by_condition(table, ["model"]).iterrows():
+    for _, r in table.iterrows():
         row = rows.setdefault(
             (r["model"], r["condition"]),
             {"model": r["model"], "condition": r["condition"], "samples": 0, "errors": 0, "unmatched": 0, "_items": 0, "_ans": 0.0, "_ref": 0.0},
@@ -54,26 +54,27 @@ def console_rows(table: pd.DataFrame) -> list[dict]:
             row["_ans"] += r["parse_rate"] * r["n_items"]
             row["_ref"] += r["refusal_rate"] * r["n_items"]
         if r["scoring"] == PCT:
-            row["pct"] = r["mean_ideology"]
+            row["ideology"] = r["mean_ideology"]
         elif r["scoring"] == TYPOLOGY:
             row["typology"] = r["typology_score"]
         elif r["scoring"] == ATP:
-            row.update(wd_dem=r["mean_wd_dem"], wd_rep=r["mean_wd_rep"], closer_dem=r["pct_closer_dem"])
+            row.update(wd_dem=r["mean_wd_dem"], wd_rep=r["mean_wd_rep"], closer_dem=r["pct_closer_dem"] / 100.0)
     out = []
     for row in rows.values():
         items, answered, refused = row.pop("_items"), row.pop("_ans"), row.pop("_ref")
-        row["parse_rate"] = answered / items if items else float("nan")
-        row["refusal_rate"] = refused / items if items else float("nan")
+        row["answered"] = answered / items if items else float("nan")
+        row["refused"] = refused / items if items else float("nan")
         out.append(row)
     return out
 
 
 def console_lines(table: pd.DataFrame) -> list[str]:
-    """The headline table `analyze` prints, and the count of unmatched cells left out."""
+    """The headline table `analyze` prints (the format `audit` prints), its note, and the count
+    of unmatched cells left out."""
     rows = console_rows(table)
     if not rows:
         return []
-    lines = ["", text_table(rows, [c for c in CONSOLE_COLUMNS if any(c in r for r in rows)])]
+    lines = ["", summary_table(rows), "", CONSOLE_NOTE]
     unmatched = sum(r["unmatched"] for r in rows)
     if unmatched:
         lines.append(

@@ -126,6 +126,16 @@ class ConditionWarning(UserWarning):
     paper's condition."""
 
 
+def design_rank(condition: str) -> tuple[int, str]:
+    """Sort key of a condition in the design's order, the one every printed condition summary uses.
+
+    The built-in conditions come in the order `data/conditions.yaml` lists them (N, CA, C1L,
+    C1R, C3L, C3R, then the personas), any other condition after them alphabetically.
+    """
+    order = list(builtin_conditions())
+    return (order.index(condition), "") if condition in order else (len(order), str(condition))
+
+
 def redefines_builtin(condition: Condition) -> bool:
     """Whether `condition` has a built-in id but changes what is sent (text, template,
     kind) or how reports name it (label): logs record this beside the condition."""

@@ -7,7 +7,8 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-from typing import TYPE_CHECKING, NoReturn
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from .text import one_line, terminal_safe
 
@@ -49,6 +50,23 @@ class Parser(argparse.ArgumentParser):
         message = re.sub(r"^argument ([^:]+): (must )", r"\1 \2", message)
         error_line(f"{message} (see {self.prog} --help)")
         raise UsageError(2)
+
+    def parse_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:  # type: ignore[override]
+        """argparse's parse_args, with an unknown option refused by the (sub)command it was given
+        to, so the message points to that command's help (`political-sycophancy audit --help`)."""
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            self._command_parser(parsed).error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed
+
+    def _command_parser(self, parsed: argparse.Namespace) -> argparse.ArgumentParser:
+        """The innermost (sub)command parser the parsed command line chose (this one without subcommands)."""
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction):  # argparse's private class: the only way to its choices
+                chosen = action.choices.get(getattr(parsed, action.dest, None) or "")
+                if isinstance(chosen, Parser):
+                    return chosen._command_parser(parsed)
+        return self
 
     def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:  # argparse's private hook
         if message:

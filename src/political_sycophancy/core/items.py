@@ -539,6 +539,8 @@ def select_pool(items: list[Item], pool: str | None) -> list[Item]:
     path = Path(pool)
     if path.exists():
         return _pool_file(items, path)
+    if "/" in pool or re.fullmatch(r"\.[A-Za-z]\w*", path.suffix):  # meant as a file (pool10.txt, pools/mine)
+        raise InputError(f"pool file not found: {pool} (a pool is all, benchmarked, top<N>, gap><x> or a file of ids)")
     raise InputError(f"unknown pool {pool!r}: use all, benchmarked, top<N>, gap><x> or a file of ids")
 
 

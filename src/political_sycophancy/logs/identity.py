@@ -10,9 +10,11 @@ of a task whose default temperature is 1 ran at 0).
 - Different model arguments make different models: the `model` column is the name, followed
   by `[k=v, ...]` of the arguments that tell its runs apart when one name was run with
   several (the bare name for the runs without those arguments).
-- Different generate configs of one model are its variants: the `variant` column names the
-  settings that tell them apart (`temperature=0`; `(base)` when none is set), and each is
-  reported beside the others, never merged or dropped as duplicates.
+- Different generate configs of one model within one measure's logs (its kind) are its
+  variants: the `variant` column names the settings that tell them apart (`temperature=0`;
+  `(base)` when none is set), and each is reported beside the others, never merged or dropped
+  as duplicates. Another measure's task in the same folder runs under its own defaults (the
+  even-handedness task's temperature 0.1 beside the audit's 1): not a variant of the audit.
 - Only a true re-run (same model, variant, answer mode, task, sample and epoch) is a
   duplicate.
 
@@ -108,7 +110,8 @@ def label_identities(frame: pd.DataFrame, plans: pd.DataFrame) -> tuple[pd.DataF
     logs' design records (`plans`, labelled alike so that a log without samples still has
     its identity); returns both, how many extra models the split by model arguments made,
     and how many further variants (beyond each model's first) there are."""
-    parts = [f[["model_name", "model_args", "generate_config"]] for f in (frame, plans) if f is not None and not f.empty]
+    columns = ["model_name", "model_args", "generate_config", "kind"]
+    parts = [f[columns] for f in (frame, plans) if f is not None and not f.empty]
     if not parts:
         return frame.assign(variant=pd.Series(dtype=object)), plans, 0, 0
     ident = pd.concat(parts, ignore_index=True).fillna({"model_args": "{}", "generate_config": "{}"})
@@ -119,11 +122,11 @@ def label_identities(frame: pd.DataFrame, plans: pd.DataFrame) -> tuple[pd.DataF
         for a, label in labels.items():
             display[(name, a)] = f"{name} [{label}]" if label else str(name)
     ident["model"] = [display[(n, a)] for n, a in zip(ident["model_name"], ident["model_args"], strict=True)]
-    triples = ident[["model", "generate_config"]].drop_duplicates()
+    triples = ident[["model", "kind", "generate_config"]].drop_duplicates()
     variant: dict[tuple, str] = {}
-    for model, group in triples.groupby("model", sort=False):
+    for (model, kind), group in triples.groupby(["model", "kind"], sort=False):
         for c, label in distinguishing_labels(group["generate_config"]).items():
-            variant[(model, c)] = label or BASE_LABEL
+            variant[(model, kind, c)] = label or BASE_LABEL
 
     def labelled(f: pd.DataFrame) -> pd.DataFrame:
         """The labels looked up once per distinct (name, args) and (model, config) pair, not per row."""
@@ -131,12 +134,12 @@ def label_identities(frame: pd.DataFrame, plans: pd.DataFrame) -> tuple[pd.DataF
             return f.assign(variant=pd.Series(dtype=object))
         codes, pairs = pd.MultiIndex.from_arrays([f["model_name"], f["model_args"].fillna("{}")]).factorize()
         models = np.array([display[pair] for pair in pairs], dtype=object)[codes]
-        codes, pairs = pd.MultiIndex.from_arrays([models, f["generate_config"].fillna("{}")]).factorize()
-        variants = np.array([variant[pair] for pair in pairs], dtype=object)[codes]
+        codes, keys = pd.MultiIndex.from_arrays([models, f["kind"], f["generate_config"].fillna("{}")]).factorize()
+        variants = np.array([variant[key] for key in keys], dtype=object)[codes]
         return f.assign(model=models.tolist(), variant=variants.tolist())
 
     extra_models = len(display) - pairs["model_name"].nunique()
-    extra_variants = len(variant) - triples["model"].nunique()
+    extra_variants = len(variant) - len(triples[["model", "kind"]].drop_duplicates())
     return labelled(frame), labelled(plans), extra_models, extra_variants
 
 
@@ -151,12 +154,13 @@ def identity_notes(frame: pd.DataFrame, extra_models: int, extra_variants: int, 
             "arguments, which make different models: " + "; ".join(", ".join(sorted(v)) for v in split.iloc[:limit])
         )
     if extra_variants:
-        per = frame.groupby("model")["variant"].unique()
+        per = frame.groupby(["model", "kind"])["variant"].unique()
         per = per[per.map(len) > 1]
         notes.append(
-            f"{extra_variants} further variant(s) of a model (different generate config) kept apart, not dropped as "
-            "duplicates; each model's main variant feeds the statistics and all are reported side by side (tables "
-            "`variants`, `condition_summary_by_variant`): "
-            + "; ".join(f"{m}: {' | '.join(sorted(v))}" for m, v in per.iloc[:limit].items())
+            f"{extra_variants} further variant(s) of a model (different generate config within one measure's "
+            "logs) kept apart, not dropped as duplicates; each model's main variant feeds the statistics and all "
+            "are reported side by side (tables `variants`, `condition_summary_by_variant`): "
+            + "; ".join(f"{m} ({kind}): {' | '.join(sorted(v))}"
+                        for (m, kind), v in zip(per.index[:limit], per.iloc[:limit], strict=True))
         )
     return notes

@@ -24,6 +24,9 @@ from ..core.errors import InputError
 from ..core.io import LOCK_FILE, file_kind, output_dir
 from ..core.params import TaskParam
 
+# Inspect's display types (inspect_ai.util.DisplayType), for its --display option.
+DISPLAY_TYPES = ("full", "conversation", "rich", "plain", "log", "none")
+
 
 def _batch_size(text: str) -> int:
     """Inspect's --batch N: requests per provider batch."""
@@ -53,6 +56,8 @@ def add_eval_options(p: argparse.ArgumentParser, generation: bool = True) -> Non
                    help="Inspect: true (default), false, a share (0.1) or a count (5) of errored samples a task tolerates")
     p.add_argument("--retry-on-error", type=arguments.retries, default=None, help="Inspect: retry an errored sample this many times")
     p.add_argument("--retry-attempts", type=arguments.count, default=None, help="Inspect eval-set: attempts at unfinished tasks (default 10)")
+    p.add_argument("--display", choices=DISPLAY_TYPES, default=None,
+                   help="Inspect: how the run's progress is shown (default: Inspect's, `full`; `none` for none)")
     p.add_argument("--batch", nargs="?", const=True, type=_batch_size, default=None, metavar="N",
                    help="Inspect: send the calls through the provider's batch API where Inspect supports it (OpenAI, "
                    "Anthropic, Google, ...; about half the price, answers within the provider's batch window): "
@@ -91,7 +96,7 @@ def eval_set_kwargs(args: argparse.Namespace, generation: bool = True) -> dict[s
     kwargs: dict[str, Any] = {"model": args.model, "model_args": model_args(args.model_arg)}
     passed = ("temperature", "max_tokens", "epochs") if generation else ()
     for name in (*passed, "seed", "limit", "max_connections", "max_tasks",
-                 "fail_on_error", "retry_on_error", "retry_attempts", "batch"):
+                 "fail_on_error", "retry_on_error", "retry_attempts", "batch", "display"):
         value = getattr(args, name, None)
         if value is not None:
             kwargs[name] = value
