@@ -146,8 +146,8 @@ class SummaryReader:
             return ["n/a"]
         if not has_ci or ci_path is None:
             return [head]
-        low = Quote((*ci_path, "0"), float(ci[0]), f"{ci[0] * scale:{'+' if signed else ''}.{d}f}", scale)
-        high = Quote((*ci_path, "1"), float(ci[1]), f"{ci[1] * scale:{'+' if signed else ''}.{d}f}", scale)
+        low = Quote((*ci_path, "0"), float(ci[0]), fixed(float(ci[0]), d, signed=signed, scale=scale), scale)
+        high = Quote((*ci_path, "1"), float(ci[1]), fixed(float(ci[1]), d, signed=signed, scale=scale), scale)
         return [head, " (95% CI ", low, " to ", high, ")"]
 
     # --- the Headline's quotes: numbers under findings.headline, rounded as the abstract rounds them
