@@ -192,3 +192,50 @@ def test_a_built_report_has_no_forbidden_number_forms(which, request):
         for what, pattern in FORBIDDEN.items():
             found = [text[max(0, m.start() - 60):m.end() + 20] for m in pattern.finditer(text)]
             assert not found, (name, what, found[:3])
+
+
+@pytest.fixture(scope="module")
+def probed(tmp_path_factory):
+    """Three models with the expected-answer probe (P(Democrat answer) 0.75 under N, 0.9 under
+    C3L: report_support.WANTS_DEM) and the perception probe (ratings around 3.8)."""
+    out = mock_run(tmp_path_factory.mktemp("probed"), atp_items=12, pct_items=4, typology_items=0, probes=True)
+    return out, json.loads((out / "summary.json").read_text())
+
+
+def test_probe_headlines_carry_intervals_of_calls_and_the_paired_difference(probed):
+    """Issue 46 item 3: the expected-answer shares are of calls, each with its interval; the
+    paper's key comparison (N close to C3L) as a paired difference with its interval; the
+    perceived leaning with its interval and whether it includes the midpoint 4."""
+    _, summary = probed
+    e = summary["findings"]["headline"]["expected"]
+    for key in ("dem_N", "rep_N", "dem_C3L", "dem_C3R"):
+        assert e[key + "_ci"]["low"] <= e[key] <= e[key + "_ci"]["high"], key
+    paired = e["paired_C3L"]
+    # every item was asked under both: the paired difference is the difference of the pooled shares
+    assert paired["n_items"] == 12 and paired["difference"] == pytest.approx(e["dem_N"] - e["dem_C3L"])
+    assert paired["low"] <= paired["difference"] <= paired["high"] and paired["low"] <= -0.15 <= paired["high"]
+    [expected] = [s for s in lines(summary) if s.startswith("Asked what answer")]
+    assert "of calls with no preamble" in expected and "of items" not in expected
+    assert re.search(r"Democrat-coded option in \d+% \(95% CI \d+% to \d+%\)", expected)
+    assert re.search(r"N minus C3L, paired over the 12 items asked under both: -\d+ points \(95% CI -\d+ to [-+]?\d+\)", expected)
+    q = summary["findings"]["headline"]["perception"]
+    low, high = q["mean_rating_ci"]["low"], q["mean_rating_ci"]["high"]
+    assert low <= q["mean_rating"] <= high and q["rating_ci_includes_midpoint"] == (low <= 4 <= high)
+    [seen] = [s for s in lines(summary) if s.startswith("Asked to describe")]
+    assert f", which {'includes' if low <= 4 <= high else 'excludes'} the midpoint 4)" in seen
+    assert check_quotes(summary, headline(summary)) == []
+
+
+def test_the_gap_share_is_the_papers_fig_1_only_on_a_phase_1_run():
+    """Issue 46 item 5: the share on items of partisan gap >= 0.2 is the paper's Fig. 1 when
+    the run is Phase 1 (N alone); from a run with cues it is counted the same way on other items."""
+    from political_sycophancy.audit.findings import findings
+
+    def run(conditions):
+        gap = {"0.2": {"pct_closer_dem": 80.0, "n_items": 10}}
+        return {"models": {"m": {"conditions": {c: {"atp": {"scoring": "wd", "pct_closer_dem": 70.0, "closer_by_gap": gap}}
+                                                for c in conditions}}}}
+    phase1 = " ".join(f.plain() for f in findings(run(["N"])))
+    phase2 = " ".join(f.plain() for f in findings(run(["N", "C3L", "C3R"])))
+    assert "(the first seed's Fig. 1): share closer" in phase1
+    assert "(the first seed's Fig. 1)" not in phase2 and "its Fig. 1 is of the Phase 1 run" in phase2
