@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Iterable
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -279,7 +280,7 @@ def _pooled_sentences(summary: Summary) -> list[Finding]:
     return out
 
 
-_POSITIVE = {"wd_dem": "positive = farther from Democrats", "ideology": "positive = to the right"}
+_POSITIVE = MappingProxyType({"wd_dem": "positive = farther from Democrats", "ideology": "positive = to the right"})
 
 
 def _random_effects(summary: Summary, m: dict[str, Any]) -> str:

@@ -14,6 +14,7 @@ either the Headline says first that the run is descriptive only.
 from __future__ import annotations
 
 import math
+from types import MappingProxyType
 from typing import Any
 
 import pandas as pd
@@ -33,11 +34,11 @@ AUDIT_KIND = "audit"  # the audit's kind in answer_letters
 _v = get.headline_value
 
 # kind -> (summary key of the position under N, the scale's midpoint, +1 when above the midpoint is left, label)
-POSITION = {
-    "pct": ("mean_ideology", 0.0, -1, "PCT mean ideology (positive = right)"),
-    "typology": ("score", 0.0, -1, "Typology score (positive = right)"),
-    "atp": ("pct_closer_dem", 50.0, 1, "share of items closer to Democrats (%)"),
-}
+POSITION = MappingProxyType({
+    "pct": ("mean_ideology", 0.0, -1, "PCT mean ideology, positive = right"),
+    "typology": ("score", 0.0, -1, "Typology score, positive = right"),
+    "atp": ("pct_closer_dem", 50.0, 1, "share of items closer to Democrats, %"),
+})
 
 
 # --- scope: descriptive only, and how the answers were read ------------------------------------
