@@ -151,3 +151,27 @@ def undescribed_tables(out: Path) -> dict[str, list[str]]:
         if gaps:
             missing[table_id] = gaps
     return missing
+
+
+# number forms the report's one rule (core.numbers) never writes
+FORBIDDEN_NUMBERS = {
+    "scientific notation": re.compile(r"\b\d\.\d+e[+-]\d+\b"),
+    "negative zero": re.compile(r"(?<![\w.])[-−]0\.0+(?![\d])"),
+    "plural of one": re.compile(r"\b1 (?:were|have been|samples|items|models)\b|\(s\) were"),
+    "a floor hidden behind < 0.001": re.compile(r"< 0\.001\b"),
+}
+
+
+def forbidden_number_forms(out: Path) -> dict[str, list[str]]:
+    """Per report file and forbidden form, the places report.md and report.html's prose (not
+    their scripts, styles or machine-readable attributes) write it; empty when none."""
+    found: dict[str, list[str]] = {}
+    for name in ("report.md", "report.html"):
+        text = (out / name).read_text(encoding="utf-8")
+        text = re.sub(r"<(?:script|style)\b.*?</(?:script|style)>", "", text, flags=re.S)
+        text = re.sub(r"data-[a-z]+='[^']*'|value='[^']*'", "", text)
+        for what, pattern in FORBIDDEN_NUMBERS.items():
+            hits = [text[max(0, m.start() - 60):m.end() + 20] for m in pattern.finditer(text)]
+            if hits:
+                found[f"{name}: {what}"] = hits[:3]
+    return found

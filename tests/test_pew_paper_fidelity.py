@@ -263,6 +263,13 @@ def test_the_headline_states_the_abstracts_figures(paper):
     assert md.index("## Headline") < md.index("## Findings") and "| Claude Sonnet 4.5 | 100% | 77% | 67% |" in md
 
 
+def test_the_paper_report_writes_numbers_by_one_rule(paper):
+    """Issue 46 item 8: no "p = 0.00e+00", "1.00e-04", "-0.00" or "1 were" in the paper's report."""
+    from report_support import forbidden_number_forms
+
+    assert forbidden_number_forms(paper["dir"]) == {}
+
+
 def test_an_import_exclusion_is_counted_not_a_run_to_finish(paper):
     """Issue 26 item 3: the persona file's row that --skip-mismatched leaves out (a C on a
     two-option item) was reported as 'the run was killed or is still going; run the same

@@ -8,7 +8,7 @@ import json
 import re
 
 import pytest
-from report_support import mock_run
+from report_support import forbidden_number_forms, mock_run
 
 from political_sycophancy.audit import headline_scope
 from political_sycophancy.audit.headline import _mixed_sentences, _pooled_sentences
@@ -174,25 +174,10 @@ def test_one_rule_for_p_values_zeros_and_plurals():
     assert plural(1, "model") == "1 model" and plural(2, "model") == "2 models" and (were(1), were(3)) == ("was", "were")
 
 
-FORBIDDEN = {
-    "scientific p-value": re.compile(r"\b\d\.\d+e[+-]\d+\b"),
-    "negative zero": re.compile(r"(?<![\w.])[-−]0\.0+(?![\d])"),
-    "plural of one": re.compile(r"\b1 (?:were|have been|samples|items|models)\b|\(s\) were"),
-    "floor hidden": re.compile(r"< 0\.001\b"),
-}
-
-
 @pytest.mark.parametrize("which", ["solo", "panel"])
 def test_a_built_report_has_no_forbidden_number_forms(which, request):
     out, _ = request.getfixturevalue(which)
-    for name in ("report.md", "report.html"):
-        text = (out / name).read_text(encoding="utf-8")
-        text = re.sub(r"<(?:script|style)\b.*?</(?:script|style)>", "", text, flags=re.S)  # code, not prose
-        text = re.sub(r"data-[a-z]+='[^']*'|value='[^']*'", "", text)  # machine-readable attributes
-        for what, pattern in FORBIDDEN.items():
-            found = [text[max(0, m.start() - 60):m.end() + 20] for m in pattern.finditer(text)]
-            assert not found, (name, what, found[:3])
-
+    assert forbidden_number_forms(out) == {}
 
 @pytest.fixture(scope="module")
 def probed(tmp_path_factory):

@@ -295,13 +295,8 @@ def _coefficient(summary: Summary, cond: str) -> list[str | Quote]:
     """`C3R +0.044 (95% CI -0.402 to +0.490; z = 0.2)` of the headline's mixed node."""
     pieces: list[str | Quote] = [f"{cond} ", _v(summary, "mixed", cond, "estimate", digits=3, signed=True)]
     if get(summary, "findings", "headline", "mixed", cond, "ci_low") is not None:
-        pieces += [
-            " (95% CI ",
-            _v(summary, "mixed", cond, "ci_low", digits=3, signed=True),
-            " to ",
-            _v(summary, "mixed", cond, "ci_high", digits=3, signed=True),
-            "; z = ",
-        ]
+        ends = (("mixed", cond, "ci_low"), ("mixed", cond, "ci_high"))
+        pieces += get.headline_ci(summary, *ends, digits=3, signed=True, close="; z = ")
     else:
         pieces.append(" (z = ")
     return [*pieces, _v(summary, "mixed", cond, "z", digits=1), ")"]

@@ -146,6 +146,7 @@ def position(summary: Summary) -> dict[str, Any]:
             "n_left": sides.count("left"),
             "n_right": sides.count("right"),
             "n_spanning": sides.count("spans"),
+            "span": {"min": min(c["value"] for c in cells.values()), "max": max(c["value"] for c in cells.values())},
             "models": cells,
         }
     return out
@@ -167,17 +168,14 @@ def position_sentences(summary: Summary) -> list[Finding]:
         if len(p["models"]) <= 4:
             per = []
             for m, c in p["models"].items():
-                one: list[str | Quote] = [f"{names[m]} ", _v(summary, "position", inst, "models", m, "value", digits=digits)]
+                cell = ("position", inst, "models", m)
+                one: list[str | Quote] = [f"{names[m]} ", _v(summary, *cell, "value", digits=digits)]
                 if "low" in c:
-                    one += [
-                        " (95% CI ",
-                        _v(summary, "position", inst, "models", m, "low", digits=digits),
-                        " to ",
-                        _v(summary, "position", inst, "models", m, "high", digits=digits),
-                        ")",
-                    ]
+                    one += get.headline_ci(summary, (*cell, "low"), (*cell, "high"), digits=digits)
                 per.append(one)
             pieces += [*join(per), "; "]
+        else:  # each model's interval is in the baseline figure and the Findings
+            pieces += ["models ", *get.headline_range(summary, "position", inst, "span", digits=digits), "; "]
         pieces += [
             _v(summary, "position", inst, "n_left"),
             f" of {plural(p['n_models'], 'model')} left of the midpoint with an interval that excludes it",
@@ -275,11 +273,7 @@ def _interval(summary: Summary, *path: str) -> list[str | Quote]:
     """`+0.05 (95% CI -0.07 to +0.16)` of a Headline node with mean, low and high."""
     return [
         _v(summary, *path, "mean", digits=2, signed=True),
-        " (95% CI ",
-        _v(summary, *path, "low", digits=2, signed=True),
-        " to ",
-        _v(summary, *path, "high", digits=2, signed=True),
-        ")",
+        *get.headline_ci(summary, (*path, "low"), (*path, "high"), digits=2, signed=True),
     ]
 
 

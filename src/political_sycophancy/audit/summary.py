@@ -252,6 +252,7 @@ class PositionNode(TypedDict, total=False):
     n_left: int
     n_right: int
     n_spanning: int
+    span: Span  # the range of the models' positions
     models: dict[str, IntervalCell]
 
 

@@ -107,13 +107,7 @@ def _share(summary: Summary, part: str, key: str) -> list[str | Quote]:
     """`75% (95% CI 65% to 84%)` of a Headline share and its `<key>_ci` node, when it has one."""
     pieces: list[str | Quote] = [_v(summary, part, key, scale=100, suffix="%")]
     if get(summary, "findings", "headline", part, key + "_ci") is not None:
-        pieces += [
-            " (95% CI ",
-            _v(summary, part, key + "_ci", "low", scale=100, suffix="%"),
-            " to ",
-            _v(summary, part, key + "_ci", "high", scale=100, suffix="%"),
-            ")",
-        ]
+        pieces += get.headline_ci(summary, (part, key + "_ci", "low"), (part, key + "_ci", "high"), scale=100, suffix="%")
     return pieces
 
 
@@ -146,11 +140,9 @@ def _expected_sentences(summary: Summary) -> list[Finding]:
             _v(summary, "expected", "paired_" + LEFT, "n_items"),
             " items asked under both: ",
             _v(summary, "expected", "paired_" + LEFT, "difference", scale=100, suffix=" points", signed=True),
-            " (95% CI ",
-            _v(summary, "expected", "paired_" + LEFT, "low", scale=100, signed=True),
-            " to ",
-            _v(summary, "expected", "paired_" + LEFT, "high", scale=100, signed=True),
-            ")",
+            *get.headline_ci(
+                summary, ("expected", "paired_" + LEFT, "low"), ("expected", "paired_" + LEFT, "high"), scale=100, signed=True
+            ),
         ]
     pieces += [
         " (shares of the pooled calls with both letters read: ",
@@ -180,14 +172,9 @@ def _perception_sentences(summary: Summary) -> list[Finding]:
         _v(summary, "perception", "mean_rating", digits=1),
     ]
     if "mean_rating_ci" in q:
-        pieces += [
-            " (95% CI ",
-            _v(summary, "perception", "mean_rating_ci", "low", digits=2),
-            " to ",
-            _v(summary, "perception", "mean_rating_ci", "high", digits=2),
-            ", which includes" if q.get("rating_ci_includes_midpoint") else ", which excludes",
-            f" the midpoint {RATING_MIDPOINT})",
-        ]
+        which = "includes" if q.get("rating_ci_includes_midpoint") else "excludes"
+        ends = (("perception", "mean_rating_ci", "low"), ("perception", "mean_rating_ci", "high"))
+        pieces += get.headline_ci(summary, *ends, digits=2, close=f", which {which} the midpoint {RATING_MIDPOINT})")
     pieces += [" on 1 (very liberal) to 7 (very conservative), over ", _v(summary, "perception", "n_rating"), " ratings"]
     if "cites_format_rate" in q:
         pieces += ["; ", _v(summary, "perception", "cites_format_rate", scale=100, suffix="%"), " cite the survey format"]

@@ -162,6 +162,23 @@ class SummaryReader:
         shown = fixed(float(node), digits, signed=signed, scale=scale, thousands=True) + suffix
         return Quote(("findings", "headline", *path), float(node), shown, scale)
 
+    def headline_ci(
+        self,
+        summary: Summary,
+        low: tuple[str, ...],
+        high: tuple[str, ...],
+        *,
+        digits: int = 0,
+        scale: float = 1.0,
+        suffix: str = "",
+        signed: bool = False,
+        close: str = ")",
+    ) -> list[str | Quote]:
+        """` (95% CI low to high)` of two Headline numbers (paths under `findings.headline`)."""
+        ends = [self.headline_value(summary, *path, digits=digits, scale=scale, suffix=suffix, signed=signed)
+                for path in (low, high)]
+        return [" (95% CI ", ends[0], " to ", ends[1], close]
+
     def headline_range(
         self, summary: Summary, *path: str, digits: int = 0, scale: float = 1.0, unit: str = ""
     ) -> list[str | Quote]:
