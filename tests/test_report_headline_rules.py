@@ -57,6 +57,8 @@ def test_a_pct_only_run_names_its_fitted_outcome_and_no_wd(solo):
     assert "an item random intercept only: with one model there is no model intercept" in mixed
     assert "crossed random intercepts" not in mixed
     assert not [s for s in lines(summary) if "WD" in s]
+    [found] = [s for s in summary["findings"]["sentences"] if s.startswith("Mixed model (crossed")]
+    assert "an item random intercept only" in found and "crossed random intercepts" not in found
 
 
 def test_the_ratio_is_signed_and_says_when_both_cues_move_the_same_way(solo):

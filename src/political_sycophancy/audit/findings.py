@@ -360,6 +360,13 @@ def _sign_flip(summary: Summary) -> list[Finding]:
     return found
 
 
+def _fitted_label(mm: dict) -> str:
+    """The specification's label as fitted: with one model the crossed fit has no model intercept."""
+    if mm.get("spec") == "crossed" and mm.get("n_models") == 1:
+        return "an item random intercept only: with one model there is no model intercept"
+    return str(mm.get("spec_label", ""))
+
+
 def _mixed(summary: Summary) -> list[Finding]:
     found = []
     keys = sorted(k for k in (get(summary, "tests") or {}) if k.startswith("mixed_model"))
@@ -393,7 +400,7 @@ def _mixed(summary: Summary) -> list[Finding]:
             Finding(
                 "mixed",
                 [
-                    f"Mixed model ({mm.get('spec')}: {mm.get('spec_label', '')}), outcome "
+                    f"Mixed model ({mm.get('spec')}: {_fitted_label(mm)}), outcome "
                     f"{mm.get('outcome_label', mm.get('outcome', ''))}, "
                     f"N as reference, {mm.get('n_obs')} observations: ",
                     *_join(parts),
