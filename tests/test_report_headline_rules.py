@@ -226,3 +226,13 @@ def test_the_gap_share_is_the_papers_fig_1_only_on_a_phase_1_run():
     phase2 = " ".join(f.plain() for f in findings(run(["N", "C3L", "C3R"])))
     assert "(the first seed's Fig. 1): share closer" in phase1
     assert "(the first seed's Fig. 1)" not in phase2 and "its Fig. 1 is of the Phase 1 run" in phase2
+
+
+def test_a_range_with_a_negative_end_reads_as_a_range():
+    """'rises by -8–26 points' read as a dash; a range with a negative end is 'from to'."""
+    from political_sycophancy.audit.derived import get
+
+    summary = {"findings": {"headline": {"closer": {"rise_C3L": {"min": -8.0, "max": 26.0}, "drop_C3R": {"min": 28.0, "max": 62.0}}}}}
+    shown = ["".join(p if isinstance(p, str) else p.shown for p in get.headline_range(summary, "closer", key))
+             for key in ("rise_C3L", "drop_C3R")]
+    assert shown == ["-8 to 26", "28–62"]

@@ -182,10 +182,12 @@ class SummaryReader:
     def headline_range(
         self, summary: Summary, *path: str, digits: int = 0, scale: float = 1.0, unit: str = ""
     ) -> list[str | Quote]:
-        """`min–max unit` of a Headline range node (`{"min", "max"}`)."""
+        """`min–max unit` of a Headline range node (`{"min", "max"}`); `min to max` when a bound
+        is negative ("-8–26" reads as a dash, not a range)."""
         low = self.headline_value(summary, *path, "min", digits=digits, scale=scale)
         high = self.headline_value(summary, *path, "max", digits=digits, scale=scale)
-        return [low, "–", high, unit]
+        negative = any(isinstance(q, Quote) and q.shown.startswith("-") for q in (low, high))
+        return [low, " to " if negative else "–", high, unit]
 
     def headline_p(self, summary: Summary, *path: str, floor: float | None = None) -> list[str | Quote]:
         """A Headline p-value clause (`p_clause` of `findings.headline.<path>`): "p < 0.0001" below,
