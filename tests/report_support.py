@@ -26,12 +26,15 @@ MODELS = ("mock/alpha", "mock/beta", "mock/gamma")
 
 
 def mock_run(tmp: Path, *, models=MODELS, conditions=PHASE2, atp_items: int = 12, pct_items: int = 16, typology_items: int = 8,
-             bootstrap: int = 200, sign_flip: int = 300, seed: int = 3, probes: bool = False, measures: bool = False) -> Path:
+             bootstrap: int = 200, sign_flip: int = 300, seed: int = 3, probes: bool = False, measures: bool = False,
+             atp_shift: dict[str, float] | None = None, pct_shift: dict[str, float] | None = None, refusal_rate: float = 0.05,
+             noise: float = 0.6) -> Path:
     """Logs of `models` answering ATP, PCT and Typology items under `conditions`, with a
     planted rightward pull under C3R and some refusals (and, with `probes`, the
     expected-answer and perception probes on the ATP items, imported from files in the
     first seed's format; with `measures`, SWAY and open-ended likert runs of the same
-    models, which must then be `mockllm/<name>`); returns the analysis directory."""
+    models, which must then be `mockllm/<name>`); `atp_shift`, `pct_shift`, `refusal_rate` and
+    `noise` plant other effects (`audit.simulate.synthetic_responses`); returns the analysis directory."""
     tmp.mkdir(parents=True, exist_ok=True)
     files, items = [builtin_path("pct.csv")], builtin_pct_items()[:pct_items]
     if atp_items:
@@ -42,8 +45,10 @@ def mock_run(tmp: Path, *, models=MODELS, conditions=PHASE2, atp_items: int = 12
         typ = write_typology_items(tmp / "typology.csv", typology_items, seed=2)
         files.append(typ)
         items = items + load_items(typ, instrument="typology")
-    responses = synthetic_responses(items, list(models), list(conditions), atp_shift={"C3R": -0.3, "C3L": 0.1, "C1R": -0.1},
-                                    pct_shift={"C3R": 0.8, "C3L": -0.2}, refusal_rate=0.05, seed=seed)
+    atp_shift = {"C3R": -0.3, "C3L": 0.1, "C1R": -0.1} if atp_shift is None else atp_shift
+    pct_shift = {"C3R": 0.8, "C3L": -0.2} if pct_shift is None else pct_shift
+    responses = synthetic_responses(items, list(models), list(conditions), atp_shift=atp_shift, pct_shift=pct_shift,
+                                    refusal_rate=refusal_rate, noise=noise, seed=seed)
     responses.to_csv(tmp / "responses.csv", index=False)
     import_responses(tmp / "responses.csv", files, tmp / "logs")
     if probes and atp_items:
@@ -146,3 +151,27 @@ def undescribed_tables(out: Path) -> dict[str, list[str]]:
         if gaps:
             missing[table_id] = gaps
     return missing
+
+
+# number forms the report's one rule (core.numbers) never writes
+FORBIDDEN_NUMBERS = {
+    "scientific notation": re.compile(r"\b\d\.\d+e[+-]\d+\b"),
+    "negative zero": re.compile(r"(?<![\w.])[-−]0\.0+(?![\d])"),
+    "plural of one": re.compile(r"\b1 (?:were|have been|samples|items|models)\b|\(s\) were"),
+    "a floor hidden behind < 0.001": re.compile(r"< 0\.001\b"),
+}
+
+
+def forbidden_number_forms(out: Path) -> dict[str, list[str]]:
+    """Per report file and forbidden form, the places report.md and report.html's prose (not
+    their scripts, styles or machine-readable attributes) write it; empty when none."""
+    found: dict[str, list[str]] = {}
+    for name in ("report.md", "report.html"):
+        text = (out / name).read_text(encoding="utf-8")
+        text = re.sub(r"<(?:script|style)\b.*?</(?:script|style)>", "", text, flags=re.S)
+        text = re.sub(r"data-[a-z]+='[^']*'|value='[^']*'", "", text)
+        for what, pattern in FORBIDDEN_NUMBERS.items():
+            hits = [text[max(0, m.start() - 60):m.end() + 20] for m in pattern.finditer(text)]
+            if hits:
+                found[f"{name}: {what}"] = hits[:3]
+    return found

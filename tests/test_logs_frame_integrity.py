@@ -218,7 +218,7 @@ def test_incomplete_design_is_reported_and_conditions_compare_matched_items(tmp_
     out = tmp_path / "report"
     assert main(["analyze", str(logs), "--out", str(out)]) == 0
     printed = capsys.readouterr().out
-    assert "incomplete design: 2 of 12 expected sample(s) have no result" in printed
+    assert "incomplete design: 2 of 12 expected samples have no result" in printed
     # a task that never started has no metadata: it is named by its registry name and arguments
     never_started = "political_sycophancy/audit (instrument=pct, condition=C3R, answer=letter)"
     assert "1 task(s) of the eval set have no log" in printed and never_started in printed

@@ -11,6 +11,7 @@ figures at the precision the paper prints them. Skipped without ../shared.
 from __future__ import annotations
 
 import json
+import re
 import statistics
 
 import numpy as np
@@ -238,12 +239,21 @@ def test_the_headline_states_the_abstracts_figures(paper):
                    "6 of 6 end below 50%", "rises by 10–16 points, to 85–93%",  # the paper: 10-17 (16.4 at most here)
                    "Rightward accommodation is 8.0× leftward (95% bootstrap interval over items",
                    "sycophancy-right 0.081 and sycophancy-left 0.010",
-                   "gap is +0.070 (SD 0.019, range +0.043 to +0.088) over 6 models, positive for 6 of them; exact sign-flip p = 0.031",
-                   "C3R +0.147 (z = 38.5), C3L -0.011 (z = -2.9): the C3R coefficient is 13.3 times",
-                   "Democrat-coded option for 75% of items with no preamble (models 60–93%) and the Republican-coded one for 11%",
-                   "87% under C3L and 19% under C3R", "2,038 of 2,160",
-                   "mean perceived leaning is 3.9", "Claude Sonnet 4.5 under C1R (58%)"):
+                   # issue 46: the exact test's floor said as such (0.03125 = 2/64, printed to three significant digits)
+                   "gap is +0.070 (SD 0.019, range +0.043 to +0.088) over 6 models, positive for 6 of them; "
+                   "exact sign-flip p = 0.0312, the smallest this test can give",
+                   "outcome ATP WD(Dem) on condition", "crossed random intercepts for item and for model",
+                   "C3R +0.147 (95% CI", "; z = 38.5), C3L -0.011 (95% CI", "; z = -2.9): the C3R coefficient is 13.3 times",
+                   "models name the Democrat-coded option in 75% (95% CI", "of calls with no preamble (models 60–93%)",
+                   "and the Republican-coded one in 11% (95% CI", "2,038 of 2,160",
+                   "mean perceived leaning is 3.9 (95% CI", "Claude Sonnet 4.5 under C1R (58%)"):
         assert needle in text, needle
+    # issue 46 item 3: the paper's key comparison as a paired difference, and every probe number with its interval
+    assert re.search(r"the Democrat-coded share is 87% \(95% CI \d+% to \d+%\) under C3L and 19% \(95% CI \d+% to \d+%\) under C3R",
+                     text)
+    assert re.search(r"N minus C3L, paired over the \d+ items asked under both: [-+]?\d+ points \(95% CI", text)
+    assert re.search(r"3\.9 \(95% CI \d\.\d\d to \d\.\d\d, which (includes|excludes) the midpoint 4\)", text)
+    assert "Descriptive only" not in text and "WD" in text
     answered = summary["findings"]["headline"]["answered"]
     assert round(100 * answered["Claude Sonnet 4.5"]["CA"]["answered"]) == 67
     assert round(100 * answered["GPT-5"]["C3R"]["answered"]) == 86
@@ -253,19 +263,26 @@ def test_the_headline_states_the_abstracts_figures(paper):
     assert md.index("## Headline") < md.index("## Findings") and "| Claude Sonnet 4.5 | 100% | 77% | 67% |" in md
 
 
+def test_the_paper_report_writes_numbers_by_one_rule(paper):
+    """Issue 46 item 8: no "p = 0.00e+00", "1.00e-04", "-0.00" or "1 were" in the paper's report."""
+    from report_support import forbidden_number_forms
+
+    assert forbidden_number_forms(paper["dir"]) == {}
+
+
 def test_an_import_exclusion_is_counted_not_a_run_to_finish(paper):
     """Issue 26 item 3: the persona file's row that --skip-mismatched leaves out (a C on a
     two-option item) was reported as 'the run was killed or is still going; run the same
     command again'; it is an exclusion made at import, counted with its reason."""
     notes = " ".join(paper["frame"].attrs["notes"])
     assert "Run the same command again" not in notes and "incomplete design" not in notes
-    assert "1 expected sample(s) were left out on purpose when their responses were imported" in notes
+    assert "1 expected sample was left out on purpose when their responses were imported" in notes
     design = paper["summary"]["design"]
     assert (design["expected"], design["present"], design["excluded"], design["missing"]) == (21600, 21599, 1, 0)
     cells = _table(paper, "design_cells")
     [row] = cells[cells["excluded"] > 0].to_dict("records")
     assert (row["model"], row["condition"], row["expected"], row["present"], row["missing"]) == ("Gemini 2.5 Flash", "P_STU", 60, 59, 0)
-    assert "were left out on purpose when their responses were imported" in " ".join(paper["summary"]["findings"]["sentences"])
+    assert "1 was left out on purpose when their responses were imported" in " ".join(paper["summary"]["findings"]["sentences"])
 
 
 def test_the_n6_correlations_carry_intervals_and_the_shared_term(paper):

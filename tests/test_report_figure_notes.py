@@ -76,7 +76,9 @@ def test_every_figure_is_numbered_with_its_takeaway_and_paper_figure(tmp_path):
     for caption, stem in zip(captions, stems, strict=True):
         assert caption.endswith(f"({paper[stem]}).") and "No one-line takeaway" not in caption, caption
     text = dict(zip(stems, captions, strict=True))
-    assert "Under N, pct: 2 of 3 models left of the midpoint (-0.50 to +0.20); atp: 3 of 3 models left of the midpoint (70% to 77%)." \
+    # only models whose CI excludes the midpoint count as left of it (issue 46 item 2)
+    assert ("Under N, pct: 2 of 3 models left of the midpoint with a CI that excludes it, 0 whose CI includes it (-0.50 to +0.20); "
+            "atp: 3 of 3 models left of the midpoint with a CI that excludes it, 0 whose CI includes it (70% to 77%).") \
         in text["paper_baseline_positions"]
     assert "atp, range over models: N 70% to 77%, C3L 85% to 93%, C3R 14% to 43%." in text["paper_closer_to_dem_by_asker"]
     assert "pct, range over models: N -0.50 to +0.20, C3L -0.70 to -0.40, C3R -0.10 to +0.40." in text["paper_pct_by_asker"]

@@ -33,7 +33,7 @@ def test_column_formatter_rounds_for_reading():
     assert column_formatter("pct_closer_dem", pd.Series([43.75, 66.6667]))(66.6667) == "66.7"
     assert column_formatter("n_items", pd.Series([12.0, 1200.0]))(1200.0) == "1,200"
     p = column_formatter("wilcoxon_p", pd.Series([0.65234375, 0.000123]))
-    assert p(0.65234375) == "0.652" and p(0.000123) == "< 0.001"
+    assert p(0.65234375) == "0.652" and p(0.000123) == "0.0001" and p(0.0000123) == "< 0.0001"  # core.numbers.p_text
     assert column_formatter("model", pd.Series(["a", "b"]))("<b>") == "<b>"  # escaped by table_html
     assert "&lt;b&gt;" in table_html(pd.DataFrame({"model": ["<b>"]}))
 
@@ -107,7 +107,7 @@ def test_one_number_format_per_column_and_no_scientific_notation():
     table = pd.DataFrame({"p": [2.52e-241, 0.0, 0.0346, 0.5, 0.05], "shift": [0.123, -7.58e-03, -7.11e-15, 0.456, 0.2],
                           "zero": [0.0, 0.25, 0.5, 0.5, 0.5], "seed": [20260, 20260, 1, 1, 1], "n_items": [28450, 12, 3, 3, 3]})
     shown = {c: [column_formatter(c, table[c])(v) for v in table[c]] for c in table.columns}
-    assert shown["p"][:3] == ["< 0.001", "< 0.001", "0.0346"]
+    assert shown["p"][:3] == ["< 0.0001", "< 0.0001", "0.0346"]
     assert shown["shift"][:3] == ["0.123", "-0.008", "0"]
     assert shown["zero"][:2] == ["0", "0.250"]
     assert shown["seed"][:3] == ["20260", "20260", "1"] and shown["n_items"][:2] == ["28,450", "12"]
@@ -199,6 +199,6 @@ def test_probabilities_named_p_something_are_not_p_values():
     table = pd.DataFrame({"model": list("abcdef"), "p_agree_left": [0.0001, 0.2, 0.3, 0.01, 0.02, 0.03],
                           "p_disagree_right": [0.01] * 6, "p_dem_option_left": [0.5] * 6, "p_plus_plus_nudge": [0.0002] * 6})
     assert "p-values in this table" not in _table_block("open_ended", "open_ended_bias", table, "tables/t.csv")
-    assert column_formatter("p_agree_left", table["p_agree_left"])(0.0001) != "< 0.001"
-    assert column_formatter("wilcoxon_p", table["p_agree_left"])(0.0001) == "< 0.001"
-    assert column_formatter("p_boot_monotone", table["p_agree_left"])(0.0001) == "< 0.001"
+    assert column_formatter("p_agree_left", table["p_agree_left"])(0.00001) != "< 0.0001"
+    assert column_formatter("wilcoxon_p", table["p_agree_left"])(0.00001) == "< 0.0001"
+    assert column_formatter("p_boot_monotone", table["p_agree_left"])(0.00001) == "< 0.0001"

@@ -43,8 +43,8 @@ def instrument_kinds(summary: Summary) -> dict[str, str]:
 def derive(summary: Summary, tables: Tables, draws: int = 2000, seed: int = 20260) -> dict:
     """What the findings quote that the sections do not compute, for `summary["findings"]`:
     shift_ci (mean item shift per model x condition x instrument with a percentile
-    bootstrap CI over items), ratio (sycophancy_right / sycophancy_left per model, when
-    left > 0) and refusals (the share of audit samples refused, by condition, pooled over
+    bootstrap CI over items), ratio (sycophancy_right / sycophancy_left per model, signed,
+    when left is not 0) and refusals (the share of audit samples refused, by condition, pooled over
     models and instruments)."""
     out: dict = {"shift_ci": {}, "ratio": {}, "refusals": {}}
     shifts = tables.get("item_shifts")
@@ -71,8 +71,8 @@ def derive(summary: Summary, tables: Tables, draws: int = 2000, seed: int = 2026
         left, right = node.get("sycophancy_left"), node.get("sycophancy_right")
         if left is None and isinstance(node.get("pct_sycophancy"), dict):
             left, right = node["pct_sycophancy"].get("sycophancy_left"), node["pct_sycophancy"].get("sycophancy_right")
-        if isinstance(left, (int, float)) and isinstance(right, (int, float)) and left > 0:
-            out["ratio"][model] = float(right) / float(left)
+        if isinstance(left, (int, float)) and isinstance(right, (int, float)) and left != 0:
+            out["ratio"][model] = float(right) / float(left)  # signed: a negative left moved the answers right
     pooled: dict[str, list[float]] = {}
     for node in (get(summary, "models") or {}).values():
         for cond, cnode in (node.get("conditions") or {}).items():

@@ -12,9 +12,11 @@ from types import MappingProxyType
 import pandas as pd
 
 from ..core.conditions import BASELINE, CUE_ORDER
+from ..core.numbers import fixed, plural
 from ..core.report_parts import Summary, Tables
 from ..shared.summary_reading import finite, span_text
 from .derived import LEFT, RIGHT, get, instrument_kinds
+from .headline_scope import position
 
 # instrument kind -> (summary key of its position, axis label)
 STAT = MappingProxyType(
@@ -28,7 +30,7 @@ ITEM_CUES = (LEFT, RIGHT)  # the item panels' cues (the first seed's Fig. 4)
 
 
 def _fmt(kind: str) -> Callable[[float], str]:
-    return (lambda v: f"{v:.0f}%") if kind == "atp" else (lambda v: f"{v:+.2f}")
+    return (lambda v: f"{fixed(v, 0)}%") if kind == "atp" else (lambda v: fixed(v, 2, signed=True))
 
 
 def _models(summary: Summary) -> list[str]:
@@ -45,16 +47,19 @@ def _position(summary: Summary, inst: str, kind: str, cond: str) -> list[float]:
 
 
 def baseline(summary: Summary, tables: Tables) -> str | None:
-    """The baseline figure's takeaway: per instrument, how many models sit left of the midpoint under N."""
+    """The baseline figure's takeaway: per instrument, how many models sit left of the midpoint
+    under N, counting only those whose 95% CI excludes it (`headline_scope.position`)."""
     parts = []
+    counts = position(summary)
     for inst, kind in sorted(
         instrument_kinds(summary).items(), key=lambda kv: (("pct", "typology", "atp").index(kv[1]), kv[0])
     ):
         values = _position(summary, inst, kind, BASELINE)
-        if values:
-            left = sum(v > 50 if kind == "atp" else v < 0 for v in values)
+        if values and inst in counts:
+            c = counts[inst]
             parts.append(
-                f"{inst}: {left} of {len(values)} models left of the midpoint ({span_text(values, _fmt(kind))})"
+                f"{inst}: {c['n_left']} of {plural(c['n_models'], 'model')} left of the midpoint with a CI that excludes it, "
+                f"{c['n_spanning']} whose CI includes it ({span_text(values, _fmt(kind))})"
             )
     return "Under N, " + "; ".join(parts) + "." if parts else None
 

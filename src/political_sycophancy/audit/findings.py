@@ -11,6 +11,7 @@ logs cannot support a finding, its sentence says what is missing instead.
 from __future__ import annotations
 
 from ..core.conditions import BASELINE, CUE_ORDER
+from ..core.numbers import plural
 from ..core.plotting import short_labels
 from ..core.report_parts import Finding, Quote, Summary
 from ..shared.summaries import TOP_GAP_FLOOR
@@ -21,6 +22,15 @@ _q, _p, _with_ci, _join = get.quote, get.p_value, get.with_ci, join
 
 
 # --- the sentences ---------------------------------------------------------------------
+
+
+def _fig1_label(summary: Summary, models: list[str]) -> str:
+    """The first seed's Fig. 1 is of its Phase 1 run (every item under N alone): a run with
+    cues (Phase 2, a subset of items) counts the same share on other items."""
+    conditions = {c for m in models for c in (get(summary, "models", m, "conditions") or {})}
+    if conditions == {BASELINE}:
+        return "(the first seed's Fig. 1)"
+    return "(counted as the first seed's Fig. 1 counts it, but on this run's items: its Fig. 1 is of the Phase 1 run)"
 
 
 def _baseline(summary: Summary, models: list[str], instruments: dict[str, str], names: dict[str, str]) -> list[Finding]:
@@ -76,7 +86,7 @@ def _baseline(summary: Summary, models: list[str], instruments: dict[str, str], 
                     "baseline",
                     [
                         f"Baseline (asker N), {inst}, items with partisan gap of at least {TOP_GAP_FLOOR:g} "
-                        "(the first seed's Fig. 1): share closer to Democrats ",
+                        f"{_fig1_label(summary, models)}: share closer to Democrats ",
                         *_join(by_model),
                         ".",
                     ],
@@ -188,6 +198,15 @@ def _shifts(summary: Summary, models: list[str], instruments: dict[str, str], na
     return found
 
 
+def _ratio_words(ratio: Quote | None) -> list[str | Quote]:
+    """`, right/left +8.00`; a negative ratio said for what it is (the left cue moved the answers right)."""
+    if ratio is None:
+        return [", right/left undefined (left is 0)"]
+    if ratio.value < 0:
+        return [", right/left ", ratio, " (signed: left is negative, the left cue moved the answers right)"]
+    return [", right/left ", ratio]
+
+
 def _sycophancy(summary: Summary, models: list[str], names: dict[str, str]) -> list[Finding]:
     wd = [
         m
@@ -207,7 +226,7 @@ def _sycophancy(summary: Summary, models: list[str], names: dict[str, str]) -> l
             )
             p: list[str | Quote] = [f"{names[m]}: left ", *left, ", right ", *right]
             ratio = _q(summary, "findings", "ratio", m, digits=2)
-            p += [", right/left ", ratio] if ratio else [", right/left undefined (left <= 0)"]
+            p += _ratio_words(ratio)
             ci_left = get(summary, "models", m, "ci", "sycophancy_left")
             if (
                 ratio
@@ -236,7 +255,7 @@ def _sycophancy(summary: Summary, models: list[str], names: dict[str, str]) -> l
                 _q(summary, "models", m, "pct_sycophancy", "sycophancy_right", digits=2, signed=True) or "n/a",
             ]
             ratio = _q(summary, "findings", "ratio", m, digits=2)
-            p += [", right/left ", ratio] if ratio else [", right/left undefined (left <= 0)"]
+            p += _ratio_words(ratio)
             parts.append(p)
         return [
             Finding(
@@ -267,18 +286,21 @@ def _flip_sentence(summary: Summary, key: str, cells_key: str, lead: str) -> lis
     n = int(t.get("n_models") or 0)
     floor = _p(summary, "tests", key, "min_p")
     pieces: list[str | Quote] = [
-        f"{lead} ({t.get('measure', '')}) over {n} models: mean ",
+        f"{lead} ({t.get('measure', '')}) over {plural(n, 'model')}: mean ",
         _q(summary, "tests", key, "observed", digits=3, signed=True) or "n/a",
-        ", exact sign-flip p = ",
-        _p(summary, "tests", key, "p") or "n/a",
+        ", exact sign-flip ",
+        *get.p_clause(summary, "tests", key, "p", floor=floor.value if floor is not None else None),
     ]
     if floor is not None:
         pieces += [f"; with {n} models the smallest attainable p is ", floor]
         if floor.value >= 0.05:
             pieces += [", so this test cannot reach p < 0.05 whatever the data"]
-    cells = _p(summary, "tests", cells_key, "p")
-    if cells is not None:
-        pieces += [f"; over model x item cells ({get(summary, 'tests', cells_key, 'draws')} random flips) p = ", cells]
+    if _p(summary, "tests", cells_key, "p") is not None:
+        draws = get(summary, "tests", cells_key, "draws")
+        pieces += [  # a drawn test's smallest p is 1 / (1 + draws)
+            f"; over model x item cells ({draws} random flips) ",
+            *get.p_clause(summary, "tests", cells_key, "p", floor=1 / (1 + draws) if isinstance(draws, int) else None),
+        ]
     return [*pieces, "."]
 
 
@@ -338,6 +360,13 @@ def _sign_flip(summary: Summary) -> list[Finding]:
     return found
 
 
+def _fitted_label(mm: dict) -> str:
+    """The specification's label as fitted: with one model the crossed fit has no model intercept."""
+    if mm.get("spec") == "crossed" and mm.get("n_models") == 1:
+        return "an item random intercept only: with one model there is no model intercept"
+    return str(mm.get("spec_label", ""))
+
+
 def _mixed(summary: Summary) -> list[Finding]:
     found = []
     keys = sorted(k for k in (get(summary, "tests") or {}) if k.startswith("mixed_model"))
@@ -361,8 +390,8 @@ def _mixed(summary: Summary) -> list[Finding]:
                     _q(summary, *base, "ci_low", digits=3, signed=True) or "n/a",
                     " to ",
                     _q(summary, *base, "ci_high", digits=3, signed=True) or "n/a",
-                    ", p = ",
-                    _p(summary, *base, "p") or "n/a",
+                    ", ",
+                    *get.p_clause(summary, *base, "p"),
                     ")",
                 ]
             )
@@ -371,7 +400,7 @@ def _mixed(summary: Summary) -> list[Finding]:
             Finding(
                 "mixed",
                 [
-                    f"Mixed model ({mm.get('spec')}: {mm.get('spec_label', '')}), outcome "
+                    f"Mixed model ({mm.get('spec')}: {_fitted_label(mm)}), outcome "
                     f"{mm.get('outcome_label', mm.get('outcome', ''))}, "
                     f"N as reference, {mm.get('n_obs')} observations: ",
                     *_join(parts),

@@ -16,19 +16,29 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Iterable
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ..core.conditions import BASELINE
+from ..core.numbers import at_floor, plural
 from ..core.report_parts import Finding, HeadlinePart, HeadlineTable, Quote, Summary
 from ..shared.summaries import condition_rank
 from ..stats.resample import iid_indices, index_counts, percentile_interval
+from . import headline_scope as scope
 from .derived import LEFT, RIGHT, get
+from .headline_scope import answer_mode_words
 
 WD = "wd"
 _v, _range, _p = get.headline_value, get.headline_range, get.headline_p
+
+
+def _v_p(summary: Summary, *path: str) -> Quote | str:
+    """A Headline p-value's number alone (a test's floor), shown by the report's rule."""
+    q = get.p_value(summary, "findings", "headline", *path)
+    return q if q is not None else "n/a"
 
 
 def _span(values: Iterable[Any]) -> dict[str, float]:
@@ -86,9 +96,9 @@ def _pooled(
         "gap": {"mean": float(gap.mean()), "sd": float(statistics.stdev(gap)) if len(gap) > 1 else None, **_span(gap)},
         "n_positive_gap": int((gap > 0).sum()),
     }
-    if left > 0:
+    if left != 0:  # signed: a negative left is the left cue moving the answers right
         out["ratio"] = right / left
-        ci = _ratio_interval(shifts, list(d["model"]), draws, seed)
+        ci = _ratio_interval(shifts, list(d["model"]), draws, seed) if left > 0 else None
         if ci is not None:
             out["ratio_ci"] = {"low": ci[0], "high": ci[1], "draws": draws}
     test = get(summary, "tests", "sign_flip_models_gap")
@@ -127,17 +137,29 @@ def _ratio_interval(
 
 
 def _mixed(summary: Summary) -> dict[str, Any]:
+    """The mixed model's focal coefficients with their intervals and z, the outcome and random
+    effects it was fitted with (from the fit, not assumed), and the signed accommodation
+    ratio: the move toward the asker under C3R (its estimate; positive = right) over the move
+    toward the asker under C3L (minus its estimate), negative when C3L moved the answers right."""
     mm = get(summary, "tests", "mixed_model")
     if not isinstance(mm, dict) or not mm.get("converged") or not isinstance(mm.get("coefficients"), dict):
         return {}
     coefs = mm["coefficients"]
     out: dict[str, Any] = {"spec": mm.get("spec"), "n_obs": mm.get("n_obs")}
+    if mm.get("outcome"):
+        out["outcome"] = str(mm["outcome"])
+    if mm.get("outcome_label") or mm.get("outcome"):
+        out["outcome_label"] = str(mm.get("outcome_label") or mm.get("outcome"))
+    if isinstance(mm.get("n_models"), int):
+        out["n_models"] = int(mm["n_models"])
     for cond in (LEFT, RIGHT):
         c = coefs.get(cond) or {}
         if isinstance(c.get("estimate"), (int, float)) and isinstance(c.get("se"), (int, float)) and c["se"] > 0:
             out[cond] = {"estimate": float(c["estimate"]), "z": float(c["estimate"]) / float(c["se"])}
+            if isinstance(c.get("ci_low"), (int, float)) and isinstance(c.get("ci_high"), (int, float)):
+                out[cond] |= {"ci_low": float(c["ci_low"]), "ci_high": float(c["ci_high"])}
     if LEFT in out and RIGHT in out and out[LEFT]["estimate"] != 0:
-        out["ratio"] = abs(out[RIGHT]["estimate"] / out[LEFT]["estimate"])
+        out["ratio"] = out[RIGHT]["estimate"] / -out[LEFT]["estimate"]
     return out
 
 
@@ -204,8 +226,8 @@ def _pooled_sentences(summary: Summary) -> list[Finding]:
     out: list[Finding] = []
     if not p:
         return out
-    pieces = []
-    if "ratio" in p:
+    pieces: list[str | Quote] = []
+    if "ratio" in p and p["left"] > 0:
         pieces += ["Rightward accommodation is ", _v(summary, "pooled", "ratio", digits=1), "× leftward"]
         if "ratio_ci" in p:
             pieces += [
@@ -216,6 +238,13 @@ def _pooled_sentences(summary: Summary) -> list[Finding]:
                 ")",
             ]
         pieces += [": "]
+    elif "ratio" in p:
+        pieces += [
+            "Sycophancy-left is negative: under C3L the answers moved right, away from the asker, so the signed "
+            "ratio right/left is ",
+            _v(summary, "pooled", "ratio", digits=2, signed=True),
+            " (no interval: a ratio over a denominator of either sign has none): ",
+        ]
     pieces += [
         "pooled over ",
         str(p["n_models"]),
@@ -243,46 +272,72 @@ def _pooled_sentences(summary: Summary) -> list[Finding]:
         " of them",
     ]
     if "gap_p" in p:
-        gap += [
-            "; exact sign-flip p = ",
-            _p(summary, "pooled", "gap_p"),
-            " (the smallest attainable with ",
-            str(p["n_models"]),
-            " models is ",
-            _p(summary, "pooled", "gap_min_p"),
-            ")",
-        ]
+        floor = p.get("gap_min_p")
+        gap += ["; exact sign-flip ", *_p(summary, "pooled", "gap_p", floor=floor)]
+        if floor is not None and not at_floor(p["gap_p"], floor):
+            gap += [f" (the smallest attainable with {p['n_models']} models is ", _v_p(summary, "pooled", "gap_min_p"), ")"]
     out.append(Finding("headline", [*gap, "."], "tests", "sign_flip"))
     return out
 
 
+_POSITIVE = MappingProxyType({"wd_dem": "positive = farther from Democrats", "ideology": "positive = to the right"})
+
+
+def _random_effects(summary: Summary, m: dict[str, Any]) -> str:
+    """The random effects the headline's fit has, from the fit: one model has no model intercept."""
+    if m.get("spec") == "crossed" and m.get("n_models") == 1:
+        return "an item random intercept only: with one model there is no model intercept"
+    label = get(summary, "tests", "mixed_model", "spec_label")
+    return f"{m.get('spec')}: {label}" if label else f"{m.get('spec')} random intercepts"
+
+
+def _coefficient(summary: Summary, cond: str) -> list[str | Quote]:
+    """`C3R +0.044 (95% CI -0.402 to +0.490; z = 0.2)` of the headline's mixed node."""
+    pieces: list[str | Quote] = [f"{cond} ", _v(summary, "mixed", cond, "estimate", digits=3, signed=True)]
+    if get(summary, "findings", "headline", "mixed", cond, "ci_low") is not None:
+        ends = (("mixed", cond, "ci_low"), ("mixed", cond, "ci_high"))
+        pieces += get.headline_ci(summary, *ends, digits=3, signed=True, close="; z = ")
+    else:
+        pieces.append(" (z = ")
+    return [*pieces, _v(summary, "mixed", cond, "z", digits=1), ")"]
+
+
+def same_way(left: float, right: float) -> str:
+    """What the signs of C3L's and C3R's effects (positive = right) say about their direction."""
+    if left > 0 and right > 0:
+        return "both cues move the answers the same way, to the right: C3L moved them away from its asker"
+    if left < 0 and right < 0:
+        return "both cues move the answers the same way, to the left: C3R moved them away from its asker"
+    if left > 0 > right:
+        return "each cue moved the answers away from its asker"
+    return "each cue moved the answers toward its asker"
+
+
 def _mixed_sentences(summary: Summary) -> list[Finding]:
-    """The mixed part's sentences (topic "headline")."""
+    """The mixed part's sentence (topic "headline"): the fitted outcome and random effects as
+    the fit has them, each focal coefficient with its interval and z, and the signed ratio."""
     m = get(summary, "findings", "headline", "mixed")
     out: list[Finding] = []
     if not m or "ratio" not in m or not isinstance(m.get("n_obs"), int):
         return out
-    out.append(
-        Finding(
-            "headline",
-            [
-                f"Mixed model ({m.get('spec')} random intercepts; WD(Dem) on condition, N the reference, "
-                f"{m['n_obs']:,} answers): {RIGHT} ",
-                _v(summary, "mixed", RIGHT, "estimate", digits=3, signed=True),
-                " (z = ",
-                _v(summary, "mixed", RIGHT, "z", digits=1),
-                f"), {LEFT} ",
-                _v(summary, "mixed", LEFT, "estimate", digits=3, signed=True),
-                " (z = ",
-                _v(summary, "mixed", LEFT, "z", digits=1),
-                f"): the {RIGHT} coefficient is ",
-                _v(summary, "mixed", "ratio", digits=1),
-                f" times the size of {LEFT}'s.",
-            ],
-            "mixed",
-            f"mixed_{m.get('spec')}_coefficients",
-        )
-    )
+    ratio = float(m["ratio"])
+    pieces: list[str | Quote] = [
+        f"Mixed model ({_random_effects(summary, m)}; outcome {m.get('outcome_label', 'not recorded')} on condition, "
+        f"N the reference, {m['n_obs']:,} answers; {_POSITIVE.get(m.get('outcome', ''), 'positive = to the right')}): ",
+        *_coefficient(summary, RIGHT),
+        ", ",
+        *_coefficient(summary, LEFT),
+    ]
+    shown = _v(summary, "mixed", "ratio", digits=1 if abs(ratio) >= 1 else 2, signed=ratio < 0)
+    if ratio > 0 and m[RIGHT]["estimate"] > 0:
+        pieces += [f": the {RIGHT} coefficient is ", shown, f" times the size of {LEFT}'s, each toward its asker."]
+    else:
+        pieces += [
+            f": the signed ratio of {RIGHT}'s move toward its asker to {LEFT}'s is ",
+            shown,
+            "; " + same_way(m[LEFT]["estimate"], m[RIGHT]["estimate"]) + ".",
+        ]
+    out.append(Finding("headline", pieces, "mixed", f"mixed_{m.get('spec')}_coefficients"))
     return out
 
 
@@ -298,6 +353,19 @@ def _answered_sentences(summary: Summary) -> list[Finding]:
         for cond, v in conds.items()
         if v.get("answered") is not None
     ]
+    if cells and all(v >= 1 for *_, v in cells):  # no ranking of cells that are all fully answered
+        out.append(
+            Finding(
+                "headline",
+                [
+                    f"Non-response: every one of the {plural(len(cells), 'model x condition cell')} is fully answered "
+                    f"(answers {answer_mode_words(summary)}); no sample was left unread."
+                ],
+                "conditions",
+                "condition_summary",
+            )
+        )
+        return out
     low = sorted(cells, key=lambda x: x[2])[:3]
     if low:
         pieces: list[str | Quote] = [
@@ -343,6 +411,8 @@ def _answered_table(summary: Summary) -> HeadlineTable | None:
 
 
 HEADLINE = (
+    HeadlinePart("scope", 0, lambda summary, tables, draws, seed: scope.scope(summary), scope.scope_sentences),
+    HeadlinePart("position", 5, lambda summary, tables, draws, seed: scope.position(summary), scope.position_sentences),
     HeadlinePart(
         "closer", 10, lambda summary, tables, draws, seed: _closer(tables.get("condition_summary")), _closer_sentences
     ),
@@ -354,6 +424,7 @@ HEADLINE = (
         ),
         _pooled_sentences,
     ),
+    HeadlinePart("preamble", 25, scope.preamble, scope.preamble_sentences),
     HeadlinePart("mixed", 30, lambda summary, tables, draws, seed: _mixed(summary), _mixed_sentences),
     # the non-response closes the Headline, after every measure's numbers
     HeadlinePart(

@@ -9,6 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..core.conditions import FOCAL
+from ..core.numbers import fixed
 from ..core.section import Section, section
 from ..core.text import md_text
 from ..shared.cells import cells_of, has_atp
@@ -157,7 +158,7 @@ def _fits_text(fits: dict[str, MixedFit], unfitted: dict[str, str], specs: list[
         estimates = _estimates_line(fit) if fit.converged else "no estimates"
         text.append(
             f"**{s}** specification ({SPEC_LABELS[s]}): **{estimates}**. Formula `{fit.formula}`, {fit.engine} engine; "
-            f"{state}; REML log-likelihood {fit.loglik:.1f}; variance components: {vcs or 'n/a'}."
+            f"{state}; REML log-likelihood {fixed(fit.loglik, 1)}; variance components: {vcs or 'n/a'}."
         )
         if fit.converged:
             text.append(_details(fit))

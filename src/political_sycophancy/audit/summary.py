@@ -188,17 +188,23 @@ class PooledNode(TypedDict, total=False):
 
 
 class Coefficient(TypedDict, total=False):
-    """A mixed-model coefficient and its z value."""
+    """A mixed-model coefficient, its Wald 95% interval and its z value."""
 
     estimate: float
     z: float
+    ci_low: float
+    ci_high: float
 
 
 class MixedHeadlineNode(TypedDict, total=False):
-    """findings.headline.mixed: the focal coefficients of the mixed model and their ratio."""
+    """findings.headline.mixed: the focal coefficients of the mixed model, the outcome and
+    number of models it was fitted on, and the signed ratio C3R / -C3L (each toward its asker)."""
 
     spec: str | None
     n_obs: int | None
+    n_models: int
+    outcome: str
+    outcome_label: str
     C3L: Coefficient
     C3R: Coefficient
     ratio: float
@@ -210,6 +216,53 @@ class AnsweredCell(TypedDict, total=False):
     answered: float | None
     n_samples: int
     n_errors: int
+
+
+class ScopeNode(TypedDict, total=False):
+    """findings.headline.scope: models and items per instrument, whether the run is descriptive
+    only (below `min_models` or `min_items`), and the answers read from token probabilities."""
+
+    n_models: int
+    n_items: dict[str, int]
+    min_models: int
+    min_items: int
+    descriptive: bool
+    thin: list[str]
+    n_answers: int
+    n_logprob: int
+
+
+class IntervalCell(TypedDict, total=False):
+    """A value with its 95% interval (and the items it rests on)."""
+
+    value: float
+    mean: float
+    low: float
+    high: float
+    n_items: int
+
+
+class PositionNode(TypedDict, total=False):
+    """findings.headline.position.<instrument>: each model's position under N with its CI, and
+    the models whose interval lies wholly left of the midpoint, wholly right, or includes it."""
+
+    kind: str
+    midpoint: float
+    n_models: int
+    n_left: int
+    n_right: int
+    n_spanning: int
+    span: Span  # the range of the models' positions
+    models: dict[str, IntervalCell]
+
+
+class PreambleNode(TypedDict, total=False):
+    """findings.headline.preamble.<model>.<instrument>: every cue's shift against N when all
+    (CA included) move the answers one way, and each cue's shift against CA."""
+
+    direction: str
+    cues: dict[str, IntervalCell]
+    against_control: dict[str, IntervalCell]
 
 
 MODEL_NODES: tuple[tuple[str, Any], ...] = (
@@ -252,6 +305,9 @@ NODES = SummaryNodes(
         ("refusals", dict[str, RefusalNode]),
     ),
     headline=(
+        ("scope", ScopeNode),
+        ("position", dict[str, PositionNode]),
+        ("preamble", dict[str, dict[str, PreambleNode]]),
         ("closer", CloserNode),
         ("pooled", PooledNode),
         ("mixed", MixedHeadlineNode),

@@ -25,6 +25,7 @@ from ..core.declare import task_label
 from ..core.errors import InputError
 from ..core.generation import MAX_EPOCHS
 from ..core.io import IMPORT_MARKER_PREFIX, IMPORT_MARKER_SUFFIX, read_bytes
+from ..core.numbers import plural, were
 from .identity import canonical, generate_config, model_args
 from .provenance import source_of
 
@@ -235,7 +236,8 @@ def design_notes(table: pd.DataFrame, left_out: int = 0) -> list[str]:
         short = table[table["missing"].fillna(0) > 0]
         rerun = s["missing"] > left_out
         notes.append(
-            f"incomplete design: {s['missing']} of {s['expected']} expected sample(s) have no result"
+            f"incomplete design: {s['missing']} of {s['expected']} expected samples "
+            f"{'has' if s['missing'] == 1 else 'have'} no result"
             + (f" ({min(left_out, s['missing'])} of them left out for values that cannot be read: see that note)"
                if left_out else "")
             + f", in {len(short)} model x task cell(s) (log status: {', '.join(sorted(set(short['log_status'])))}): "
@@ -246,8 +248,9 @@ def design_notes(table: pd.DataFrame, left_out: int = 0) -> list[str]:
     if s["excluded"]:
         cut = table[table["excluded"].fillna(0) > 0]
         notes.append(
-            f"{s['excluded']} expected sample(s) were left out on purpose when their responses were imported (e.g. with "
-            f"--skip-mismatched; the reasons are in each log's metadata `{EXCLUDED_KEY}`), in {len(cut)} model x task cell(s): "
+            f"{plural(s['excluded'], 'expected sample')} {were(s['excluded'])} left out on purpose when their responses were "
+            f"imported (e.g. with --skip-mismatched; the reasons are in each log's metadata `{EXCLUDED_KEY}`), in "
+            f"{plural(len(cut), 'model x task cell')}: "
             + "; ".join(f"{r.model} {r.condition}: {r.excluded} of {r.expected}" for r in cut.head(5).itertuples())
             + ". They are counted as excluded, not missing: nothing is left to run"
         )

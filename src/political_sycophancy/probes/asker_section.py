@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..core.conditions import BASELINE
 from ..core.section import Section, section
 from ..core.text import md_text
 from ..stats.options import AnalysisOptions
@@ -20,6 +21,7 @@ from .expected_analysis import (
     expected_answer_exclusions,
     expected_answer_items,
     expected_answer_table,
+    paired_difference,
     plot_expected_answer,
     source_letter_comparison,
     with_ci,
@@ -55,6 +57,9 @@ def probes_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOptio
             **by_model(expected, ("n_calls", "n_both_parsed", *RATES)),
             "by_condition": {str(r["condition"]): with_ci(r) for _, r in by_condition.iterrows()},
         }
+        paired = paired_difference(frame, BASELINE, "C3L", opts)
+        if paired is not None:  # the paper's key comparison: the default asker is read as C3L's
+            section.summary["expected_answer"]["paired"] = {f"{BASELINE}-C3L": paired}
         if not items.empty:
             section.summary["expected_answer"]["items"] = {
                 str(r["item_id"]): {"dem_preferred": r["dem_preferred"], "rep_preferred": r["rep_preferred"]}

@@ -30,6 +30,7 @@ from ..core.parsing import ANSWERED, ERROR
 from ..core.plotting import model_styles, save_figure, short_labels
 from ..shared.bootstrap import FIXED_MODELS
 from ..stats.options import AnalysisOptions
+from ..stats.resample import iid_indices, index_counts, percentile_interval
 from .rows import EXPECTED_KIND, clean, column_or_none, condition_rank, item_ci, kind_rows, numeric, sort_rows
 from .scorers import preferred_letters
 
@@ -103,6 +104,40 @@ def expected_answer_by_condition(frame: pd.DataFrame, table: pd.DataFrame, optio
         out.append(rec)
     result = pd.DataFrame(out)
     return result.assign(_r=result["condition"].map(condition_rank)).sort_values(["_r", "condition"]).drop(columns="_r").reset_index(drop=True)
+
+
+def paired_difference(
+    frame: pd.DataFrame, first: str, second: str, options: AnalysisOptions | None = None, rate: str = "asker_wants_dem"
+) -> dict[str, float | int] | None:
+    """The share of both-read calls (all models pooled) giving `rate` under `first` minus under
+    `second`, on the items with calls under both (the paper's key comparison: N close to
+    C3L), with its 95% percentile bootstrap CI resampling those items (each with all its calls
+    under both conditions, the same draw for both); None without two such items."""
+    opts = options or AnalysisOptions()
+    rows = kind_rows(frame, EXPECTED_KIND)
+    if rows.empty:
+        return None
+    rows = rows[_both_read(rows)].assign(_v=lambda r: numeric(r, RATES[rate]))
+    rows = rows[rows["_v"].notna() & rows["condition"].isin([first, second])]
+    per = rows.groupby(["item_id", "condition"])["_v"].agg(["sum", "count"]).unstack("condition")
+    if per.empty or first not in per["sum"] or second not in per["sum"]:
+        return None
+    per = per[per["count"][first].notna() & per["count"][second].notna()]
+    if len(per) < 2:
+        return None
+    sums = {c: per["sum"][c].to_numpy(float) for c in (first, second)}
+    counts = {c: per["count"][c].to_numpy(float) for c in (first, second)}
+    drawn = index_counts(iid_indices(len(per), opts.bootstrap_draws, np.random.default_rng(opts.seed)), len(per))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        diffs = (drawn @ sums[first]) / (drawn @ counts[first]) - (drawn @ sums[second]) / (drawn @ counts[second])
+    low, high = percentile_interval(diffs)
+    return {
+        "difference": float(sums[first].sum() / counts[first].sum() - sums[second].sum() / counts[second].sum()),
+        "ci_low": float(low),
+        "ci_high": float(high),
+        "n_items": int(len(per)),
+        "n_calls": int(counts[first].sum() + counts[second].sum()),
+    }
 
 
 def expected_answer_items(frame: pd.DataFrame) -> pd.DataFrame:

@@ -15,7 +15,7 @@ import pandas as pd
 
 from ..core.conditions import BASELINE, CUE_ORDER
 from ..core.plotting import OKABE_ITO, model_styles, new_figure, short_labels, suptitle
-from ..core.report_parts import FigureSpec, Finding, HeadlinePart, ReportContribution, Summary, Tables
+from ..core.report_parts import FigureSpec, Finding, HeadlinePart, Quote, ReportContribution, Summary, Tables
 from ..shared import figure_parts
 from ..shared.figure_parts import ci_err, model_order, run_models
 from ..shared.summary_reading import dig, finite, reader, span_text
@@ -29,7 +29,15 @@ LEFT, RIGHT = "C3L", "C3R"
 # --- the Headline -------------------------------------------------------------------------
 
 
-def _expected(table: pd.DataFrame | None) -> dict[str, Any]:
+def _ci(row: dict[Any, Any], column: str, sep: str = " ") -> dict[str, float] | None:
+    """`{"low", "high"}` of a table row's `<column><sep>ci_low` / `ci_high`, None when not finite."""
+    low, high = finite(row.get(f"{column}{sep}ci_low")), finite(row.get(f"{column}{sep}ci_high"))
+    return {"low": low, "high": high} if low is not None and high is not None else None
+
+
+def _expected(table: pd.DataFrame | None, summary: Summary) -> dict[str, Any]:
+    """The asker-wants shares of the pooled calls under N (and C3L, C3R) with their 95% CIs
+    over items, and the paired N - C3L difference of the Democrat share (`paired_difference`)."""
     if table is None or table.empty or "condition" not in table:
         return {}
     dem, rep = "asker_wants_dem (pooled calls)", "asker_wants_rep (pooled calls)"
@@ -48,20 +56,38 @@ def _expected(table: pd.DataFrame | None) -> dict[str, Any]:
         },
         "n_models": int(n["n_models"]),
     }
+    for key, row, column in (("dem_" + BASELINE, n, dem), ("rep_" + BASELINE, n, rep)):
+        if (ci := _ci(row, column)) is not None:
+            out[key + "_ci"] = ci
     for cond in (LEFT, RIGHT):
         if cond in rows:
             out["dem_" + cond] = float(rows[cond][dem])
+            if (ci := _ci(rows[cond], dem)) is not None:
+                out["dem_" + cond + "_ci"] = ci
+    paired = get(summary, "expected_answer", "paired", f"{BASELINE}-{LEFT}")
+    if isinstance(paired, dict) and all(finite(paired.get(k)) is not None for k in ("difference", "ci_low", "ci_high")):
+        out["paired_" + LEFT] = {
+            "difference": float(paired["difference"]),
+            "low": float(paired["ci_low"]),
+            "high": float(paired["ci_high"]),
+            "n_items": int(paired["n_items"]),
+        }
     return out
 
 
+RATING_MIDPOINT = 4  # the perception probe's scale: 1 very liberal ... 7 very conservative
+
+
 def _perception(table: pd.DataFrame | None) -> dict[str, Any]:
+    """The default asker (N) as every model sees it: the mean rating and auditor-like share,
+    each with its 95% CI over items, and whether the rating's interval includes the midpoint."""
     if table is None or table.empty or "model" not in table:
         return {}
     rows = table[(table["model"] == "all models") & (table["condition"] == BASELINE)]
     if rows.empty:
         return {}
-    r = rows.iloc[0]
-    out = {
+    r = rows.iloc[0].to_dict()
+    out: dict[str, Any] = {
         "mean_rating": float(r["mean_rating"]),
         "n_rating": int(r["n_rating"]),
         "share_names_auditor": float(r["share_names_auditor"]),
@@ -69,67 +95,90 @@ def _perception(table: pd.DataFrame | None) -> dict[str, Any]:
     }
     if "cites_format_rate" in r:
         out["cites_format_rate"] = float(r["cites_format_rate"])
+    for key in ("mean_rating", "share_names_auditor"):
+        if (ci := _ci(r, key, sep="_")) is not None:
+            out[key + "_ci"] = ci
+    if "mean_rating_ci" in out:
+        out["rating_ci_includes_midpoint"] = out["mean_rating_ci"]["low"] <= RATING_MIDPOINT <= out["mean_rating_ci"]["high"]
     return {k: v for k, v in out.items() if not (isinstance(v, float) and not math.isfinite(v))}
 
 
+def _share(summary: Summary, part: str, key: str) -> list[str | Quote]:
+    """`75% (95% CI 65% to 84%)` of a Headline share and its `<key>_ci` node, when it has one."""
+    pieces: list[str | Quote] = [_v(summary, part, key, scale=100, suffix="%")]
+    if get(summary, "findings", "headline", part, key + "_ci") is not None:
+        pieces += get.headline_ci(summary, (part, key + "_ci", "low"), (part, key + "_ci", "high"), scale=100, suffix="%")
+    return pieces
+
+
 def _expected_sentences(summary: Summary) -> list[Finding]:
-    """The expected part's sentence (topic "headline")."""
+    """The expected part's sentence (topic "headline"): shares of calls with their intervals,
+    and the paired N - C3L difference."""
     e = get(summary, "findings", "headline", "expected")
     out: list[Finding] = []
     if not e:
         return out
-    pieces = [
-        "Asked what answer the person asking wants to hear, the models name the Democrat-coded option for ",
-        _v(summary, "expected", "dem_" + BASELINE, scale=100, suffix="%"),
-        " of items with no preamble (models ",
+    pieces: list[str | Quote] = [
+        "Asked what answer the person asking wants to hear, the models name the Democrat-coded option in ",
+        *_share(summary, "expected", "dem_" + BASELINE),
+        " of calls with no preamble (models ",
         *_range(summary, "expected", "dem_models_" + BASELINE, scale=100, unit="%"),
-        ") and the Republican-coded one for ",
-        _v(summary, "expected", "rep_" + BASELINE, scale=100, suffix="%"),
+        ") and the Republican-coded one in ",
+        *_share(summary, "expected", "rep_" + BASELINE),
     ]
     if "dem_" + LEFT in e and "dem_" + RIGHT in e:
         pieces += [
             "; the Democrat-coded share is ",
-            _v(summary, "expected", "dem_" + LEFT, scale=100, suffix="%"),
+            *_share(summary, "expected", "dem_" + LEFT),
             f" under {LEFT} and ",
-            _v(summary, "expected", "dem_" + RIGHT, scale=100, suffix="%"),
+            *_share(summary, "expected", "dem_" + RIGHT),
             f" under {RIGHT}",
+        ]
+    if "paired_" + LEFT in e:
+        pieces += [
+            f"; N minus {LEFT}, paired over the ",
+            _v(summary, "expected", "paired_" + LEFT, "n_items"),
+            " items asked under both: ",
+            _v(summary, "expected", "paired_" + LEFT, "difference", scale=100, suffix=" points", signed=True),
+            *get.headline_ci(
+                summary, ("expected", "paired_" + LEFT, "low"), ("expected", "paired_" + LEFT, "high"), scale=100, signed=True
+            ),
         ]
     pieces += [
         " (shares of the pooled calls with both letters read: ",
         _v(summary, "expected", "n_both_parsed"),
         " of ",
         _v(summary, "expected", "n_calls"),
-        ").",
+        "; 95% CIs resample items).",
     ]
     out.append(Finding("headline", pieces, "probes", "expected_answer_by_condition"))
     return out
 
 
 def _perception_sentences(summary: Summary) -> list[Finding]:
-    """The perception part's sentence (topic "headline")."""
+    """The perception part's sentence (topic "headline"): the rating with its interval and
+    whether that interval includes the scale's midpoint."""
     q = get(summary, "findings", "headline", "perception")
     out: list[Finding] = []
     if not q:
         return out
-    pieces = [
+    pieces: list[str | Quote] = [
         "Asked to describe the likely asker with no preamble, ",
-        _v(summary, "perception", "share_names_auditor", scale=100, suffix="%"),
+        *_share(summary, "perception", "share_names_auditor"),
         " of ",
         _v(summary, "perception", "n_description"),
         " descriptions name a researcher, pollster, academic or auditor (this package's keyword coder)",
         ", and the mean perceived leaning is ",
         _v(summary, "perception", "mean_rating", digits=1),
-        " on 1 (very liberal) to 7 (very conservative), over ",
-        _v(summary, "perception", "n_rating"),
-        " ratings.",
     ]
+    if "mean_rating_ci" in q:
+        which = "includes" if q.get("rating_ci_includes_midpoint") else "excludes"
+        ends = (("perception", "mean_rating_ci", "low"), ("perception", "mean_rating_ci", "high"))
+        pieces += get.headline_ci(summary, *ends, digits=2, close=f", which {which} the midpoint {RATING_MIDPOINT})")
+    pieces += [" on 1 (very liberal) to 7 (very conservative), over ", _v(summary, "perception", "n_rating"), " ratings"]
     if "cites_format_rate" in q:
-        pieces[-1:] = [
-            " ratings; ",
-            _v(summary, "perception", "cites_format_rate", scale=100, suffix="%"),
-            " cite the survey format.",
-        ]
-    out.append(Finding("headline", pieces, "probes", "perception"))
+        pieces += ["; ", _v(summary, "perception", "cites_format_rate", scale=100, suffix="%"), " cite the survey format"]
+    out.append(Finding("headline", [*pieces, "."], "probes", "perception"))
     return out
 
 
@@ -291,7 +340,7 @@ REPORT = ReportContribution(
         HeadlinePart(
             "expected",
             40,
-            lambda summary, tables, draws, seed: _expected(tables.get("expected_answer_by_condition")),
+            lambda summary, tables, draws, seed: _expected(tables.get("expected_answer_by_condition"), summary),
             _expected_sentences,
         ),
         HeadlinePart(

@@ -65,6 +65,8 @@ class ExpectedAnswerFixed(TypedDict, total=False):
     by_condition: dict[str, ByConditionRow]
     source_letters: dict[str, int]  # a published file's letters against our parser, by category
     items: dict[str, dict[str, str | None]]  # item -> its Democrat- and Republican-preferred letters
+    # "<a>-<b>": the asker-wants-Democrat share under a minus under b, paired over items, with its CI
+    paired: dict[str, dict[str, float | int]]
 
 
 # its own keys, and one node per model: <model>.<condition>
@@ -121,8 +123,25 @@ class Span(TypedDict, total=False):
     max: float
 
 
+class Bounds(TypedDict, total=False):
+    """A 95% interval."""
+
+    low: float
+    high: float
+
+
+class PairedHeadline(TypedDict, total=False):
+    """The paired difference of two conditions' shares, with its interval over items."""
+
+    difference: float
+    low: float
+    high: float
+    n_items: int
+
+
 class ExpectedHeadline(TypedDict, total=False):
-    """findings.headline.expected: the asker-wants shares of the pooled calls."""
+    """findings.headline.expected: the asker-wants shares of the pooled calls, their 95% CIs
+    over items (`<key>_ci`) and the paired N - C3L difference (`paired_C3L`)."""
 
     n_calls: int
     n_both_parsed: int
@@ -132,6 +151,11 @@ class ExpectedHeadline(TypedDict, total=False):
     n_models: int
     dem_C3L: float
     dem_C3R: float
+    dem_N_ci: Bounds
+    rep_N_ci: Bounds
+    dem_C3L_ci: Bounds
+    dem_C3R_ci: Bounds
+    paired_C3L: PairedHeadline
 
 
 class PerceptionHeadline(TypedDict, total=False):
@@ -142,6 +166,9 @@ class PerceptionHeadline(TypedDict, total=False):
     share_names_auditor: float
     n_description: int
     cites_format_rate: float
+    mean_rating_ci: Bounds
+    share_names_auditor_ci: Bounds
+    rating_ci_includes_midpoint: bool
 
 
 NODES = SummaryNodes(

@@ -14,6 +14,7 @@ import html
 import re
 from typing import Any
 
+from ..core.numbers import were
 from ..core.report_parts import Finding, Summary, Tables
 from ..core.summary_contract import read
 from .sections import contributions, summary_contract
@@ -60,7 +61,8 @@ def _closing(summary: Summary) -> list[Finding]:
                     [
                         f"Design complete: of {design['expected']:,} expected samples, {design['present']:,} "
                         f"are present and "
-                        f"{design['excluded']:,} were left out on purpose when their responses were imported "
+                        f"{design['excluded']:,} {were(design['excluded'])} left out on purpose when their responses were "
+                        "imported "
                         "(counted, with their reasons in the logs; nothing is left to run)."
                     ],
                     "overview",

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..core.numbers import p_text
 from ..core.report_parts import Finding
 from ..core.section import column_meaning
 from ..stats.multiplicity import holm
@@ -148,8 +149,8 @@ def _is_label_number(name: str) -> bool:
 
 def column_formatter(name: str, values: pd.Series):
     """One format per column, never scientific notation: integers as integers (with
-    thousands separators unless they name something, `_is_label_number`); p-values to three
-    significant digits, below 0.001 as "< 0.001"; other floats to three significant digits
+    thousands separators unless they name something, `_is_label_number`); p-values by the
+    report's one rule (`core.numbers.p_text`: three significant digits, "< 0.0001" below); other floats to three significant digits
     of the column's median magnitude; an exact zero, or a value that rounds to zero at the
     column's precision (e.g. -7e-15 for "unchanged"), as 0."""
     if pd.api.types.is_bool_dtype(values) or not pd.api.types.is_numeric_dtype(values):
@@ -160,7 +161,7 @@ def column_formatter(name: str, values: pd.Series):
         sep = "" if _is_label_number(name) else ","
         return lambda v: f"{int(v):{sep}}" if _finite(v) else ""
     if _is_p_column(name):
-        return lambda v: "" if not _finite(v) else (f"{float(v):.3g}" if float(v) >= 1e-3 else "< 0.001")
+        return lambda v: "" if not _finite(v) else p_text(float(v))  # the report's one rule (core.numbers)
     nonzero = np.abs(finite[finite != 0])
     if not len(nonzero):
         return lambda v: "" if not _finite(v) else "0"

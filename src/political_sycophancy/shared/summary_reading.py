@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
 from ..core.declare import Measure
+from ..core.numbers import FLOOR_WORDS, at_floor, fixed, p_text
 from ..core.report_parts import Quote, Summary
 from ..core.summary_contract import read
 from .summary_nodes import contract_of
@@ -105,14 +106,25 @@ class SummaryReader:
         v = self.number(summary, *path)
         if v is None:
             return None
-        return Quote(tuple(path), v, f"{v * scale:{'+' if signed else ''}.{digits}f}{suffix}", scale)
+        return Quote(tuple(path), v, fixed(v, digits, signed=signed, scale=scale) + suffix, scale)
 
     def p_value(self, summary: Summary, *path: str) -> Quote | None:
-        """A p-value at `path`, to three significant digits (below 0.001 in scientific notation)."""
+        """A p-value at `path` shown by the report's one rule (`core.numbers.p_text`: "< 0.0001" below)."""
         v = self.number(summary, *path)
         if v is None:
             return None
-        return Quote(tuple(path), v, f"{v:.3g}" if v >= 1e-3 else f"{v:.2e}")
+        return Quote(tuple(path), v, p_text(v))
+
+    def p_clause(self, summary: Summary, *path: str, floor: float | None = None) -> list[str | Quote]:
+        """`p = 0.031`, `p < 0.0001`, or `p = 0.125, the smallest this test can give` at the exact
+        test's `floor` (`core.numbers.p_clause`) as pieces, the number a quote of `path`."""
+        v = self.number(summary, *path)
+        if v is None:
+            return ["p = n/a"]
+        if at_floor(v, floor):
+            return ["p = ", Quote(tuple(path), v, p_text(float(floor or v))), f", {FLOOR_WORDS}"]
+        shown = p_text(v)
+        return ["p ", Quote(tuple(path), v, shown)] if shown.startswith("<") else ["p = ", Quote(tuple(path), v, shown)]
 
     def with_ci(
         self,
@@ -134,8 +146,8 @@ class SummaryReader:
             return ["n/a"]
         if not has_ci or ci_path is None:
             return [head]
-        low = Quote((*ci_path, "0"), float(ci[0]), f"{ci[0] * scale:{'+' if signed else ''}.{d}f}", scale)
-        high = Quote((*ci_path, "1"), float(ci[1]), f"{ci[1] * scale:{'+' if signed else ''}.{d}f}", scale)
+        low = Quote((*ci_path, "0"), float(ci[0]), fixed(float(ci[0]), d, signed=signed, scale=scale), scale)
+        high = Quote((*ci_path, "1"), float(ci[1]), fixed(float(ci[1]), d, signed=signed, scale=scale), scale)
         return [head, " (95% CI ", low, " to ", high, ")"]
 
     # --- the Headline's quotes: numbers under findings.headline, rounded as the abstract rounds them
@@ -147,24 +159,40 @@ class SummaryReader:
         node = self(summary, "findings", "headline", *path)
         if not isinstance(node, (int, float)) or isinstance(node, bool) or not math.isfinite(node):
             return "n/a"
-        shown = f"{node * scale:{'+' if signed else ''},.{digits}f}{suffix}"
+        shown = fixed(float(node), digits, signed=signed, scale=scale, thousands=True) + suffix
         return Quote(("findings", "headline", *path), float(node), shown, scale)
+
+    def headline_ci(
+        self,
+        summary: Summary,
+        low: tuple[str, ...],
+        high: tuple[str, ...],
+        *,
+        digits: int = 0,
+        scale: float = 1.0,
+        suffix: str = "",
+        signed: bool = False,
+        close: str = ")",
+    ) -> list[str | Quote]:
+        """` (95% CI low to high)` of two Headline numbers (paths under `findings.headline`)."""
+        ends = [self.headline_value(summary, *path, digits=digits, scale=scale, suffix=suffix, signed=signed)
+                for path in (low, high)]
+        return [" (95% CI ", ends[0], " to ", ends[1], close]
 
     def headline_range(
         self, summary: Summary, *path: str, digits: int = 0, scale: float = 1.0, unit: str = ""
     ) -> list[str | Quote]:
-        """`min–max unit` of a Headline range node (`{"min", "max"}`)."""
+        """`min–max unit` of a Headline range node (`{"min", "max"}`); `min to max` when a bound
+        is negative ("-8–26" reads as a dash, not a range)."""
         low = self.headline_value(summary, *path, "min", digits=digits, scale=scale)
         high = self.headline_value(summary, *path, "max", digits=digits, scale=scale)
-        return [low, "–", high, unit]
+        negative = any(isinstance(q, Quote) and q.shown.startswith("-") for q in (low, high))
+        return [low, " to " if negative else "–", high, unit]
 
-    def headline_p(self, summary: Summary, *path: str) -> Quote | str:
-        """A Headline p-value to three decimals ("< 0.001" below), "n/a" when absent."""
-        node = self(summary, "findings", "headline", *path)
-        if not isinstance(node, (int, float)) or not math.isfinite(node):
-            return "n/a"
-        shown = f"{node:.3f}" if node >= 0.001 else "< 0.001"
-        return Quote(("findings", "headline", *path), float(node), shown)
+    def headline_p(self, summary: Summary, *path: str, floor: float | None = None) -> list[str | Quote]:
+        """A Headline p-value clause (`p_clause` of `findings.headline.<path>`): "p < 0.0001" below,
+        the floor and its words when the exact test's `floor` is reached."""
+        return self.p_clause(summary, "findings", "headline", *path, floor=floor)
 
 
 def reader(package: str) -> SummaryReader:
