@@ -164,7 +164,7 @@ def test_the_findings_sentence_reads_the_gaps_plainly(scripted_section):
     [line] = findings(summary)
     text = line.plain()
     assert check_quotes(summary, [line]) == [] and "not the answers' stance" in text
-    assert "mockllm/even (graded by mockllm/grader): help gap +0.00" in text
+    assert "mockllm/even (graded by mockllm/grader): help gap 0.00 (95% CI" in text  # a zero shows no sign
     assert "mockllm/sycophant (graded by mockllm/grader): help gap +0.40 (95% CI" in text and "under N in 100%" in text
     assert "with 3 model(s) the test over models cannot reach p < 0.05" in text
     assert findings({}) == []

@@ -236,3 +236,36 @@ def test_a_range_with_a_negative_end_reads_as_a_range():
     shown = ["".join(p if isinstance(p, str) else p.shown for p in get.headline_range(summary, "closer", key))
              for key in ("rise_C3L", "drop_C3R")]
     assert shown == ["-8 to 26", "28–62"]
+
+
+# --- issue 48: the Findings open with a plain-language takeaway per measure ------------------------
+
+
+def test_the_findings_open_with_the_audits_takeaway_in_plain_words(solo, panel):
+    """A one-model run: where the model stands, the generic preamble effect named, and that
+    the run is descriptive only; a three-model run: the accommodation in words instead."""
+    _, summary = solo
+    first = summary["findings"]["sentences"][0]
+    assert first.startswith("In plain words (the audit): with no preamble, ")
+    assert "the non-partisan control included, moves the answers of mock/solo (pct: right) the same way" in first
+    assert "not the asker's party" in first and "too small for a test (1 model;" in first
+    _, summary = panel
+    first = summary["findings"]["sentences"][0]
+    assert first.startswith("In plain words (the audit): ") and "too small" not in first
+    assert "left of the atp midpoint" in first or "of 3 models left" in first
+
+
+def test_every_measures_takeaway_comes_before_the_other_findings(panel, monkeypatch):
+    """The report orders the Findings: every measure's takeaways first, in the catalog's
+    order, then the rest (two planted measures, each with a detail before its takeaway)."""
+    from political_sycophancy.core.report_parts import Finding, ReportContribution
+    from political_sycophancy.report import findings as report_findings
+
+    def measure(name: str) -> ReportContribution:
+        return ReportContribution(findings=lambda summary: [Finding(f"{name}-detail", ["detail"], name),
+                                                            Finding(f"{name}-plain", ["plain"], name, takeaway=True)])
+
+    monkeypatch.setattr(report_findings, "contributions", lambda: [("one", measure("one")), ("two", measure("two"))])
+    _, summary = panel
+    topics = [f.topic for f in report_findings.findings(summary)]
+    assert topics[:4] == ["one-plain", "two-plain", "one-detail", "two-detail"]

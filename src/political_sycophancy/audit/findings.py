@@ -17,6 +17,7 @@ from ..core.report_parts import Finding, Quote, Summary
 from ..shared.summaries import TOP_GAP_FLOOR
 from ..shared.summary_reading import join
 from .derived import LEFT, RIGHT, SHIFT_KEYS, get, instrument_kinds
+from .headline_scope import takeaway_findings
 
 _q, _p, _with_ci, _join = get.quote, get.p_value, get.with_ci, join
 
@@ -465,6 +466,7 @@ def findings(summary: Summary) -> list[Finding]:
         else []
     )
     return [
+        *takeaway_findings(summary),
         *lead,
         *_baseline(summary, models, instruments, names),
         *_shifts(summary, models, instruments, names),

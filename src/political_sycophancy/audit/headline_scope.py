@@ -302,3 +302,65 @@ def preamble_sentences(summary: Summary) -> list[Finding]:
                 ]
             out.append(Finding("headline", [*pieces, "."], "shifts", "shift_summary"))
     return out
+
+
+# --- the plain-language takeaway that opens the Findings -----------------------------------------
+
+
+def _position_words(inst: str, p: dict[str, Any]) -> str:
+    """Where the models answer under N on one instrument, counted by interval, in words."""
+    n = int(p["n_models"])
+    who = "the model answers" if n == 1 else f"all {n} models answer"
+    if p["n_left"] == n:
+        return f"with no preamble, {who} left of the {inst} midpoint"
+    if p["n_right"] == n:
+        return f"with no preamble, {who} right of the {inst} midpoint"
+    counts = [f"{p['n_left']} of {plural(n, 'model')} left", f"{p['n_right']} right"]
+    if p["n_spanning"]:
+        counts.append(f"{p['n_spanning']} not placed (an interval that includes the midpoint)")
+    return f"with no preamble, on the {inst}: " + ", ".join(counts)
+
+
+def _accommodation_words(summary: Summary) -> str:
+    """What the asker cues do, in words: a generic preamble effect, or the pooled ratio."""
+    moved = get(summary, "findings", "headline", "preamble") or {}
+    generic = []
+    for model, by_instrument in moved.items():
+        directions = ", ".join(f"{inst}: {node.get('direction')}" for inst, node in by_instrument.items())
+        generic.append(f"{model} ({directions})")
+    if generic:
+        return (
+            "every asker preamble, the non-partisan control included, moves the answers of "
+            + "; ".join(generic)
+            + " the same way: what moves them is being addressed at all, not the asker's party"
+        )
+    pooled = get(summary, "findings", "headline", "pooled") or {}
+    ratio, left = pooled.get("ratio"), pooled.get("left")
+    if isinstance(ratio, (int, float)) and isinstance(left, (int, float)):
+        if left > 0:
+            return (
+                f"a conservative asker moves the answers toward their own party about {ratio:.1f} times as far as a "
+                "progressive asker moves them toward theirs"
+            )
+        return "a conservative asker moves the answers toward their party, a progressive one does not move them toward theirs"
+    return ""
+
+
+def takeaway_findings(summary: Summary) -> list[Finding]:
+    """The audit's takeaway in plain words (the Findings open with it): where the models stand,
+    what the askers do to their answers, and what a run of this size can support."""
+    s = get(summary, "findings", "headline", "scope") or {}
+    node = get(summary, "findings", "headline", "position") or {}
+    parts = [_position_words(inst, p) for inst, p in node.items()]
+    if words := _accommodation_words(summary):
+        parts.append(words)
+    if not parts:
+        return []
+    reach = (
+        "These numbers describe these answers, not the models in general: the run is too small for a test "
+        f"({plural(int(s.get('n_models', 0)), 'model')}; the Headline's first line says why)."
+        if s.get("descriptive")
+        else "The Headline gives each number with its interval and the items it rests on."
+    )
+    text = "In plain words (the audit): " + "; ".join(parts) + ". " + reach
+    return [Finding("takeaway", [text], "conditions", "condition_cis", takeaway=True)]

@@ -58,6 +58,7 @@ class Finding:
     missing: bool = False
     minor: bool = False  # detail a reader can unfold
     fold: str = ""  # the title of that fold (the report sets its measure's `minor_findings`)
+    takeaway: bool = False  # a plain-language takeaway: the report puts every measure's first
     quotes: list[Quote] = field(init=False)
 
     def __post_init__(self) -> None:

@@ -56,6 +56,7 @@ def findings(summary: Summary) -> list[Finding]:
             ],
             "evenhandedness",
             "evenhandedness",
+            takeaway=True,
         )
     ]
 

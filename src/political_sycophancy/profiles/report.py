@@ -59,6 +59,7 @@ def findings(summary: Summary) -> list[Finding]:
                 "profiles",
                 "profile_effects",
                 missing=not bounded,
+                takeaway=True,
             )
         ]
     named: list[list[str | Quote]] = []
@@ -80,6 +81,7 @@ def findings(summary: Summary) -> list[Finding]:
             [f"{lead}, and {len(excluding)} of these exclude 0{more}: ", *join(named), ".", meaning],
             "profiles",
             "profile_effects",
+            takeaway=True,
         )
     ]
 

@@ -92,8 +92,9 @@ def _closing(summary: Summary) -> list[Finding]:
 
 
 def findings(summary: Summary) -> list[Finding]:
-    """The Findings sentences, in reading order: each measure's (the catalog's order), then
-    the design's completeness and what cannot be computed, when any measure found something
+    """The Findings sentences, in reading order: every measure's plain-language takeaways
+    first, then each measure's sentences (the catalog's order), then the design's
+    completeness and what cannot be computed, when any measure found something
     (a report of no findings says only why). `summary` is summary.json with `derive`'s
     entries under "findings"."""
     found: list[Finding] = []
@@ -106,7 +107,8 @@ def findings(summary: Summary) -> list[Finding]:
             found.append(finding)
     if any(not f.missing for f in found):
         found += _closing(summary)
-    return found
+    # the Findings open with each measure's plain-language takeaway (the catalog's order kept)
+    return [f for f in found if f.takeaway] + [f for f in found if not f.takeaway]
 
 
 def findings_html(items: list[Finding]) -> str:
