@@ -237,9 +237,9 @@ def test_shares_show_as_percentages_like_the_pct_columns():
     block = table_html(table, {"parse_rate": "share (0-1) of the scored samples answered"})
     assert "<th title='parse_rate'>Parse rate (%)</th>" in block and ">95.5<" in block and ">62.5<" in block
     # an interval's ends follow their quantity; a column not within 0-1 is never scaled
-    ci = pd.DataFrame({"x (pooled calls)": [0.755], "x (pooled calls) ci_low": [0.655], "n_calls": [324]})
-    block = table_html(ci, {"x (pooled calls)": "share expecting the Democrat-preferred option"})
-    assert ">75.5<" in block and ">65.5<" in block and ">324<" in block and "X (pooled calls), 95% CI low (%)" in block
+    ci = pd.DataFrame({"wants (pooled calls)": [0.755], "wants (pooled calls) ci_low": [0.655], "n_calls": [324]})
+    block = table_html(ci, {"wants (pooled calls)": "share expecting the Democrat-preferred option"})
+    assert ">75.5<" in block and ">65.5<" in block and ">324<" in block and "Wants (pooled calls), 95% CI low (%)" in block
 
 
 def test_a_wide_table_is_split_into_blocks_that_fit_a_page():
