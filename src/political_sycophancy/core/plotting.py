@@ -32,7 +32,24 @@ if TYPE_CHECKING:  # matplotlib is imported where a figure is made or drawn (abo
     from matplotlib.transforms import Bbox
 
 OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#F0E442")
+# The cue colours, one meaning in every figure: a left (Democrat-coded) asker blue, a right
+# (Republican-coded) one red (Okabe-Ito's blue and vermillion), the party colours.
+LEFT_CUE, RIGHT_CUE = OKABE_ITO[0], OKABE_ITO[3]
+# The models' colours: Okabe-Ito without the cue colours first (so a model is never read as a
+# cue), neighbours far apart (orange, bluish green, reddish purple, black, ...); the cue
+# colours only past six models.
+MODEL_COLOURS = ("#E69F00", "#009E73", "#CC79A7", "#000000", "#56B4E9", "#F0E442", LEFT_CUE, RIGHT_CUE)
 MARKERS = ("o", "s", "D", "^", "v", "P", "X", "*")
+# Party colours of a diverging map: negative (toward Democrats, or left) blue, positive red.
+PARTY_CMAP = "RdBu_r"
+# Where report.html's print CSS places a figure (A4 less 14 mm margins; a figure at most
+# 230 mm tall, a row of panels at least WIDE_FIGURE times wider than tall at the full
+# width) and the smallest text it may print (issue 46 item 6: text of 4 pt in the PDF).
+PRINT_WIDTH_IN = (210 - 2 * 14) / 25.4
+PRINT_HEIGHT_IN = 230 / 25.4
+WIDE_FIGURE = 1.6
+CSS_PX_PER_IN = 96
+MIN_PRINTED_PT = 7.0
 LABEL_CHARS = 26
 DPI = 120
 T = TypeVar("T")
@@ -212,6 +229,7 @@ def _save_now(fig: Figure, path: Path, svg: bool, tight: bool, split: bool = Fal
 
     if fig.canvas is None or not isinstance(fig.canvas, FigureCanvasAgg):
         FigureCanvasAgg(fig)
+    finished_for_print(fig)
     with drawn_as_text(fig), _layout_frozen(fig, tight) as bbox:
         formats = [(path, "png"), *([(path.with_suffix(".svg"), "svg")] if svg else [])]
         parent = os.getpid()
@@ -239,6 +257,108 @@ def _write_format(fig: Figure, target: Path, kind: str, bbox: Bbox | None) -> No
         tmp.replace(target)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def placed_scale(width_in: float, height_in: float) -> float:
+    """How much report.html's print CSS scales a figure saved at `width_in` x `height_in`
+    inches (its PNG at DPI, shown at 96 CSS px per inch): a row of panels (WIDE_FIGURE)
+    fills the text width; any other figure keeps its own size unless wider than the text
+    or taller than PRINT_HEIGHT_IN. Text of s pt in the figure prints at s x this."""
+    if width_in >= WIDE_FIGURE * height_in:
+        placed = PRINT_WIDTH_IN
+    else:
+        placed = min(width_in * DPI / CSS_PX_PER_IN, PRINT_WIDTH_IN, PRINT_HEIGHT_IN * width_in / height_in)
+    return placed / width_in
+
+
+def printed_box(fig: Figure) -> tuple[float, float]:
+    """(width, height) in inches of what `fig` saves (its tight box, as `save_figure` writes it)."""
+    import matplotlib
+
+    fig.set_dpi(DPI)
+    fig.draw_without_rendering()
+    box = fig.get_tightbbox().padded(matplotlib.rcParams["savefig.pad_inches"])
+    return float(box.width), float(box.height)
+
+
+def smallest_printed_pt(fig: Figure) -> float:
+    """The smallest text of `fig` as report.html prints it, in points (font size x `placed_scale`)."""
+    from matplotlib.text import Text
+
+    sizes = [t.get_fontsize() for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+    return min(sizes, default=MIN_PRINTED_PT) * placed_scale(*printed_box(fig))
+
+
+def finished_for_print(fig: Figure) -> Figure:
+    """The figure made readable where report.html prints it (issue 46 item 6): no text under
+    MIN_PRINTED_PT points, the figure no larger than the printed page shows it (so the page
+    never shrinks it: each point of text prints at its size), condition ids on the axes as
+    their labels (`data/conditions.yaml`), and no marker cut by its axes' frame."""
+    from matplotlib.text import Text
+
+    for text in fig.findobj(Text):
+        if text.get_text().strip() and text.get_fontsize() < MIN_PRINTED_PT:
+            text.set_fontsize(MIN_PRINTED_PT)
+    _condition_labels(fig)
+    for _ in range(4):
+        width, height = printed_box(fig)
+        scale = placed_scale(width, height)
+        if scale >= 0.995:
+            break
+        w, h = fig.get_size_inches()
+        fig.set_size_inches(max(1.0, w - width * (1 - scale) - 0.02), max(1.0, h * (1 - (1 - scale) * width / w)))
+    _unclipped(fig)
+    return fig
+
+
+def _condition_labels(fig: Figure) -> None:
+    """Tick labels that are built-in condition ids (C3L, P_ORD) as the conditions' labels,
+    wrapped to the tick's width."""
+    from .conditions import builtin_conditions
+
+    labels = {cid: c.label for cid, c in builtin_conditions().items()}
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            ticks = axis.get_majorticklocs()
+            texts = [t.get_text() for t in axis.get_majorticklabels()]
+            if len(texts) != len(ticks) or not any(t in labels for t in texts):
+                continue
+            width = 14 if axis is ax.xaxis else 24
+            size = axis.get_majorticklabels()[0].get_fontsize()
+            axis.set_ticks(ticks, [textwrap.fill(labels.get(t, t), width) for t in texts], fontsize=size)
+
+
+def _unclipped(fig: Figure) -> None:
+    """Limits widened where a marker sits on its axes' frame (a share of 1.0 on an axis ending
+    at 1.02 showed half a marker): by the marker's radius and a point."""
+    for ax in fig.axes:
+        if not ax.get_visible() or ax.name != "rectilinear":
+            continue
+        for _ in range(2):
+            fig.draw_without_rendering()
+            box = ax.get_window_extent()
+            need = [0.0, 0.0, 0.0, 0.0]  # left, right, bottom, top, in pixels
+            for line in ax.lines:
+                if line.get_marker() in (None, "", "None", " ") or not len(line.get_xydata()):
+                    continue
+                r = line.get_markersize() / 2 * fig.dpi / 72 + 1
+                for x, y in ax.transData.transform(np.asarray(line.get_xydata(), dtype=float)):
+                    if not (np.isfinite(x) and np.isfinite(y)):
+                        continue
+                    need = [max(need[0], box.x0 + r - x), max(need[1], x + r - box.x1),
+                            max(need[2], box.y0 + r - y), max(need[3], y + r - box.y1)]
+            if max(need) <= 0:
+                break
+            for lim, get, setter, span, (lo, hi) in (
+                    ("x", ax.get_xlim, ax.set_xlim, box.width, (need[0], need[1])),
+                    ("y", ax.get_ylim, ax.set_ylim, box.height, (need[2], need[3]))):
+                if lo <= 0 and hi <= 0 or span <= 0:
+                    continue
+                a, b = get()
+                unit = (b - a) / span
+                if lim == "y" and ax.yaxis_inverted() or lim == "x" and ax.xaxis_inverted():
+                    lo, hi = hi, lo
+                setter(a - max(lo, 0) * unit * 1.05, b + max(hi, 0) * unit * 1.05)
 
 
 @contextmanager
@@ -307,7 +427,8 @@ def model_styles(models: Iterable[str], order: Iterable[str] = ()) -> dict[str, 
     as its own colour (a figure must read in grey too); past eight models the markers shift
     by one per round of colours, so no two of the first 64 share both."""
     ordered = sorted(dict.fromkeys([*order, *models]))
-    return {m: (OKABE_ITO[k % len(OKABE_ITO)], MARKERS[(k + k // len(OKABE_ITO)) % len(MARKERS)]) for k, m in enumerate(ordered)}
+    n = len(MODEL_COLOURS)
+    return {m: (MODEL_COLOURS[k % n], MARKERS[(k + k // n) % len(MARKERS)]) for k, m in enumerate(ordered)}
 
 
 def short_labels(models: Iterable[str]) -> dict[str, str]:

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..core.plotting import WIDE_FIGURE
 from ..core.report_parts import Finding
 from ..core.section import column_meaning
 from ..stats.multiplicity import holm
@@ -40,8 +41,6 @@ FULL_TABLE_ROWS = 150
 # The report's own sections whose tables are bookkeeping: always folded (a measure names
 # its own in its report contribution's `folded_sections`).
 FOLDED_SECTIONS = ("overview",)
-# A figure at least this much wider than tall (a row of panels) prints at the full width.
-WIDE_FIGURE = 1.6
 # Section text longer than this is folded after its first sentence...
 FOLD_TEXT_CHARS = 320
 # ...except the paragraphs a reader must see.
@@ -72,7 +71,7 @@ p.lead{margin:.4em 0}nav.toc{font-size:.85em;color:var(--muted);margin:1em 0}nav
  nav.toc,a.src,details.columns{display:none}
  h2{break-after:avoid;page-break-after:avoid}h3{break-after:avoid}
  figure,table,tr{break-inside:avoid;page-break-inside:avoid}
- figure img{max-height:120mm;width:auto}figure.wide img{width:100%;max-height:none}
+ figure img{max-height:230mm;width:auto}figure.wide img{width:100%;max-height:none}
  .tw{overflow:visible}table{font-size:7.5pt;table-layout:auto}td,th{word-break:break-word}
  details:not([open])>:not(summary){display:none}
  details>summary{list-style:none}details>summary::-webkit-details-marker{display:none}span.toggle{display:none}
