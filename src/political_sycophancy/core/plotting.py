@@ -307,8 +307,44 @@ def finished_for_print(fig: Figure) -> Figure:
             break
         w, h = fig.get_size_inches()
         fig.set_size_inches(max(1.0, w - width * (1 - scale) - 0.02), max(1.0, h * (1 - (1 - scale) * width / w)))
+    _labels_fit(fig)
     _unclipped(fig)
     return fig
+
+
+def _labels_fit(fig: Figure) -> None:
+    """An axis label longer than its axes (after the figure was fitted to the page) made
+    smaller, not below MIN_PRINTED_PT: it ran over the panel's title or its neighbour."""
+    fig.draw_without_rendering()
+    renderer = fig.canvas.get_renderer()
+    for ax in fig.axes:
+        if not ax.get_visible():
+            continue
+        box = ax.get_window_extent()
+        for label, room, along in ((ax.yaxis.label, box.height, "height"), (ax.xaxis.label, box.width, "width")):
+            if not label.get_text().strip():
+                continue
+            size = getattr(label.get_window_extent(renderer), along)
+            if size > room > 0:
+                label.set_fontsize(max(MIN_PRINTED_PT, label.get_fontsize() * room / size))
+
+
+# how a figure names an instrument id (the logs' ids are lower case)
+INSTRUMENT_NAMES = {"atp": "ATP", "pct": "PCT", "typology": "Pew Typology"}
+
+
+def display_name(instrument: str) -> str:
+    """An instrument id as a figure names it (`atp` -> "ATP"); another id as it is."""
+    return INSTRUMENT_NAMES.get(str(instrument), str(instrument))
+
+
+def condition_label(condition: str) -> str:
+    """A condition id's label (`data/conditions.yaml`: C3L -> "Explicit left (progressive
+    Democrat)"); an id that is not built in as it is."""
+    from .conditions import builtin_conditions
+
+    found = builtin_conditions().get(str(condition))
+    return found.label if found is not None else str(condition)
 
 
 def _condition_labels(fig: Figure) -> None:
@@ -323,9 +359,14 @@ def _condition_labels(fig: Figure) -> None:
             texts = [t.get_text() for t in axis.get_majorticklabels()]
             if len(texts) != len(ticks) or not any(t in labels for t in texts):
                 continue
-            width = 14 if axis is ax.xaxis else 24
             size = axis.get_majorticklabels()[0].get_fontsize()
-            axis.set_ticks(ticks, [textwrap.fill(labels.get(t, t), width) for t in texts], fontsize=size)
+            width = 24
+            if axis is ax.xaxis and len(ticks) > 1:  # as many characters as the space between two ticks holds
+                shown = ax.transData.transform(np.column_stack([ticks, np.zeros(len(ticks))]))[:, 0]
+                gap = float(np.min(np.abs(np.diff(shown)))) * 72 / fig.dpi
+                width = int(max(7, min(16, gap / (0.6 * size))))
+            axis.set_ticks(ticks, [textwrap.fill(labels.get(t, t), width, break_long_words=False) for t in texts],
+                           fontsize=min(size, 8.0) if axis is ax.xaxis else size)
 
 
 def _unclipped(fig: Figure) -> None:

@@ -1,0 +1,90 @@
+"""Issue 46 item 6: the figures as a reviewer reads them in the printed report. Every figure
+of the Figures section, drawn from a planted run and finished as `save_figure` finishes it
+(`core.plotting.finished_for_print`): no text under 7 pt where report.html's print CSS
+places it (the font sizes read from the matplotlib objects, times the scale the CSS gives a
+figure of the saved size: `placed_scale`), no condition id or instrument code on an axis, no
+marker cut by its axes' frame; the cues in their colours (left blue, right red) and the
+models in colours that are neither."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from matplotlib.colors import to_hex
+from test_report_figure_notes import MODELS, item_shifts, planted
+
+from political_sycophancy.core import plotting
+from political_sycophancy.core.conditions import builtin_conditions
+from political_sycophancy.report.figures import figures_section
+from political_sycophancy.shared import figure_parts
+
+pytestmark = pytest.mark.figures
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory):
+    """(stem, figure) of every figure of the Figures section, finished for print."""
+    drawn = []
+    patch = pytest.MonkeyPatch()
+    patch.setattr(figure_parts, "save", lambda fig, path: drawn.append((path.stem, plotting.finished_for_print(fig))) or path)
+    try:
+        section = figures_section(planted(), tmp_path_factory.mktemp("figs"), {"item_shifts": item_shifts()})
+    finally:
+        patch.undo()
+    assert section is not None and len(drawn) == len(section.figures) >= 10
+    return drawn
+
+
+def test_placed_scale_follows_the_print_css():
+    # a row of panels fills the text width (182 mm); another figure keeps its size unless too wide or tall
+    assert plotting.placed_scale(14.0, 4.0) == pytest.approx(plotting.PRINT_WIDTH_IN / 14.0)
+    assert plotting.placed_scale(5.0, 4.0) == pytest.approx(1.0 * min(plotting.DPI / 96, plotting.PRINT_WIDTH_IN / 5.0))
+    assert plotting.placed_scale(8.45, 10.5) == pytest.approx(plotting.PRINT_WIDTH_IN / 8.45)  # the old item panels
+    assert plotting.placed_scale(8.45, 10.5) * 7 < 6  # ... printed their 7 pt text at under 6 pt
+
+
+def test_no_text_under_7_pt_where_the_pdf_places_it(finished):
+    small = {stem: round(plotting.smallest_printed_pt(fig), 2) for stem, fig in finished
+             if plotting.smallest_printed_pt(fig) < plotting.MIN_PRINTED_PT - 1e-6}
+    assert not small, small
+
+
+def test_axes_name_conditions_and_instruments_not_their_codes(finished):
+    codes = set(builtin_conditions())
+    for stem, fig in finished:
+        for ax in fig.axes:
+            ticks = [t.get_text() for t in [*ax.get_xticklabels(), *ax.get_yticklabels()]]
+            assert not codes & set(ticks), (stem, codes & set(ticks))
+            assert not ax.get_title().startswith(("atp:", "pct:")), (stem, ax.get_title())
+
+
+def test_no_marker_is_cut_by_its_frame(finished):
+    for stem, fig in finished:
+        fig.draw_without_rendering()
+        for ax in fig.axes:
+            if not ax.get_visible() or ax.name != "rectilinear":
+                continue
+            box = ax.get_window_extent()
+            for line in ax.lines:
+                if line.get_marker() in (None, "", "None", " ") or not len(line.get_xydata()):
+                    continue
+                r = line.get_markersize() / 2 * fig.dpi / 72
+                xy = ax.transData.transform(np.asarray(line.get_xydata(), dtype=float))
+                xy = xy[np.isfinite(xy).all(axis=1)]
+                inside = (xy[:, 0] >= box.x0 + r) & (xy[:, 0] <= box.x1 - r) & (xy[:, 1] >= box.y0 + r) & (xy[:, 1] <= box.y1 - r)
+                assert inside.all(), (stem, ax.get_title(), xy[~inside][:3])
+
+
+def test_cues_in_their_colours_and_models_in_others(finished):
+    panels = dict(finished)["paper_item_shifts"]
+    ax = panels.axes[0]
+    colours = [to_hex(c.get_facecolor()[0], keep_alpha=False) for c in ax.collections]
+    assert colours == [plotting.LEFT_CUE.lower(), plotting.RIGHT_CUE.lower()]  # C3L blue, C3R red, in one panel
+    assert len([a for a in panels.axes if a.get_visible() and a.collections]) == len(MODELS)  # one panel per model
+    assert "toward the asker: C3L" in ax.get_title()  # the share moved toward the asker, not "right"
+    assert "\u0394slant" in ax.get_title() and "WD(Dem)" not in ax.get_title()  # the axes' quantity
+    heat = dict(finished)["paper_shift_heatmap"]
+    assert heat.axes[0].images[0].get_cmap().name == plotting.PARTY_CMAP
+    six = plotting.model_styles([f"m{k}" for k in range(6)])
+    assert not {plotting.LEFT_CUE, plotting.RIGHT_CUE} & {c for c, _ in six.values()}
+    assert len({c for c, _ in six.values()}) == 6 and len({m for _, m in six.values()}) == 6
