@@ -76,7 +76,8 @@ FIGURES = (
     ),
     FigureSpec(
         "paper_item_shifts",
-        "Item-level answers under C3L and C3R against N, per model (share moved right / left; mean shift, 95% CI)",
+        "Item-level answers under C3L (blue) and C3R (red) against N, per model (share moved toward the asker; "
+        "mean slant change, 95% CI)",
         draw.item_shift_panels,
         notes.item_shifts,
         "the first seed's Fig. 4",

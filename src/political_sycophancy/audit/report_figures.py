@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-
 import pandas as pd
 
 from ..core.conditions import BASELINE, CUE_ORDER
@@ -33,8 +32,8 @@ from ..core.plotting import (
 )
 from ..core.report_parts import Summary, Tables
 from ..shared import figure_parts
-from ..shared.figure_parts import ci_err, model_order
 from ..shared.bootstrap import bootstrap_mean_ci
+from ..shared.figure_parts import ci_err, model_order
 from ..shared.summary_reading import dig
 from .derived import LEFT, RIGHT, get, instrument_kinds
 from .figure_notes import ITEM_CUES, STAT, item_pairs

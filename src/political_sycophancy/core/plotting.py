@@ -285,7 +285,7 @@ def smallest_printed_pt(fig: Figure) -> float:
     """The smallest text of `fig` as report.html prints it, in points (font size x `placed_scale`)."""
     from matplotlib.text import Text
 
-    sizes = [t.get_fontsize() for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+    sizes = [float(t.get_fontsize()) for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
     return min(sizes, default=MIN_PRINTED_PT) * placed_scale(*printed_box(fig))
 
 
@@ -294,10 +294,13 @@ def finished_for_print(fig: Figure) -> Figure:
     MIN_PRINTED_PT points, the figure no larger than the printed page shows it (so the page
     never shrinks it: each point of text prints at its size), condition ids on the axes as
     their labels (`data/conditions.yaml`), and no marker cut by its axes' frame."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.text import Text
 
+    if not isinstance(fig.canvas, FigureCanvasAgg):
+        FigureCanvasAgg(fig)
     for text in fig.findobj(Text):
-        if text.get_text().strip() and text.get_fontsize() < MIN_PRINTED_PT:
+        if text.get_text().strip() and float(text.get_fontsize()) < MIN_PRINTED_PT:
             text.set_fontsize(MIN_PRINTED_PT)
     _condition_labels(fig)
     for _ in range(4):
@@ -316,7 +319,7 @@ def _labels_fit(fig: Figure) -> None:
     """An axis label longer than its axes (after the figure was fitted to the page) made
     smaller, not below MIN_PRINTED_PT: it ran over the panel's title or its neighbour."""
     fig.draw_without_rendering()
-    renderer = fig.canvas.get_renderer()
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]  # an Agg canvas (finished_for_print)
     for ax in fig.axes:
         if not ax.get_visible():
             continue
@@ -326,7 +329,7 @@ def _labels_fit(fig: Figure) -> None:
                 continue
             size = getattr(label.get_window_extent(renderer), along)
             if size > room > 0:
-                label.set_fontsize(max(MIN_PRINTED_PT, label.get_fontsize() * room / size))
+                label.set_fontsize(max(MIN_PRINTED_PT, float(label.get_fontsize()) * room / size))
 
 
 # how a figure names an instrument id (the logs' ids are lower case)
@@ -359,7 +362,7 @@ def _condition_labels(fig: Figure) -> None:
             texts = [t.get_text() for t in axis.get_majorticklabels()]
             if len(texts) != len(ticks) or not any(t in labels for t in texts):
                 continue
-            size = axis.get_majorticklabels()[0].get_fontsize()
+            size = float(axis.get_majorticklabels()[0].get_fontsize())
             width = 24
             if axis is ax.xaxis and len(ticks) > 1:  # as many characters as the space between two ticks holds
                 shown = ax.transData.transform(np.column_stack([ticks, np.zeros(len(ticks))]))[:, 0]
@@ -380,10 +383,11 @@ def _unclipped(fig: Figure) -> None:
             box = ax.get_window_extent()
             need = [0.0, 0.0, 0.0, 0.0]  # left, right, bottom, top, in pixels
             for line in ax.lines:
-                if line.get_marker() in (None, "", "None", " ") or not len(line.get_xydata()):
+                data = np.asarray(line.get_xydata(), dtype=float)
+                if line.get_marker() in (None, "", "None", " ") or not len(data):
                     continue
                 r = line.get_markersize() / 2 * fig.dpi / 72 + 1
-                for x, y in ax.transData.transform(np.asarray(line.get_xydata(), dtype=float)):
+                for x, y in ax.transData.transform(data):
                     if not (np.isfinite(x) and np.isfinite(y)):
                         continue
                     need = [max(need[0], box.x0 + r - x), max(need[1], x + r - box.x1),
