@@ -265,3 +265,13 @@ def test_long_tables_are_csv_links_in_markdown_too(tmp_path):
     md = (tmp_path / "report.md").read_text()
     assert MARKDOWN_ROWS <= 30 and "56 rows × 3 columns, in the CSV" in md and "| i40 |" not in md
     assert "| m | i4 | 0.100 |" in md
+
+
+def test_a_shares_variants_show_in_its_unit():
+    """The expected-answer table printed `asker_wants_dem (pooled calls)` as 87.4 (%) beside
+    `asker_wants_dem (mean of models)` as 0.874: one quantity, one unit."""
+    table = pd.DataFrame({"condition": ["C3L"], "wants (pooled calls)": [0.874], "wants (mean of models)": [0.8745],
+                          "n_calls": [360]})
+    block = table_html(table, {"wants (pooled calls)": "share expecting the Democrat-preferred option",
+                               "wants (mean of models)": "mean over models of the per-model share"})
+    assert ">87.4<" in block and ">87.5<" in block and "Wants (mean of models) (%)" in block and ">360<" in block

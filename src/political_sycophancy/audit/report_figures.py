@@ -80,7 +80,7 @@ def baseline_positions(summary: Summary, path: Path) -> Path | None:
             ax.errorbar(vc[0], yi, xerr=[[vc[0] - vc[1]], [vc[2] - vc[0]]], fmt=marker, color=colour, capsize=3, ms=6)
         ax.axvline(50 if kind == "atp" else 0, color="grey", lw=0.8, ls="--")
         ax.set_xlabel(label, fontsize=9)
-        ax.set_title(inst, fontsize=10)
+        ax.set_title(display_name(inst), fontsize=10)
         ax.grid(alpha=0.3, axis="x")
     axes[0].set_yticks(y, [labels[m] for m in models], fontsize=9)
     suptitle(fig, "Baseline position under N (95% bootstrap CI over items)", fontsize=11)

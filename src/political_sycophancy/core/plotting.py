@@ -13,6 +13,7 @@ import contextlib
 import os
 import signal
 import textwrap
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -229,7 +230,7 @@ def _save_now(fig: Figure, path: Path, svg: bool, tight: bool, split: bool = Fal
 
     if fig.canvas is None or not isinstance(fig.canvas, FigureCanvasAgg):
         FigureCanvasAgg(fig)
-    finished_for_print(fig)
+    finished_for_print(fig, tight)
     with drawn_as_text(fig), _layout_frozen(fig, tight) as bbox:
         formats = [(path, "png"), *([(path.with_suffix(".svg"), "svg")] if svg else [])]
         parent = os.getpid()
@@ -271,12 +272,16 @@ def placed_scale(width_in: float, height_in: float) -> float:
     return placed / width_in
 
 
-def printed_box(fig: Figure) -> tuple[float, float]:
-    """(width, height) in inches of what `fig` saves (its tight box, as `save_figure` writes it)."""
+def printed_box(fig: Figure, tight: bool = True) -> tuple[float, float]:
+    """(width, height) in inches of what `fig` saves: its tight box, as `save_figure` writes
+    it, or the figure itself (`tight=False`)."""
     import matplotlib
 
     fig.set_dpi(DPI)
     fig.draw_without_rendering()
+    if not tight:
+        width, height = fig.get_size_inches()
+        return float(width), float(height)
     box = fig.get_tightbbox().padded(matplotlib.rcParams["savefig.pad_inches"])
     return float(box.width), float(box.height)
 
@@ -289,7 +294,7 @@ def smallest_printed_pt(fig: Figure) -> float:
     return min(sizes, default=MIN_PRINTED_PT) * placed_scale(*printed_box(fig))
 
 
-def finished_for_print(fig: Figure) -> Figure:
+def finished_for_print(fig: Figure, tight: bool = True) -> Figure:
     """The figure made readable where report.html prints it (issue 46 item 6): no text under
     MIN_PRINTED_PT points, the figure no larger than the printed page shows it (so the page
     never shrinks it: each point of text prints at its size), condition ids on the axes as
@@ -303,13 +308,18 @@ def finished_for_print(fig: Figure) -> Figure:
         if text.get_text().strip() and float(text.get_fontsize()) < MIN_PRINTED_PT:
             text.set_fontsize(MIN_PRINTED_PT)
     _condition_labels(fig)
+    laid_out = fig.get_layout_engine() is not None
     for _ in range(4):
-        width, height = printed_box(fig)
+        width, height = printed_box(fig, tight)
         scale = placed_scale(width, height)
         if scale >= 0.995:
             break
         w, h = fig.get_size_inches()
         fig.set_size_inches(max(1.0, w - width * (1 - scale) - 0.02), max(1.0, h * (1 - (1 - scale) * width / w)))
+        if not laid_out:  # a figure laid out once (tight_layout) is laid out again at its new size
+            with warnings.catch_warnings():  # (axes it cannot lay out keep their place, as before)
+                warnings.filterwarnings("ignore", "This figure includes Axes that are not compatible", UserWarning)
+                fig.tight_layout()
     _labels_fit(fig)
     _unclipped(fig)
     return fig

@@ -112,9 +112,7 @@ def is_share(name: str, values: pd.Series, columns: Mapping[str, str]) -> bool:
         return False
     if base.startswith("pct_") or "%" in meaning or "percent" in meaning.lower():
         return False
-    x = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
-    finite = x[np.isfinite(x)]
-    return bool(len(finite)) and bool(np.all((finite >= 0) & (finite <= 1)))
+    return _within_0_1(values)
 
 
 def shown_table(table: pd.DataFrame, columns: Mapping[str, str] | None = None) -> tuple[pd.DataFrame, list[str]]:
@@ -123,12 +121,28 @@ def shown_table(table: pd.DataFrame, columns: Mapping[str, str] | None = None) -
     columns = columns or {}
     shown = table.copy()
     headers = []
+    shares = [is_share(str(c), table.iloc[:, i], columns) for i, c in enumerate(table.columns)]
+    # `x (mean of models)` beside a share `x (pooled calls)` is the same kind of quantity
+    kinds = {_stem(str(c)) for c, share in zip(table.columns, shares, strict=True) if share}
     for i, c in enumerate(table.columns):
-        percent = is_share(str(c), table.iloc[:, i], columns)
+        percent = shares[i] or (_stem(str(c)) in kinds and _within_0_1(table.iloc[:, i]))
         if percent:
             shown.isetitem(i, pd.to_numeric(table.iloc[:, i], errors="coerce").to_numpy(dtype=float) * 100.0)
         headers.append(column_header(str(c), percent))
     return shown, unique_headers(headers, [str(c) for c in table.columns])
+
+
+def _stem(name: str) -> str:
+    """The quantity a column is a variant of: `x (mean of models)` and `x (pooled calls) ci_low` -> `x`."""
+    return _base(name).split(" (")[0]
+
+
+def _within_0_1(values: pd.Series) -> bool:
+    if pd.api.types.is_bool_dtype(values) or not pd.api.types.is_numeric_dtype(values):
+        return False
+    x = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
+    finite = x[np.isfinite(x)]
+    return bool(len(finite)) and bool(np.all((finite >= 0) & (finite <= 1)))
 
 
 def unique_headers(headers: list[str], names: list[str]) -> list[str]:
