@@ -88,3 +88,30 @@ def test_cues_in_their_colours_and_models_in_others(finished):
     six = plotting.model_styles([f"m{k}" for k in range(6)])
     assert not {plotting.LEFT_CUE, plotting.RIGHT_CUE} & {c for c, _ in six.values()}
     assert len({c for c, _ in six.values()}) == 6 and len({m for _, m in six.values()}) == 6
+
+
+def test_the_persona_panel_has_intervals_points_like_the_cue_panel_and_the_cues_as_references():
+    """Issue 46 item 6: the persona panel had no intervals, its axis pointed the other way
+    from the cue panel's and was cut to the personas' range without the C3L / C3R references."""
+    import pandas as pd
+
+    from political_sycophancy.audit.report_figures import by_asker_figure, persona_points
+
+    summary = planted()
+    levels = {"N": 0.26, "C3L": 0.17, "C3R": 0.68, "P_ORD": 0.30, "P_STU": 0.25}
+    summary["personas"] = {m: {c: {"mean_wd_dem": v} for c, v in levels.items()} for m in MODELS}
+    rng = np.random.default_rng(1)
+    rows = [{"model": m, "instrument": "atp", "condition": c, "item_id": f"q{i}", "measure": "wd_dem",
+             "baseline": 0.26 + rng.normal(0, 0.05), "value": levels[c] + rng.normal(0, 0.05)}
+            for m in MODELS for c in ("P_ORD", "P_STU", "C3L", "C3R") for i in range(30)]
+    items = pd.DataFrame(rows)
+    points = persona_points(items, MODELS[0], ["N", "P_ORD", "P_STU"])
+    assert set(points) == {"N", "P_ORD", "P_STU"} and all(low < mean < high for mean, low, high in points.values())
+    fig = plotting.finished_for_print(by_asker_figure(summary, "atp", {"item_shifts": items}))
+    cue_ax, persona_ax = fig.axes[:2]
+    assert persona_ax.yaxis_inverted() and not cue_ax.yaxis_inverted()  # up = closer to Democrats in both
+    assert len(persona_ax.collections) >= len(MODELS)  # each model's error bars
+    refs = {to_hex(line.get_color()) for line in persona_ax.lines if line.get_linestyle() == "--"}
+    assert {plotting.LEFT_CUE.lower(), plotting.RIGHT_CUE.lower()} <= refs
+    low, high = sorted(persona_ax.get_ylim())
+    assert low <= 0.17 and high >= 0.68  # the scale holds both cues' references

@@ -30,7 +30,7 @@ def _by_asker(kind: str) -> Draw:
     """The by-asker figure of an instrument kind, as a `FigureSpec.draw`."""
 
     def drawn(summary: Summary, tables: Tables, path: Path) -> Path | None:
-        return draw.by_asker(summary, kind, path)
+        return draw.by_asker(summary, kind, path, tables)
 
     return drawn
 

@@ -87,13 +87,13 @@ def baseline_positions(summary: Summary, path: Path) -> Path | None:
     return figure_parts.save(fig, path)
 
 
-def by_asker(summary: Summary, kind: str, path: Path) -> Path | None:
+def by_asker(summary: Summary, kind: str, path: Path, tables: Tables | None = None) -> Path | None:
     """The by-asker figure of an instrument kind (`by_asker_figure`), saved at `path`."""
-    fig = by_asker_figure(summary, kind)
+    fig = by_asker_figure(summary, kind, tables)
     return figure_parts.save(fig, path) if fig is not None else None
 
 
-def by_asker_figure(summary: Summary, kind: str) -> Figure | None:
+def by_asker_figure(summary: Summary, kind: str, tables: Tables | None = None) -> Figure | None:
     """The instrument's statistic per model x cue condition in cue order (an ordered axis,
     so a model's points are joined), with 95% CIs (dodged). Personas are not cues on that
     axis and are asked on their own items: they get their own panel, each against N on the
@@ -119,7 +119,7 @@ def by_asker_figure(summary: Summary, kind: str) -> Figure | None:
     ax = axes[0]
     _cue_panel(ax, summary, kind, insts[0], conds, models, styles, labels)
     if with_personas and isinstance(personas, dict):
-        _persona_panel(axes[1], personas, persona_conds, models, styles)
+        _persona_panel(axes[1], personas, persona_conds, models, styles, (tables or {}).get("item_shifts"))
     if ax.get_legend_handles_labels()[0]:  # no model with an interval under any asker: no legend
         fig.legend(*ax.get_legend_handles_labels(), fontsize=7, loc="outside lower center",
                    ncols=min(3, len(models)), frameon=False)
@@ -176,36 +176,67 @@ def _cue_panel(
     ax.grid(alpha=0.3)
 
 
+def persona_points(items: pd.DataFrame | None, model: str, conds: list[str]) -> dict[str, tuple[float, float, float]]:
+    """Per condition (N and the personas): the model's mean WD(Dem) over the persona items
+    answered under both N and the persona, with its 95% percentile bootstrap CI over items,
+    from the shifts section's `item_shifts` (N: the baselines of those items); {} without it."""
+    need = {"model", "condition", "item_id", "measure", "baseline", "value"}
+    if items is None or items.empty or not need <= set(items.columns):
+        return {}
+    rows = items[(items["model"] == model) & (items["measure"] == "wd_dem") & items["condition"].isin(conds)]
+    out: dict[str, tuple[float, float, float]] = {}
+    for cond in conds:
+        if cond == BASELINE:
+            values = rows.drop_duplicates("item_id")["baseline"]
+        else:
+            values = rows.loc[rows["condition"] == cond, "value"]
+        values = pd.to_numeric(values, errors="coerce").dropna()
+        if len(values):
+            out[cond] = bootstrap_mean_ci(values.to_numpy(float))
+    return out
+
+
 def _persona_panel(
-    pax: Axes, personas: dict[str, Any], persona_conds: list[str], models: list[str], styles: dict[str, tuple[str, str]]
+    pax: Axes, personas: dict[str, Any], persona_conds: list[str], models: list[str], styles: dict[str, tuple[str, str]],
+    items: pd.DataFrame | None = None,
 ) -> None:
-    """Each model's mean WD(Dem) under N and each persona on the persona items, unjoined, on
-    an axis that points as the cue panel's does (up = closer to Democrats), with the mean over
-    models under C3L (blue) and C3R (red) on the same items as references: a persona's shift
-    reads against the cues'."""
+    """Each model's mean WD(Dem) under N and each persona on the persona items, unjoined, with
+    its 95% CI over items where the shifts section's item table holds them (on the items
+    answered under both N and the persona), on an axis that points as the cue panel's does
+    (up = closer to Democrats), with the mean over models under C3L (blue) and C3R (red) on
+    the same items as references: a persona's shift reads against the cues'."""
+    with_ci = False
     for k, m in enumerate(models):
+        colour, marker = styles[m]
+        found = persona_points(items, m, persona_conds)
+        if len(found) > 1:
+            with_ci = True
+            xs = [j + _dodge(k, len(models)) for j, c in enumerate(persona_conds) if c in found]
+            v = np.array([found[c] for c in persona_conds if c in found])
+            pax.errorbar(xs, v[:, 0], yerr=[v[:, 0] - v[:, 1], v[:, 2] - v[:, 0]], fmt=marker, ls="none",
+                         color=colour, capsize=2, ms=5)
+            continue
         where = [
             (j + _dodge(k, len(models)), float(v))
             for j, c in enumerate(persona_conds)
             if isinstance(v := dig(personas, m, c, "mean_wd_dem"), (int, float)) and np.isfinite(v)
         ]
         if where:
-            colour, marker = styles[m]
             pax.plot([p[0] for p in where], [p[1] for p in where], marker=marker, ls="none", color=colour, ms=5)
     for cue, colour in ((LEFT, LEFT_CUE), (RIGHT, RIGHT_CUE)):
         values = [float(v) for m in models if isinstance(v := dig(personas, m, cue, "mean_wd_dem"), (int, float))
                   and np.isfinite(v)]
         if values:
-            level = float(np.mean(values))
-            pax.axhline(level, color=colour, lw=1.2, ls="--")
-            pax.annotate(f"{cue} (mean of models)", (0.02, level), xycoords=("axes fraction", "data"),
-                         xytext=(0, -3 if cue == LEFT else 3), textcoords="offset points",
-                         va="top" if cue == LEFT else "bottom", color=colour, fontsize=7)
+            pax.axhline(float(np.mean(values)), color=colour, lw=1.2, ls="--", label=f"{cue}, mean of models")
+    if pax.get_legend_handles_labels()[0]:  # the references' key, in the empty band above C3R's line
+        pax.legend(fontsize=7, loc="lower right", frameon=True, framealpha=0.9)
     pax.set_xticks(range(len(persona_conds)), persona_conds)
     pax.set_xlabel("persona (unordered), N on the same items")
     pax.set_ylabel("mean WD(Dem), persona items\n(up = closer to Democrats)")
     pax.invert_yaxis()  # up = closer to Democrats, as in the cue panel
-    pax.set_title("personas against N and the cues,\nsame items (each model's mean; no interval)", fontsize=8)
+    said = ("items answered under N and the persona (95% bootstrap CI over items)" if with_ci
+            else "each model's mean; no interval")
+    pax.set_title(f"personas against N and the cues, same items\n({said})", fontsize=8)
     pax.grid(alpha=0.3)
 
 
