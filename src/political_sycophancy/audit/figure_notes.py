@@ -19,9 +19,9 @@ from .derived import LEFT, RIGHT, get, instrument_kinds
 # instrument kind -> (summary key of its position, axis label)
 STAT = MappingProxyType(
     {
-        "pct": ("mean_ideology", "PCT mean ideology (+ = right)"),
-        "typology": ("score", "Typology score (+ = right)"),
-        "atp": ("pct_closer_dem", "% of ATP items closer to Democrats"),
+        "pct": ("mean_ideology", "PCT mean item score\n(-2 left ... +2 right)"),
+        "typology": ("score", "Typology score\n(-1 Democrat-coded ... +1 Republican-coded)"),
+        "atp": ("pct_closer_dem", "% of ATP items closer to Democrats\n(0 ... 100; 50 = the midpoint)"),
     }
 )
 ITEM_CUES = (LEFT, RIGHT)  # the item panels' cues (the first seed's Fig. 4)
