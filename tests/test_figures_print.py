@@ -115,3 +115,20 @@ def test_the_persona_panel_has_intervals_points_like_the_cue_panel_and_the_cues_
     assert {plotting.LEFT_CUE.lower(), plotting.RIGHT_CUE.lower()} <= refs
     low, high = sorted(persona_ax.get_ylim())
     assert low <= 0.17 and high >= 0.68  # the scale holds both cues' references
+
+
+def test_point_labels_stay_inside_their_axes(finished):
+    """Issue 46 item 6: a model's label ran past the right edge of the slant figure's frame."""
+    from matplotlib.text import Text
+
+    for stem, fig in finished:
+        fig.draw_without_rendering()
+        renderer = fig.canvas.get_renderer()
+        for ax in fig.axes:
+            box = ax.get_window_extent()
+            for t in ax.texts:
+                if not (t.get_visible() and t.get_text().strip()) or t.get_transform() == ax.transAxes:
+                    continue
+                b = Text.get_window_extent(t, renderer)
+                assert box.x0 - 1 <= b.x0 and b.x1 <= box.x1 + 1 and box.y0 - 1 <= b.y0 and b.y1 <= box.y1 + 1, \
+                    (stem, t.get_text())

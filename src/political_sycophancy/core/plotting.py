@@ -309,6 +309,7 @@ def finished_for_print(fig: Figure, tight: bool = True) -> Figure:
             text.set_fontsize(MIN_PRINTED_PT)
     _condition_labels(fig)
     laid_out = fig.get_layout_engine() is not None
+    first = tuple(fig.get_size_inches())
     for _ in range(4):
         width, height = printed_box(fig, tight)
         scale = placed_scale(width, height)
@@ -321,8 +322,33 @@ def finished_for_print(fig: Figure, tight: bool = True) -> Figure:
                 warnings.filterwarnings("ignore", "This figure includes Axes that are not compatible", UserWarning)
                 fig.tight_layout()
     _labels_fit(fig)
+    if tuple(fig.get_size_inches()) != first:
+        _labels_placed_again(fig)
     _unclipped(fig)
     return fig
+
+
+# the gid of the labels `place_labels` writes, so a figure fitted to the page can place them again
+PLACED_LABEL = "placed-label"
+
+
+def _labels_placed_again(fig: Figure) -> None:
+    """The points' labels (`place_labels`) placed again once the figure was fitted to the page:
+    they were placed at the figure's first size, where a label inside its axes may now run
+    past the frame or over another."""
+    from matplotlib.text import Annotation
+
+    for ax in fig.axes:
+        labels = [t for t in ax.texts if isinstance(t, Annotation) and t.get_gid() == PLACED_LABEL]
+        if not labels:
+            continue
+        xs = [float(t.xy[0]) for t in labels]
+        ys = [float(t.xy[1]) for t in labels]
+        texts = [t.get_text() for t in labels]
+        size = float(labels[0].get_fontsize())
+        for t in labels:
+            t.remove()
+        place_labels(ax, xs, ys, texts, fontsize=size)
 
 
 def _labels_fit(fig: Figure) -> None:
@@ -570,24 +596,29 @@ def place_labels(
     offsets = offsets[np.argsort(np.hypot(offsets[:, 0] / 2, offsets[:, 1]), kind="stable")]  # nearest first
     placed = np.zeros((0, 4))
     pos = np.zeros((len(texts), 2))
+    left_of = np.zeros(len(texts), dtype=bool)
     for n in range(len(texts)):
-        lo = pts[n] + offsets
+        # to the right of the point first; to its left (mirrored) when no free place on the right is inside
+        right = pts[n] + offsets
+        left = pts[n] + offsets * np.array([-1.0, 1.0]) - np.array([w[n], 0.0])
+        lo = np.vstack([right, left])
         box = np.column_stack([lo[:, 0], lo[:, 1], lo[:, 0] + w[n], lo[:, 1] + h])
         inside = (box[:, 0] >= frame.x0) & (box[:, 2] <= frame.x1) & (box[:, 1] >= frame.y0) & (box[:, 3] <= frame.y1)
         ok = _free(box, obstacles) & _free(box, placed)
         choice = np.nonzero(ok & inside)[0]
         if not len(choice):
-            choice = np.nonzero(ok)[0]
+            choice = np.nonzero(ok[: len(right)])[0]
         k = int(choice[0]) if len(choice) else 0
         pos[n] = lo[k]
+        left_of[n] = k >= len(right)
         placed = np.vstack([placed, box[k]])
-    for x, y, (px, py), (lx, ly), text in zip(xs, ys, pts, pos, texts, strict=True):
+    for x, y, (px, py), (lx, ly), text, on_left in zip(xs, ys, pts, pos, texts, left_of, strict=True):
         offset = ((lx - px) / scale, (ly + h / 2 - py) / scale)
-        far = abs(offset[1]) > fontsize or offset[0] > 2 * fontsize
+        far = on_left or abs(offset[1]) > fontsize or offset[0] > 2 * fontsize
         # The leader starts at the middle of the label's left edge (relpos), which faces its
         # point (every label is to the right of its point), so it needs no clipping against
         # a box around the label (patchA None): matplotlib clips by bisection, which was
         # half of a 60-model figure's drawing time
-        leader = {"arrowstyle": "-", "lw": 0.5, "color": "grey", "relpos": (0.0, 0.5), "patchA": None}
+        leader = {"arrowstyle": "-", "lw": 0.5, "color": "grey", "relpos": (1.0 if on_left else 0.0, 0.5), "patchA": None}
         ax.annotate(text, (x, y), xycoords="data", xytext=offset, textcoords="offset points", fontsize=fontsize, va="center",
-                    arrowprops=leader if far else None, parse_math=False)
+                    arrowprops=leader if far else None, parse_math=False, gid=PLACED_LABEL)
