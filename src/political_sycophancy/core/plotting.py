@@ -230,7 +230,8 @@ def _save_now(fig: Figure, path: Path, svg: bool, tight: bool, split: bool = Fal
 
     if fig.canvas is None or not isinstance(fig.canvas, FigureCanvasAgg):
         FigureCanvasAgg(fig)
-    finished_for_print(fig, tight)
+    if not getattr(fig, FINISHED, False):
+        finished_for_print(fig, tight)
     with drawn_as_text(fig), _layout_frozen(fig, tight) as bbox:
         formats = [(path, "png"), *([(path.with_suffix(".svg"), "svg")] if svg else [])]
         parent = os.getpid()
@@ -325,9 +326,12 @@ def finished_for_print(fig: Figure, tight: bool = True) -> Figure:
     if tuple(fig.get_size_inches()) != first:
         _labels_placed_again(fig)
     _unclipped(fig)
+    setattr(fig, FINISHED, True)  # a figure saved twice is finished once
     return fig
 
 
+# the attribute a figure `finished_for_print` carries
+FINISHED = "_finished_for_print"
 # the gid of the labels `place_labels` writes, so a figure fitted to the page can place them again
 PLACED_LABEL = "placed-label"
 
