@@ -146,7 +146,7 @@ def undescribed_tables(out: Path) -> dict[str, list[str]]:
         block = page[m.end():end]
         link = re.search(r"href='(tables/[^']+\.csv)'", block)
         columns = list(pd.read_csv(out / link.group(1), nrows=0).columns) if link else []
-        described = set(re.findall(r"<dt><code>([^<]+)</code></dt>", block))
+        described = set(re.findall(r"<code>([^<]+)</code>\)</dt>", block))
         gaps = (["(no title)"] if title == table_id else []) + [c for c in columns if html.escape(c) not in described]
         if gaps:
             missing[table_id] = gaps

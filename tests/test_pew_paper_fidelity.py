@@ -305,7 +305,11 @@ def test_personas_have_their_own_panel_against_n_on_their_items(paper):
     cues, personas = fig.axes[0], fig.axes[1]
     assert [t.get_text() for t in cues.get_xticklabels()] == ["C3L", "C1L", "CA", "N", "C1R", "C3R"]
     assert [t.get_text() for t in personas.get_xticklabels()] == ["N", "P_ORD", "P_RET", "P_STU"]
-    assert {line.get_linestyle() for line in personas.get_lines() if len(line.get_xdata()) > 1} == {"None"}
+    # no persona joined to another (the C3L and C3R means are horizontal reference lines, issue 46 item 6)
+    joined = [line for line in personas.get_lines() if len(line.get_xdata()) > 1 and len(set(line.get_ydata())) > 1]
+    assert {line.get_linestyle() for line in joined} == {"None"}
+    assert {line.get_label() for line in personas.get_lines() if line.get_linestyle() == "--"} == {
+        "C3L, mean of models", "C3R, mean of models"}
     markers = {line.get_marker() for line in cues.get_lines() if line.get_marker() not in ("None", "_", "|")}
     assert len(markers) == 6  # a marker per model, as well as a colour (every marker was a circle)
     assert "persona" in personas.get_xlabel() and "same items" in personas.get_title()

@@ -85,7 +85,9 @@ def test_every_figure_is_numbered_with_its_takeaway_and_paper_figure(tmp_path):
     assert "Sycophancy-right exceeds sycophancy-left in 3 of 3 models (right +0.060 to +0.092, left +0.003 to +0.017 WD)." \
         in text["paper_sycophancy_left_right"]
     assert "Largest mean shift against N: p/c under C3R on atp (+0.080); 3 of 6 cells' 95% CIs exclude 0." in text["paper_shift_heatmap"]
-    assert "atp items that moved right, per model: under C3R 25% to 100%, under C3L 0%." in text["paper_item_shifts"]
+    # issue 46 item 6: the share moved toward the asker (left under C3L, right under C3R), not "moved right"
+    assert ("atp items that moved toward the asker, per model: under C3L (toward the left) 100%, under C3R (toward the "
+            "right) 25% to 100%.") in text["paper_item_shifts"]
     assert "r = +0.80 over 3 models, Fisher 95% CI [-0.20, +0.97]; slant and sycophancy-right share the WD(Rep) under N term" \
         in text["paper_slant_vs_right"]
     assert "Share of calls saying the asker expects the left answer: N 75%, C3L 87%, C3R 19%." in text["paper_expected_answer_shares"]
@@ -109,7 +111,10 @@ def test_no_text_overlaps_another_or_leaves_the_frame_in_any_figure(monkeypatch,
     two tick labels of one axis, and none sits over a marker or an error bar
     (support/figure_checks.py)."""
     drawn = []
-    monkeypatch.setattr(figure_parts, "save", lambda fig, path: drawn.append((path.stem, fig)) or path)
+    from political_sycophancy.core.plotting import finished_for_print
+
+    # each figure as it is saved: fitted to the printed page (issue 46 item 6)
+    monkeypatch.setattr(figure_parts, "save", lambda fig, path: drawn.append((path.stem, finished_for_print(fig))) or path)
     summary = planted()
     for k in range(1, 4):  # nine more models, each a hair from one of the first three
         for m in MODELS:

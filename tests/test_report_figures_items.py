@@ -59,9 +59,12 @@ def test_item_shift_panels_written_per_model_and_cue(tmp_path):
     assert path is not None and path.stat().st_size > 20_000
     assert path.with_suffix(".svg").read_text().lstrip().startswith("<?xml")
     svg = path.with_suffix(".svg").read_text()
+    # one panel per model, C3L and C3R overlaid, each with its share moved toward the asker and
+    # the mean change of the slant it plots (not WD(Dem)), with its bootstrap CI over items
     for m in ("alpha", "epsilon"):
-        assert f"{m}: C3R vs N" in svg and f"{m}: C3L vs N" in svg
-    assert "[+0.200, +0.300]" in svg  # the mean shift's CI from summary findings.shift_ci
+        assert f"<!-- {m} -->" in svg
+    assert svg.count("toward the asker: C3L") == len(MODELS) and svg.count("\u0394slant C3R") == len(MODELS)
+    assert "WD(Dem)" not in svg.replace("WD(Rep) - WD(Dem)", "")
 
 
 def test_item_shift_panels_fall_back_to_pct_and_skip_without_data(tmp_path):
@@ -85,6 +88,6 @@ def test_many_models_show_the_first_twelve_and_say_so(tmp_path):
     many = [f"prov/m{k:02d}" for k in range(20)]
     path = item_shift_panels(summary(many), {"item_shifts": item_shifts(models=many, n_items=5)}, tmp_path / "many.png")
     svg = path.with_suffix(".svg").read_text()
-    assert "the first 12 of 20 models by name" in svg
-    assert "m11: C3R vs N" in svg and "m12: C3R vs N" not in svg
+    assert "the first 12 of 20" in svg and "models by name" in svg  # (the title wraps)
+    assert "<!-- m11 -->" in svg and "<!-- m12 -->" not in svg
     assert "<image" in svg  # the points are one raster image per panel, not thousands of SVG markers

@@ -118,10 +118,12 @@ def test_one_number_format_per_column_and_no_scientific_notation():
 
 def test_a_long_table_is_a_csv_link_with_a_summary_not_a_preview():
     """Issue 26 item 6: the 28,450-row item_shifts was previewed (its first rows)."""
-    table = pd.DataFrame({"model": ["m"] * 400, "shift": [k / 400 for k in range(400)]})
+    table = pd.DataFrame({"model": ["m"] * 400, "measure": ["wd_dem", "ideology"] * 200,
+                          "shift": [k / 400 for k in range(400)]})
     block = _table_block("shifts", "item_shifts", table, "tables/item_shifts.csv")
     assert "<table>" not in block and "tables/item_shifts.csv" in block
-    assert "400 rows" in block and "shift: mean 0.499, from 0 to 0.998" in block
+    # issue 46 item 7: no mean over rows of unlike quantities (a WD shift beside a PCT score shift)
+    assert "400 rows" in block and "rows of 1 Model value, 2 Measure values" in block and "mean" not in block
 
 
 def test_print_holds_the_key_tables_and_no_toggles(report):
@@ -202,3 +204,74 @@ def test_probabilities_named_p_something_are_not_p_values():
     assert column_formatter("p_agree_left", table["p_agree_left"])(0.00001) != "< 0.0001"
     assert column_formatter("wilcoxon_p", table["p_agree_left"])(0.00001) == "< 0.0001"
     assert column_formatter("p_boot_monotone", table["p_agree_left"])(0.00001) == "< 0.0001"
+
+
+def test_headers_are_human_and_the_csvs_keep_their_names(report):
+    """Issue 46 item 7: raw identifiers (`asker_wants_dem (pooled calls) ci_low`,
+    `mean_wd_dem`) were the tables' headers in report.html and report.md."""
+    from political_sycophancy.report.headers import column_header
+
+    assert column_header("asker_wants_dem (pooled calls) ci_low") == "Asker wants Dem (pooled calls), 95% CI low"
+    assert column_header("n_items") == "Items (n)" and column_header("pct_closer_dem") == "Closer to Dem (%)"
+    assert column_header("P_ORD") == "Persona (ordinary American)"  # the condition's label, not its code
+    page = (report.out_dir / "report.html").read_text()
+    headers = [html_unescape(h) for h in re.findall(r"<th[^>]*>([^<]*)</th>", page)]
+    assert headers and not [h for h in headers if "_" in h or re.fullmatch(r"[a-z]{2,}", h)]
+    assert "<th title='mean_wd_dem'>Mean WD(Dem)</th>" in page
+    md = (report.out_dir / "report.md").read_text()
+    first_rows = [md.splitlines()[i - 1] for i, line in enumerate(md.splitlines()) if line.startswith("| ---")]
+    assert first_rows and not [r for r in first_rows if "_" in r.replace("\\_", "")], first_rows[:3]
+    for name in ("condition_summary", "decomposition"):  # the CSVs keep the machine names
+        assert "mean_wd_dem" in (report.out_dir / "tables" / "condition_summary.csv").read_text().splitlines()[0], name
+
+
+def html_unescape(text: str) -> str:
+    import html
+
+    return html.unescape(text)
+
+
+def test_shares_show_as_percentages_like_the_pct_columns():
+    """Issue 46 item 7: parse rates on 0-1 beside pct_closer_dem on 0-100 in one table."""
+    table = pd.DataFrame({"model": ["a", "b"], "parse_rate": [0.955, 0.5], "pct_closer_dem": [62.5, 70.0]})
+    block = table_html(table, {"parse_rate": "share (0-1) of the scored samples answered"})
+    assert "<th title='parse_rate'>Parse rate (%)</th>" in block and ">95.5<" in block and ">62.5<" in block
+    # an interval's ends follow their quantity; a column not within 0-1 is never scaled
+    ci = pd.DataFrame({"wants (pooled calls)": [0.755], "wants (pooled calls) ci_low": [0.655], "n_calls": [324]})
+    block = table_html(ci, {"wants (pooled calls)": "share expecting the Democrat-preferred option"})
+    assert ">75.5<" in block and ">65.5<" in block and ">324<" in block and "Wants (pooled calls), 95% CI low (%)" in block
+
+
+def test_a_wide_table_is_split_into_blocks_that_fit_a_page():
+    """Issue 46 item 7: a 28-column table was cut off in the PDF."""
+    wide = pd.DataFrame({"model": ["a"], "condition": ["N"], **{f"v{i}": [0.5] for i in range(26)}})
+    block = table_html(wide)
+    tables = block.split("<table>")[1:]
+    assert len(tables) == 3 and all(t.count("<th ") <= 12 for t in tables)
+    assert all("<th title='model'>Model</th><th title='condition'>Condition</th>" in t for t in tables)
+    assert sum(t.count("<th ") - 2 for t in tables) == 26
+
+
+def test_long_tables_are_csv_links_in_markdown_too(tmp_path):
+    """Issue 46 item 7: report.md dumped tables of 136, 98, 98 and 56 rows."""
+    from political_sycophancy.report.render import MARKDOWN_ROWS, _render
+    from political_sycophancy.report.sections import Section
+
+    long = pd.DataFrame({"model": ["m"] * 56, "item_id": [f"i{k}" for k in range(56)], "shift": [0.1] * 56})
+    short = long.head(5)
+    (tmp_path / "tables").mkdir()
+    paths = {"s:long": tmp_path / "tables" / "long.csv", "s:short": tmp_path / "tables" / "short.csv"}
+    _render(tmp_path, "t", [], [("s", Section("S", tables={"long": long, "short": short}))], paths, [])
+    md = (tmp_path / "report.md").read_text()
+    assert MARKDOWN_ROWS <= 30 and "56 rows × 3 columns, in the CSV" in md and "| i40 |" not in md
+    assert "| m | i4 | 0.100 |" in md
+
+
+def test_a_shares_variants_show_in_its_unit():
+    """The expected-answer table printed `asker_wants_dem (pooled calls)` as 87.4 (%) beside
+    `asker_wants_dem (mean of models)` as 0.874: one quantity, one unit."""
+    table = pd.DataFrame({"condition": ["C3L"], "wants (pooled calls)": [0.874], "wants (mean of models)": [0.8745],
+                          "n_calls": [360]})
+    block = table_html(table, {"wants (pooled calls)": "share expecting the Democrat-preferred option",
+                               "wants (mean of models)": "mean over models of the per-model share"})
+    assert ">87.4<" in block and ">87.5<" in block and "Wants (mean of models) (%)" in block and ">360<" in block

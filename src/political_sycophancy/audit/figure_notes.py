@@ -21,9 +21,9 @@ from .headline_scope import position
 # instrument kind -> (summary key of its position, axis label)
 STAT = MappingProxyType(
     {
-        "pct": ("mean_ideology", "PCT mean ideology (+ = right)"),
-        "typology": ("score", "Typology score (+ = right)"),
-        "atp": ("pct_closer_dem", "% of ATP items closer to Democrats"),
+        "pct": ("mean_ideology", "PCT mean item score\n(-2 left ... +2 right)"),
+        "typology": ("score", "Typology score\n(-1 Democrat-coded ... +1 Republican-coded)"),
+        "atp": ("pct_closer_dem", "% of ATP items closer to Democrats\n(0 ... 100; 50 = the midpoint)"),
     }
 )
 ITEM_CUES = (LEFT, RIGHT)  # the item panels' cues (the first seed's Fig. 4)
@@ -156,21 +156,24 @@ def item_pairs(shifts: pd.DataFrame | None) -> tuple[pd.DataFrame, str, str] | N
 
 
 def item_shifts(summary: Summary, tables: Tables) -> str | None:
-    """The item panels' takeaway: the share of items that moved right under each cue, per model."""
+    """The item panels' takeaway: the share of items that moved toward the asker (left under
+    C3L, right under C3R), per model."""
     found = item_pairs(tables.get("item_shifts"))
     if found is None:
         return None
     pairs, inst, unit = found
-    slant = unit.startswith("item slant")  # ATP: below the diagonal moved right; PCT: above
+    slant = unit.startswith("item slant")  # ATP: above the diagonal moved left; PCT: right
+    moved = pairs["y"] - pairs["x"]
+    toward = ((moved < 0) if slant else (moved > 0)).where(pairs["condition"] == RIGHT,
+                                                           (moved > 0) if slant else (moved < 0))
     parts = []
-    for cue in (RIGHT, LEFT):
-        d = pairs[pairs["condition"] == cue]
-        if d.empty:
+    for cue, side in ((LEFT, "left"), (RIGHT, "right")):
+        here = pairs["condition"] == cue
+        if not here.any():
             continue
-        moved = d["y"] - d["x"]
-        share = ((moved < 0) if slant else (moved > 0)).groupby(d["model"]).mean() * 100
-        parts.append(f"under {cue} {span_text([float(v) for v in share], lambda v: f'{v:.0f}%')}")
-    return f"{inst} items that moved right, per model: " + ", ".join(parts) + "." if parts else None
+        share = toward[here].groupby(pairs.loc[here, "model"]).mean() * 100
+        parts.append(f"under {cue} (toward the {side}) {span_text([float(v) for v in share], lambda v: f'{v:.0f}%')}")
+    return f"{inst} items that moved toward the asker, per model: " + ", ".join(parts) + "." if parts else None
 
 
 def slant(summary: Summary, tables: Tables) -> str | None:

@@ -8,6 +8,7 @@ none overlaps another (`core.plotting.place_labels`).
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -15,7 +16,16 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from ..core.plotting import model_styles, new_figure, place_labels, save_figure, short_labels
+from ..core.plotting import (
+    LEFT_CUE,
+    RIGHT_CUE,
+    condition_label,
+    model_styles,
+    new_figure,
+    place_labels,
+    save_figure,
+    short_labels,
+)
 from ..shared.summaries import order_conditions
 
 if TYPE_CHECKING:
@@ -107,13 +117,14 @@ def item_scatter(cells: pd.DataFrame, path: Path) -> Path | None:
     for k, cond in enumerate(panels, start=1):
         ax = fig.add_subplot(1, len(panels), k)
         pair = wide[["N", cond]].dropna()
-        ax.scatter(pair["N"], pair[cond], s=8, alpha=0.35)
+        # the cue's colour, one meaning in every figure (left blue, right red)
+        ax.scatter(pair["N"], pair[cond], s=8, alpha=0.35, color=LEFT_CUE if cond == "C3L" else RIGHT_CUE)
         ax.plot([0, 1], [0, 1], color="grey", ls="--", lw=0.8)
-        ax.set_xlim(-0.02, 1.02)
-        ax.set_ylim(-0.02, 1.02)
-        ax.set_xlabel("WD(Dem) under N")
+        ax.set_xlim(-0.03, 1.03)
+        ax.set_ylim(-0.03, 1.03)
+        ax.set_xlabel("WD(Dem) under N (0 = the Democrat distribution)")
         ax.set_ylabel(f"WD(Dem) under {cond}")
-        ax.set_title(f"{cond} against N ({len(pair)} model x item pairs)")
+        ax.set_title(f"{textwrap.fill(condition_label(cond), 40)} ({cond}) against N\n({len(pair)} model x item pairs)")
         ax.grid(alpha=0.3)
     return _save(fig, path)
 

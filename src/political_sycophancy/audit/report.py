@@ -30,7 +30,7 @@ def _by_asker(kind: str) -> Draw:
     """The by-asker figure of an instrument kind, as a `FigureSpec.draw`."""
 
     def drawn(summary: Summary, tables: Tables, path: Path) -> Path | None:
-        return draw.by_asker(summary, kind, path)
+        return draw.by_asker(summary, kind, path, tables)
 
     return drawn
 
@@ -76,7 +76,8 @@ FIGURES = (
     ),
     FigureSpec(
         "paper_item_shifts",
-        "Item-level answers under C3L and C3R against N, per model (share moved right / left; mean shift, 95% CI)",
+        "Item-level answers under C3L (blue) and C3R (red) against N, per model (share moved toward the asker; "
+        "mean slant change, 95% CI)",
         draw.item_shift_panels,
         notes.item_shifts,
         "the first seed's Fig. 4",

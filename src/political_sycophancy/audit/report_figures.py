@@ -10,18 +10,33 @@ written as PNG (embedded in the HTML) and SVG (for papers).
 from __future__ import annotations
 
 import math
+import textwrap
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pandas as pd
 
 from ..core.conditions import BASELINE, CUE_ORDER
-from ..core.plotting import model_styles, new_figure, place_labels, short_labels, suptitle
+from ..core.plotting import (
+    LEFT_CUE,
+    PARTY_CMAP,
+    RIGHT_CUE,
+    condition_label,
+    display_name,
+    model_styles,
+    new_figure,
+    place_labels,
+    short_labels,
+    suptitle,
+)
 from ..core.report_parts import Summary, Tables
 from ..shared import figure_parts
+from ..shared.bootstrap import bootstrap_mean_ci
 from ..shared.figure_parts import ci_err, model_order
 from ..shared.summary_reading import dig
-from .derived import get, instrument_kinds
+from .derived import LEFT, RIGHT, get, instrument_kinds
 from .figure_notes import ITEM_CUES, STAT, item_pairs
 
 # The probes' node of the persona shifts (SI S4), drawn beside the cues when the logs have one.
@@ -66,20 +81,20 @@ def baseline_positions(summary: Summary, path: Path) -> Path | None:
             ax.errorbar(vc[0], yi, xerr=[[vc[0] - vc[1]], [vc[2] - vc[0]]], fmt=marker, color=colour, capsize=3, ms=6)
         ax.axvline(50 if kind == "atp" else 0, color="grey", lw=0.8, ls="--")
         ax.set_xlabel(label, fontsize=9)
-        ax.set_title(inst, fontsize=10)
+        ax.set_title(display_name(inst), fontsize=10)
         ax.grid(alpha=0.3, axis="x")
     axes[0].set_yticks(y, [labels[m] for m in models], fontsize=9)
     suptitle(fig, "Baseline position under N (95% bootstrap CI over items)", fontsize=11)
     return figure_parts.save(fig, path)
 
 
-def by_asker(summary: Summary, kind: str, path: Path) -> Path | None:
+def by_asker(summary: Summary, kind: str, path: Path, tables: Tables | None = None) -> Path | None:
     """The by-asker figure of an instrument kind (`by_asker_figure`), saved at `path`."""
-    fig = by_asker_figure(summary, kind)
+    fig = by_asker_figure(summary, kind, tables)
     return figure_parts.save(fig, path) if fig is not None else None
 
 
-def by_asker_figure(summary: Summary, kind: str) -> Figure | None:
+def by_asker_figure(summary: Summary, kind: str, tables: Tables | None = None) -> Figure | None:
     """The instrument's statistic per model x cue condition in cue order (an ordered axis,
     so a model's points are joined), with 95% CIs (dodged). Personas are not cues on that
     axis and are asked on their own items: they get their own panel, each against N on the
@@ -99,16 +114,20 @@ def by_asker_figure(summary: Summary, kind: str) -> Figure | None:
     ]
     with_personas = isinstance(personas, dict) and len(persona_conds) > 1
     styles, labels = model_styles(models, model_order(summary)), short_labels(models)
-    fig = new_figure(figsize=(11 if with_personas else 8, 4.4), layout="constrained")
-    axes = fig.subplots(1, 2, width_ratios=[2.2, 1]) if with_personas else [fig.add_subplot()]
+    # the persona panel under the cue panel (not beside it): each keeps the printed page's width
+    fig = new_figure(figsize=(7.0, 8.2 if with_personas else 4.6), layout="constrained")
+    axes = fig.subplots(2, 1, height_ratios=[1.25, 1]) if with_personas else [fig.add_subplot()]
     ax = axes[0]
     _cue_panel(ax, summary, kind, insts[0], conds, models, styles, labels)
     if with_personas and isinstance(personas, dict):
-        _persona_panel(axes[1], personas, persona_conds, models, styles)
+        _persona_panel(axes[1], personas, persona_conds, models, styles, (tables or {}).get("item_shifts"))
     if ax.get_legend_handles_labels()[0]:  # no model with an interval under any asker: no legend
-        axes[-1].legend(
-            *ax.get_legend_handles_labels(), fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False
-        )
+        fig.legend(*ax.get_legend_handles_labels(), fontsize=7, loc="outside lower center",
+                   ncols=min(3, len(models)), frameon=False)
+    for a in axes:
+        a.tick_params(labelsize=7)
+        a.xaxis.label.set_fontsize(8)
+        a.yaxis.label.set_fontsize(8)
     return fig
 
 
@@ -154,27 +173,71 @@ def _cue_panel(
     ax.set_xticks(range(len(conds)), conds)
     ax.set_xlabel("asker cue (most Democrat-coded to most Republican-coded)")
     ax.set_ylabel(label)
-    ax.set_title(f"{inst}: by asker cue, per model (95% bootstrap CI over items)", fontsize=10)
+    ax.set_title(f"{display_name(inst)}: by asker cue, per model (95% bootstrap CI over items)", fontsize=9)
     ax.grid(alpha=0.3)
 
 
+def persona_points(items: pd.DataFrame | None, model: str, conds: list[str]) -> dict[str, tuple[float, float, float]]:
+    """Per condition (N and the personas): the model's mean WD(Dem) over the persona items
+    answered under both N and the persona, with its 95% percentile bootstrap CI over items,
+    from the shifts section's `item_shifts` (N: the baselines of those items); {} without it."""
+    need = {"model", "condition", "item_id", "measure", "baseline", "value"}
+    if items is None or items.empty or not need <= set(items.columns):
+        return {}
+    rows = items[(items["model"] == model) & (items["measure"] == "wd_dem") & items["condition"].isin(conds)]
+    out: dict[str, tuple[float, float, float]] = {}
+    for cond in conds:
+        if cond == BASELINE:
+            values = rows.drop_duplicates("item_id")["baseline"]
+        else:
+            values = rows.loc[rows["condition"] == cond, "value"]
+        values = pd.to_numeric(values, errors="coerce").dropna()
+        if len(values):
+            out[cond] = bootstrap_mean_ci(values.to_numpy(float))
+    return out
+
+
 def _persona_panel(
-    pax: Axes, personas: dict[str, Any], persona_conds: list[str], models: list[str], styles: dict[str, tuple[str, str]]
+    pax: Axes, personas: dict[str, Any], persona_conds: list[str], models: list[str], styles: dict[str, tuple[str, str]],
+    items: pd.DataFrame | None = None,
 ) -> None:
-    """Each model's mean WD(Dem) under N and each persona on the persona items, unjoined."""
+    """Each model's mean WD(Dem) under N and each persona on the persona items, unjoined, with
+    its 95% CI over items where the shifts section's item table holds them (on the items
+    answered under both N and the persona), on an axis that points as the cue panel's does
+    (up = closer to Democrats), with the mean over models under C3L (blue) and C3R (red) on
+    the same items as references: a persona's shift reads against the cues'."""
+    with_ci = False
     for k, m in enumerate(models):
+        colour, marker = styles[m]
+        found = persona_points(items, m, persona_conds)
+        if len(found) > 1:
+            with_ci = True
+            xs = [j + _dodge(k, len(models)) for j, c in enumerate(persona_conds) if c in found]
+            v = np.array([found[c] for c in persona_conds if c in found])
+            pax.errorbar(xs, v[:, 0], yerr=[v[:, 0] - v[:, 1], v[:, 2] - v[:, 0]], fmt=marker, ls="none",
+                         color=colour, capsize=2, ms=5)
+            continue
         where = [
             (j + _dodge(k, len(models)), float(v))
             for j, c in enumerate(persona_conds)
             if isinstance(v := dig(personas, m, c, "mean_wd_dem"), (int, float)) and np.isfinite(v)
         ]
         if where:
-            colour, marker = styles[m]
             pax.plot([p[0] for p in where], [p[1] for p in where], marker=marker, ls="none", color=colour, ms=5)
+    for cue, colour in ((LEFT, LEFT_CUE), (RIGHT, RIGHT_CUE)):
+        values = [float(v) for m in models if isinstance(v := dig(personas, m, cue, "mean_wd_dem"), (int, float))
+                  and np.isfinite(v)]
+        if values:
+            pax.axhline(float(np.mean(values)), color=colour, lw=1.2, ls="--", label=f"{cue}, mean of models")
+    if pax.get_legend_handles_labels()[0]:  # the references' key, in the empty band above C3R's line
+        pax.legend(fontsize=7, loc="lower right", frameon=True, framealpha=0.9)
     pax.set_xticks(range(len(persona_conds)), persona_conds)
     pax.set_xlabel("persona (unordered), N on the same items")
-    pax.set_ylabel("mean WD(Dem), persona items\n(lower = closer to Democrats)")
-    pax.set_title("personas against N, same items", fontsize=10)
+    pax.set_ylabel("mean WD(Dem), persona items\n(up = closer to Democrats)")
+    pax.invert_yaxis()  # up = closer to Democrats, as in the cue panel
+    said = ("items answered under N and the persona (95% bootstrap CI over items)" if with_ci
+            else "each model's mean; no interval")
+    pax.set_title(f"personas against N and the cues, same items\n({said})", fontsize=8)
     pax.grid(alpha=0.3)
 
 
@@ -258,7 +321,7 @@ def shift_heatmap(summary: Summary, path: Path) -> Path | None:
                     sure[i, j] = v["ci"][0] > 0 or v["ci"][1] < 0
                     unit = "WD(Dem)" if key == "shift_wd_dem" else "score"
         limit = float(np.nanmax(np.abs(grid))) if np.isfinite(grid).any() else 1.0
-        image = ax.imshow(grid, cmap="PuOr_r", vmin=-limit, vmax=limit, aspect="auto")
+        image = ax.imshow(grid, cmap=PARTY_CMAP, vmin=-limit, vmax=limit, aspect="auto")
         for i in range(len(models)):
             for j in range(len(conds)):
                 if np.isfinite(grid[i, j]):
@@ -275,8 +338,9 @@ def shift_heatmap(summary: Summary, path: Path) -> Path | None:
         ax.set_yticks(
             range(len(models)), [labels[m] for m in models] if ax is axes[0] else [""] * len(models), fontsize=8
         )
-        ax.set_title(f"{inst}: shift vs N ({unit})", fontsize=9)
-        fig.colorbar(image, ax=ax, shrink=0.8)
+        ax.set_title(f"{display_name(inst)}: shift vs N ({unit})", fontsize=9)
+        bar = fig.colorbar(image, ax=ax, shrink=0.8)
+        bar.set_label("blue: toward the left, red: toward the right", fontsize=7)
     return figure_parts.save(fig, path)
 
 
@@ -294,21 +358,34 @@ def slant_vs_right(summary: Summary, path: Path) -> Path | None:
     return figure_parts.save(fig, path)
 
 
-ITEM_PANEL_COLUMNS = 4
+ITEM_PANEL_COLUMNS = 3
 # Small multiples stop being readable (and a 60-model grid took half a minute to draw):
 # beyond this many models the panels show the first ones by name and say so.
 ITEM_PANEL_MODELS = 12
+# each cue's points in its colour, one meaning in every figure (left blue, right red)
+CUE_COLOURS = MappingProxyType({LEFT: LEFT_CUE, RIGHT: RIGHT_CUE})
+
+
+def toward_asker(pairs: pd.DataFrame, slant: bool) -> pd.Series:
+    """Per row of `item_pairs`: whether the item's answer moved toward the cue's asker (left
+    under C3L, right under C3R). ATP slant WD(Rep) - WD(Dem) rises when it moves left; the
+    PCT answer rises when it moves right."""
+    moved = pairs["y"] - pairs["x"]
+    rightward = (moved < 0) if slant else (moved > 0)
+    leftward = (moved > 0) if slant else (moved < 0)
+    return rightward.where(pairs["condition"] == RIGHT, leftward)
 
 
 def item_shift_panels(summary: Summary, tables: Tables, path: Path) -> Path | None:
-    """The first seed paper's Fig. 4, per model: every item's answer under N (x) against
-    under C3L and under C3R (y), one small panel per model x cue, with the no-shift diagonal.
+    """The first seed paper's Fig. 4, per model: every item's answer under N (x) against its
+    answer under C3L (blue) and under C3R (red), overlaid in one panel per model as the
+    paper does, with the no-shift diagonal.
 
     ATP items are placed by their slant WD(Rep) - WD(Dem) (+ = closer to Democrats), so
-    points below the diagonal moved right, as in the paper; without ATP shifts, the PCT
-    answers (+ = right, so points above the diagonal moved right). Each panel states the
-    items' share that moved right and left and, from summary findings.shift_ci, the mean
-    item shift with its 95% bootstrap CI over items. Data: the shifts section's
+    points above the diagonal moved left and below it right; without ATP shifts, the PCT
+    answers (+ = right: above moved right). Each panel states, per cue, the share of its
+    items that moved toward the asker and the mean change of the plotted quantity (y - x)
+    with its 95% percentile bootstrap CI over items. Data: the shifts section's
     `item_shifts` table; None without it or without an item answered under N and a cue."""
     found = item_pairs(tables.get("item_shifts")) if tables else None
     if found is None:
@@ -317,63 +394,68 @@ def item_shift_panels(summary: Summary, tables: Tables, path: Path) -> Path | No
     every = sorted(pairs["model"].unique())
     models = every[:ITEM_PANEL_MODELS]
     cues = [c for c in ITEM_CUES if c in set(pairs["condition"])]
-    blocks = math.ceil(len(models) / ITEM_PANEL_COLUMNS)
-    per_row = math.ceil(len(models) / blocks)  # balanced rows: 5 models as 3 + 2, not 4 + 1
-    styles, labels = (
-        model_styles([*(get(summary, "models") or {}), *models], model_order(summary)),
-        short_labels(models),
-    )
-    fig = new_figure(figsize=(2.55 * per_row + 0.8, 2.45 * blocks * len(cues) + 0.7), layout="constrained")
-    axes = fig.subplots(blocks * len(cues), per_row, sharex=True, sharey=True, squeeze=False)
+    columns = min(ITEM_PANEL_COLUMNS, len(models))
+    rows = math.ceil(len(models) / columns)
+    labels = short_labels(models)
+    fig = new_figure(figsize=(2.3 * columns + 0.6, 2.75 * rows + 1.0), layout="constrained")
+    axes = fig.subplots(rows, columns, sharex=True, sharey=True, squeeze=False)
     lo, hi = float(min(pairs["x"].min(), pairs["y"].min())), float(max(pairs["x"].max(), pairs["y"].max()))
-    pad = 0.05 * max(hi - lo, 1e-6)
+    pad = 0.06 * max(hi - lo, 1e-6)
     lo, hi = lo - pad, hi + pad
     atp = unit.startswith("item slant")
+    toward = toward_asker(pairs, atp)
+    from matplotlib.ticker import MaxNLocator
+
     jitter = np.random.default_rng(0)  # PCT answers are discrete: a fixed small jitter shows how many coincide
+    names = {LEFT: "left", RIGHT: "right"}
     for k, m in enumerate(models):
-        for c_index, cue in enumerate(cues):
-            ax = axes[(k // per_row) * len(cues) + c_index, k % per_row]
-            d = pairs[(pairs["model"] == m) & (pairs["condition"] == cue)]
+        ax = axes[k // columns, k % columns]
+        ax.plot([lo, hi], [lo, hi], color="grey", lw=0.8, ls="--")
+        shares, changes = [], []
+        for cue in cues:
+            here = (pairs["model"] == m) & (pairs["condition"] == cue)
+            d = pairs[here]
             x, y = d["x"].to_numpy(float), d["y"].to_numpy(float)
             if not atp:
                 x, y = x + jitter.uniform(-0.08, 0.08, len(x)), y + jitter.uniform(-0.08, 0.08, len(y))
-            colour, marker = styles[m]
-            ax.plot([lo, hi], [lo, hi], color="grey", lw=0.8, ls="--")
             # points rasterised inside the SVG: thousands of vector markers made it slow and heavy
-            ax.scatter(x, y, s=9, alpha=0.45, color=colour, marker=marker, linewidths=0, rasterized=True)
-            moved = d["y"] - d["x"]
-            right = float(((moved < 0) if atp else (moved > 0)).mean()) if len(d) else math.nan
-            left = float(((moved > 0) if atp else (moved < 0)).mean()) if len(d) else math.nan
-            note = [f"n={len(d)}; right {right:.0%}, left {left:.0%}"]
-            key = "shift_wd_dem" if atp else "shift"
-            mean, ci = (
-                get(summary, "findings", "shift_ci", m, cue, inst, key, "mean"),
-                get(summary, "findings", "shift_ci", m, cue, inst, key, "ci"),
-            )
-            if isinstance(mean, (int, float)) and isinstance(ci, list) and None not in ci:
-                note.append(f"{'ΔWD(Dem)' if atp else 'Δ'} {mean:+.3f} [{ci[0]:+.3f}, {ci[1]:+.3f}]")
-            # the panel's numbers under its title, not over its points
-            ax.set_title("\n".join([f"{labels[m]}: {cue} vs N", *note]), fontsize=7)
-            ax.set_xlim(lo, hi)
-            ax.set_ylim(lo, hi)
-            ax.tick_params(
-                labelsize=7, labelbottom=c_index == len(cues) - 1
-            )  # every block's last row keeps its x labels
-            ax.grid(alpha=0.3)
-    for k in range(len(models), per_row * blocks):  # empty slots of the last block
-        for c_index in range(len(cues)):
-            axes[(k // per_row) * len(cues) + c_index, k % per_row].set_visible(False)
-    fig.supxlabel(f"under N: {unit}", fontsize=9)
-    fig.supylabel("under the cue (same scale)", fontsize=9)
-    below = "below" if atp else "above"
+            ax.scatter(x, y, s=7, alpha=0.6, color=CUE_COLOURS[cue], marker="o" if cue == LEFT else "s",
+                       linewidths=0, rasterized=True)
+            if len(d):
+                shares.append(f"{cue} {float(toward[here].mean()):.0%}")
+                mean, low, high = bootstrap_mean_ci(d["y"].to_numpy(float) - d["x"].to_numpy(float))
+                changes.append(f"{cue} {mean:+.3f} [{low:+.3f}, {high:+.3f}]")
+        quantity = "\u0394slant" if atp else "\u0394score"
+        note = [labels[m], "toward the asker: " + ", ".join(shares), *[f"{quantity} {c}" for c in changes]]
+        # the panel's numbers under its title, not over its points
+        ax.set_title("\n".join(note), fontsize=7)
+        ax.set_xlim(lo, hi)
+        ax.set_ylim(lo, hi)
+        ax.tick_params(labelsize=7)
+        ax.xaxis.set_major_locator(MaxNLocator(4))
+        ax.grid(alpha=0.3)
+    from matplotlib.lines import Line2D
+
+    handles = [Line2D([], [], ls="none", marker="o" if c == LEFT else "s", color=CUE_COLOURS[c], ms=5) for c in cues]
+    key = [textwrap.fill(f"{c}: {condition_label(c)}; toward the asker = {names[c]}", 30) for c in cues]
+    empty = [axes[k // columns, k % columns] for k in range(len(models), rows * columns)]
+    for ax in empty:  # empty slots of the last row: the first holds the cues' key
+        ax.set_axis_off()
+    if empty:
+        empty[0].legend(handles, key, fontsize=7, loc="center", frameon=False)
+    else:  # no free slot: the key under the panels, the axis label beside it
+        fig.legend(handles, key, fontsize=7, loc="outside lower center", ncols=len(cues), frameon=False)
+    if empty:
+        fig.supxlabel(f"under N: {unit}", fontsize=8)
+    else:
+        for ax in axes[-1]:
+            ax.set_xlabel(f"under N: {unit}" if ax is axes[-1][columns // 2] else "", fontsize=7)
+    fig.supylabel("under the cue (same scale)", fontsize=8)
+    above = "above the diagonal = moved left" if atp else "above the diagonal = moved right"
     shown = (
         f"; the first {len(models)} of {len(every)} models by name (all in tables/item_shifts.csv)"
         if len(models) < len(every)
         else ""
     )
-    suptitle(
-        fig,
-        f"{inst}: item-level answers under each cue against N ({below} the diagonal = moved right){shown}",
-        fontsize=10,
-    )
+    suptitle(fig, f"{display_name(inst)}: each item under N against under each cue ({above}){shown}", fontsize=9)
     return figure_parts.save(fig, path)

@@ -1,3 +1,4 @@
+# Long: every figure's shared style and its print fit (palette, markers, labels, sizes at the printed scale).
 """Plotting helpers every figure shares, whatever its layer: the colour-blind-safe
 (Okabe-Ito) palette with one colour and marker per model, short model labels, and text
 labels placed beside their points without overlapping.
@@ -13,11 +14,13 @@ import contextlib
 import os
 import signal
 import textwrap
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
@@ -32,7 +35,24 @@ if TYPE_CHECKING:  # matplotlib is imported where a figure is made or drawn (abo
     from matplotlib.transforms import Bbox
 
 OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#F0E442")
+# The cue colours, one meaning in every figure: a left (Democrat-coded) asker blue, a right
+# (Republican-coded) one red (Okabe-Ito's blue and vermillion), the party colours.
+LEFT_CUE, RIGHT_CUE = OKABE_ITO[0], OKABE_ITO[3]
+# The models' colours: Okabe-Ito without the cue colours first (so a model is never read as a
+# cue), neighbours far apart (orange, bluish green, reddish purple, black, ...); the cue
+# colours only past six models.
+MODEL_COLOURS = ("#E69F00", "#009E73", "#CC79A7", "#000000", "#56B4E9", "#F0E442", LEFT_CUE, RIGHT_CUE)
 MARKERS = ("o", "s", "D", "^", "v", "P", "X", "*")
+# Party colours of a diverging map: negative (toward Democrats, or left) blue, positive red.
+PARTY_CMAP = "RdBu_r"
+# Where report.html's print CSS places a figure (A4 less 14 mm margins; a figure at most
+# 230 mm tall, a row of panels at least WIDE_FIGURE times wider than tall at the full
+# width) and the smallest text it may print (issue 46 item 6: text of 4 pt in the PDF).
+PRINT_WIDTH_IN = (210 - 2 * 14) / 25.4
+PRINT_HEIGHT_IN = 230 / 25.4
+WIDE_FIGURE = 1.6
+CSS_PX_PER_IN = 96
+MIN_PRINTED_PT = 7.0
 LABEL_CHARS = 26
 DPI = 120
 T = TypeVar("T")
@@ -212,6 +232,8 @@ def _save_now(fig: Figure, path: Path, svg: bool, tight: bool, split: bool = Fal
 
     if fig.canvas is None or not isinstance(fig.canvas, FigureCanvasAgg):
         FigureCanvasAgg(fig)
+    if not getattr(fig, FINISHED, False):
+        finished_for_print(fig, tight)
     with drawn_as_text(fig), _layout_frozen(fig, tight) as bbox:
         formats = [(path, "png"), *([(path.with_suffix(".svg"), "svg")] if svg else [])]
         parent = os.getpid()
@@ -239,6 +261,191 @@ def _write_format(fig: Figure, target: Path, kind: str, bbox: Bbox | None) -> No
         tmp.replace(target)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def placed_scale(width_in: float, height_in: float) -> float:
+    """How much report.html's print CSS scales a figure saved at `width_in` x `height_in`
+    inches (its PNG at DPI, shown at 96 CSS px per inch): a row of panels (WIDE_FIGURE)
+    fills the text width; any other figure keeps its own size unless wider than the text
+    or taller than PRINT_HEIGHT_IN. Text of s pt in the figure prints at s x this."""
+    if width_in >= WIDE_FIGURE * height_in:
+        placed = PRINT_WIDTH_IN
+    else:
+        placed = min(width_in * DPI / CSS_PX_PER_IN, PRINT_WIDTH_IN, PRINT_HEIGHT_IN * width_in / height_in)
+    return placed / width_in
+
+
+def printed_box(fig: Figure, tight: bool = True) -> tuple[float, float]:
+    """(width, height) in inches of what `fig` saves: its tight box, as `save_figure` writes
+    it, or the figure itself (`tight=False`)."""
+    import matplotlib
+
+    fig.set_dpi(DPI)
+    fig.draw_without_rendering()
+    if not tight:
+        width, height = fig.get_size_inches()
+        return float(width), float(height)
+    box = fig.get_tightbbox().padded(matplotlib.rcParams["savefig.pad_inches"])
+    return float(box.width), float(box.height)
+
+
+def smallest_printed_pt(fig: Figure) -> float:
+    """The smallest text of `fig` as report.html prints it, in points (font size x `placed_scale`)."""
+    from matplotlib.text import Text
+
+    sizes = [float(t.get_fontsize()) for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+    return min(sizes, default=MIN_PRINTED_PT) * placed_scale(*printed_box(fig))
+
+
+def finished_for_print(fig: Figure, tight: bool = True) -> Figure:
+    """The figure made readable where report.html prints it (issue 46 item 6): no text under
+    MIN_PRINTED_PT points, the figure no larger than the printed page shows it (so the page
+    never shrinks it: each point of text prints at its size), condition ids on the axes as
+    their labels (`data/conditions.yaml`), and no marker cut by its axes' frame."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.text import Text
+
+    if not isinstance(fig.canvas, FigureCanvasAgg):
+        FigureCanvasAgg(fig)
+    for text in fig.findobj(Text):
+        if text.get_text().strip() and float(text.get_fontsize()) < MIN_PRINTED_PT:
+            text.set_fontsize(MIN_PRINTED_PT)
+    _condition_labels(fig)
+    laid_out = fig.get_layout_engine() is not None
+    first = tuple(fig.get_size_inches())
+    for _ in range(4):
+        width, height = printed_box(fig, tight)
+        scale = placed_scale(width, height)
+        if scale >= 0.995:
+            break
+        w, h = fig.get_size_inches()
+        fig.set_size_inches(max(1.0, w - width * (1 - scale) - 0.02), max(1.0, h * (1 - (1 - scale) * width / w)))
+        if not laid_out:  # a figure laid out once (tight_layout) is laid out again at its new size
+            with warnings.catch_warnings():  # (axes it cannot lay out keep their place, as before)
+                warnings.filterwarnings("ignore", "This figure includes Axes that are not compatible", UserWarning)
+                fig.tight_layout()
+    _labels_fit(fig)
+    if tuple(fig.get_size_inches()) != first:
+        _labels_placed_again(fig)
+    _unclipped(fig)
+    setattr(fig, FINISHED, True)  # a figure saved twice is finished once
+    return fig
+
+
+# the attribute a figure `finished_for_print` carries
+FINISHED = "_finished_for_print"
+# the gid of the labels `place_labels` writes, so a figure fitted to the page can place them again
+PLACED_LABEL = "placed-label"
+
+
+def _labels_placed_again(fig: Figure) -> None:
+    """The points' labels (`place_labels`) placed again once the figure was fitted to the page:
+    they were placed at the figure's first size, where a label inside its axes may now run
+    past the frame or over another."""
+    from matplotlib.text import Annotation
+
+    for ax in fig.axes:
+        labels = [t for t in ax.texts if isinstance(t, Annotation) and t.get_gid() == PLACED_LABEL]
+        if not labels:
+            continue
+        xs = [float(t.xy[0]) for t in labels]
+        ys = [float(t.xy[1]) for t in labels]
+        texts = [t.get_text() for t in labels]
+        size = float(labels[0].get_fontsize())
+        for t in labels:
+            t.remove()
+        place_labels(ax, xs, ys, texts, fontsize=size)
+
+
+def _labels_fit(fig: Figure) -> None:
+    """An axis label longer than its axes (after the figure was fitted to the page) made
+    smaller, not below MIN_PRINTED_PT: it ran over the panel's title or its neighbour."""
+    fig.draw_without_rendering()
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]  # an Agg canvas (finished_for_print)
+    for ax in fig.axes:
+        if not ax.get_visible():
+            continue
+        box = ax.get_window_extent()
+        for label, room, along in ((ax.yaxis.label, box.height, "height"), (ax.xaxis.label, box.width, "width")):
+            if not label.get_text().strip():
+                continue
+            size = getattr(label.get_window_extent(renderer), along)
+            if size > room > 0:
+                label.set_fontsize(max(MIN_PRINTED_PT, float(label.get_fontsize()) * room / size))
+
+
+# how a figure names an instrument id (the logs' ids are lower case)
+INSTRUMENT_NAMES = MappingProxyType({"atp": "ATP", "pct": "PCT", "typology": "Pew Typology"})
+
+
+def display_name(instrument: str) -> str:
+    """An instrument id as a figure names it (`atp` -> "ATP"); another id as it is."""
+    return INSTRUMENT_NAMES.get(str(instrument), str(instrument))
+
+
+def condition_label(condition: str) -> str:
+    """A condition id's label (`data/conditions.yaml`: C3L -> "Explicit left (progressive
+    Democrat)"); an id that is not built in as it is."""
+    from .conditions import builtin_conditions
+
+    found = builtin_conditions().get(str(condition))
+    return found.label if found is not None else str(condition)
+
+
+def _condition_labels(fig: Figure) -> None:
+    """Tick labels that are built-in condition ids (C3L, P_ORD) as the conditions' labels,
+    wrapped to the tick's width."""
+    from .conditions import builtin_conditions
+
+    labels = {cid: c.label for cid, c in builtin_conditions().items()}
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            ticks = axis.get_majorticklocs()
+            texts = [t.get_text() for t in axis.get_majorticklabels()]
+            if len(texts) != len(ticks) or not any(t in labels for t in texts):
+                continue
+            size = float(axis.get_majorticklabels()[0].get_fontsize())
+            width = 24
+            if axis is ax.xaxis and len(ticks) > 1:  # as many characters as the space between two ticks holds
+                shown = ax.transData.transform(np.column_stack([ticks, np.zeros(len(ticks))]))[:, 0]
+                gap = float(np.min(np.abs(np.diff(shown)))) * 72 / fig.dpi
+                width = int(max(7, min(16, gap / (0.6 * size))))
+            axis.set_ticks(ticks, [textwrap.fill(labels.get(t, t), width, break_long_words=False) for t in texts],
+                           fontsize=min(size, 8.0) if axis is ax.xaxis else size)
+
+
+def _unclipped(fig: Figure) -> None:
+    """Limits widened where a marker sits on its axes' frame (a share of 1.0 on an axis ending
+    at 1.02 showed half a marker): by the marker's radius and a point."""
+    for ax in fig.axes:
+        if not ax.get_visible() or ax.name != "rectilinear":
+            continue
+        for _ in range(2):
+            fig.draw_without_rendering()
+            box = ax.get_window_extent()
+            need = [0.0, 0.0, 0.0, 0.0]  # left, right, bottom, top, in pixels
+            for line in ax.lines:
+                data = np.asarray(line.get_xydata(), dtype=float)
+                if line.get_marker() in (None, "", "None", " ") or not len(data):
+                    continue
+                r = line.get_markersize() / 2 * fig.dpi / 72 + 1
+                for x, y in ax.transData.transform(data):
+                    if not (np.isfinite(x) and np.isfinite(y)):
+                        continue
+                    need = [max(need[0], box.x0 + r - x), max(need[1], x + r - box.x1),
+                            max(need[2], box.y0 + r - y), max(need[3], y + r - box.y1)]
+            if max(need) <= 0:
+                break
+            for lim, get, setter, span, (lo, hi) in (
+                    ("x", ax.get_xlim, ax.set_xlim, box.width, (need[0], need[1])),
+                    ("y", ax.get_ylim, ax.set_ylim, box.height, (need[2], need[3]))):
+                if lo <= 0 and hi <= 0 or span <= 0:
+                    continue
+                a, b = get()
+                unit = (b - a) / span
+                if lim == "y" and ax.yaxis_inverted() or lim == "x" and ax.xaxis_inverted():
+                    lo, hi = hi, lo
+                setter(a - max(lo, 0) * unit * 1.05, b + max(hi, 0) * unit * 1.05)
 
 
 @contextmanager
@@ -307,7 +514,8 @@ def model_styles(models: Iterable[str], order: Iterable[str] = ()) -> dict[str, 
     as its own colour (a figure must read in grey too); past eight models the markers shift
     by one per round of colours, so no two of the first 64 share both."""
     ordered = sorted(dict.fromkeys([*order, *models]))
-    return {m: (OKABE_ITO[k % len(OKABE_ITO)], MARKERS[(k + k // len(OKABE_ITO)) % len(MARKERS)]) for k, m in enumerate(ordered)}
+    n = len(MODEL_COLOURS)
+    return {m: (MODEL_COLOURS[k % n], MARKERS[(k + k // n) % len(MARKERS)]) for k, m in enumerate(ordered)}
 
 
 def short_labels(models: Iterable[str]) -> dict[str, str]:
@@ -394,24 +602,29 @@ def place_labels(
     offsets = offsets[np.argsort(np.hypot(offsets[:, 0] / 2, offsets[:, 1]), kind="stable")]  # nearest first
     placed = np.zeros((0, 4))
     pos = np.zeros((len(texts), 2))
+    left_of = np.zeros(len(texts), dtype=bool)
     for n in range(len(texts)):
-        lo = pts[n] + offsets
+        # to the right of the point first; to its left (mirrored) when no free place on the right is inside
+        right = pts[n] + offsets
+        left = pts[n] + offsets * np.array([-1.0, 1.0]) - np.array([w[n], 0.0])
+        lo = np.vstack([right, left])
         box = np.column_stack([lo[:, 0], lo[:, 1], lo[:, 0] + w[n], lo[:, 1] + h])
         inside = (box[:, 0] >= frame.x0) & (box[:, 2] <= frame.x1) & (box[:, 1] >= frame.y0) & (box[:, 3] <= frame.y1)
         ok = _free(box, obstacles) & _free(box, placed)
         choice = np.nonzero(ok & inside)[0]
         if not len(choice):
-            choice = np.nonzero(ok)[0]
+            choice = np.nonzero(ok[: len(right)])[0]
         k = int(choice[0]) if len(choice) else 0
         pos[n] = lo[k]
+        left_of[n] = k >= len(right)
         placed = np.vstack([placed, box[k]])
-    for x, y, (px, py), (lx, ly), text in zip(xs, ys, pts, pos, texts, strict=True):
+    for x, y, (px, py), (lx, ly), text, on_left in zip(xs, ys, pts, pos, texts, left_of, strict=True):
         offset = ((lx - px) / scale, (ly + h / 2 - py) / scale)
-        far = abs(offset[1]) > fontsize or offset[0] > 2 * fontsize
+        far = on_left or abs(offset[1]) > fontsize or offset[0] > 2 * fontsize
         # The leader starts at the middle of the label's left edge (relpos), which faces its
         # point (every label is to the right of its point), so it needs no clipping against
         # a box around the label (patchA None): matplotlib clips by bisection, which was
         # half of a 60-model figure's drawing time
-        leader = {"arrowstyle": "-", "lw": 0.5, "color": "grey", "relpos": (0.0, 0.5), "patchA": None}
+        leader = {"arrowstyle": "-", "lw": 0.5, "color": "grey", "relpos": (1.0 if on_left else 0.0, 0.5), "patchA": None}
         ax.annotate(text, (x, y), xycoords="data", xytext=offset, textcoords="offset points", fontsize=fontsize, va="center",
-                    arrowprops=leader if far else None, parse_math=False)
+                    arrowprops=leader if far else None, parse_math=False, gid=PLACED_LABEL)

@@ -27,7 +27,7 @@ import pandas as pd
 
 from ..core.items import LETTERS
 from ..core.parsing import ANSWERED, ERROR
-from ..core.plotting import model_styles, save_figure, short_labels
+from ..core.plotting import model_styles, new_figure, save_figure, short_labels
 from ..shared.bootstrap import FIXED_MODELS
 from ..stats.options import AnalysisOptions
 from ..stats.resample import iid_indices, index_counts, percentile_interval
@@ -222,34 +222,33 @@ def plot_expected_answer(table: pd.DataFrame, path: Path, by_condition: pd.DataF
     """Fig. 5: asker-wants-Dem and asker-wants-Rep rates by condition (cue order), one bar
     per model (in the model's colour of every figure, `core.plotting`), and a black mark at
     the rate over every model's calls pooled."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     conditions = sorted(table["condition"].unique(), key=lambda c: (condition_rank(c), c))
     models = sorted(table["model"].unique())
     styles, labels = model_styles(models, order), short_labels(models)
     width = 0.8 / max(len(models), 1)
-    fig, axes = plt.subplots(1, 2, figsize=(max(6, 1.1 * len(conditions) * 2), 3.6), sharey=True)
-    for ax, (col, title) in zip(axes, [("asker_wants_dem", "asker wants Dem-preferred"), ("asker_wants_rep", "asker wants Rep-preferred")], strict=True):
+    # the two panels stacked, each as wide as the printed page, the legend under them
+    fig = new_figure(figsize=(7.0, 6.4), layout="constrained")
+    axes = fig.subplots(2, 1, sharex=True)
+    panels = [("asker_wants_dem", "The asker wants the Democrat-preferred answer"),
+              ("asker_wants_rep", "The asker wants the Republican-preferred answer")]
+    for ax, (col, title) in zip(axes, panels, strict=True):
         for k, model in enumerate(models):
             sub = table[table["model"] == model].set_index("condition").reindex(conditions)
             x = np.arange(len(conditions)) + (k - (len(models) - 1) / 2) * width
             ax.bar(x, sub[col].astype(float).fillna(0.0), width=width, color=styles[model][0], label=labels[model])
         if by_condition is not None and not by_condition.empty:
             pooled = by_condition.set_index("condition").reindex(conditions)[f"{col} (pooled calls)"].astype(float)
-            ax.scatter(np.arange(len(conditions)), pooled, marker="_", s=900, color="black", linewidths=2.5, zorder=3,
+            ax.scatter(np.arange(len(conditions)), pooled, marker="_", s=500, color="black", linewidths=2.5, zorder=3,
                        label="all models (pooled calls)")
         ax.set_xticks(range(len(conditions)), conditions)
-        ax.set_ylim(0, 1)
-        ax.set_title(title, fontsize=10)
-        ax.set_xlabel("condition (most Dem-coded cue left)")
-    axes[0].set_ylabel("share of both-parsed answers")
-    axes[1].legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False, markerscale=0.4)
-    fig.tight_layout()
-    save_figure(fig, path, tight=False)
-    plt.close(fig)
+        ax.set_ylim(0, 1.05)  # a share of 1 keeps its whole bar
+        ax.set_title(title, fontsize=9)
+        ax.set_ylabel("share of both-read calls", fontsize=8)
+        ax.tick_params(labelsize=7)
+    axes[-1].set_xlabel("asker condition (most Democrat-coded cue left)", fontsize=8)
+    fig.legend(*axes[0].get_legend_handles_labels(), fontsize=7, loc="outside lower center",
+               ncols=min(4, len(models) + 1), frameon=False)
+    save_figure(fig, path)
     return path
 
 

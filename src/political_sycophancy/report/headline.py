@@ -16,6 +16,7 @@ from typing import Any
 
 from ..core.report_parts import Finding, HeadlinePart, HeadlineTable, Summary, Tables
 from ..core.text import md_text
+from .headers import column_header
 from .sections import contributions
 
 
@@ -52,7 +53,7 @@ def headline_html(items: list[Finding], summary: Summary) -> str:
         return ""
     tables = "".join(
         f"<table class='{html.escape(name, quote=True)}'><caption>{html.escape(t.caption)}</caption><tr>"
-        + "".join(f"<th>{html.escape(h)}</th>" for h in t.head)
+        + "".join(f"<th>{html.escape(column_header(h))}</th>" for h in t.head)
         + "</tr>"
         + "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in t.rows)
         + "</table>"
@@ -73,7 +74,7 @@ def headline_markdown(items: list[Finding], summary: Summary) -> list[str]:
         lines += [
             f"{md_text(t.caption)}:",
             "",
-            "| " + " | ".join(md_text(h) for h in t.head) + " |",
+            "| " + " | ".join(md_text(column_header(h)) for h in t.head) + " |",
             "|" + "---|" * len(t.head),
             *["| " + " | ".join(md_text(c) for c in r) + " |" for r in t.rows],
             "",

@@ -26,10 +26,12 @@ import numpy as np
 import pandas as pd
 
 from ..core.numbers import p_text
+from ..core.plotting import WIDE_FIGURE
 from ..core.report_parts import Finding
 from ..core.section import column_meaning
 from ..stats.multiplicity import holm
 from .findings import findings_html
+from .headers import column_header, shown_table
 from .sections import Section, contributions
 
 # A table is shown open when it is at most this wide and long; else folded.
@@ -40,8 +42,6 @@ FULL_TABLE_ROWS = 150
 # The report's own sections whose tables are bookkeeping: always folded (a measure names
 # its own in its report contribution's `folded_sections`).
 FOLDED_SECTIONS = ("overview",)
-# A figure at least this much wider than tall (a row of panels) prints at the full width.
-WIDE_FIGURE = 1.6
 # Section text longer than this is folded after its first sentence...
 FOLD_TEXT_CHARS = 320
 # ...except the paragraphs a reader must see.
@@ -72,7 +72,7 @@ p.lead{margin:.4em 0}nav.toc{font-size:.85em;color:var(--muted);margin:1em 0}nav
  nav.toc,a.src,details.columns{display:none}
  h2{break-after:avoid;page-break-after:avoid}h3{break-after:avoid}
  figure,table,tr{break-inside:avoid;page-break-inside:avoid}
- figure img{max-height:120mm;width:auto}figure.wide img{width:100%;max-height:none}
+ figure img{max-height:230mm;width:auto}figure.wide img{width:100%;max-height:none}
  .tw{overflow:visible}table{font-size:7.5pt;table-layout:auto}td,th{word-break:break-word}
  details:not([open])>:not(summary){display:none}
  details>summary{list-style:none}details>summary::-webkit-details-marker{display:none}span.toggle{display:none}
@@ -192,11 +192,19 @@ def _cell(v: Any) -> str:
     return str(v)
 
 
-def table_html(table: pd.DataFrame) -> str:
-    """The table with its numbers rounded for reading, inside a horizontal scroll box."""
+def table_html(table: pd.DataFrame, columns: Mapping[str, str] | None = None) -> str:
+    """The table with its numbers rounded for reading, under human headers (shares on 0-1
+    as percentages, `report.headers.shown_table`), inside a horizontal scroll box; a table
+    wider than `SPLIT_COLUMNS` is split into blocks of columns, each repeating the leading
+    text columns (model, condition, ...), so that none is cut off on a printed page."""
+    blocks = column_blocks(table)
+    if len(blocks) > 1:
+        return "".join(table_html(table.iloc[:, b], columns) for b in blocks)
+    table, headers = shown_table(table, columns)
     fmts = [column_formatter(str(c), table.iloc[:, i]) for i, c in enumerate(table.columns)]
     numeric = [pd.api.types.is_numeric_dtype(table.iloc[:, i]) and not pd.api.types.is_bool_dtype(table.iloc[:, i]) for i in range(table.shape[1])]
-    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in table.columns)
+    head = "".join(f"<th title='{html.escape(str(c), quote=True)}'>{html.escape(h)}</th>"
+                   for c, h in zip(table.columns, headers, strict=True))
     rows = []
     for row in table.itertuples(index=False, name=None):
         cells = "".join(
@@ -206,16 +214,37 @@ def table_html(table: pd.DataFrame) -> str:
     return f"<div class='tw'><table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
 
 
+# A table with more columns than this is shown as blocks of at most this many (`column_blocks`).
+SPLIT_COLUMNS = 12
+# leading text columns repeated in every block (at most this many)
+KEY_COLUMNS = 4
+
+
+def column_blocks(table: pd.DataFrame, width: int = SPLIT_COLUMNS) -> list[list[int]]:
+    """The column positions of each block a wide table is shown as: the leading text
+    columns (at most `KEY_COLUMNS`) in every block, the others `width` minus those at a time."""
+    if len(table.columns) <= width:
+        return [list(range(len(table.columns)))]
+    keys = []
+    for i in range(min(KEY_COLUMNS, len(table.columns))):
+        col = table.iloc[:, i]
+        if pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col):
+            break
+        keys.append(i)
+    rest = [i for i in range(len(table.columns)) if i not in keys]
+    step = max(1, width - len(keys))
+    return [keys + rest[k:k + step] for k in range(0, len(rest), step)]
+
+
 def dump_summary(table: pd.DataFrame, columns: int = 4) -> str:
-    """A long table's one-line summary instead of a preview: per numeric column (the first
-    `columns`), its mean and range at the column's format."""
+    """A long table's one-line summary instead of a preview: how many distinct values its
+    leading text columns hold (the first `columns`: models, conditions, measures, ...), not
+    a mean over rows that may mix unlike quantities (a WD shift beside a PCT score shift)."""
     parts = []
-    for c in [c for c in table.columns if pd.api.types.is_numeric_dtype(table[c]) and not pd.api.types.is_bool_dtype(table[c])][:columns]:
-        x = pd.to_numeric(table[c], errors="coerce").dropna()
-        if len(x):
-            fmt = column_formatter(str(c), table[c])
-            parts.append(f"{c}: mean {fmt(float(x.mean()))}, from {fmt(float(x.min()))} to {fmt(float(x.max()))}")
-    return "; ".join(parts)
+    for c in [c for c in table.columns if not pd.api.types.is_numeric_dtype(table[c])][:columns]:
+        n = int(table[c].nunique(dropna=True))
+        parts.append(f"{n:,} {column_header(str(c))}" + (" values" if n != 1 else " value"))
+    return ("rows of " + ", ".join(parts)) if parts else ""
 
 
 def _glossary(table: pd.DataFrame, columns: dict[str, str]) -> str:
@@ -223,7 +252,10 @@ def _glossary(table: pd.DataFrame, columns: dict[str, str]) -> str:
     known = [(str(c), m) for c in table.columns if (m := column_meaning(columns, str(c))) is not None]
     if not known:
         return ""
-    items = "".join(f"<dt><code>{html.escape(c)}</code></dt><dd>{html.escape(m)}</dd>" for c, m in known)
+    _, headers = shown_table(table, columns)
+    named = dict(zip([str(c) for c in table.columns], headers, strict=True))
+    items = "".join(f"<dt><b>{html.escape(named[c])}</b> (<code>{html.escape(c)}</code>)</dt><dd>{html.escape(m)}</dd>"
+                    for c, m in known)
     return f"<details class='columns'><summary>Columns</summary><dl>{items}</dl></details>"
 
 
@@ -233,12 +265,12 @@ def _table_block(section_name: str, tname: str, table: pd.DataFrame, rel: str, t
     size = f"{len(table):,} rows &times; {len(table.columns)} columns"
     link = f"<a href='{html.escape(rel, quote=True)}'>{html.escape(rel)}</a>"
     head = f"<h3 id='table-{html.escape(tname, quote=True)}'>{html.escape(title or tname)}</h3>"
-    body = _table_body(shown or layout(), section_name, tname, table, size, link, head)
+    body = _table_body(shown or layout(), section_name, tname, table, size, link, head, columns or {})
     return body + _glossary(table, columns or {})
 
 
 def _table_body(shown: Layout, section_name: str, tname: str, table: pd.DataFrame, size: str, link: str,
-                head: str) -> str:
+                head: str, columns: Mapping[str, str]) -> str:
     if not len(table.columns):
         return head + f"<p class='meta'>{link} (empty)</p>"
     if len(table) > FULL_TABLE_ROWS:  # a data file, not a table to read: its link and a summary
@@ -247,7 +279,7 @@ def _table_body(shown: Layout, section_name: str, tname: str, table: pd.DataFram
         return (head + f"<p class='meta'>{size}, a data file: {link}" + (f". {html.escape(summary)}." if summary else ".") + "</p>"
                 + (f"<p class='meta multiplicity'>{html.escape(note)}</p>" if note else ""))
     note = multiplicity_note(table)
-    body = table_html(table) + (f"<p class='meta multiplicity'>{html.escape(note)}</p>" if note else "")
+    body = table_html(table, columns) + (f"<p class='meta multiplicity'>{html.escape(note)}</p>" if note else "")
     folded = section_name in shown.folded_sections or len(table.columns) > OPEN_COLUMNS or len(table) > OPEN_ROWS
     if folded:
         state = " class='key' open" if tname in shown.key_tables else ""

@@ -42,12 +42,17 @@ from ..designs.paper_values import paper_section, paper_vs_logs
 from ..stats.options import AnalysisOptions
 from .figures import figure_specs, figures_section
 from .findings import derive, findings
+from .headers import shown_table
 from .headline import headline, headline_html, headline_markdown
 from .headline import numbers as headline_numbers
 from .html import FULL_TABLE_ROWS, column_formatter, dump_summary, multiplicity_note, not_computable, page
 from .overview import answer_letter_warnings, provenance_lines
 from .section_store import SectionStore
 from .sections import REPORT, section_builders, section_owners, summary_contract
+
+# report.md shows a table's rows up to this many; a longer one is its CSV link (issue 46 item 7:
+# tables of 136, 98, 98 and 56 rows were dumped into it)
+MARKDOWN_ROWS = 30
 
 
 @dataclass
@@ -101,11 +106,13 @@ def deep_merge(into: dict, new: dict, written: dict[tuple[str, ...], str] | None
     return into
 
 
-def markdown_table(table: pd.DataFrame) -> str:
-    """The table as Markdown, each column in its one format (`html.column_formatter`, the
-    page's), every cell literal text."""
+def markdown_table(table: pd.DataFrame, columns: dict[str, str] | None = None) -> str:
+    """The table as Markdown under the page's human headers, each column in its one format
+    (`html.column_formatter`, shares on 0-1 as percentages: `headers.shown_table`), every
+    cell literal text."""
+    table, headers = shown_table(table, columns)
     fmts = [column_formatter(str(c), table.iloc[:, i]) for i, c in enumerate(table.columns)]
-    head = "| " + " | ".join(md_text(str(c)) for c in table.columns) + " |"
+    head = "| " + " | ".join(md_text(h) for h in headers) + " |"
     sep = "| " + " | ".join("---" for _ in table.columns) + " |"
     body = ["| " + " | ".join(md_text(_listed(v) if isinstance(v, (list, tuple, dict)) else f(v)) for f, v in zip(fmts, row, strict=True)) + " |"
             for row in table.itertuples(index=False, name=None)]
@@ -138,17 +145,20 @@ def _render(out: Path, title: str, meta: list[str], built: list[tuple[str, Secti
         for tname, table in section.tables.items():
             table_rel = md_code(table_paths[f"{name}:{tname}"].relative_to(out).as_posix())
             md += [f"### {md_text(section.titles.get(tname, tname))}", ""]
-            if len(table) > FULL_TABLE_ROWS:  # a data file: its link and a summary, no preview
-                gist = dump_summary(table)
-                md += [f"{table_rel}: {len(table):,} rows, a data file" + (f". {md_text(gist)}." if gist else "."), ""]
+            known = section.columns.get(tname, {})
+            if len(table) > MARKDOWN_ROWS:  # a long table: its CSV link, no rows (report.html shows it)
+                gist = dump_summary(table) if len(table) > FULL_TABLE_ROWS else ""
+                md += [f"{table_rel}: {len(table):,} rows × {len(table.columns)} columns, in the CSV"
+                       + (f". {md_text(gist)}." if gist else " and in report.html."), ""]
             else:
                 md += [f"{table_rel} ({len(table)} rows)", ""]
                 if len(table.columns):
-                    md += [markdown_table(table), ""]
+                    md += [markdown_table(table, known), ""]
             if note := multiplicity_note(table):
                 md += [f"*{md_text(note)}*", ""]
-            known = section.columns.get(tname, {})
-            if glossary := [f"`{c}`: {md_text(m)}" for c in table.columns if (m := column_meaning(known, str(c))) is not None]:
+            named = dict(zip([str(c) for c in table.columns], shown_table(table, known)[1], strict=True))
+            if glossary := [f"{md_text(named[str(c)])} (`{c}`): {md_text(m)}" for c in table.columns
+                            if (m := column_meaning(known, str(c))) is not None]:
                 md += ["Columns: " + "; ".join(glossary) + ".", ""]
     if empty:
         md += ["## Not computable from these logs", "", *[f"- **{md_text(section.title)}**: {section.text.strip()}" for _, section in empty], ""]
