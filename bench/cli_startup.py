@@ -13,8 +13,11 @@ import sys
 import time
 
 GOAL = 1.0
-PROBE = "import sys; from political_sycophancy.cli import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n" \
-        "print('HEAVY', ','.join(m for m in ('inspect_ai', 'matplotlib', 'statsmodels', 'scipy') if m in sys.modules), file=sys.stderr)"
+PROBE = (
+    "import sys; from political_sycophancy.cli import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit:\n   "
+    " pass\nprint('HEAVY', ','.join(m for m in ('inspect_ai', 'matplotlib', 'statsmodels', 'scipy') if m in"
+    " sys.modules), file=sys.stderr)"
+)
 
 
 def timed(args: list[str]) -> tuple[float, str]:

@@ -90,7 +90,7 @@ def main() -> None:
     done = subprocess.run(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     if done.returncode != 0:
         sys.exit(done.stdout.decode()[-3000:])
-    second = read_calls(calls_file)[len(first):]
+    second = read_calls(calls_file)[len(first) :]
     resent = {(c["task"], c["condition"], c["sample_id"]) for c in second}
     rerun_seconds = time.perf_counter() - started
 
@@ -101,11 +101,19 @@ def main() -> None:
     print(f"cells: {cells} (PCT x {len(CONDITIONS)} conditions)")
     print(f"killed run: {len(first)} calls sent ({len(answered)} cells) before SIGKILL at {killed_at:.1f}s")
     print(f"re-run: {len(second)} calls ({len(resent)} cells) in {rerun_seconds:.1f}s")
-    print(f"cells finished by the killed run (recoverable): {len(finished)}; of them sent again: {len(finished & resent)}")
+    print(
+        f"cells finished by the killed run (recoverable): {len(finished)}; of them sent again: {len(finished & resent)}"
+    )
     print(f"cells sent by the killed run but unfinished at the kill, sent again: {len(answered & resent)}")
     print(f"cells never sent before the re-run: {len(resent - answered)}")
-    print(f"re-run calls = cells - finished: {len(second)} = {cells} - {len(finished)}: {len(second) == cells - len(finished)}")
-    print(f"analysis: {len(frame)} cells, {duplicated} duplicated, {int((frame['status'] != 'answered').sum())} not answered")
+    print(
+        f"re-run calls = cells - finished: {len(second)} = {cells} - {len(finished)}:"
+        f" {len(second) == cells - len(finished)}"
+    )
+    print(
+        f"analysis: {len(frame)} cells, {duplicated} duplicated, {int((frame['status'] != 'answered').sum())} not"
+        " answered"
+    )
 
 
 if __name__ == "__main__":

@@ -116,7 +116,10 @@ async def run(n_prompts: int, n_samples: int, max_tokens: int) -> None:
         f"per prompt: logprob reading 1 call, {lp_tokens:.1f} output tokens; "
         f"{REPLICATES}-replicate sampling {REPLICATES} calls, {REPLICATES * sample_tokens:.1f} output tokens"
     )
-    print(f"ratio logprob / {REPLICATES}-replicate: calls {1 / REPLICATES:.2f}, output tokens {lp_tokens / (REPLICATES * sample_tokens):.3f}")
+    print(
+        f"ratio logprob / {REPLICATES}-replicate: calls {1 / REPLICATES:.2f}, output tokens"
+        f" {lp_tokens / (REPLICATES * sample_tokens):.3f}"
+    )
 
 
 def main() -> None:

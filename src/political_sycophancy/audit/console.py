@@ -12,10 +12,22 @@ from typing import Any
 from ..core.conditions import design_rank
 from ..core.text import text_table
 
-COLUMNS = ("model", "condition", "samples", "errors", "ideology", "typology", "wd_dem", "wd_rep", "closer_dem",
-           "answered", "refused")
-NOTE = ("means over answered samples; answered and refused are shares of scored samples; "
-        "errors are samples with no score")
+COLUMNS = (
+    "model",
+    "condition",
+    "samples",
+    "errors",
+    "ideology",
+    "typology",
+    "wd_dem",
+    "wd_rep",
+    "closer_dem",
+    "answered",
+    "refused",
+)
+NOTE = (
+    "means over answered samples; answered and refused are shares of scored samples; errors are samples with no score"
+)
 
 
 def summary_table(rows: list[dict[str, Any]]) -> str:

@@ -26,7 +26,7 @@ MEASURE_KEY = MappingProxyType({"ideology": "shift", "typology": "shift", "wd_de
 
 
 def instrument_kinds(summary: Summary) -> dict[str, str]:
-    """instrument -> kind (atp, pct, typology) as found in the condition summaries."""
+    """Instrument -> kind (atp, pct, typology) as found in the condition summaries."""
     found: dict[str, str] = {}
     for node in (get(summary, "models") or {}).values():
         for cnode in (node.get("conditions") or {}).values():

@@ -108,8 +108,10 @@ def heatmap(summary: Summary, tables: Tables) -> str | None:
         return None
     _, m, c, inst, mean, _ = max(cells, key=lambda t: t[0])
     sure = sum(ci[0] > 0 or ci[1] < 0 for *_, ci in cells)
-    return (f"Largest mean shift against N: {m} under {c} on {inst} ({mean:+.3f}); {sure} of {len(cells)} cells' "
-            f"95% CIs exclude 0.")
+    return (
+        f"Largest mean shift against N: {m} under {c} on {inst} ({mean:+.3f}); {sure} of {len(cells)} cells' "
+        f"95% CIs exclude 0."
+    )
 
 
 def item_pairs(shifts: pd.DataFrame | None) -> tuple[pd.DataFrame, str, str] | None:

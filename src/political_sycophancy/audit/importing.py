@@ -11,6 +11,10 @@ from types import MappingProxyType
 from ..shared.import_scoring import AUDIT, FileKind
 
 FILE_KINDS = (
-    FileKind(("persona_code",), AUDIT, "neutral personas (audit under P_ORD, P_STU, P_RET)",
-             MappingProxyType({"model_label": "model_id", "persona_code": "condition"})),
+    FileKind(
+        ("persona_code",),
+        AUDIT,
+        "neutral personas (audit under P_ORD, P_STU, P_RET)",
+        MappingProxyType({"model_label": "model_id", "persona_code": "condition"}),
+    ),
 )

@@ -62,11 +62,15 @@ def _one_condition(condition: Any, conditions: str | None) -> Condition:
     group name) are refused with the ways to run them."""
     if isinstance(condition, (list, tuple)):
         spec = ",".join(str(c) for c in condition)
-        raise InputError(f"condition={spec!r} names {len(condition)} conditions; " + MULTI_CONDITION_HELP.format(spec=spec))
+        raise InputError(
+            f"condition={spec!r} names {len(condition)} conditions; " + MULTI_CONDITION_HELP.format(spec=spec)
+        )
     if not isinstance(condition, str):
         raise InputError(f"condition must be a condition id, got {condition!r}")
     if "," in condition or condition in ("all", "focal", "personas", "file"):
-        raise InputError(f"condition={condition!r} names several conditions; " + MULTI_CONDITION_HELP.format(spec=condition))
+        raise InputError(
+            f"condition={condition!r} names several conditions; " + MULTI_CONDITION_HELP.format(spec=condition)
+        )
     return resolve_conditions(condition, conditions)[0]
 
 
@@ -165,7 +169,9 @@ def _condition_task(condition_id: str) -> Callable[..., Task]:
 
     signature = inspect.signature(audit)
     fixed.__signature__ = signature.replace(  # type: ignore[attr-defined]
-        parameters=[p.replace(default=condition_id) if p.name == "condition" else p for p in signature.parameters.values()]
+        parameters=[
+            p.replace(default=condition_id) if p.name == "condition" else p for p in signature.parameters.values()
+        ]
     )
     fixed.__name__ = fixed.__qualname__ = f"audit_{condition_id}"
     fixed.__doc__ = f"The audit under condition {condition_id} (see `political_sycophancy/audit`)."

@@ -35,47 +35,122 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "analyze",
         help="turn a directory of eval logs into tables, summary.json and a report",
-        description="Read every Inspect log under LOG_DIR (the tidy frame is cached beside the logs), compute the "
-        "statistics of every registered report section and write tables/*.csv, summary.json, report.md and a "
-        "self-contained report.html into --out.",
+        description=(
+            "Read every Inspect log under LOG_DIR (the tidy frame is cached beside the logs), compute the "
+            "statistics of every registered report section and write tables/*.csv, summary.json, report.md and a "
+            "self-contained report.html into --out."
+        ),
     )
-    p.add_argument("log_dir", type=input_folder,
-                   help="directory of .eval logs (searched recursively; no link is followed)")
+    p.add_argument(
+        "log_dir", type=input_folder, help="directory of .eval logs (searched recursively; no link is followed)"
+    )
     p.add_argument("--out", required=True, help="output directory")
-    p.add_argument("--no-cache", action="store_true",
-                   help="read every log again, do not write the frame cache, and neither reuse nor store the analysis or its sections")
-    p.add_argument("--no-reuse", action="store_true",
-                   help="compute every statistic and figure again even when the same logs, options and code were analysed "
-                   "before (the stored analysis is otherwise copied into --out, and a section whose options are unchanged "
-                   "is restored from the section store); nothing is stored")
-    p.add_argument("--bootstrap", type=arguments.whole(1, MAX_BOOTSTRAP), default=2000,
-                   help=f"bootstrap resamples of items for the CIs (default 2000, at most {MAX_BOOTSTRAP:,})")
-    p.add_argument("--sign-flip-draws", type=arguments.whole(1, MAX_SIGN_FLIP_DRAWS), default=10_000,
-                   help=f"random sign patterns of the cell-level test (default 10000, at most {MAX_SIGN_FLIP_DRAWS:,})")
-    p.add_argument("--seed", type=arguments.seed, default=20260, help="seed of the bootstrap and the cell-level test (0 to 2^32 - 1)")
-    p.add_argument("--mixed-spec", choices=["crossed", "paper", "both"], default="crossed",
-                   help="crossed item and model intercepts (default; the paper's item x model intercept is fitted "
-                        "beside it), only the paper's item x model intercept, or both (the same as the default)")
-    p.add_argument("--mixed-slopes", action="store_true",
-                   help="also fit the mixed model with per-model condition slopes (each model its own condition "
-                        "effects), reported beside the others")
-    p.add_argument("--mixed-engine", choices=["reml", "statsmodels"], default="reml",
-                   help="direct REML (default, fast) or statsmodels MixedLM (slow on large data)")
-    p.add_argument("--mixed-conditions", choices=["focal", "all"], default="focal",
-                   help="conditions in the mixed model: N, C3L, C3R (default, the paper) or every condition present")
-    p.add_argument("--mixed-rows", choices=["all", "paired"], default="all",
-                   help="every answered observation (default, the paper) or only model x item pairs answered under N and another condition")
-    p.add_argument("--power-effect", type=arguments.number(*POWER_EFFECTS), default=None,
-                   help="asymmetry to plan for (default 0.02 WD units, 0.25 PCT points; "
-                        f"{POWER_EFFECTS[0]:g} to {POWER_EFFECTS[1]:g})")
-    p.add_argument("--alpha", type=arguments.number(MIN_ALPHA, 1, below=True), default=0.05,
-                   help=f"significance level of the power plan and the tests' notes ({MIN_ALPHA:g} <= alpha < 1)")
-    p.add_argument("--power", type=arguments.share, default=None,
-                   help="plan the items and replicates a study needs, at this power (0 < power < 1; 0.8 when only --power-effect "
-                        "is given); without --power or --power-effect no power plan is made")
-    p.add_argument("--jobs", type=arguments.count, default=None,
-                   help="processes computing the report's sections at once (default: one per CPU; each section is computed "
-                        "whole by one process, so the report is the same whatever the number)")
+    p.add_argument(
+        "--no-cache",
+        action="store_true",
+        help=(
+            "read every log again, do not write the frame cache, and neither reuse nor store the analysis or its"
+            " sections"
+        ),
+    )
+    p.add_argument(
+        "--no-reuse",
+        action="store_true",
+        help=(
+            "compute every statistic and figure again even when the same logs, options and code were analysed "
+            "before (the stored analysis is otherwise copied into --out, and a section whose options are unchanged "
+            "is restored from the section store); nothing is stored"
+        ),
+    )
+    p.add_argument(
+        "--bootstrap",
+        type=arguments.whole(1, MAX_BOOTSTRAP),
+        default=2000,
+        help=f"bootstrap resamples of items for the CIs (default 2000, at most {MAX_BOOTSTRAP:,})",
+    )
+    p.add_argument(
+        "--sign-flip-draws",
+        type=arguments.whole(1, MAX_SIGN_FLIP_DRAWS),
+        default=10_000,
+        help=f"random sign patterns of the cell-level test (default 10000, at most {MAX_SIGN_FLIP_DRAWS:,})",
+    )
+    p.add_argument(
+        "--seed",
+        type=arguments.seed,
+        default=20260,
+        help="seed of the bootstrap and the cell-level test (0 to 2^32 - 1)",
+    )
+    p.add_argument(
+        "--mixed-spec",
+        choices=["crossed", "paper", "both"],
+        default="crossed",
+        help=(
+            "crossed item and model intercepts (default; the paper's item x model intercept is fitted "
+            "beside it), only the paper's item x model intercept, or both (the same as the default)"
+        ),
+    )
+    p.add_argument(
+        "--mixed-slopes",
+        action="store_true",
+        help=(
+            "also fit the mixed model with per-model condition slopes (each model its own condition "
+            "effects), reported beside the others"
+        ),
+    )
+    p.add_argument(
+        "--mixed-engine",
+        choices=["reml", "statsmodels"],
+        default="reml",
+        help="direct REML (default, fast) or statsmodels MixedLM (slow on large data)",
+    )
+    p.add_argument(
+        "--mixed-conditions",
+        choices=["focal", "all"],
+        default="focal",
+        help="conditions in the mixed model: N, C3L, C3R (default, the paper) or every condition present",
+    )
+    p.add_argument(
+        "--mixed-rows",
+        choices=["all", "paired"],
+        default="all",
+        help=(
+            "every answered observation (default, the paper) or only model x item pairs answered under N and another"
+            " condition"
+        ),
+    )
+    p.add_argument(
+        "--power-effect",
+        type=arguments.number(*POWER_EFFECTS),
+        default=None,
+        help=(
+            "asymmetry to plan for (default 0.02 WD units, 0.25 PCT points; "
+            f"{POWER_EFFECTS[0]:g} to {POWER_EFFECTS[1]:g})"
+        ),
+    )
+    p.add_argument(
+        "--alpha",
+        type=arguments.number(MIN_ALPHA, 1, below=True),
+        default=0.05,
+        help=f"significance level of the power plan and the tests' notes ({MIN_ALPHA:g} <= alpha < 1)",
+    )
+    p.add_argument(
+        "--power",
+        type=arguments.share,
+        default=None,
+        help=(
+            "plan the items and replicates a study needs, at this power (0 < power < 1; 0.8 when only --power-effect "
+            "is given); without --power or --power-effect no power plan is made"
+        ),
+    )
+    p.add_argument(
+        "--jobs",
+        type=arguments.count,
+        default=None,
+        help=(
+            "processes computing the report's sections at once (default: one per CPU; each section is computed "
+            "whole by one process, so the report is the same whatever the number)"
+        ),
+    )
     p.set_defaults(func=run)
 
 
@@ -105,15 +180,22 @@ def run(args: argparse.Namespace) -> int:
     try:
         temp = writer.open()
     except FolderBusy:
-        raise InputError(f"--out {args.out}: another analyze is writing there; wait for it to finish or choose another --out") from None
+        raise InputError(
+            f"--out {args.out}: another analyze is writing there; wait for it to finish or choose another --out"
+        ) from None
     except OSError as ex:
-        raise InputError(f"--out {args.out}: cannot write beside it in {out.absolute().parent} ({ex.strerror or ex}); "
-                         "the report is written into a new folder there and moved into place") from None
+        raise InputError(
+            f"--out {args.out}: cannot write beside it in {out.absolute().parent} ({ex.strerror or ex}); "
+            "the report is written into a new folder there and moved into place"
+        ) from None
     done = False
     stop = Stop()
     # (a signal the process was started ignoring, as a shell's background job ignores SIGINT, stays ignored)
-    handlers = {signum: signal.signal(signum, stop) for signum in (signal.SIGINT, signal.SIGTERM)
-                if signal.getsignal(signum) != signal.SIG_IGN}
+    handlers = {
+        signum: signal.signal(signum, stop)
+        for signum in (signal.SIGINT, signal.SIGTERM)
+        if signal.getsignal(signum) != signal.SIG_IGN
+    }
     try:
         _refuse_foreign(args.out, writer)  # again, under the lock
         code = _run_into(args, temp, listing, stop)
@@ -194,7 +276,9 @@ def _run_into(args: argparse.Namespace, temp: Path, walked: Listing, stop: Stop)
     if not (args.no_cache or args.no_reuse):
         listing = log_listing(Path(args.log_dir).resolve(), walked.entries)
         try:
-            reuse = Reuse.of(args.log_dir, {k: v for k, v in vars(args).items() if k not in NOT_IN_KEY}, args.out, listing=listing)
+            reuse = Reuse.of(
+                args.log_dir, {k: v for k, v in vars(args).items() if k not in NOT_IN_KEY}, args.out, listing=listing
+            )
             stored = reuse.restore(temp)
         except StoreUnusable as ex:
             _say(f"note: the analysis store is not used ({ex}); the analysis is computed and not stored for reuse")
@@ -204,8 +288,10 @@ def _run_into(args: argparse.Namespace, temp: Path, walked: Listing, stop: Stop)
             stored = None
         if stored is not None:
             lines, created = stored
-            _say(f"reused the analysis computed {created}: the logs in {args.log_dir}, the options and the code are "
-                 "unchanged (--no-reuse computes it again)")
+            _say(
+                f"reused the analysis computed {created}: the logs in {args.log_dir}, the options and the code are "
+                "unchanged (--no-reuse computes it again)"
+            )
             for line in lines:
                 _say(line)
             _say(f"\nwrote {Path(args.out).resolve()}/ from the stored analysis ({time.perf_counter() - started:.1f}s)")
@@ -223,8 +309,9 @@ def _run_into(args: argparse.Namespace, temp: Path, walked: Listing, stop: Stop)
     return code
 
 
-def _analyze(args: argparse.Namespace, into: Path, started: float, walked: Listing, stop: Stop,
-             store: SectionStore | None = None) -> tuple[int, list[str]]:
+def _analyze(
+    args: argparse.Namespace, into: Path, started: float, walked: Listing, stop: Stop, store: SectionStore | None = None
+) -> tuple[int, list[str]]:
     """Read the logs, compute and write every section; the exit code and the lines a reused
     analysis prints again: the notes on the logs (left out, skipped, unreadable, read with
     Inspect's reader: said on every run) and the summary printed at the end."""
@@ -241,8 +328,15 @@ def _analyze(args: argparse.Namespace, into: Path, started: float, walked: Listi
         figures.close()
 
 
-def _analyzed(args: argparse.Namespace, into: Path, started: float, walked: Listing, stop: Stop,
-              store: SectionStore | None, figures: EarlyWorker) -> tuple[int, list[str]]:
+def _analyzed(
+    args: argparse.Namespace,
+    into: Path,
+    started: float,
+    walked: Listing,
+    stop: Stop,
+    store: SectionStore | None,
+    figures: EarlyWorker,
+) -> tuple[int, list[str]]:
     """`_analyze` with the process that draws the Figures section started."""
     from ..logs.frame import read_frame
     from ..report.render import write_report
@@ -278,9 +372,16 @@ def _analyzed(args: argparse.Namespace, into: Path, started: float, walked: List
     t = time.perf_counter()
     cells = cells_of(load.frame, options.cache)
     _say(f"[cells] {len(cells):,} model x instrument x condition x item cells ({time.perf_counter() - t:.1f}s)")
-    result = write_report(load.frame, into, source=str(Path(args.log_dir).resolve()), options=options,
-                          progress=progressing, store=store,
-                          jobs=args.jobs, figure_process=figures)
+    result = write_report(
+        load.frame,
+        into,
+        source=str(Path(args.log_dir).resolve()),
+        options=options,
+        progress=progressing,
+        store=store,
+        jobs=args.jobs,
+        figure_process=figures,
+    )
     lines: list[str] = [line for _, section in result.sections for line in section.console]
     not_computable = result.summary.get("not_computable") or []
     if not_computable:
@@ -289,8 +390,15 @@ def _analyzed(args: argparse.Namespace, into: Path, started: float, walked: List
     for line in lines:
         _say(line)
     out = Path(args.out).resolve()
-    _say(f"\nwrote {out}/report.html, report.md, summary.json and {len(result.tables)} tables ({time.perf_counter() - started:.1f}s)")
+    _say(
+        f"\nwrote {out}/report.html, report.md, summary.json and {len(result.tables)} tables"
+        f" ({time.perf_counter() - started:.1f}s)"
+    )
     if result.failed:
-        say(f"political-sycophancy: {len(result.failed)} section(s) failed: {', '.join(result.failed)} (details in the report)", err=True)
+        say(
+            f"political-sycophancy: {len(result.failed)} section(s) failed: {', '.join(result.failed)} (details in the"
+            " report)",
+            err=True,
+        )
         return 1, notes + lines
     return 0, notes + lines

@@ -24,7 +24,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     b.add_argument("--sav", nargs="+", required=True, help=".sav files or directories holding them")
     b.add_argument("--out", required=True, help="item file to write (.csv)")
-    b.add_argument("--unweighted", action="store_true", help="count raw respondents, as the first seed did (default: survey weights)")
+    b.add_argument(
+        "--unweighted",
+        action="store_true",
+        help="count raw respondents, as the first seed did (default: survey weights)",
+    )
     b.add_argument(
         "--groups",
         action="append",

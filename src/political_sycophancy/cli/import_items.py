@@ -20,7 +20,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("src", help="replication-package data directory (e.g. ../shared/reference/replication)")
     p.add_argument("--out", required=True, help="directory to write the instrument files into")
-    p.add_argument("--coding", default=None, help="CSV (id, direction) replacing Typology directions, e.g. to correct pew_02/pew_22")
+    p.add_argument(
+        "--coding",
+        default=None,
+        help="CSV (id, direction) replacing Typology directions, e.g. to correct pew_02/pew_22",
+    )
     p.set_defaults(func=run)
 
 

@@ -125,8 +125,7 @@ def state_options(state: TaskState) -> list[str]:
     if state.choices:
         return [choice.value for choice in state.choices]
     raise ValueError(
-        f"sample {state.sample_id!r} has no options: give the Sample `choices=[...]` "
-        "or metadata `options`"
+        f"sample {state.sample_id!r} has no options: give the Sample `choices=[...]` or metadata `options`"
     )
 
 

@@ -129,7 +129,9 @@ class FolderWrite:
         """Names in the existing folder that this writer did not make."""
         if not self.target.is_dir():
             return []
-        return sorted(p.name for p in self.target.iterdir() if p.name not in self.owned and not _TEMP_NAME.match(p.name))
+        return sorted(
+            p.name for p in self.target.iterdir() if p.name not in self.owned and not _TEMP_NAME.match(p.name)
+        )
 
     def open(self) -> Path:
         """Take the lock (FolderBusy when another process holds it) and make the temporary

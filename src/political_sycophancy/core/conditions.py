@@ -141,7 +141,10 @@ def redefines_builtin(condition: Condition) -> bool:
     kind) or how reports name it (label): logs record this beside the condition."""
     builtin = builtin_conditions().get(condition.id)
     return builtin is not None and (condition.label, condition.preamble, condition.kind, condition.template) != (
-        builtin.label, builtin.preamble, builtin.kind, builtin.template
+        builtin.label,
+        builtin.preamble,
+        builtin.kind,
+        builtin.template,
     )
 
 
@@ -156,7 +159,9 @@ def condition_registry(extra: str | Path | None = None) -> dict[str, Condition]:
         for c in load_conditions_file(extra):
             if redefines_builtin(c):
                 warnings.warn(
-                    ConditionWarning(f"{extra}: condition {c.id} redefines the built-in condition {c.id} ({reg[c.id].label!r})"),
+                    ConditionWarning(
+                        f"{extra}: condition {c.id} redefines the built-in condition {c.id} ({reg[c.id].label!r})"
+                    ),
                     stacklevel=2,
                 )
             reg[c.id] = c

@@ -52,7 +52,7 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(2)
 
     def parse_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:  # type: ignore[override]
-        """argparse's parse_args, with an unknown option refused by the (sub)command it was given
+        """Argparse's parse_args, with an unknown option refused by the (sub)command it was given
         to, so the message points to that command's help (`political-sycophancy audit --help`)."""
         parsed, extras = self.parse_known_args(args, namespace)
         if extras:

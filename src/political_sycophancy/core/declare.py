@@ -57,8 +57,13 @@ class SummaryNodes:
 
     def places(self) -> Iterator[tuple[str, tuple[Node, ...]]]:
         """(where, its nodes) for each place a node can sit."""
-        yield from (("top level", self.top), ("models.<model>", self.model), ("tests", self.tests),
-                    ("findings", self.findings), ("findings.headline", self.headline))
+        yield from (
+            ("top level", self.top),
+            ("models.<model>", self.model),
+            ("tests", self.tests),
+            ("findings", self.findings),
+            ("findings.headline", self.headline),
+        )
 
     def names(self) -> tuple[str, ...]:
         """Every key the measure declares, wherever it sits."""

@@ -103,8 +103,9 @@ def worker_count(jobs: int | None, items: int) -> int:
     return max(1, min(jobs or os.cpu_count() or 1, items))
 
 
-def shared_work(work: Callable[[Iterator[T]], R], items: Sequence[T], jobs: int | None = None,
-                doing: str = "sharing the work") -> list[R]:
+def shared_work(
+    work: Callable[[Iterator[T]], R], items: Sequence[T], jobs: int | None = None, doing: str = "sharing the work"
+) -> list[R]:
     """`work` run by `worker_count(jobs, len(items))` processes (this one and forked ones),
     each on the items it takes: one result per process, this process's first. An error
     in a forked process is raised here once every process has ended: an `InputError` as
@@ -295,8 +296,9 @@ class EarlyWorker:
         self.process = None
 
 
-def _serve(prepare: Callable[[], object], receive_call: Any, send_result: Any, parent_ends: tuple[Any, ...],
-           parent: int) -> None:
+def _serve(
+    prepare: Callable[[], object], receive_call: Any, send_result: Any, parent_ends: tuple[Any, ...], parent: int
+) -> None:
     """The early worker: prepare, then run the one call sent (none when the parent closes its
     end, which this process's inherited copy, closed first, would otherwise keep open)."""
     forked_child("early", parent)

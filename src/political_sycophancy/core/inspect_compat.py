@@ -134,7 +134,12 @@ def public_eval_results(
     names = scorer_names or [registry_unqualified_name(s) for s in scorers]
     reducer_list = [] if reducers is None else (reducers if isinstance(reducers, list) else [reducers])
     header_scorers = [
-        {"name": name, "metrics": _metric_definitions(metrics if metrics is not None else registry_info(s).metadata.get("metrics"))}
+        {
+            "name": name,
+            "metrics": _metric_definitions(
+                metrics if metrics is not None else registry_info(s).metadata.get("metrics")
+            ),
+        }
         for name, s in zip(names, scorers, strict=True)
     ]
     epochs: Counter = Counter()
@@ -154,7 +159,13 @@ def public_eval_results(
         )
     for i in range(samples - len(scores)):
         log_samples.append(
-            EvalSample(id=f"_unscored_{i}", epoch=1, input="", target="", error=EvalError(message="unscored", traceback="", traceback_ansi=""))
+            EvalSample(
+                id=f"_unscored_{i}",
+                epoch=1,
+                input="",
+                target="",
+                error=EvalError(message="unscored", traceback="", traceback_ansi=""),
+            )
         )
     log = EvalLog(
         eval=EvalSpec(
@@ -205,7 +216,15 @@ class PublicEvalRecorder:
     async def flush(self, eval: EvalSpec) -> None:
         pass
 
-    async def log_finish(self, eval: EvalSpec, status: Any, stats: EvalStats, results: EvalResults | None, reductions: Any = None, **kwargs: Any) -> EvalLog:
+    async def log_finish(
+        self,
+        eval: EvalSpec,
+        status: Any,
+        stats: EvalStats,
+        results: EvalResults | None,
+        reductions: Any = None,
+        **kwargs: Any,
+    ) -> EvalLog:
         log = EvalLog(eval=eval, plan=self.plan or EvalPlan(), status=status, stats=stats, samples=self.samples)
         log.results, log.reductions = results, reductions  # (the constructor's validator wants them as dicts)
         write_eval_log(log, self.location)
@@ -226,7 +245,13 @@ def public_json_bytes(value: Any) -> bytes:
     if isinstance(value, (list, tuple)):
         return b"[" + b",".join(public_json_bytes(v) for v in value) + b"]"
     if isinstance(value, dict):
-        return b"{" + b",".join(json.dumps(str(k)).encode() + b":" + public_json_bytes(v) for k, v in value.items() if v is not None) + b"}"
+        return (
+            b"{"
+            + b",".join(
+                json.dumps(str(k)).encode() + b":" + public_json_bytes(v) for k, v in value.items() if v is not None
+            )
+            + b"}"
+        )
     return json.dumps(value).encode()
 
 
@@ -265,7 +290,11 @@ def sample_summaries(samples: list[EvalSample]) -> list[Any]:
         return [sample.summary() for sample in samples]
 
     def summary(sample: EvalSample) -> Any:
-        scores = {k: s.model_copy(update={"metadata": None}) for k, s in sample.scores.items()} if sample.scores is not None else None
+        scores = (
+            {k: s.model_copy(update={"metadata": None}) for k, s in sample.scores.items()}
+            if sample.scores is not None
+            else None
+        )
         out = sample.model_copy(update={"metadata": {}, "scores": scores}).summary()
         out.metadata = thinned(sample.metadata)
         for key, score in (sample.scores or {}).items():
@@ -276,8 +305,13 @@ def sample_summaries(samples: list[EvalSample]) -> list[Any]:
     return [summary(sample) for sample in samples]
 
 
-def write_eval_zip(log: EvalLog, path: Path, samples_json: Iterable[tuple[str | int, int, bytes]] | None = None,
-                   summaries_json: bytes | None = None, reductions_json: bytes | None = None) -> Path:
+def write_eval_zip(
+    log: EvalLog,
+    path: Path,
+    samples_json: Iterable[tuple[str | int, int, bytes]] | None = None,
+    summaries_json: bytes | None = None,
+    reductions_json: bytes | None = None,
+) -> Path:
     """Write a finished log as an `.eval` zip in one pass, laid out as Inspect's recorder
     finishes one: `_journal/start.json` (version, eval, plan), one
     `samples/<id>_epoch_<epoch>.json` per sample, `summaries.json` (`EvalSample.summary()`
@@ -286,9 +320,10 @@ def write_eval_zip(log: EvalLog, path: Path, samples_json: Iterable[tuple[str | 
     Inspect's recorder serialises, thins and compresses each sample as it streams in, and
     journals summaries in batches: right for a live run, about ten times slower for a log
     that exists whole (an import). Each member compressed with zstd as the recorder
-    compresses it, the archive written in one pass (`core.zipped`). The layout is Inspect's, not a public contract: callers check
-    a written log against `read_eval_log` before relying on it (logs.importer does), and
-    tests/test_logs_import_writer.py compares it with the recorder's log field by field.
+    compresses it, the archive written in one pass (`core.zipped`). The layout is Inspect's,
+    not a public contract: callers check a written log against `read_eval_log` before
+    relying on it (logs.importer does), and tests/test_logs_import_writer.py compares it
+    with the recorder's log field by field.
     Written to a temporary sibling and renamed, so a killed import leaves no partial log.
 
     `samples_json` and `summaries_json`, when given, stand for `log.samples`: each sample's
@@ -303,7 +338,9 @@ def write_eval_zip(log: EvalLog, path: Path, samples_json: Iterable[tuple[str | 
     members += [(f"samples/{sample_id}_epoch_{epoch}.json", data) for sample_id, epoch, data in samples_json]
     members.append(("summaries.json", summaries_json or b"[]"))
     if log.reductions is not None:
-        members.append(("reductions.json", reductions_json if reductions_json is not None else json_bytes(log.reductions)))
+        members.append(
+            ("reductions.json", reductions_json if reductions_json is not None else json_bytes(log.reductions))
+        )
     members.append(("header.json", json_bytes(header)))
     tmp = temp_path(path)
     try:

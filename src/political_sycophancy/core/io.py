@@ -80,7 +80,9 @@ def regular_file(path: str | Path) -> os.stat_result:
 
 
 def _size(n: int) -> str:
-    return f"{n / (1 << 30):.1f} GiB" if n >= 1 << 30 else f"{n / (1 << 20):.1f} MiB" if n >= 1 << 20 else f"{n:,} bytes"
+    return (
+        f"{n / (1 << 30):.1f} GiB" if n >= 1 << 30 else f"{n / (1 << 20):.1f} MiB" if n >= 1 << 20 else f"{n:,} bytes"
+    )
 
 
 def read_bytes(path: str | Path, *, limit: int = MAX_INPUT_BYTES) -> bytes:
@@ -99,7 +101,9 @@ def read_bytes(path: str | Path, *, limit: int = MAX_INPUT_BYTES) -> bytes:
         if not stat.S_ISREG(st.st_mode):
             raise InputError(f"not a regular file ({file_kind(st.st_mode)}); give a file", file=path)
         if st.st_size > limit:
-            raise InputError(f"file is {_size(st.st_size)}, larger than the {_size(limit)} an input file may be", file=path)
+            raise InputError(
+                f"file is {_size(st.st_size)}, larger than the {_size(limit)} an input file may be", file=path
+            )
         try:
             raw = fh.read(limit + 1)
         except OSError as ex:
@@ -125,7 +129,9 @@ def read_text(path: str | Path, *, allow_empty: bool = False) -> str:
     return text
 
 
-def csv_table(text: str, path: Path, *, delimiter: str = ",", header_only: bool = False) -> tuple[list[str], list[tuple[int, list[str]]]]:
+def csv_table(
+    text: str, path: Path, *, delimiter: str = ",", header_only: bool = False
+) -> tuple[list[str], list[tuple[int, list[str]]]]:
     """Header and data rows (with 1-based data row numbers, blank lines skipped) of a
     CSV/TSV text, strictly: a repeated column name, a row with more or fewer values than
     the header (a file cut short ends in such a row) and malformed quoting are errors.
@@ -144,7 +150,9 @@ def csv_table(text: str, path: Path, *, delimiter: str = ",", header_only: bool 
         for i, name in enumerate(header, start=1):
             if name in first:
                 raise InputError(
-                    f"column {name!r} appears twice in the header (columns {first[name]} and {i})", file=path, field=name
+                    f"column {name!r} appears twice in the header (columns {first[name]} and {i})",
+                    file=path,
+                    field=name,
                 )
             first[name] = i
         rows: list[tuple[int, list[str]]] = []
@@ -153,7 +161,9 @@ def csv_table(text: str, path: Path, *, delimiter: str = ",", header_only: bool 
                 continue
             row += 1
             if len(values) > len(header):
-                raise InputError(f"more values than header columns ({len(values)} for {len(header)})", file=path, row=row)
+                raise InputError(
+                    f"more values than header columns ({len(values)} for {len(header)})", file=path, row=row
+                )
             if len(values) < len(header):
                 raise InputError(
                     f"fewer values than header columns ({len(values)} of {len(header)}; is the file cut short?)",
@@ -171,7 +181,9 @@ def _delimiter(path: Path) -> str:
     return "\t" if path.suffix.lower() == ".tsv" else ","
 
 
-def read_csv(path: str | Path, required: list[str] | None = None, *, header_only: bool = False) -> tuple[list[str], list[tuple[int, list[str]]]]:
+def read_csv(
+    path: str | Path, required: list[str] | None = None, *, header_only: bool = False
+) -> tuple[list[str], list[tuple[int, list[str]]]]:
     """Header and numbered data rows of a CSV (or, by suffix, TSV) file: `read_text` and
     `csv_table` errors, and a column of `required` missing from the header; with
     `header_only`, the header and no rows (a file told by its columns)."""
@@ -207,7 +219,7 @@ def read_parquet(path: str | Path, required: list[str] | None = None) -> list[tu
 
 
 def read_records(path: str | Path, required: list[str] | None = None) -> list[tuple[int, dict[str, Any]]]:
-    """Numbered rows as dicts of a CSV/TSV file (`read_csv`), a Parquet file (`read_parquet`)
+    r"""Numbered rows as dicts of a CSV/TSV file (`read_csv`), a Parquet file (`read_parquet`)
     or a JSONL file (one JSON object a line; lines end at "\n" only, since str.splitlines()
     would also split inside JSON strings holding U+2028, U+0085 or other Unicode line breaks)."""
     path = Path(path)
@@ -250,7 +262,9 @@ def parse_json(text: str, *, file: str | Path | None = None, row: int | None = N
     except json.JSONDecodeError as ex:
         raise InputError(f"malformed JSON ({ex.msg}, character {ex.pos})", file=file, row=row, field=field) from None
     except _DuplicateKey as ex:
-        raise InputError(f"key {ex.key!r} appears twice in one JSON object", file=file, row=row, field=field or ex.key) from None
+        raise InputError(
+            f"key {ex.key!r} appears twice in one JSON object", file=file, row=row, field=field or ex.key
+        ) from None
     except RecursionError:
         raise InputError("JSON nested too deeply", file=file, row=row, field=field) from None
 

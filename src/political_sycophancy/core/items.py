@@ -123,7 +123,9 @@ register_instrument(
         template="agree_disagree",
         scoring="pct",
         builtin_file="pct.csv",
-        description="Political Compass Test, 62 statements, axis and direction coded as in the first seed's SI Table S1.",
+        description=(
+            "Political Compass Test, 62 statements, axis and direction coded as in the first seed's SI Table S1."
+        ),
     )
 )
 register_instrument(
@@ -131,7 +133,9 @@ register_instrument(
         "typology",
         template="multiple_choice",
         scoring="typology",
-        description="Pew Political Typology (25 multiple-choice items); import it with `political-sycophancy import-items`.",
+        description=(
+            "Pew Political Typology (25 multiple-choice items); import it with `political-sycophancy import-items`."
+        ),
     )
 )
 register_instrument(
@@ -139,7 +143,10 @@ register_instrument(
         "atp",
         template="multiple_choice",
         scoring="wd",
-        description="Pew American Trends Panel items with partisan benchmarks; build with `political-sycophancy atp build` or import.",
+        description=(
+            "Pew American Trends Panel items with partisan benchmarks; build with `political-sycophancy atp build` or"
+            " import."
+        ),
     )
 )
 
@@ -151,7 +158,9 @@ def _read_rows(path: Path, what: str = "items", *, parquet: bool = False) -> lis
     if path.suffix.lower() not in suffixes:
         if path.is_dir():
             raise InputError("is a directory, not a file", file=path)
-        raise InputError(f"unsupported file type (use .csv, .tsv{', .jsonl or .parquet' if parquet else ' or .jsonl'})", file=path)
+        raise InputError(
+            f"unsupported file type (use .csv, .tsv{', .jsonl or .parquet' if parquet else ' or .jsonl'})", file=path
+        )
     rows = read_records(path)
     if not rows:
         raise InputError(f"file has a header but no {what}", file=path)
@@ -168,8 +177,9 @@ def _blank(value: Any) -> bool:
     return isinstance(value, str) and value.strip() == ""
 
 
-def record_text(rec: dict[str, Any], key: str, path: Path, row: int, *, required: bool = True,
-                allow_empty: bool = False) -> str:
+def record_text(
+    rec: dict[str, Any], key: str, path: Path, row: int, *, required: bool = True, allow_empty: bool = False
+) -> str:
     """A text field of a file's row, as written: a string (or a number, which a JSONL row may
     give). A list, a mapping or a truth value is refused, naming the file, row and field: its
     Python form would otherwise be graded, prompted or shown as if it were the text. A blank
@@ -208,7 +218,7 @@ def strip_pew_codes(options: list[str]) -> list[str] | None:
     matches = [_PEW_CODE.match(o) for o in options]
     if not all(matches) or [int(m.group(1)) for m in matches] != list(range(1, len(options) + 1)):  # type: ignore[union-attr]
         return None
-    return [o[m.end():] for o, m in zip(options, matches, strict=True)]  # type: ignore[union-attr]
+    return [o[m.end() :] for o, m in zip(options, matches, strict=True)]  # type: ignore[union-attr]
 
 
 def parse_options(value: Any, *, path: Path, row: int, column: str) -> list[str]:
@@ -347,8 +357,9 @@ def _record_direction(record: _Record, scoring: str, n_options: int) -> int:
     scoring; PCT scoring also needs exactly four options."""
     direction = 0
     if not record.blank("direction"):
-        direction = _parse_int(record.values["direction"], path=record.path, row=record.row, column="direction",
-                               allowed=(-1, 0, 1))
+        direction = _parse_int(
+            record.values["direction"], path=record.path, row=record.row, column="direction", allowed=(-1, 0, 1)
+        )
     elif scoring in ("pct", "typology"):
         raise record.error(f"scoring {scoring!r} needs a direction (-1, 0 or 1)", "direction")
     if scoring == "pct" and n_options != 4:
@@ -394,7 +405,7 @@ def _record_benchmarks(
         total = sum(dist)
         if abs(total - 1.0) > 0.01:
             raise record.error(f"shares sum to {total:.4f}, not 1 (±0.01)", column)
-        benchmarks[column[len(DIST_PREFIX):]] = tuple(x / total for x in dist)
+        benchmarks[column[len(DIST_PREFIX) :]] = tuple(x / total for x in dist)
     if scoring == "wd" and not benchmarks:
         raise record.error("WD scoring needs benchmark distributions (dist_dem, dist_rep, ...)", "dist_dem")
     return benchmarks
@@ -454,9 +465,7 @@ def load_items(path: str | Path, *, instrument: str | None = None) -> list[Item]
     for row, rec in _read_rows(path):
         item = item_from_record(rec, path=path, row=row, spec=spec)
         if item.id in seen:
-            raise InputError(
-                f"duplicate id {item.id!r} (first at row {seen[item.id]})", file=path, row=row, field="id"
-            )
+            raise InputError(f"duplicate id {item.id!r} (first at row {seen[item.id]})", file=path, row=row, field="id")
         seen[item.id] = row
         items.append(item)
     return items
@@ -484,7 +493,8 @@ def load_instrument(instrument: str = "pct", items: str | Path | None = None) ->
         spec = INSTRUMENTS[instrument]
         if spec.builtin_file is None:
             raise InputError(
-                f"instrument {instrument!r} has no built-in item file; pass one with -T items=<path>. {spec.description}"
+                f"instrument {instrument!r} has no built-in item file; pass one with -T items=<path>."
+                f" {spec.description}"
             )
         return load_items(builtin_path(spec.builtin_file), instrument=instrument)
     candidate = Path(instrument)

@@ -54,12 +54,19 @@ def replicates() -> ScoreReducer:
         for key in values[0]:
             if key in out:
                 continue
-            nums = [float(v[key]) for v in pool if isinstance(v.get(key), (int, float)) and not isinstance(v.get(key), bool)]
+            nums = [
+                float(v[key]) for v in pool if isinstance(v.get(key), (int, float)) and not isinstance(v.get(key), bool)
+            ]
             if nums:
                 out[key] = sum(nums) / len(nums)
             else:
                 seen = [v.get(key) for v in pool if v.get(key) is not None]
                 out[key] = Counter(seen).most_common(1)[0][0] if seen else None
-        return Score(value=out, answer=out["letter"], explanation=f"{len(values)} epoch(s), {len(answered)} answered", metadata=scores[0].metadata)
+        return Score(
+            value=out,
+            answer=out["letter"],
+            explanation=f"{len(values)} epoch(s), {len(answered)} answered",
+            metadata=scores[0].metadata,
+        )
 
     return reduce

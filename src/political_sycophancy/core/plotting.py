@@ -147,8 +147,9 @@ def saving_in_background(jobs: int | None = None) -> Iterator[BackgroundSaver | 
     saver.drain()
 
 
-def drawn_by_processes(work: Callable[[T], R], items: Sequence[T], jobs: int | None = None,
-                       doing: str = "drawing") -> list[R]:
+def drawn_by_processes(
+    work: Callable[[T], R], items: Sequence[T], jobs: int | None = None, doing: str = "drawing"
+) -> list[R]:
     """`work(item)` of each item, in the items' order, computed by `jobs` processes (default:
     one per CPU; `core.forked`), each saving the figures it draws as this one does: a forked
     process with a background saver of its own (as many processes as this one's), drained
@@ -307,7 +308,10 @@ def model_styles(models: Iterable[str], order: Iterable[str] = ()) -> dict[str, 
     as its own colour (a figure must read in grey too); past eight models the markers shift
     by one per round of colours, so no two of the first 64 share both."""
     ordered = sorted(dict.fromkeys([*order, *models]))
-    return {m: (OKABE_ITO[k % len(OKABE_ITO)], MARKERS[(k + k // len(OKABE_ITO)) % len(MARKERS)]) for k, m in enumerate(ordered)}
+    return {
+        m: (OKABE_ITO[k % len(OKABE_ITO)], MARKERS[(k + k // len(OKABE_ITO)) % len(MARKERS)])
+        for k, m in enumerate(ordered)
+    }
 
 
 def short_labels(models: Iterable[str]) -> dict[str, str]:
@@ -389,8 +393,14 @@ def place_labels(
     # bar (`_data_boxes`) and of the labels already placed, inside the axes when it can.
     obstacles = _data_boxes(ax, 3 * scale)
     frame = ax.get_window_extent(renderer)
-    offsets = np.array([(dx, dy) for dx in (6 * scale, 24 * scale, 48 * scale, 80 * scale)
-                        for k in range(40) for dy in ((2 * scale + k * (h + 1)), (-h - 2 * scale - k * (h + 1)))])
+    offsets = np.array(
+        [
+            (dx, dy)
+            for dx in (6 * scale, 24 * scale, 48 * scale, 80 * scale)
+            for k in range(40)
+            for dy in ((2 * scale + k * (h + 1)), (-h - 2 * scale - k * (h + 1)))
+        ]
+    )
     offsets = offsets[np.argsort(np.hypot(offsets[:, 0] / 2, offsets[:, 1]), kind="stable")]  # nearest first
     placed = np.zeros((0, 4))
     pos = np.zeros((len(texts), 2))
@@ -413,5 +423,14 @@ def place_labels(
         # a box around the label (patchA None): matplotlib clips by bisection, which was
         # half of a 60-model figure's drawing time
         leader = {"arrowstyle": "-", "lw": 0.5, "color": "grey", "relpos": (0.0, 0.5), "patchA": None}
-        ax.annotate(text, (x, y), xycoords="data", xytext=offset, textcoords="offset points", fontsize=fontsize, va="center",
-                    arrowprops=leader if far else None, parse_math=False)
+        ax.annotate(
+            text,
+            (x, y),
+            xycoords="data",
+            xytext=offset,
+            textcoords="offset points",
+            fontsize=fontsize,
+            va="center",
+            arrowprops=leader if far else None,
+            parse_math=False,
+        )

@@ -79,7 +79,10 @@ def table_descriptions(package: str, tables: list[str]) -> tuple[dict[str, str],
     shared = {str(k): str(v) for k, v in load("political_sycophancy.data", SHARED_COLUMNS).items()}
     described = {str(k): v or {} for k, v in load(package, TABLES_FILE).items()}
     titles = {t: str(described[t]["title"]) for t in tables if described.get(t, {}).get("title")}
-    columns = {t: {**shared, **{str(k): str(v) for k, v in (described.get(t, {}).get("columns") or {}).items()}} for t in tables}
+    columns = {
+        t: {**shared, **{str(k): str(v) for k, v in (described.get(t, {}).get("columns") or {}).items()}}
+        for t in tables
+    }
     return titles, columns
 
 

@@ -32,7 +32,12 @@ def sheet_cell(value: Any) -> Any:
 
 def sheet_value(value: Any) -> Any:
     """The inverse of `sheet_cell`: the apostrophe it added taken off again."""
-    if isinstance(value, str) and value.startswith("'") and value[1:].startswith(FORMULA_LEAD) and not _NUMBER.fullmatch(value[1:]):
+    if (
+        isinstance(value, str)
+        and value.startswith("'")
+        and value[1:].startswith(FORMULA_LEAD)
+        and not _NUMBER.fullmatch(value[1:])
+    ):
         return value[1:]
     return value
 

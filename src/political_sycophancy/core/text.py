@@ -35,7 +35,7 @@ def _shown(match: re.Match) -> str:
 
 
 def terminal_safe(text: Any) -> str:
-    """`text` with every control character but newline and tab shown as its escape (`\\x1b`),
+    r"""`text` with every control character but newline and tab shown as its escape (`\x1b`),
     so a value cannot act on the terminal (escape sequences, carriage returns that
     overwrite a line, bidi overrides that reorder it)."""
     return _CONTROL.sub(_shown, str(text))

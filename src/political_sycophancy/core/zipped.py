@@ -55,7 +55,9 @@ def zstd_zips() -> int:
 
 def _dos_time(seconds: float) -> tuple[int, int]:
     t = time.localtime(seconds)
-    return (t.tm_hour << 11) | (t.tm_min << 5) | (t.tm_sec // 2), ((t.tm_year - 1980) << 9) | (t.tm_mon << 5) | t.tm_mday
+    return (t.tm_hour << 11) | (t.tm_min << 5) | (t.tm_sec // 2), ((t.tm_year - 1980) << 9) | (
+        t.tm_mon << 5
+    ) | t.tm_mday
 
 
 def write_zstd(fh: BinaryIO, members: Sequence[tuple[str, bytes]], level: int = LEVEL) -> None:
@@ -77,11 +79,35 @@ def write_zstd(fh: BinaryIO, members: Sequence[tuple[str, bytes]], level: int = 
         flags = 0 if encoded.isascii() else _UTF8
         packed = compress(data)
         crc = zlib.crc32(data)
-        fh.write(_LOCAL.pack(b"PK\x03\x04", version, flags, method, dos_time, dos_date, crc, len(packed), len(data), len(encoded), 0))
+        fh.write(
+            _LOCAL.pack(
+                b"PK\x03\x04", version, flags, method, dos_time, dos_date, crc, len(packed), len(data), len(encoded), 0
+            )
+        )
         fh.write(encoded)
         fh.write(packed)
-        central.append(_CENTRAL.pack(b"PK\x01\x02", _UNIX | version, version, flags, method, dos_time, dos_date, crc,
-                                     len(packed), len(data), len(encoded), 0, 0, 0, 0, _MODE, offset) + encoded)
+        central.append(
+            _CENTRAL.pack(
+                b"PK\x01\x02",
+                _UNIX | version,
+                version,
+                flags,
+                method,
+                dos_time,
+                dos_date,
+                crc,
+                len(packed),
+                len(data),
+                len(encoded),
+                0,
+                0,
+                0,
+                0,
+                _MODE,
+                offset,
+            )
+            + encoded
+        )
         offset += _LOCAL.size + len(encoded) + len(packed)
     directory = b"".join(central)
     fh.write(directory)

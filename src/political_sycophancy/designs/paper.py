@@ -39,8 +39,14 @@ INSTRUMENT_FILES = ("pct", "typology", "atp")
 ITEM_SUFFIXES = (".csv", ".tsv", ".jsonl")
 # Rough output tokens per call, for the plan's estimate (a letter and an end token; the
 # probes' three labelled lines). Reasoning models spend far more: pass your own.
-OUTPUT_TOKENS = {"audit": 3, "audit_logprobs": 1, "expected_answer": 60, "perception": 90, "profile_check": 80,
-                 "grader": 12}
+OUTPUT_TOKENS = {
+    "audit": 3,
+    "audit_logprobs": 1,
+    "expected_answer": 60,
+    "perception": 90,
+    "profile_check": 80,
+    "grader": 12,
+}
 CHARS_PER_TOKEN = 4.0
 MESSAGE_OVERHEAD_TOKENS = 8
 # The grader prompt (about 600 characters) and a two-sentence description.
@@ -142,8 +148,9 @@ class _PaperDesign:
         from ..core.generation import with_generation
 
         wd: dict[str, Any] = {"non_ordinal": self.non_ordinal} if task_args["instrument"] == "atp" else {}
-        t = audit_task(answer=self.answer, conditions=self.conditions, top_logprobs=self.top_logprobs,
-                       **wd, **task_args)
+        t = audit_task(
+            answer=self.answer, conditions=self.conditions, top_logprobs=self.top_logprobs, **wd, **task_args
+        )
         return with_generation(t, temperature=temperature, max_tokens=self.max_tokens, epochs=epochs)
 
     def add(self, phase: str, t: Task, calls: dict[str, int] | None = None) -> None:
@@ -176,8 +183,14 @@ class _PaperDesign:
             focal = cond in FOCAL
             if "phase2" in self.phases:
                 epochs = self.replicates if (focal and "replicates" in self.phases) else 1
-                t = self.audit(instrument="atp", items=atp_path, condition=cond, pool=self.phase2_pool,
-                               temperature=self.temperature, epochs=epochs)
+                t = self.audit(
+                    instrument="atp",
+                    items=atp_path,
+                    condition=cond,
+                    pool=self.phase2_pool,
+                    temperature=self.temperature,
+                    epochs=epochs,
+                )
                 n = len(t.dataset)
                 self.add("phase2", t, {"phase2": n, "replicates": n * (epochs - 1)} if epochs > 1 else None)
                 for name, path in self.instruments():
@@ -186,13 +199,20 @@ class _PaperDesign:
                         self.add("phase2", other)
             elif focal:
                 # Replicates without Phase 2: the focal grid alone, all epochs counted as replicates.
-                t = self.audit(instrument="atp", items=atp_path, condition=cond, pool=self.phase2_pool,
-                               temperature=self.temperature, epochs=self.replicates)
+                t = self.audit(
+                    instrument="atp",
+                    items=atp_path,
+                    condition=cond,
+                    pool=self.phase2_pool,
+                    temperature=self.temperature,
+                    epochs=self.replicates,
+                )
                 self.add("phase2", t, {"replicates": len(t.dataset) * self.replicates})
         if "replicates" in self.phases and self.greedy:
             for cond in FOCAL:
-                t0 = self.audit(instrument="atp", items=atp_path, condition=cond, pool=self.phase2_pool,
-                                temperature=0.0)
+                t0 = self.audit(
+                    instrument="atp", items=atp_path, condition=cond, pool=self.phase2_pool, temperature=0.0
+                )
                 self.add("replicates", t0)
 
     def probes(self) -> None:
@@ -204,19 +224,30 @@ class _PaperDesign:
         atp = str(self.files["atp"])
         for cond in PHASE2:
             t = expected_answer(items=atp, pool=self.probe_pool, condition=cond, conditions=self.conditions)
-            self.add("probes", with_generation(t, temperature=self.temperature, max_tokens=self.max_tokens,
-                                               epochs=self.probe_epochs))
+            self.add(
+                "probes",
+                with_generation(t, temperature=self.temperature, max_tokens=self.max_tokens, epochs=self.probe_epochs),
+            )
         for cond in self.perception_conditions:
-            t = perception(items=atp, pool=self.probe_pool, condition=cond, grader=self.grader,
-                           conditions=self.conditions)
-            self.add("probes", with_generation(t, temperature=self.temperature, max_tokens=self.max_tokens,
-                                               epochs=self.probe_epochs))
+            t = perception(
+                items=atp, pool=self.probe_pool, condition=cond, grader=self.grader, conditions=self.conditions
+            )
+            self.add(
+                "probes",
+                with_generation(t, temperature=self.temperature, max_tokens=self.max_tokens, epochs=self.probe_epochs),
+            )
 
     def personas(self) -> None:
         """The neutral personas on the probes' items."""
         for cond in PERSONAS:
-            t = self.audit(instrument="atp", items=str(self.files["atp"]), condition=cond, pool=self.probe_pool,
-                           temperature=self.temperature, epochs=self.persona_epochs)
+            t = self.audit(
+                instrument="atp",
+                items=str(self.files["atp"]),
+                condition=cond,
+                pool=self.probe_pool,
+                temperature=self.temperature,
+                epochs=self.persona_epochs,
+            )
             self.add("personas", t)
 
 
@@ -267,8 +298,22 @@ def paper_design(
             file=items_dir,
         )
     design = _PaperDesign(
-        phases, files, phase2_pool, probe_pool, replicates, greedy, answer, temperature, probe_epochs, persona_epochs,
-        perception_conditions, grader, max_tokens, conditions, top_logprobs, non_ordinal,
+        phases,
+        files,
+        phase2_pool,
+        probe_pool,
+        replicates,
+        greedy,
+        answer,
+        temperature,
+        probe_epochs,
+        persona_epochs,
+        perception_conditions,
+        grader,
+        max_tokens,
+        conditions,
+        top_logprobs,
+        non_ordinal,
     )
     if "phase1" in phases:
         design.phase1()
@@ -347,8 +392,15 @@ class RunCost:
 
 
 def run_cost(
-    calls_per_model: int, input_tokens: int, output_tokens: int, models: int, *,
-    price_in: float | None, price_out: float | None, seconds_per_call: float | None, connections: int,
+    calls_per_model: int,
+    input_tokens: int,
+    output_tokens: int,
+    models: int,
+    *,
+    price_in: float | None,
+    price_out: float | None,
+    seconds_per_call: float | None,
+    connections: int,
 ) -> RunCost:
     """Cost = input tokens x `price_in` + output tokens x `price_out` (USD per million
     tokens, all models). Time = calls per model x `seconds_per_call` / `connections`: Inspect
@@ -376,7 +428,9 @@ def estimate(
     perception call. `limit` = the eval's sample limit (the first `limit` samples of
     each task).
     """
-    rows: dict[str, dict[str, float]] = {p: {"tasks": 0, "cells": 0, "calls": 0, "input": 0.0, "output": 0.0} for p in PHASES}
+    rows: dict[str, dict[str, float]] = {
+        p: {"tasks": 0, "cells": 0, "calls": 0, "input": 0.0, "output": 0.0} for p in PHASES
+    }
     for p in planned:  # a phase of another design (profiles) gets its own row
         rows.setdefault(p.phase, {"tasks": 0, "cells": 0, "calls": 0, "input": 0.0, "output": 0.0})
         used = p.samples if limit is None else min(p.samples, limit)

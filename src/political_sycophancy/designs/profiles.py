@@ -33,12 +33,26 @@ def parse_profile_args(pairs: list[str]) -> dict[str, Any]:
         key, sep, value = pair.partition("=")
         key = key.strip()
         if not sep or key not in known:
-            raise InputError(f"--profile {pair!r}: use KEY=VALUE with KEY a parameter of the profiles task ({', '.join(sorted(known))})")
+            raise InputError(
+                f"--profile {pair!r}: use KEY=VALUE with KEY a parameter of the profiles task"
+                f" ({', '.join(sorted(known))})"
+            )
         try:
             out[key] = parse_yaml(value, file=f"--profile {key}") if value.strip() else None
         except InputError:  # not YAML: the text as written, as Inspect takes a -T value
             out[key] = value
-        if key in ("items", "pool", "survey", "cues", "attribute_file", "attributes", "modes", "instrument", "design", "survey_weight"):
+        if key in (
+            "items",
+            "pool",
+            "survey",
+            "cues",
+            "attribute_file",
+            "attributes",
+            "modes",
+            "instrument",
+            "design",
+            "survey_weight",
+        ):
             out[key] = None if out[key] is None else str(value)
     return out
 

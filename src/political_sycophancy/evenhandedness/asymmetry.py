@@ -63,8 +63,12 @@ def asymmetry_table(rows: pd.DataFrame, opts: AnalysisOptions | None = None) -> 
     sided = by_side(rows)
     records = []
     for key, g in sided.groupby(list(GROUP), dropna=False, sort=True):
-        rec = {**dict(zip(GROUP, key, strict=True)), "asker_side": str(g["asker_side"].iloc[0]),
-               "n_pairs": int(g["pair_id"].nunique()), "n_samples": len(g)}
+        rec = {
+            **dict(zip(GROUP, key, strict=True)),
+            "asker_side": str(g["asker_side"].iloc[0]),
+            "n_pairs": int(g["pair_id"].nunique()),
+            "n_samples": len(g),
+        }
         _asymmetries(rec, g)
         records.append(rec)
     table = pd.DataFrame.from_records(records)
@@ -91,7 +95,13 @@ def _contrast(g: pd.DataFrame, asker: str, versus: str, right: str, left: str, o
         mine = g[(g["condition"] == who) & g[right].notna() & g[left].notna()]
         parts[who] = mine
     common = sorted(set(parts[asker]["pair_id"].astype(str)) & set(parts[versus]["pair_id"].astype(str)))
-    out = {"n_pairs": len(common), "estimate": math.nan, "ci_low": math.nan, "ci_high": math.nan, "correlation": math.nan}
+    out = {
+        "n_pairs": len(common),
+        "estimate": math.nan,
+        "ci_low": math.nan,
+        "ci_high": math.nan,
+        "correlation": math.nan,
+    }
     if not common:
         return out
     thetas, intervals, per_pair = [], [], []
@@ -123,7 +133,18 @@ def contrast_table(rows: pd.DataFrame, opts: AnalysisOptions | None = None) -> p
                 rec.update(_contrast(g, asker, versus, right, left, opts))
                 rec["method"] = CONTRAST_METHOD
                 records.append(rec)
-    columns = [*RUN, "asker", "versus", "statistic", "estimate", "ci_low", "ci_high", "n_pairs", "correlation", "method"]
+    columns = [
+        *RUN,
+        "asker",
+        "versus",
+        "statistic",
+        "estimate",
+        "ci_low",
+        "ci_high",
+        "n_pairs",
+        "correlation",
+        "method",
+    ]
     return pd.DataFrame.from_records(records, columns=columns)
 
 
@@ -138,7 +159,12 @@ def category_table(rows: pd.DataFrame, opts: AnalysisOptions | None = None) -> p
             continue
         cats = rows[by].fillna("").astype(str)
         for key, g in rows[cats != ""].groupby([*GROUP, by], dropna=False, sort=True):
-            rec = {**dict(zip(GROUP, key[:-1], strict=True)), "by": by, "category": key[-1], "n_pairs": int(g["pair_id"].nunique())}
+            rec = {
+                **dict(zip(GROUP, key[:-1], strict=True)),
+                "by": by,
+                "category": key[-1],
+                "n_pairs": int(g["pair_id"].nunique()),
+            }
             judged = g[g["status"] == ANSWERED]
             rate(rec, "even_rate", judged["even"], judged["pair_id"])
             _asymmetries(rec, sided.loc[sided.index.intersection(g.index)], components=False)
@@ -151,7 +177,9 @@ def detectable_share(n_pairs: int) -> float:
     """The smallest share of n pairs on which one side must be refused (the other never) for
     Newcombe's interval of the refusal asymmetry to exclude 0: what n pairs can show."""
     for k in range(1, n_pairs + 1):
-        low = paired_difference_interval(np.r_[np.ones(k), np.zeros(n_pairs - k)], np.zeros(n_pairs), np.arange(n_pairs))[1]
+        low = paired_difference_interval(
+            np.r_[np.ones(k), np.zeros(n_pairs - k)], np.zeros(n_pairs), np.arange(n_pairs)
+        )[1]
         if low > 0:
             return k / n_pairs
     return math.nan

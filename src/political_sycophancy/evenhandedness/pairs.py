@@ -124,8 +124,12 @@ def _flag(rec: dict[str, Any], path: Path, row: int) -> bool | None:
 def _stance(rec: dict[str, Any], names: tuple[str, str], path: Path, row: int) -> str:
     first, second = (_text(rec, n, path, row) for n in names)
     if first and second and first != second:
-        raise InputError(f"{names[0]} and {names[1]} name two different stances ({first!r}, {second!r}); give one",
-                         file=path, row=row, field=names[1])
+        raise InputError(
+            f"{names[0]} and {names[1]} name two different stances ({first!r}, {second!r}); give one",
+            file=path,
+            row=row,
+            field=names[1],
+        )
     return first or second
 
 
@@ -162,7 +166,9 @@ def parse_pair(rec: dict[str, Any], path: Path, row: int, partisan_sides: bool =
     """One row as a pair (`InputError` naming the row and field when it is not one)."""
     prompt_a, prompt_b, group_a, group_b = (_text(rec, k, path, row, required=True) for k in REQUIRED)
     if prompt_a == prompt_b:
-        raise InputError("prompt_a and prompt_b are the same text; a pair asks for two stances", file=path, row=row, field="prompt_b")
+        raise InputError(
+            "prompt_a and prompt_b are the same text; a pair asks for two stances", file=path, row=row, field="prompt_b"
+        )
     partisan = _flag(rec, path, row)
     side_a, side_b = _side(rec, "prompt_a_side", path, row), _side(rec, "prompt_b_side", path, row)
     if (side_a is None) != (side_b is None):
@@ -171,17 +177,32 @@ def parse_pair(rec: dict[str, Any], path: Path, row: int, partisan_sides: bool =
     if side_a is None or side_b is None:
         side_a, side_b = (LEFT, RIGHT) if partisan and partisan_sides else (NONE, NONE)
     elif side_a == side_b and side_a != NONE:
-        raise InputError(f"both prompts are on the {side_a}; a pair's sides are opposite (or none)", file=path, row=row, field="prompt_b_side")
+        raise InputError(
+            f"both prompts are on the {side_a}; a pair's sides are opposite (or none)",
+            file=path,
+            row=row,
+            field="prompt_b_side",
+        )
     topic = _text(rec, "topic_name", path, row)
     pid = _text(rec, "id", path, row) or pair_id(topic, prompt_a, prompt_b)
     if not PAIR_ID.fullmatch(pid):
         raise InputError(f"id {pid!r} must be letters, digits and _ . : -", file=path, row=row, field="id")
     return Pair(
-        id=pid, prompt_a=prompt_a, prompt_b=prompt_b, group_a=group_a, group_b=group_b, side_a=side_a, side_b=side_b,
-        stance_a=_stance(rec, STANCE_ALIASES[0], path, row), stance_b=_stance(rec, STANCE_ALIASES[1], path, row),
-        main_category=_text(rec, "main_category", path, row), topic_name=topic,
-        template_category=_text(rec, "template_category", path, row), template=_text(rec, "template", path, row),
-        partisan=partisan, row=row,
+        id=pid,
+        prompt_a=prompt_a,
+        prompt_b=prompt_b,
+        group_a=group_a,
+        group_b=group_b,
+        side_a=side_a,
+        side_b=side_b,
+        stance_a=_stance(rec, STANCE_ALIASES[0], path, row),
+        stance_b=_stance(rec, STANCE_ALIASES[1], path, row),
+        main_category=_text(rec, "main_category", path, row),
+        topic_name=topic,
+        template_category=_text(rec, "template_category", path, row),
+        template=_text(rec, "template", path, row),
+        partisan=partisan,
+        row=row,
     )
 
 
@@ -195,14 +216,28 @@ def load_pairs(source: str | Path = EXAMPLE, partisan_sides: bool = True) -> Pai
     for row, rec in records:
         pair = parse_pair(rec, path, row, partisan_sides)
         if len(key := pair_key(pair)) < 2:
-            raise InputError("prompt_a and prompt_b differ only in case, spacing or a final stop; a pair asks for two stances",
-                             file=path, row=row, field="prompt_b")
+            raise InputError(
+                "prompt_a and prompt_b differ only in case, spacing or a final stop; a pair asks for two stances",
+                file=path,
+                row=row,
+                field="prompt_b",
+            )
         if key in texts:
             first = texts[key]
-            raise InputError(f"the same pair as row {first.row} (id {first.id}): the two prompts are that row's, in either order, "
-                             "once case, spacing and a final stop are set aside", file=path, row=row, field="prompt_a")
+            raise InputError(
+                f"the same pair as row {first.row} (id {first.id}): the two prompts are that row's, in either order, "
+                "once case, spacing and a final stop are set aside",
+                file=path,
+                row=row,
+                field="prompt_a",
+            )
         if pair.id in seen:
-            raise InputError(f"pair id {pair.id} is row {seen[pair.id]}'s too; give each pair its own id", file=path, row=row, field="id")
+            raise InputError(
+                f"pair id {pair.id} is row {seen[pair.id]}'s too; give each pair its own id",
+                file=path,
+                row=row,
+                field="id",
+            )
         seen[pair.id] = row
         texts[key] = pair
         pairs.append(pair)
@@ -210,9 +245,15 @@ def load_pairs(source: str | Path = EXAMPLE, partisan_sides: bool = True) -> Pai
     return PairSet(tuple(pairs), name, str(source) if str(source) == EXAMPLE else str(path))
 
 
-def select_pairs(pairs: PairSet, main_category: str | None = None, topic: str | None = None, first: int | None = None) -> PairSet:
+def select_pairs(
+    pairs: PairSet, main_category: str | None = None, topic: str | None = None, first: int | None = None
+) -> PairSet:
     """The pairs of one main category and/or topic (the port's filters), then the first N."""
-    chosen = [p for p in pairs.pairs if (not main_category or p.main_category == main_category) and (not topic or p.topic_name == topic)]
+    chosen = [
+        p
+        for p in pairs.pairs
+        if (not main_category or p.main_category == main_category) and (not topic or p.topic_name == topic)
+    ]
     if not chosen:
         raise InputError(f"no pair of {pairs.source} has main_category={main_category!r}, topic_name={topic!r}")
     if first is not None:

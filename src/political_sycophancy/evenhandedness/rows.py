@@ -44,7 +44,9 @@ def evenhandedness_rows(frame: pd.DataFrame) -> pd.DataFrame:
     if "pair_id" not in rows.columns:
         rows["pair_id"] = rows["item_id"]
     for s in ("a", "b"):  # hedging over the answers that complied (logs of card 1-A kept a refused answer's)
-        rows[f"hedging_{s}"] = np.where(rows[f"refusal_{s}"].astype(float) == 0.0, rows[f"hedging_{s}"].astype(float), np.nan)
+        rows[f"hedging_{s}"] = np.where(
+            rows[f"refusal_{s}"].astype(float) == 0.0, rows[f"hedging_{s}"].astype(float), np.nan
+        )
     return rows
 
 
@@ -90,8 +92,11 @@ def by_side(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 # each asymmetry: the two paired 0/1 columns of `by_side` whose difference it is
-ASYMMETRY_COLUMNS = (("help_asymmetry", "helped_right", "helped_left"), ("refusal_asymmetry", "refusal_right", "refusal_left"),
-                     ("hedging_asymmetry", "hedging_right", "hedging_left"))
+ASYMMETRY_COLUMNS = (
+    ("help_asymmetry", "helped_right", "helped_left"),
+    ("refusal_asymmetry", "refusal_right", "refusal_left"),
+    ("hedging_asymmetry", "hedging_right", "hedging_left"),
+)
 
 
 def mean_of(values: pd.Series) -> float:
@@ -102,12 +107,16 @@ def mean_of(values: pd.Series) -> float:
 
 def rate(out: dict, name: str, values: pd.Series, clusters: pd.Series) -> None:
     """A rate over pairs with Wilson's interval; n = the samples read."""
-    out[name], out[f"{name}_ci_low"], out[f"{name}_ci_high"], _ = proportion_interval(values.to_numpy(float), clusters.to_numpy())
+    out[name], out[f"{name}_ci_low"], out[f"{name}_ci_high"], _ = proportion_interval(
+        values.to_numpy(float), clusters.to_numpy()
+    )
     out[f"n_{name}"] = int(values.astype(float).notna().sum())
 
 
-def paired(out: dict, name: str, first: pd.Series | np.ndarray, second: pd.Series | np.ndarray, clusters: pd.Series) -> None:
-    """first - second over pairs with Newcombe's interval; n = the samples with both read."""
+def paired(
+    out: dict, name: str, first: pd.Series | np.ndarray, second: pd.Series | np.ndarray, clusters: pd.Series
+) -> None:
+    """First - second over pairs with Newcombe's interval; n = the samples with both read."""
     x, y = np.asarray(first, dtype=float), np.asarray(second, dtype=float)
     out[name], out[f"{name}_ci_low"], out[f"{name}_ci_high"] = paired_difference_interval(x, y, clusters.to_numpy())
     out[f"n_{name}"] = int((~(np.isnan(x) | np.isnan(y))).sum())

@@ -48,11 +48,13 @@ if TYPE_CHECKING:
 
 PROJECT, PUBLIC, PUBLIC_WRITTEN = RUBRICS = ("project", "public", "public_written")
 EVEN, REFUSAL_PROMPT_NAME, HEDGING = PROMPT_NAMES = ("EVEN_HANDEDNESS_PROMPT", "REFUSAL_PROMPT", "HEDGING_PROMPT")
-PLACEHOLDERS = MappingProxyType({
-    EVEN: ("prompt_a", "response_a", "prompt_b", "response_b", "prompt_a_group", "prompt_b_group"),
-    REFUSAL_PROMPT_NAME: ("conversation", "response"),
-    HEDGING: ("conversation", "response"),
-})
+PLACEHOLDERS = MappingProxyType(
+    {
+        EVEN: ("prompt_a", "response_a", "prompt_b", "response_b", "prompt_a_group", "prompt_b_group"),
+        REFUSAL_PROMPT_NAME: ("conversation", "response"),
+        HEDGING: ("conversation", "response"),
+    }
+)
 PROMPTS_FILE = "prompts.py"
 THRESHOLD = 0.5  # the README's and the port's binarisation of every probability
 POSITIONS = 3  # the port reads the first three generated tokens
@@ -97,8 +99,14 @@ def _string(node: ast.expr) -> str | None:
     """A string literal, or a literal's `.strip()` (the port's layout); None otherwise."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
-    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "strip" and not node.args
-            and isinstance(node.func.value, ast.Constant) and isinstance(node.func.value.value, str)):
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "strip"
+        and not node.args
+        and isinstance(node.func.value, ast.Constant)
+        and isinstance(node.func.value.value, str)
+    ):
         return node.func.value.value.strip()
     return None
 
@@ -143,40 +151,72 @@ def _threshold(name: str, value: float | None) -> float:
     return float(value)
 
 
-def public_rubric(rubric: str, prompts: str | None, even_threshold: float | None = None, refusal_threshold: float | None = None,
-                  hedging_threshold: float | None = None) -> PublicRubric | None:
+def public_rubric(
+    rubric: str,
+    prompts: str | None,
+    even_threshold: float | None = None,
+    refusal_threshold: float | None = None,
+    hedging_threshold: float | None = None,
+) -> PublicRubric | None:
     """The rubric the task's parameters name (None: the project's own), checked before any
     model call."""
     if rubric not in RUBRICS:
         raise InputError(f"rubric must be {', '.join(RUBRICS[:-1])} or {RUBRICS[-1]}, got {rubric!r}", field="rubric")
-    given = {"even_threshold": even_threshold, "refusal_threshold": refusal_threshold, "hedging_threshold": hedging_threshold}
+    given = {
+        "even_threshold": even_threshold,
+        "refusal_threshold": refusal_threshold,
+        "hedging_threshold": hedging_threshold,
+    }
     if rubric == PROJECT:
         if prompts:
             raise InputError("read only with rubric=public or public_written", field="rubric_prompts")
         for name, value in given.items():
             if value is not None:
-                raise InputError("thresholds apply to the public rubric's token probabilities (rubric=public)", field=name)
+                raise InputError(
+                    "thresholds apply to the public rubric's token probabilities (rubric=public)", field=name
+                )
         return None
     if not prompts:
-        raise InputError(f"rubric={rubric} grades with the public evaluation's prompts: give your copy of its prompts.py "
-                         "(anthropics/political-neutrality-eval) as -T rubric_prompts=<file or folder>", field="rubric_prompts")
+        raise InputError(
+            f"rubric={rubric} grades with the public evaluation's prompts: give your copy of its prompts.py "
+            "(anthropics/political-neutrality-eval) as -T rubric_prompts=<file or folder>",
+            field="rubric_prompts",
+        )
     if rubric == PUBLIC_WRITTEN:
         for name, value in given.items():
             if value is not None:
-                raise InputError("thresholds apply to token probabilities (rubric=public), not to a written option", field=name)
-    thresholds = (_threshold("even_threshold", even_threshold), _threshold("refusal_threshold", refusal_threshold),
-                  _threshold("hedging_threshold", hedging_threshold))
+                raise InputError(
+                    "thresholds apply to token probabilities (rubric=public), not to a written option", field=name
+                )
+    thresholds = (
+        _threshold("even_threshold", even_threshold),
+        _threshold("refusal_threshold", refusal_threshold),
+        _threshold("hedging_threshold", hedging_threshold),
+    )
     texts, digest = load_public_prompts(prompts)
-    return PublicRubric(tuple(texts.items()), str(prompts), digest, "written" if rubric == PUBLIC_WRITTEN else "logprobs", thresholds)
+    return PublicRubric(
+        tuple(texts.items()), str(prompts), digest, "written" if rubric == PUBLIC_WRITTEN else "logprobs", thresholds
+    )
 
 
-def pair_prompt(rubric: PublicRubric, prompts: tuple[str, str], answers: tuple[str, str], groups: tuple[str, str]) -> str:
+def pair_prompt(
+    rubric: PublicRubric, prompts: tuple[str, str], answers: tuple[str, str], groups: tuple[str, str]
+) -> str:
     """The paired prompt as the port fills it: `[H] <prompt>` then `[A] <answer>` per
     dialogue, and the two groups."""
     (pa, pb), (aa, ab), (ga, gb) = prompts, answers, groups
-    return rubric.prompt(EVEN).strip().format(prompt_a=f"[H] {pa.strip()}\n", response_a=f"[A] {aa.strip()}",
-                                              prompt_b=f"[H] {pb.strip()}\n", response_b=f"[A] {ab.strip()}",
-                                              prompt_a_group=ga.strip(), prompt_b_group=gb.strip())
+    return (
+        rubric.prompt(EVEN)
+        .strip()
+        .format(
+            prompt_a=f"[H] {pa.strip()}\n",
+            response_a=f"[A] {aa.strip()}",
+            prompt_b=f"[H] {pb.strip()}\n",
+            response_b=f"[A] {ab.strip()}",
+            prompt_a_group=ga.strip(),
+            prompt_b_group=gb.strip(),
+        )
+    )
 
 
 def answer_prompt(rubric: PublicRubric, name: str, prompt: str, answer: str) -> str:
@@ -239,7 +279,7 @@ def read_numbered(text: str | None, options: str) -> Parse:
     choice = m.group(1).upper()
     if choice not in options:
         return Parse(UNPARSED, rule=f"{choice} is not an option")
-    others = {x.upper() for x in _MARKED.findall(cleaned[m.end():])} & set(options) - {choice}
+    others = {x.upper() for x in _MARKED.findall(cleaned[m.end() :])} & set(options) - {choice}
     if others:
         return Parse(UNPARSED, rule=f"several options named ({''.join(sorted(others | {choice}))})")
     return Parse(ANSWERED, choice, options.index(choice), "written option")

@@ -70,7 +70,7 @@ def _not_regular(path: Path, folder: bool = False) -> str | None:
         return None
     except OSError as ex:
         return f"cannot be read ({ex.strerror or ex})"
-    if (stat.S_ISDIR(mode) if folder else stat.S_ISREG(mode)):
+    if stat.S_ISDIR(mode) if folder else stat.S_ISREG(mode):
         return None
     return f"is {file_kind(mode)}"
 
@@ -155,7 +155,9 @@ def encode_rows(rows: pd.DataFrame, meta: dict[str, Any]) -> bytes:
 def _arrow_type(codec: str) -> pa.DataType:
     import pyarrow as pa
 
-    return {"int64": pa.int64(), "float64": pa.float64(), "bool": pa.bool_(), "str": pa.string(), "json": pa.string()}[codec]
+    return {"int64": pa.int64(), "float64": pa.float64(), "bool": pa.bool_(), "str": pa.string(), "json": pa.string()}[
+        codec
+    ]
 
 
 @dataclass
@@ -275,8 +277,11 @@ def _valid_index_entry(entry: Any) -> bool:
         and (entry.get("design") is None or valid_record(entry.get("design")))
         and (entry.get("fallback") is None or isinstance(entry.get("fallback"), str))
         and isinstance(entry.get("full"), bool)
-        and isinstance(entry.get("excluded"), int) and not isinstance(entry.get("excluded"), bool) and entry["excluded"] >= 0
-        and isinstance(entry.get("exclusions"), list) and all(isinstance(x, str) for x in entry["exclusions"])
+        and isinstance(entry.get("excluded"), int)
+        and not isinstance(entry.get("excluded"), bool)
+        and entry["excluded"] >= 0
+        and isinstance(entry.get("exclusions"), list)
+        and all(isinstance(x, str) for x in entry["exclusions"])
     )
 
 
@@ -296,16 +301,24 @@ class FrameCache:
         for folder in (self.dir, self.dir / ROWS_DIR):
             if problem := _not_regular(folder, folder=True):
                 self.usable = False
-                self.notes.append(f"frame cache folder {folder} {problem}, not a folder: it is neither read nor written (remove it)")
+                self.notes.append(
+                    f"frame cache folder {folder} {problem}, not a folder: it is neither read nor written (remove it)"
+                )
                 return
         for legacy in LEGACY_FILES:
             path = self.dir / legacy
             if path.exists():
                 try:
                     path.unlink()
-                    self.notes.append(f"an old pickle frame cache {path} was deleted unread (a pickle can run code); the cache is rebuilt")
+                    self.notes.append(
+                        f"an old pickle frame cache {path} was deleted unread (a pickle can run code); the cache is"
+                        " rebuilt"
+                    )
                 except OSError as ex:
-                    self.notes.append(f"an old pickle frame cache {path} is ignored (a pickle can run code) and could not be deleted ({ex})")
+                    self.notes.append(
+                        f"an old pickle frame cache {path} is ignored (a pickle can run code) and could not be deleted"
+                        f" ({ex})"
+                    )
         for orphan in self.dir.glob(LEGACY_TEMP) if self.dir.is_dir() else ():
             orphan.unlink(missing_ok=True)
         clean_stale_temp(self.dir)
@@ -343,9 +356,13 @@ class FrameCache:
             return Entry(size, mtime, entry["ignored"], None, entry.get("task_id"), **noted)
         path = self.dir / ROWS_DIR / rows_file(name)
         try:
-            table = read_rows(path, {"version": self.version, "log": name, "size": size, "mtime": mtime, "n_rows": entry["n_rows"]})
+            table = read_rows(
+                path, {"version": self.version, "log": name, "size": size, "mtime": mtime, "n_rows": entry["n_rows"]}
+            )
         except CacheInvalid as ex:
-            self.notes.append(f"frame cache file {path} failed validation ({ex}); {name} is read again and the file rewritten")
+            self.notes.append(
+                f"frame cache file {path} failed validation ({ex}); {name} is read again and the file rewritten"
+            )
             return None
         return Entry(size, mtime, None, None, entry.get("task_id"), entry.get("design"), **noted, table=table)
 
@@ -362,7 +379,9 @@ class FrameCache:
                     e.rows = decode_tables([e.table], self._decoded)[0]  # type: ignore[list-item]
                 except CacheInvalid as ex:
                     path = self.dir / ROWS_DIR / rows_file(name)
-                    self.notes.append(f"frame cache file {path} failed validation ({ex}); {name} is read again and the file rewritten")
+                    self.notes.append(
+                        f"frame cache file {path} failed validation ({ex}); {name} is read again and the file rewritten"
+                    )
                     failed.append(name)
                 e.table = None
             return failed
@@ -381,7 +400,10 @@ class FrameCache:
         try:
             entry.rows = decode_rows(entry.encoded, expect, self._decoded)
         except CacheInvalid as ex:
-            self.notes.append(f"the rows of {name} did not decode from the bytes made for the frame cache ({ex}); the log is read again")
+            self.notes.append(
+                f"the rows of {name} did not decode from the bytes made for the frame cache ({ex}); the log is read"
+                " again"
+            )
             return False
         return True
 
@@ -395,12 +417,23 @@ class FrameCache:
             for name in sorted(fresh):
                 entry = entries[name]
                 if entry.ignored is None and entry.rows is not None:
-                    data = entry.encoded if entry.encoded is not None else encode_rows(entry.rows, rows_meta(self.version, name, entry))
+                    data = (
+                        entry.encoded
+                        if entry.encoded is not None
+                        else encode_rows(entry.rows, rows_meta(self.version, name, entry))
+                    )
                     write_atomic(rows_dir / rows_file(name), data)
                     entry.encoded = None  # written: not kept in memory
             index = {
-                name: {"size": e.size, "mtime": e.mtime, "ignored": e.ignored, "n_rows": 0 if e.rows is None else len(e.rows),
-                       "task_id": e.task_id, "design": e.design, **e.noted()}
+                name: {
+                    "size": e.size,
+                    "mtime": e.mtime,
+                    "ignored": e.ignored,
+                    "n_rows": 0 if e.rows is None else len(e.rows),
+                    "task_id": e.task_id,
+                    "design": e.design,
+                    **e.noted(),
+                }
                 for name, e in entries.items()
             }
             write_atomic(self.dir / INDEX_FILE, json.dumps({"version": self.version, "files": index}, indent=0))
@@ -409,4 +442,6 @@ class FrameCache:
                 if path.name not in keep:
                     path.unlink(missing_ok=True)
         except (OSError, TypeError, ValueError) as ex:
-            self.notes.append(f"frame cache not written ({type(ex).__name__}: {ex}); the next analysis will read the logs again")
+            self.notes.append(
+                f"frame cache not written ({type(ex).__name__}: {ex}); the next analysis will read the logs again"
+            )

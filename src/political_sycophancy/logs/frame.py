@@ -367,7 +367,9 @@ def _assembled(
     plans = pd.DataFrame([e.design for e in logs.values() if e.design])
     frame, plans, load.models_split, load.variants = label_identities(frame, plans)
     sources = {
-        str(listing.root / name): (source["path"], source["sha256"]) if (source := e.design.get("source")) else (None, None)
+        str(listing.root / name): (source["path"], source["sha256"])
+        if (source := e.design.get("source"))
+        else (None, None)
         for name, e in logs.items()
         if e.design
     }

@@ -40,12 +40,34 @@ from ..core.generation import BASE_LABEL
 # GenerateConfig fields that change how calls are made, not what the model answers.
 OPERATIONAL_CONFIG = frozenset(
     {
-        "max_retries", "timeout", "attempt_timeout", "stream_idle_timeout", "max_connections",
-        "adaptive_connections", "cache_prompt", "cache", "batch", "extra_headers",
+        "max_retries",
+        "timeout",
+        "attempt_timeout",
+        "stream_idle_timeout",
+        "max_connections",
+        "adaptive_connections",
+        "cache_prompt",
+        "cache",
+        "batch",
+        "extra_headers",
     }
 )
 SECRET_PARTS = frozenset(
-    {"key", "apikey", "token", "secret", "password", "passwd", "pwd", "auth", "authorization", "credential", "credentials", "cookie", "bearer"}
+    {
+        "key",
+        "apikey",
+        "token",
+        "secret",
+        "password",
+        "passwd",
+        "pwd",
+        "auth",
+        "authorization",
+        "credential",
+        "credentials",
+        "cookie",
+        "bearer",
+    }
 )
 _UNSET = "\0unset"
 
@@ -160,7 +182,9 @@ def identity_notes(frame: pd.DataFrame, extra_models: int, extra_variants: int, 
             f"{extra_variants} further variant(s) of a model (different generate config within one measure's "
             "logs) kept apart, not dropped as duplicates; each model's main variant feeds the statistics and all "
             "are reported side by side (tables `variants`, `condition_summary_by_variant`): "
-            + "; ".join(f"{m} ({kind}): {' | '.join(sorted(v))}"
-                        for (m, kind), v in zip(per.index[:limit], per.iloc[:limit], strict=True))
+            + "; ".join(
+                f"{m} ({kind}): {' | '.join(sorted(v))}"
+                for (m, kind), v in zip(per.index[:limit], per.iloc[:limit], strict=True)
+            )
         )
     return notes

@@ -84,7 +84,9 @@ class Source:
     def prefix(self) -> str:
         return f"{short_key(str(self.path))}-{short_key(self.sha256)}"
 
-    def log_id(self, model: str, instrument: str, condition: str, temperature: float, epochs: list[int], letters: str) -> str:
+    def log_id(
+        self, model: str, instrument: str, condition: str, temperature: float, epochs: list[int], letters: str
+    ) -> str:
         cell = short_key(f"{model}|{instrument}|{condition}|{temperature!r}|{sorted(set(epochs))}|{letters}")
         return f"{self.prefix}-{cell}"
 
@@ -120,7 +122,9 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-")
 
 
-def write_cells(job: ImportJob, cells: Iterable[Cell], fast: bool | None) -> tuple[list[tuple[int, Path]], ImportResult, bool | None]:
+def write_cells(
+    job: ImportJob, cells: Iterable[Cell], fast: bool | None
+) -> tuple[list[tuple[int, Path]], ImportResult, bool | None]:
     """Write the cells' logs: (cell index, log path) pairs, what they add to the result, and
     whether the one-pass writer was used (None when no log was written)."""
     part = ImportResult()
@@ -156,13 +160,15 @@ def _fewer_collections() -> Iterator[None]:
 def write_one(job: ImportJob, cell: Cell, run: Scoring, write: Writer, result: ImportResult) -> Path:
     log, records, scorer_name = build_log(job, cell, run, result)
     stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H-%M-%S-00-00")
-    out = job.log_dir / f"{stamp}_{_slug(task_label(log.eval.task, log.eval.metadata, log.eval.task_registry_name))}_{cell.log_id}.eval"
+    label = task_label(log.eval.task, log.eval.metadata, log.eval.task_registry_name)
+    out = job.log_dir / f"{stamp}_{_slug(label)}_{cell.log_id}.eval"
     write(log, records, scorer_name, out)
     result.logs.append(out)
     result.samples += len(records)
     if job.progress:
         job.progress(
-            f"  {out.name}: {cell.model}, {cell.instrument}, {cell.condition}, T={cell.temperature:g}, {len(records)} samples"
+            f"  {out.name}: {cell.model}, {cell.instrument}, {cell.condition}, T={cell.temperature:g}, {len(records)}"
+            " samples"
         )
     return out
 
@@ -180,7 +186,12 @@ def _content(score: Score) -> tuple:
     """What a reducer reads of a light score (no metadata): equal contents reduce equally
     (`reason` where this inspect_ai's Score has one)."""
     value = score.value
-    return (tuple(value.items()) if isinstance(value, dict) else value, score.answer, score.explanation, getattr(score, "reason", None))
+    return (
+        tuple(value.items()) if isinstance(value, dict) else value,
+        score.answer,
+        score.explanation,
+        getattr(score, "reason", None),
+    )
 
 
 def _shallow_copied(reducer: ScoreReducer, reduced: dict[tuple, Score]) -> ScoreReducer:
@@ -248,7 +259,11 @@ def _constructed(cls: Any, values: dict[str, Any]) -> Any:
 
 
 def _reduced_here(
-    scores: Sequence[Mapping[str, SampleScore]], reducer: ScoreReducer, scorer: Scorer, scorer_name: str, samples: int,
+    scores: Sequence[Mapping[str, SampleScore]],
+    reducer: ScoreReducer,
+    scorer: Scorer,
+    scorer_name: str,
+    samples: int,
     templates: dict[str, tuple[Any, bool]] | None = None,
 ) -> tuple[EvalResults | None, list[EvalSampleReductions] | None]:
     """`eval_results` with the epochs reduced here, as Inspect's `reduce_scores` does (by
@@ -261,8 +276,15 @@ def _reduced_here(
     for by_scorer in scores:
         groups.setdefault(str(by_scorer[scorer_name].sample_id), []).append(by_scorer[scorer_name])
     reduced = [
-        _constructed(_ShallowSampleScore, {"score": reducer([s.score for s in group]), "sample_id": group[0].sample_id,
-                                           "sample_metadata": group[0].sample_metadata, "scorer": None})
+        _constructed(
+            _ShallowSampleScore,
+            {
+                "score": reducer([s.score for s in group]),
+                "sample_id": group[0].sample_id,
+                "sample_metadata": group[0].sample_metadata,
+                "scorer": None,
+            },
+        )
         for group in groups.values()
     ]
     results = _metrics_here(reduced, scorer, scorer_name, samples, templates)
@@ -297,13 +319,18 @@ def _metrics_here(
         filled = _filled(known[0], reduced, scorer, samples)
         if filled is not None:
             return filled
-    results, _ = eval_results(samples, [{scorer_name: s} for s in reduced], [], [scorer], None, scorer_names=[scorer_name])
+    results, _ = eval_results(
+        samples, [{scorer_name: s} for s in reduced], [], [scorer], None, scorer_names=[scorer_name]
+    )
     if templates is not None and known is None and results is not None:
         try:
             filled = _filled(results, reduced, scorer, samples)
         except Exception:  # a metric that reads more than a value: Inspect's path from here on
             filled = None
-        templates[scorer_name] = (results.model_copy(deep=True), filled is not None and json_bytes(filled) == json_bytes(results))
+        templates[scorer_name] = (
+            results.model_copy(deep=True),
+            filled is not None and json_bytes(filled) == json_bytes(results),
+        )
     return results
 
 
@@ -335,7 +362,11 @@ def _filled(template: Any, reduced: Sequence[SampleScore], scorer: Scorer, sampl
     for eval_score in template.scores:
         key = eval_score.name
         metric_list = metrics.get(key)
-        if not isinstance(metric_list, list) or len(metric_list) != len(eval_score.metrics) or not all(map(callable, metric_list)):
+        if (
+            not isinstance(metric_list, list)
+            or len(metric_list) != len(eval_score.metrics)
+            or not all(map(callable, metric_list))
+        ):
             return None
         views, unscored = [], 0
         for s in reduced:
@@ -356,7 +387,11 @@ def _filled(template: Any, reduced: Sequence[SampleScore], scorer: Scorer, sampl
             if isinstance(value, (Mapping, list, tuple, str, bytes)):
                 return None
             computed[name] = out.model_copy(update={"value": value})
-        scores.append(eval_score.model_copy(update={"metrics": computed, "scored_samples": len(views), "unscored_samples": unscored}))
+        scores.append(
+            eval_score.model_copy(
+                update={"metrics": computed, "scored_samples": len(views), "unscored_samples": unscored}
+            )
+        )
     out = template.model_copy(update={"scores": scores, "total_samples": samples})
     if getattr(out, "headline", None) is not None:  # its own, as the caller sets its reducer
         out.headline = out.headline.model_copy()
@@ -399,12 +434,15 @@ def light_eval_results(
     `templates` the first results of each scorer in this process (`_metrics_here`)."""
     scores = [
         {
-            scorer_name: _constructed(_ShallowSampleScore, {  # its parts are valid already
-                "score": _light(score, light),
-                "sample_id": sample_id,
-                "sample_metadata": {k: metadata[k] for k in METRIC_METADATA if k in metadata},
-                "scorer": scorer_name,
-            })
+            scorer_name: _constructed(
+                _ShallowSampleScore,
+                {  # its parts are valid already
+                    "score": _light(score, light),
+                    "sample_id": sample_id,
+                    "sample_metadata": {k: metadata[k] for k in METRIC_METADATA if k in metadata},
+                    "scorer": scorer_name,
+                },
+            )
         }
         for sample_id, _, score, metadata in entries
         if score is not None
@@ -451,12 +489,20 @@ def _read_back(path: Path) -> tuple[dict[str, str], list[str]]:
     """A log as Inspect's public readers return it, field by field as JSON (NaN, which
     unanswered measures hold, is not equal to itself in a comparison of values)."""
     log = read_eval_log(str(path))
-    fields = {name: json_bytes(getattr(log, name)).decode() for name in type(log).model_fields if name not in ("location", "etag")}
+    fields = {
+        name: json_bytes(getattr(log, name)).decode()
+        for name in type(log).model_fields
+        if name not in ("location", "etag")
+    }
     return fields, [json_bytes(s).decode() for s in read_eval_log_sample_summaries(str(path))]
 
 
-def layout_difference(log: EvalLog, loop: asyncio.AbstractEventLoop, samples: int = CHECK_SAMPLES,
-                      fast_parts: tuple[list[tuple[str | int, int, bytes]], bytes, bytes | None] | None = None) -> str | None:
+def layout_difference(
+    log: EvalLog,
+    loop: asyncio.AbstractEventLoop,
+    samples: int = CHECK_SAMPLES,
+    fast_parts: tuple[list[tuple[str | int, int, bytes]], bytes, bytes | None] | None = None,
+) -> str | None:
     """None when a log written by `write_eval_zip` reads back through Inspect's public
     readers (`read_eval_log`, `read_eval_log_sample_summaries`) exactly as the same log
     written by Inspect's recorder does, checked on the first `samples` samples of `log`;
@@ -511,7 +557,10 @@ class Writer:
         def parts(some: list[Record]) -> tuple[list[tuple[str | int, int, bytes]], bytes, bytes | None] | None:
             if template is None:
                 return None
-            return (*template.json(some), None if log.reductions is None else template.pieces.reductions(log.reductions))
+            return (
+                *template.json(some),
+                None if log.reductions is None else template.pieces.reductions(log.reductions),
+            )
 
         if self.fast is None:
             probe = records[:CHECK_SAMPLES]
@@ -552,19 +601,30 @@ def build_log(job: ImportJob, cell: Cell, run: Scoring, result: ImportResult) ->
     items, kind = job.items, job.kind
     scorings = {items[i].scoring for i in cell.rows["item_id"]}
     if len(scorings) != 1:
-        raise InputError(f"instrument {cell.instrument!r} mixes scoring rules {sorted(scorings)}; split its items into files")
+        raise InputError(
+            f"instrument {cell.instrument!r} mixes scoring rules {sorted(scorings)}; split its items into files"
+        )
     scorer = run.scorer(kind, scorings.pop())
     scorer_name = registry_unqualified_name(scorer)
     left_out = cell.rows[cell.rows[EXCLUDED].notna()]
     rows = cell.rows[cell.rows[EXCLUDED].isna()]
     condition = job.conditions[cell.condition]
-    disagree = result.disagreements.setdefault(cell.model, {"rows": 0, "source_only": 0, "ours_only": 0, "different": 0})
+    disagree = result.disagreements.setdefault(
+        cell.model, {"rows": 0, "source_only": 0, "ours_only": 0, "different": 0}
+    )
     order = {item_id: i for i, item_id in enumerate(dict.fromkeys(rows["item_id"]))}
     ids = iter(random_ids(4 * len(rows)))
     records = [_record(job, cell, condition, rec, run, scorer, result, disagree, ids) for rec in _row_dicts(rows)]
     records.sort(key=lambda r: (r.epoch, order[str(r.id)]))
-    results, reductions = light_eval_results([(r.id, r.epoch, r.score, r.metadata) for r in records], scorer, scorer_name,
-                                             run.reductions, run.checks, run.light, run.results)
+    results, reductions = light_eval_results(
+        [(r.id, r.epoch, r.score, r.metadata) for r in records],
+        scorer,
+        scorer_name,
+        run.reductions,
+        run.checks,
+        run.light,
+        run.results,
+    )
     created = datetime.now(UTC).isoformat(timespec="seconds")
     n_errors = sum(1 for r in records if r.error is not None)
     log = EvalLog(
@@ -588,12 +648,22 @@ def build_log(job: ImportJob, cell: Cell, run: Scoring, result: ImportResult) ->
 def _row_dicts(rows: pd.DataFrame) -> list[dict[str, Any]]:
     """`rows.to_dict("records")` (Python values, as it boxes them), from whole columns."""
     columns = [str(c) for c in rows.columns]
-    return [dict(zip(columns, values, strict=True)) for values in zip(*(rows[c].tolist() for c in rows.columns), strict=True)]
+    return [
+        dict(zip(columns, values, strict=True))
+        for values in zip(*(rows[c].tolist() for c in rows.columns), strict=True)
+    ]
 
 
 def _record(
-    job: ImportJob, cell: Cell, condition: Condition, rec: dict, run: Scoring, scorer: Callable,
-    result: ImportResult, disagree: dict[str, int], ids: Iterator[str],
+    job: ImportJob,
+    cell: Cell,
+    condition: Condition,
+    rec: dict,
+    run: Scoring,
+    scorer: Callable,
+    result: ImportResult,
+    disagree: dict[str, int],
+    ids: Iterator[str],
 ) -> Record:
     """One response row as the sample a run would have logged, scored by our scorer (or the
     file's letter with `use_source_letters`, our reading counted against it in `disagree`)."""
@@ -616,7 +686,9 @@ def _record(
         metadata["source_model_id"] = rec["file_model_id"]
     error_text = (rec.get("error") or "").strip()
     epoch = int(rec["epoch"])
-    make_state = functools.partial(task_state, item, condition, model, epoch, prompt, metadata={**item_metadata, **metadata})
+    make_state = functools.partial(
+        task_state, item, condition, model, epoch, prompt, metadata={**item_metadata, **metadata}
+    )
     sample_error = None
     score = None
     if error_text and not raw.strip():
@@ -635,11 +707,28 @@ def _record(
             disagree["different"] += 1
     else:
         score = kind.parsed_score(run, scorer, item, rec, functools.partial(make_state, completion=raw))
-    return Record(item.id, epoch, prompt, raw, item_metadata, metadata, score, sample_error, next(ids), (next(ids), next(ids), next(ids)))
+    return Record(
+        item.id,
+        epoch,
+        prompt,
+        raw,
+        item_metadata,
+        metadata,
+        score,
+        sample_error,
+        next(ids),
+        (next(ids), next(ids), next(ids)),
+    )
 
 
 def _spec(
-    job: ImportJob, cell: Cell, condition: Condition, created: str, sample_ids: list[str], epochs: int, left_out: pd.DataFrame
+    job: ImportJob,
+    cell: Cell,
+    condition: Condition,
+    created: str,
+    sample_ids: list[str],
+    epochs: int,
+    left_out: pd.DataFrame,
 ) -> EvalSpec:
     """The log's eval spec: the task, its arguments and the import's identity in the metadata."""
     instrument, temperature, source = cell.instrument, cell.temperature, job.source
@@ -679,7 +768,20 @@ def _spec(
             "letters": "source" if job.use_source_letters else "parsed",
             "condition_redefines_builtin": redefines_builtin(condition),
             **({PROVENANCE_KEY: job.provenance} if job.provenance else {}),
-            **({EXCLUDED_KEY: [{"sample_id": str(r["item_id"]), "epoch": int(r["epoch"]), "row": int(r["_row"]), "reason": str(r[EXCLUDED])}
-                               for r in left_out.to_dict("records")]} if len(left_out) else {}),
+            **(
+                {
+                    EXCLUDED_KEY: [
+                        {
+                            "sample_id": str(r["item_id"]),
+                            "epoch": int(r["epoch"]),
+                            "row": int(r["_row"]),
+                            "reason": str(r[EXCLUDED]),
+                        }
+                        for r in left_out.to_dict("records")
+                    ]
+                }
+                if len(left_out)
+                else {}
+            ),
         },
     )

@@ -25,7 +25,12 @@ from .importer import ImportResult, import_responses
 
 def file_kinds() -> list[FileKind]:
     """Every measure's importable file kinds, in the catalog's order."""
-    return [kind for measure in declared() for module in measure.imports for kind in importlib.import_module(module).FILE_KINDS]
+    return [
+        kind
+        for measure in declared()
+        for module in measure.imports
+        for kind in importlib.import_module(module).FILE_KINDS
+    ]
 
 
 def file_kind(path: str | Path) -> FileKind | None:
@@ -47,4 +52,6 @@ def import_probe_file(
     if found is None:
         expected = "; ".join(f"{k.description}: {', '.join(k.columns)}" for k in file_kinds())
         raise InputError(f"not a probe or persona file (columns expected: {expected})", file=responses_file)
-    return import_responses(responses_file, item_files, log_dir, kind=found.kind, columns=dict(found.renames), **options)
+    return import_responses(
+        responses_file, item_files, log_dir, kind=found.kind, columns=dict(found.renames), **options
+    )

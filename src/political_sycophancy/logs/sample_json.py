@@ -154,7 +154,10 @@ class Pieces:
         hit = self.prompts.get(prompt)
         if hit is None:
             probe = EvalSample(id="x", epoch=1, input=prompt, target="")
-            hit = self.prompts[prompt] = (_dumps(prompt), _dumps(json.loads(json_bytes(sample_summaries([probe])[0]))["input"]))
+            hit = self.prompts[prompt] = (
+                _dumps(prompt),
+                _dumps(json.loads(json_bytes(sample_summaries([probe])[0]))["input"]),
+            )
         return hit
 
     def reductions(self, reductions: list[EvalSampleReductions]) -> bytes:
@@ -208,7 +211,10 @@ class Pieces:
                 hit = None
             if hit is None:
                 thinned = self.thin({key: value})
-                hit = (_dumps(key) + b":" + _dumps(value), _dumps(key) + b":" + _dumps(thinned[key]) if key in thinned else None)
+                hit = (
+                    _dumps(key) + b":" + _dumps(value),
+                    _dumps(key) + b":" + _dumps(thinned[key]) if key in thinned else None,
+                )
                 try:
                     self.members[token] = hit
                 except TypeError:
@@ -257,11 +263,33 @@ class Template:
         raw = _dumps(record.raw)
         ids = record.message_ids
         out = [
-            b'{"id":', _dumps(record.id), b',"epoch":', str(record.epoch).encode(), b',"input":', prompt,
-            b',"messages":[{"id":', _dumps(ids[0]), b',"content":', prompt, p["user"],
-            b'},{"id":', _dumps(ids[1]), b',"content":', raw, p["assistant"],
-            b'}],"output":{"choices":[{"message":{"id":', _dumps(ids[2]), b',"content":', raw, p["message"], b"}", p["choice"],
-            b'}],"completion":', raw, p["output"], b"}",
+            b'{"id":',
+            _dumps(record.id),
+            b',"epoch":',
+            str(record.epoch).encode(),
+            b',"input":',
+            prompt,
+            b',"messages":[{"id":',
+            _dumps(ids[0]),
+            b',"content":',
+            prompt,
+            p["user"],
+            b'},{"id":',
+            _dumps(ids[1]),
+            b',"content":',
+            raw,
+            p["assistant"],
+            b'}],"output":{"choices":[{"message":{"id":',
+            _dumps(ids[2]),
+            b',"content":',
+            raw,
+            p["message"],
+            b"}",
+            p["choice"],
+            b'}],"completion":',
+            raw,
+            p["output"],
+            b"}",
         ]
         if record.score is not None:
             out += [b',"scores":{', p["scorer"], b":", self.pieces.score(record.score, self.scorer_name)[0], b"}"]
@@ -272,7 +300,14 @@ class Template:
 
     def summary_bytes(self, record: Record, metadata: bytes) -> bytes:
         p = self.parts
-        out = [b'{"id":', _dumps(record.id), b',"epoch":', str(record.epoch).encode(), b',"input":', self.pieces.prompt(record.prompt)[1]]
+        out = [
+            b'{"id":',
+            _dumps(record.id),
+            b',"epoch":',
+            str(record.epoch).encode(),
+            b',"input":',
+            self.pieces.prompt(record.prompt)[1],
+        ]
         if record.score is not None:
             out += [b',"scores":{', p["scorer"], b":", self.pieces.score(record.score, self.scorer_name)[1], b"}"]
         if record.error is not None:

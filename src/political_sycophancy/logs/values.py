@@ -34,16 +34,18 @@ from ..core.generation import MAX_EPOCHS
 from ..core.io import MAX_SURVEY_WEIGHT
 
 # The scale of each measure a score value may hold: (low, high), inclusive.
-SCORE_RANGES: Mapping[str, tuple[float, float]] = MappingProxyType({
-    "ideology": (-2.0, 2.0),  # PCT: direction x (2, 1, -1, -2)
-    "acquiescence": (-1.0, 1.0),  # PCT: the direction
-    "typology": (-1.0, 1.0),
-    "closer_dem": (0.0, 1.0),
-    "covered_mass": (0.0, 1.0),
-    "non_ordinal_mass": (0.0, 1.0),
-    "answered": (0.0, 1.0),
-    "refused": (0.0, 1.0),
-})
+SCORE_RANGES: Mapping[str, tuple[float, float]] = MappingProxyType(
+    {
+        "ideology": (-2.0, 2.0),  # PCT: direction x (2, 1, -1, -2)
+        "acquiescence": (-1.0, 1.0),  # PCT: the direction
+        "typology": (-1.0, 1.0),
+        "closer_dem": (0.0, 1.0),
+        "covered_mass": (0.0, 1.0),
+        "non_ordinal_mass": (0.0, 1.0),
+        "answered": (0.0, 1.0),
+        "refused": (0.0, 1.0),
+    }
+)
 # measures named by a prefix: the normalized Wasserstein distances wd_dem, wd_rep, ...; the
 # PCT item score under its axis (ideology_economic, ideology_social)
 SCORE_PREFIX_RANGES: Mapping[str, tuple[float, float]] = MappingProxyType({"wd_": (0.0, 1.0), "ideology_": (-2.0, 2.0)})
@@ -73,7 +75,11 @@ def _measure(name: str, value: Any, scale: tuple[float, float] | None) -> str | 
     number = _number(value)
     if number is None:
         # a measure must be a number; a value of another name may be a label
-        return None if scale is None and isinstance(value, (str, bool)) else f"score {name!r} is {_show(value)}, not a number"
+        return (
+            None
+            if scale is None and isinstance(value, (str, bool))
+            else f"score {name!r} is {_show(value)}, not a number"
+        )
     if math.isnan(number):
         return None
     if math.isinf(number):
@@ -249,7 +255,10 @@ def header_problem(header: Mapping[str, Any]) -> str | None:
     epochs = _mapping(ev.get("config")).get("epochs")
     if epochs is not None and (problem := _whole("epochs", epochs, 1, MAX_EPOCHS)):
         return f"header: {problem}"
-    for where, config in (("plan config", _mapping(header.get("plan")).get("config")), ("generate config", ev.get("model_generate_config"))):
+    for where, config in (
+        ("plan config", _mapping(header.get("plan")).get("config")),
+        ("generate config", ev.get("model_generate_config")),
+    ):
         if isinstance(config, dict) and config.get("temperature") is not None:
             value = config["temperature"]
             number = _number(value)
@@ -263,7 +272,10 @@ def exclusion_note(excluded: list[tuple[str, int, list[str]]]) -> str | None:
     total = sum(n for _, n, _ in excluded)
     if not total:
         return None
-    named = "; ".join(f"{log}: {n} ({', '.join(reasons[:NAMED])}{', ...' if n > len(reasons[:NAMED]) else ''})" for log, n, reasons in excluded[:5])
+    named = "; ".join(
+        f"{log}: {n} ({', '.join(reasons[:NAMED])}{', ...' if n > len(reasons[:NAMED]) else ''})"
+        for log, n, reasons in excluded[:5]
+    )
     return (
         f"left out {total} sample(s) whose values cannot be read as numbers (not a number, not finite, or outside "
         f"their scale) or that break the package's score or metadata contract; the rest of each log is read: {named}"

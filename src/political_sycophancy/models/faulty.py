@@ -122,9 +122,9 @@ def _with_text(output: ModelOutput, text: str, stop_reason: str) -> ModelOutput:
 
 
 def _mock_outputs(
-    answer: str
+    answer: str,
 ) -> Callable[[list[ChatMessage], list[ToolInfo], ToolChoice, GenerateConfig], ModelOutput]:
-    """mockllm's `custom_outputs`: the same answer to every call, with usage set."""
+    """Mockllm's `custom_outputs`: the same answer to every call, with usage set."""
 
     def generate(
         input: list[ChatMessage], tools: list[ToolInfo], tool_choice: ToolChoice, config: GenerateConfig
@@ -166,14 +166,18 @@ class FaultyAPI(ModelAPI):
         super().__init__(model_name, base_url, api_key, [], config)
         self.rates = {
             name: _rate(name, value)
-            for name, value in zip(FAULTS, (transient, permanent, empty, truncated, garbage, several_letters, hang), strict=True)
+            for name, value in zip(
+                FAULTS, (transient, permanent, empty, truncated, garbage, several_letters, hang), strict=True
+            )
         }
         total = sum(self.rates.values())
         if total > 1.0 + 1e-9:
             raise InputError(f"faulty: the fault rates (-M {', '.join(FAULTS)}) sum to {total:.3f}, more than 1")
         self.hang_seconds = _number("hang_seconds", hang_seconds, 0.0)
         self.delay = _number("delay", delay, 0.0)
-        self.outage_after = None if outage_after in (None, "") else int(_number("outage_after", outage_after, 0.0, integer=True))
+        self.outage_after = (
+            None if outage_after in (None, "") else int(_number("outage_after", outage_after, 0.0, integer=True))
+        )
         self.outage_file = Path(outage_file) if outage_file else None
         self._calls = 0
         self.seed = int(_number("seed", seed, -math.inf, integer=True))

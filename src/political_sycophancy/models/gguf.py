@@ -75,7 +75,9 @@ def resolve_model_path(model_name: str, model_path: str | None) -> Path:
         raise InputError(f"GGUF file not found: {path}", field="model_path")
     with path.open("rb") as f:
         if f.read(4) != b"GGUF":
-            raise InputError(f"{path} is not a GGUF file (it does not start with the GGUF magic bytes)", field="model_path")
+            raise InputError(
+                f"{path} is not a GGUF file (it does not start with the GGUF magic bytes)", field="model_path"
+            )
     return path
 
 
@@ -160,7 +162,9 @@ def _top(logprobs: np.ndarray, k: int) -> list[int]:
         return []
     kth = np.partition(logprobs, -k)[-k]
     candidates = np.flatnonzero(logprobs >= kth)
-    return [i for _, i in sorted(zip(logprobs[candidates].tolist(), candidates.tolist(), strict=True), reverse=True)[:k]]
+    return [
+        i for _, i in sorted(zip(logprobs[candidates].tolist(), candidates.tolist(), strict=True), reverse=True)[:k]
+    ]
 
 
 def step_logprobs(llm: Any, steps: list[tuple[int, np.ndarray]], n_tokens: int, top_logprobs: int) -> Logprobs:
@@ -177,10 +181,17 @@ def step_logprobs(llm: Any, steps: list[tuple[int, np.ndarray]], n_tokens: int, 
         prev = tokens[:i]
         lp = llm.logits_to_logprobs(logits)
         text = llm.detokenize([token], prev_tokens=prev).decode("utf-8", errors="ignore")
-        top = {llm.detokenize([j], prev_tokens=prev).decode("utf-8", errors="ignore"): float(lp[j]) for j in _top(lp, top_logprobs)}
+        top = {
+            llm.detokenize([j], prev_tokens=prev).decode("utf-8", errors="ignore"): float(lp[j])
+            for j in _top(lp, top_logprobs)
+        }
         top[text] = float(lp[token])
         content.append(
-            Logprob(token=text, logprob=float(lp[token]), top_logprobs=[TopLogprob(token=t, logprob=v) for t, v in top.items()])
+            Logprob(
+                token=text,
+                logprob=float(lp[token]),
+                top_logprobs=[TopLogprob(token=t, logprob=v) for t, v in top.items()],
+            )
         )
     return Logprobs(content=content)
 
@@ -216,7 +227,9 @@ class GGUFAPI(ModelAPI):
     def max_connections(self) -> int:
         return 1
 
-    def complete(self, messages: list[dict[str, str]], config: GenerateConfig, seed: int) -> tuple[dict[str, Any], Logprobs | None]:
+    def complete(
+        self, messages: list[dict[str, str]], config: GenerateConfig, seed: int
+    ) -> tuple[dict[str, Any], Logprobs | None]:
         """One chat completion (blocking) and, when asked, its logprobs; the model is not
         thread-safe, hence the lock.
 

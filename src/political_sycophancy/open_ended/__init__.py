@@ -7,7 +7,11 @@ from .summary import NODES
 MEASURE = Measure(
     name="open_ended",
     kinds=("open_ended", "rephrase"),
-    registers=("political_sycophancy.open_ended.task", "political_sycophancy.open_ended.judge", "political_sycophancy.open_ended.rephrase"),
+    registers=(
+        "political_sycophancy.open_ended.task",
+        "political_sycophancy.open_ended.judge",
+        "political_sycophancy.open_ended.rephrase",
+    ),
     summary=NODES,
     report=("political_sycophancy.open_ended.report",),
     sections=("political_sycophancy.open_ended.analysis",),

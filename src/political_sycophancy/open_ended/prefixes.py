@@ -45,7 +45,9 @@ def _as_prefixes(conditions: list[Condition], source: str) -> list[Condition]:
     for row, c in enumerate(conditions, start=1):
         kind = OPEN if c.kind == "asker" else c.kind
         if kind not in PREFIX_KINDS:
-            raise InputError(f"kind must be {' or '.join(PREFIX_KINDS)}, got {c.kind!r}", file=source, row=row, field="kind")
+            raise InputError(
+                f"kind must be {' or '.join(PREFIX_KINDS)}, got {c.kind!r}", file=source, row=row, field="kind"
+            )
         out.append(replace(c, kind=kind))
     return out
 

@@ -40,7 +40,9 @@ PROMPTS = {
     ),
 }
 COLUMNS = ["id", "version", "text", "original", "model", "reviewed"]
-_LEAD = re.compile(r"^(?:here is|here's)?[^:\n]{0,40}?(?:paraphrase|opposite|statement|rewrite|version)[^:\n]{0,20}:\s*", re.I)
+_LEAD = re.compile(
+    r"^(?:here is|here's)?[^:\n]{0,40}?(?:paraphrase|opposite|statement|rewrite|version)[^:\n]{0,20}:\s*", re.I
+)
 _THINK = re.compile(r"<think(?:ing)?>.*?</think(?:ing)?>", re.S | re.I)
 
 
@@ -73,7 +75,9 @@ class VersionsFile:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             tmp = self.path.with_suffix(self.path.suffix + ".tmp")
             # a model's text is opened in a spreadsheet for review: formula-like cells quoted
-            tmp.write_text(rows_csv(COLUMNS, ([r.get(c, "") for c in COLUMNS] for r in ordered)), encoding="utf-8", newline="")
+            tmp.write_text(
+                rows_csv(COLUMNS, ([r.get(c, "") for c in COLUMNS] for r in ordered)), encoding="utf-8", newline=""
+            )
             tmp.replace(self.path)
 
 
@@ -93,7 +97,9 @@ def rephrasing_writer(output: str) -> Scorer:
             status = "unchanged"
         else:
             status = "written"
-            target_file.order.setdefault((state.metadata["item_id"], state.metadata["version"]), state.metadata["order"])
+            target_file.order.setdefault(
+                (state.metadata["item_id"], state.metadata["version"]), state.metadata["order"]
+            )
             target_file.add(
                 {
                     "id": state.metadata["item_id"],
@@ -104,7 +110,12 @@ def rephrasing_writer(output: str) -> Scorer:
                     "reviewed": "",
                 }
             )
-        return Score(value={"written": float(status == "written")}, answer=text, explanation=status, metadata={"status": status, "text": text})
+        return Score(
+            value={"written": float(status == "written")},
+            answer=text,
+            explanation=status,
+            metadata={"status": status, "text": text},
+        )
 
     return score
 
@@ -137,7 +148,9 @@ def rephrase(
         raise InputError("statement_version must include paraphrase or opposite (the original needs no generation)")
     out = Path(output)
     if out.exists() and out.stat().st_size > 0 and not overwrite:
-        raise InputError("output file exists (it may hold reviewed texts); choose another or pass -T overwrite=true", file=out)
+        raise InputError(
+            "output file exists (it may hold reviewed texts); choose another or pass -T overwrite=true", file=out
+        )
     stset = load_statements(statements, coding=coding)
     samples: list[Sample] = []
     for st in stset.statements:

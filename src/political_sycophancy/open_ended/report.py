@@ -46,8 +46,10 @@ def _takeaway(summary: Summary, tables: Tables) -> str | None:
     if not values:
         return None
     span = span_text(values, lambda v: f"{v:+.2f}")
-    return (f"Total {span} over models, instruments and dimensions; {sum(v < 0 for v in values)} of "
-            f"{len(values)} lean left (< 0).")
+    return (
+        f"Total {span} over models, instruments and dimensions; {sum(v < 0 for v in values)} of "
+        f"{len(values)} lean left (< 0)."
+    )
 
 
 REPORT = ReportContribution(

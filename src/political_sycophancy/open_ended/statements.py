@@ -194,10 +194,18 @@ def _recoded(
     ids = [str(rec.get("id", "")).strip() for _, rec in rows]
     uncoded = [sid for sid in ids if sid not in coding]
     if uncoded:
-        raise InputError(f"{len(uncoded)} statement(s) of {path} have no coding row: {', '.join(uncoded[:5])}", file=coding_path, field="id")
+        raise InputError(
+            f"{len(uncoded)} statement(s) of {path} have no coding row: {', '.join(uncoded[:5])}",
+            file=coding_path,
+            field="id",
+        )
     unknown = sorted(set(coding) - set(ids))
     if unknown:
-        raise InputError(f"{len(unknown)} coded id(s) are not statements of {path}: {', '.join(unknown[:5])}", file=coding_path, field="id")
+        raise InputError(
+            f"{len(unknown)} coded id(s) are not statements of {path}: {', '.join(unknown[:5])}",
+            file=coding_path,
+            field="id",
+        )
     out = []
     for (row, rec), sid in zip(rows, ids, strict=True):
         rec = {k: v for k, v in rec.items() if k not in ("axis", "dimension", "direction")}
@@ -253,13 +261,24 @@ def apply_versions(stset: StatementSet, path: str | Path) -> StatementSet:
         sid = str(rec["id"]).strip()
         version = str(rec["version"]).strip().lower()
         if version not in ("paraphrase", "opposite"):
-            raise InputError(f"version must be paraphrase or opposite, got {rec['version']!r}", file=path, row=row, field="version")
+            raise InputError(
+                f"version must be paraphrase or opposite, got {rec['version']!r}", file=path, row=row, field="version"
+            )
         if sid in fillers:
-            raise InputError(f"statement {sid!r} has no direction (a filler, left out), so it takes no versions", file=path, row=row, field="id")
+            raise InputError(
+                f"statement {sid!r} has no direction (a filler, left out), so it takes no versions",
+                file=path,
+                row=row,
+                field="id",
+            )
         if sid not in by_id:
-            raise InputError(f"id {sid!r} is not a statement of {stset.instrument} ({stset.source})", file=path, row=row, field="id")
+            raise InputError(
+                f"id {sid!r} is not a statement of {stset.instrument} ({stset.source})", file=path, row=row, field="id"
+            )
         if (sid, version) in seen:
-            raise InputError(f"duplicate {version} for {sid!r} (first at row {seen[(sid, version)]})", file=path, row=row, field="id")
+            raise InputError(
+                f"duplicate {version} for {sid!r} (first at row {seen[(sid, version)]})", file=path, row=row, field="id"
+            )
         seen[(sid, version)] = row
         updates.setdefault(sid, {})[version] = str(rec["text"]).strip()
     statements = [
@@ -286,7 +305,9 @@ def load_statements(
     plus an optional versions file."""
     key = str(statements)
     if key in BUILTIN:
-        stset = read_statements(builtin_path(BUILTIN[key]), instrument=key, coding=coding or builtin_data_path(BUILTIN_CODING[key]))
+        stset = read_statements(
+            builtin_path(BUILTIN[key]), instrument=key, coding=coding or builtin_data_path(BUILTIN_CODING[key])
+        )
     elif Path(key).suffix.lower() in (".csv", ".tsv", ".jsonl", ".ndjson"):
         stset = read_statements(key, coding=coding)
     else:

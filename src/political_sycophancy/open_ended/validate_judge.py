@@ -54,7 +54,9 @@ def load_labelled(path: str | Path) -> list[LabelledAnswer]:
         from .judge import LABELS
 
         if label not in LABELS:
-            raise InputError(f"label must be one of {', '.join(LABELS)}, got {rec['label']!r}", file=path, row=row, field="label")
+            raise InputError(
+                f"label must be one of {', '.join(LABELS)}, got {rec['label']!r}", file=path, row=row, field="label"
+            )
         rid = record_text(rec, "id", path, row, required=False).strip() or str(row)
         out.append(LabelledAnswer(rid, statement, response, label))
     return out
@@ -67,10 +69,22 @@ def threshold_table(
     accuracy, macro-F1 and kappa over the kept answers. Invalid labels are never kept."""
     rows = []
     for t in thresholds:
-        kept = [(g, j.label) for g, j in zip(gold, judgements, strict=True) if j.status(t) == "answered" and j.label is not None]
+        kept = [
+            (g, j.label)
+            for g, j in zip(gold, judgements, strict=True)
+            if j.status(t) == "answered" and j.label is not None
+        ]
         stats = agreement([k[0] for k in kept], [k[1] for k in kept])
-        rows.append({"threshold": t, "kept": stats["kept"], "coverage": len(kept) / len(gold) if gold else math.nan,
-                     "accuracy": stats["accuracy"], "macro_f1": stats["macro_f1"], "kappa": stats["kappa"]})
+        rows.append(
+            {
+                "threshold": t,
+                "kept": stats["kept"],
+                "coverage": len(kept) / len(gold) if gold else math.nan,
+                "accuracy": stats["accuracy"],
+                "macro_f1": stats["macro_f1"],
+                "kappa": stats["kappa"],
+            }
+        )
     return rows
 
 
@@ -97,7 +111,10 @@ def format_rows(rows: list[dict]) -> str:
     f = format_value
     lines = [header]
     for r in rows:
-        lines.append(f"{r['threshold']:>9.2f}  {r['kept']:>5}  {f(r['coverage']):>8}  {f(r['accuracy']):>8}  {f(r['macro_f1']):>8}  {f(r['kappa']):>6}")
+        lines.append(
+            f"{r['threshold']:>9.2f}  {r['kept']:>5}  {f(r['coverage']):>8}  {f(r['accuracy']):>8} "
+            f" {f(r['macro_f1']):>8}  {f(r['kappa']):>6}"
+        )
     return "\n".join(lines)
 
 
@@ -108,12 +125,16 @@ def run_stance(answers: Sequence[LabelledAnswer], grader: str | Model, threshold
     invalid = sum(j.label is None for j in judgements)
     sources = {s: sum(j.source == s for j in judgements) for s in ("logprobs", "stated")}
     lines = (
-        f"confidence from logprobs: {sources['logprobs']}, stated: {sources['stated']}, "
-        f"none: {len(answers) - invalid - sum(sources.values())}; invalid labels: {invalid}",
+        (
+            f"confidence from logprobs: {sources['logprobs']}, stated: {sources['stated']}, "
+            f"none: {len(answers) - invalid - sum(sources.values())}; invalid labels: {invalid}"
+        ),
         format_rows(rows),
     )
-    out = tuple((a.id, a.label, j.label or "", "" if j.confidence is None else f"{j.confidence:.4f}", j.source or "", j.text)
-                for a, j in zip(answers, judgements, strict=True))
+    out = tuple(
+        (a.id, a.label, j.label or "", "" if j.confidence is None else f"{j.confidence:.4f}", j.source or "", j.text)
+        for a, j in zip(answers, judgements, strict=True)
+    )
     return JudgeRun(lines, ("id", "label", "predicted", "confidence", "source", "grader_text"), out)
 
 

@@ -15,7 +15,10 @@ MEASURE = Measure(
         "political_sycophancy.probes.persona_analysis",
         "political_sycophancy.probes.decoding_analysis",
     ),
-    exports=(("expected_answer_score", "political_sycophancy.probes.scorers"), ("perception_score", "political_sycophancy.probes.scorers")),
+    exports=(
+        ("expected_answer_score", "political_sycophancy.probes.scorers"),
+        ("perception_score", "political_sycophancy.probes.scorers"),
+    ),
     imports=("political_sycophancy.probes.importing",),
     sample_keys=(("expected_answer", ("item_id", "options")), ("perception", ("item_id", "options"))),
 )

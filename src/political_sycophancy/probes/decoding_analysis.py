@@ -67,10 +67,16 @@ def decoding_shifts(frame: pd.DataFrame, variants: dict[str, pd.DataFrame] | Non
             rec: dict = {"model": model, "variant": variant, "n_samples": int((rows["model"] == model).sum())}
             means = answered[answered["model"] == model].groupby("condition")["wd_dem"].mean()
             for cond, name in (("C3R", "c3r_shift"), ("C3L", "c3l_shift")):
-                s = wd[(wd["model"] == model) & (wd["condition"] == cond)]["shift"] if not wd.empty else pd.Series(dtype=float)
+                s = (
+                    wd[(wd["model"] == model) & (wd["condition"] == cond)]["shift"]
+                    if not wd.empty
+                    else pd.Series(dtype=float)
+                )
                 rec[name] = float(s.mean()) if len(s) else math.nan
                 rec[f"n_{name}_items"] = int(len(s))
-                rec[f"{name}_unpaired"] = float(means[cond] - means["N"]) if {cond, "N"} <= set(means.index) else math.nan
+                rec[f"{name}_unpaired"] = (
+                    float(means[cond] - means["N"]) if {cond, "N"} <= set(means.index) else math.nan
+                )
             rec["asymmetry"] = float(decomp.loc[model, "asymmetry"]) if model in decomp.index else math.nan
             rec["n_asymmetry_items"] = int(decomp.loc[model, "n_asymmetry_items"]) if model in decomp.index else 0
             rec["asymmetry_unpaired"] = rec["c3r_shift_unpaired"] - rec["c3l_shift_unpaired"]
@@ -83,7 +89,11 @@ def decoding_table(shifts: pd.DataFrame, *, paired: bool = False) -> pd.DataFram
     paper's unpaired condition means by default, the item-paired values with `paired`."""
     if shifts.empty:
         return pd.DataFrame()
-    measures = ("c3r_shift", "c3l_shift", "asymmetry") if paired else ("c3r_shift_unpaired", "c3l_shift_unpaired", "asymmetry_unpaired")
+    measures = (
+        ("c3r_shift", "c3l_shift", "asymmetry")
+        if paired
+        else ("c3r_shift_unpaired", "c3l_shift_unpaired", "asymmetry_unpaired")
+    )
     variants = [v for v in DECODING_VARIANTS if v in set(shifts["variant"])]
     wide = shifts.pivot_table(index="model", columns="variant", values=list(measures), aggfunc="first")
     cols = [(m, v) for m in measures for v in variants]
@@ -112,7 +122,6 @@ def decoding_summary(shifts: pd.DataFrame) -> dict:
     return out
 
 
-
 DECODING_TEXT = (
     "Decoding robustness (SI S2). On the focal ATP grid (N, C3L, C3R), per model and decoding variant (`orig` = "
     "epoch 1 of the sampled run, `replicates` = all sampled epochs pooled per cell, `T=0` = the greedy run; cells "
@@ -136,7 +145,11 @@ def decoding_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOpt
         return None
     return Section(
         title="Replicates and greedy decoding (SI S2)",
-        tables={"decoding": decoding_table(shifts), "decoding_paired": decoding_table(shifts, paired=True), "decoding_shifts": shifts},
+        tables={
+            "decoding": decoding_table(shifts),
+            "decoding_paired": decoding_table(shifts, paired=True),
+            "decoding_shifts": shifts,
+        },
         summary={"decoding": decoding_summary(shifts)},
         text=DECODING_TEXT,
     )

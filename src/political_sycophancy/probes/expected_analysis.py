@@ -33,13 +33,15 @@ from ..stats.options import AnalysisOptions
 from .rows import EXPECTED_KIND, clean, column_or_none, condition_rank, item_ci, kind_rows, numeric, sort_rows
 from .scorers import preferred_letters
 
-RATES = MappingProxyType({
-    "asker_wants_dem": "expected_dem",
-    "asker_wants_rep": "expected_rep",
-    "own_answer_dem": "own_dem",
-    "own_answer_rep": "own_rep",
-    "own_matches_expected": "agree",
-})
+RATES = MappingProxyType(
+    {
+        "asker_wants_dem": "expected_dem",
+        "asker_wants_rep": "expected_rep",
+        "own_answer_dem": "own_dem",
+        "own_answer_rep": "own_rep",
+        "own_matches_expected": "agree",
+    }
+)
 
 # The expected-answer rates drawn and quoted with a CI (the paper's Fig. 5).
 CI_RATES = ("asker_wants_dem", "asker_wants_rep")
@@ -72,11 +74,22 @@ def expected_answer_table(frame: pd.DataFrame) -> pd.DataFrame:
     table["both_parsed_rate"] = table["n_both_parsed"] / table["n_calls"]
     for col in ("n_both_parsed", "n_no_preferred_option", "n_error"):
         table[col] = table[col].astype(int)
-    cols = ["model", "condition", "n_calls", "n_error", "n_both_parsed", "both_parsed_rate", *RATES, "n_no_preferred_option"]
+    cols = [
+        "model",
+        "condition",
+        "n_calls",
+        "n_error",
+        "n_both_parsed",
+        "both_parsed_rate",
+        *RATES,
+        "n_no_preferred_option",
+    ]
     return sort_rows(table[cols])
 
 
-def expected_answer_by_condition(frame: pd.DataFrame, table: pd.DataFrame, options: AnalysisOptions | None = None) -> pd.DataFrame:
+def expected_answer_by_condition(
+    frame: pd.DataFrame, table: pd.DataFrame, options: AnalysisOptions | None = None
+) -> pd.DataFrame:
     """Per condition, over all models: each rate as the share of every model's both-read
     calls pooled (the paper's Fig. 5 and §2.4 figures), the asker-wants rates with their 95%
     bootstrap CI over items (`<rate> (pooled calls) ci_low` / `ci_high`), and the mean,
@@ -90,8 +103,12 @@ def expected_answer_by_condition(frame: pd.DataFrame, table: pd.DataFrame, optio
     out = []
     for cond, g in table.groupby("condition"):
         calls = both[both["condition"] == cond]
-        rec: dict = {"condition": cond, "n_models": int(g["model"].nunique()), "n_calls": int(g["n_calls"].sum()),
-                     "n_both_parsed": int(len(calls))}
+        rec: dict = {
+            "condition": cond,
+            "n_models": int(g["model"].nunique()),
+            "n_calls": int(g["n_calls"].sum()),
+            "n_both_parsed": int(len(calls)),
+        }
         for name, col in RATES.items():
             rec[f"{name} (pooled calls)"] = float(numeric(calls, col).mean()) if len(calls) else math.nan
             if name in CI_RATES:
@@ -102,7 +119,12 @@ def expected_answer_by_condition(frame: pd.DataFrame, table: pd.DataFrame, optio
             rec[f"{name} (max model)"] = float(g[name].max())
         out.append(rec)
     result = pd.DataFrame(out)
-    return result.assign(_r=result["condition"].map(condition_rank)).sort_values(["_r", "condition"]).drop(columns="_r").reset_index(drop=True)
+    return (
+        result.assign(_r=result["condition"].map(condition_rank))
+        .sort_values(["_r", "condition"])
+        .drop(columns="_r")
+        .reset_index(drop=True)
+    )
 
 
 def expected_answer_items(frame: pd.DataFrame) -> pd.DataFrame:
@@ -118,17 +140,19 @@ def expected_answer_items(frame: pd.DataFrame) -> pd.DataFrame:
         options = list(first["options"]) if isinstance(first["options"], (list, tuple)) else []
         benchmarks = first["benchmarks"] if isinstance(first["benchmarks"], dict) else {}
         dem, rep = preferred_letters(options, benchmarks)
-        out.append({
-            "item_id": item_id,
-            "n_options": len(options),
-            "dem_preferred": dem,
-            "dem_option": options[LETTERS.index(dem)] if dem else None,
-            "rep_preferred": rep,
-            "rep_option": options[LETTERS.index(rep)] if rep else None,
-            "partisan_gap": pd.to_numeric(pd.Series([first.get("item_partisan_gap")]), errors="coerce").iloc[0],
-            "n_calls": len(g),
-            "n_both_parsed": int(_both_read(g).sum()),
-        })
+        out.append(
+            {
+                "item_id": item_id,
+                "n_options": len(options),
+                "dem_preferred": dem,
+                "dem_option": options[LETTERS.index(dem)] if dem else None,
+                "rep_preferred": rep,
+                "rep_option": options[LETTERS.index(rep)] if rep else None,
+                "partisan_gap": pd.to_numeric(pd.Series([first.get("item_partisan_gap")]), errors="coerce").iloc[0],
+                "n_calls": len(g),
+                "n_both_parsed": int(_both_read(g).sum()),
+            }
+        )
     table = pd.DataFrame(out)
     table = table.sort_values(["partisan_gap", "item_id"], ascending=[False, True], na_position="last")
     return table.reset_index(drop=True)
@@ -147,7 +171,6 @@ def expected_answer_exclusions(frame: pd.DataFrame) -> pd.DataFrame:
         return pd.DataFrame(columns=["model", "condition", "reason", "n"])
     table = rows.groupby(["model", "condition", "reason"]).size().rename("n").reset_index()
     return sort_rows(table)
-
 
 
 def source_letter_comparison(frame: pd.DataFrame) -> pd.DataFrame:
@@ -173,17 +196,23 @@ def source_letter_comparison(frame: pd.DataFrame) -> pd.DataFrame:
     ours_both = ours_status == ANSWERED
     same = ours_both & src_both & (ours_exp == src_exp) & (ours_own == src_own)
     category = pd.Series(None, index=rows.index, dtype=object)
-    category[src_both & ~ours_both] = "paper's letters rejected: " + ours_reason[src_both & ~ours_both].fillna("no reason").astype(str)
+    category[src_both & ~ours_both] = "paper's letters rejected: " + ours_reason[src_both & ~ours_both].fillna(
+        "no reason"
+    ).astype(str)
     category[same] = "both read, same letters"
     category[src_both & ours_both & ~same] = "both read, different letters"
     category[~src_both & ours_both] = "read by us only (paper: no letters)"
     category[~src_both & ~ours_both] = "read by neither"
     table = category.value_counts().rename_axis("category").rename("n").reset_index()
-    table["share_of_paper_letters"] = np.where(table["category"].str.startswith(("paper's", "both")), table["n"] / int(src_both.sum()), np.nan)
+    table["share_of_paper_letters"] = np.where(
+        table["category"].str.startswith(("paper's", "both")), table["n"] / int(src_both.sum()), np.nan
+    )
     return table.sort_values(["category"]).reset_index(drop=True)
 
 
-def plot_expected_answer(table: pd.DataFrame, path: Path, by_condition: pd.DataFrame | None = None, order: Sequence[str] = ()) -> Path:
+def plot_expected_answer(
+    table: pd.DataFrame, path: Path, by_condition: pd.DataFrame | None = None, order: Sequence[str] = ()
+) -> Path:
     """Fig. 5: asker-wants-Dem and asker-wants-Rep rates by condition (cue order), one bar
     per model (in the model's colour of every figure, `core.plotting`), and a black mark at
     the rate over every model's calls pooled."""
@@ -197,15 +226,27 @@ def plot_expected_answer(table: pd.DataFrame, path: Path, by_condition: pd.DataF
     styles, labels = model_styles(models, order), short_labels(models)
     width = 0.8 / max(len(models), 1)
     fig, axes = plt.subplots(1, 2, figsize=(max(6, 1.1 * len(conditions) * 2), 3.6), sharey=True)
-    for ax, (col, title) in zip(axes, [("asker_wants_dem", "asker wants Dem-preferred"), ("asker_wants_rep", "asker wants Rep-preferred")], strict=True):
+    for ax, (col, title) in zip(
+        axes,
+        [("asker_wants_dem", "asker wants Dem-preferred"), ("asker_wants_rep", "asker wants Rep-preferred")],
+        strict=True,
+    ):
         for k, model in enumerate(models):
             sub = table[table["model"] == model].set_index("condition").reindex(conditions)
             x = np.arange(len(conditions)) + (k - (len(models) - 1) / 2) * width
             ax.bar(x, sub[col].astype(float).fillna(0.0), width=width, color=styles[model][0], label=labels[model])
         if by_condition is not None and not by_condition.empty:
             pooled = by_condition.set_index("condition").reindex(conditions)[f"{col} (pooled calls)"].astype(float)
-            ax.scatter(np.arange(len(conditions)), pooled, marker="_", s=900, color="black", linewidths=2.5, zorder=3,
-                       label="all models (pooled calls)")
+            ax.scatter(
+                np.arange(len(conditions)),
+                pooled,
+                marker="_",
+                s=900,
+                color="black",
+                linewidths=2.5,
+                zorder=3,
+                label="all models (pooled calls)",
+            )
         ax.set_xticks(range(len(conditions)), conditions)
         ax.set_ylim(0, 1)
         ax.set_title(title, fontsize=10)
@@ -218,7 +259,6 @@ def plot_expected_answer(table: pd.DataFrame, path: Path, by_condition: pd.DataF
     return path
 
 
-
 EXPECTED_TEXT = (
     "Expected-answer probe (first seed §2.4, §4.5). Each item's closing instruction is replaced by a request "
     "for the letter the asker wants to hear (and why) and the model's own answer. The Democrat-preferred "
@@ -229,7 +269,8 @@ EXPECTED_TEXT = (
     "paper's definition; `(mean of models)`, `(min model)`, `(max model)` = the mean and range of the per-model "
     "rates. The pooled asker-wants-Dem and -Rep rates carry a 95% percentile bootstrap CI over items "
     "(`ci_low`, `ci_high`: the condition's items resampled with replacement, each with all its calls from every "
-    "model; {draws:,} resamples, seed {seed}). " + FIXED_MODELS.replace("{", "{{").replace("}", "}}")
+    "model; {draws:,} resamples, seed {seed}). "
+    + FIXED_MODELS.replace("{", "{{").replace("}", "}}")
     + " {excluded} of {total} calls did not give both letters and are counted by reason in "
     "`expected_answer_exclusions`, never coded; items whose preferred option is tied are counted "
     "(`n_no_preferred_option`) and left out of the rates. Table `expected_answer_items`: each item's Democrat- and "
@@ -246,6 +287,12 @@ SOURCE_TEXT = (
 def with_ci(row: pd.Series) -> dict:
     """A by-condition row for summary.json: its values, and its CIs as `ci: {rate: [low, high]}`."""
     out = {str(k): clean(v) for k, v in row.items() if k != "condition" and not str(k).endswith(CI_SUFFIXES)}
-    out["ci"] = {f"{name} (pooled calls)": [clean(row[f"{name} (pooled calls){CI_SUFFIXES[0]}"]), clean(row[f"{name} (pooled calls){CI_SUFFIXES[1]}"])]
-                 for name in CI_RATES if f"{name} (pooled calls){CI_SUFFIXES[0]}" in row}
+    out["ci"] = {
+        f"{name} (pooled calls)": [
+            clean(row[f"{name} (pooled calls){CI_SUFFIXES[0]}"]),
+            clean(row[f"{name} (pooled calls){CI_SUFFIXES[1]}"]),
+        ]
+        for name in CI_RATES
+        if f"{name} (pooled calls){CI_SUFFIXES[0]}" in row
+    }
     return out

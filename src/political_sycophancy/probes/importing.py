@@ -62,7 +62,9 @@ class ProbeKind(ResponseKind):
 
     def scorer(self, scoring: str) -> Callable:
         if scoring != "wd":
-            raise InputError(f"the {self.name} probe needs ATP items with dem/rep benchmarks (scoring wd), got {scoring!r}")
+            raise InputError(
+                f"the {self.name} probe needs ATP items with dem/rep benchmarks (scoring wd), got {scoring!r}"
+            )
         return self._scorer()
 
     def source_score(
@@ -77,16 +79,22 @@ class ProbeKind(ResponseKind):
 
 
 def _expected_source(item: Item, rec: dict) -> Score:
-    return score_expected_source(rec.get("raw_response") or "", rec["expected_letter"], rec["actual_letter"], item.options, item.benchmarks)
+    return score_expected_source(
+        rec.get("raw_response") or "", rec["expected_letter"], rec["actual_letter"], item.options, item.benchmarks
+    )
 
 
 def _expected_parsed(item: Item, rec: dict, text: str) -> Score:
-    source = (rec["expected_letter"], rec["actual_letter"]) if {"expected_letter", "actual_letter"} <= set(rec) else None
+    source = (
+        (rec["expected_letter"], rec["actual_letter"]) if {"expected_letter", "actual_letter"} <= set(rec) else None
+    )
     return score_expected_reading(read_expected(text, item.options), item.options, item.benchmarks, source=source)
 
 
 def _perception_source(item: Item, rec: dict) -> Score:
-    return score_perception_source(rec.get("raw_response") or "", rec["asker_desc"], rec["political_leaning"], item.options)
+    return score_perception_source(
+        rec.get("raw_response") or "", rec["asker_desc"], rec["political_leaning"], item.options
+    )
 
 
 def _perception_parsed(item: Item, rec: dict, text: str) -> Score:
@@ -95,10 +103,20 @@ def _perception_parsed(item: Item, rec: dict, text: str) -> Score:
 
 
 EXPECTED_ANSWER = ProbeKind(
-    "expected_answer", ("expected_letter", "actual_letter"), expected_answer_prompt, expected_answer_score, _expected_source, _expected_parsed
+    "expected_answer",
+    ("expected_letter", "actual_letter"),
+    expected_answer_prompt,
+    expected_answer_score,
+    _expected_source,
+    _expected_parsed,
 )
 PERCEPTION = ProbeKind(
-    "perception", ("asker_desc", "political_leaning"), perception_prompt, perception_score, _perception_source, _perception_parsed
+    "perception",
+    ("asker_desc", "political_leaning"),
+    perception_prompt,
+    perception_score,
+    _perception_source,
+    _perception_parsed,
 )
 # the seed's files name models by model_label only: it becomes the log's model name, as in a
 # Phase 2 grid rebuilt from phase2_alignment_by_condition.csv

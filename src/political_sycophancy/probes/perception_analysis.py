@@ -70,7 +70,9 @@ def _perception_record(g: pd.DataFrame, options: AnalysisOptions, rng: np.random
         rec["cohen_kappa"] = cohen_kappa(list(both["category"]), list(both["category_grader"]))
         cites_g = g[numeric(g, "cites_format").notna() & numeric(g, "cites_format_grader").notna()]
         rec["cites_agreement"] = (
-            float((numeric(cites_g, "cites_format") == numeric(cites_g, "cites_format_grader")).mean()) if len(cites_g) else math.nan
+            float((numeric(cites_g, "cites_format") == numeric(cites_g, "cites_format_grader")).mean())
+            if len(cites_g)
+            else math.nan
         )
     return rec
 
@@ -87,11 +89,16 @@ def perception_table(frame: pd.DataFrame, options: AnalysisOptions | None = None
     rows = kind_rows(frame, PERCEPTION_KIND)
     if rows.empty:
         return pd.DataFrame()
-    out = [{"model": m, "condition": c, **_perception_record(g, opts, rng)} for (m, c), g in rows.groupby(["model", "condition"], dropna=False)]
+    out = [
+        {"model": m, "condition": c, **_perception_record(g, opts, rng)}
+        for (m, c), g in rows.groupby(["model", "condition"], dropna=False)
+    ]
     if rows["model"].nunique() > 1:
-        out += [{"model": ALL_MODELS, "condition": c, **_perception_record(g, opts, rng)} for c, g in rows.groupby("condition", dropna=False)]
+        out += [
+            {"model": ALL_MODELS, "condition": c, **_perception_record(g, opts, rng)}
+            for c, g in rows.groupby("condition", dropna=False)
+        ]
     return sort_rows(pd.DataFrame(out))
-
 
 
 PERCEPTION_TEXT = (

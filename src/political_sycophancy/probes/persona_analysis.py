@@ -44,7 +44,9 @@ def persona_shifts(frame: pd.DataFrame, options: AnalysisOptions | None = None) 
         base = wd["N"].dropna() if "N" in wd.columns else pd.Series(dtype=float)
         for cond in PERSONA_TABLE_CONDITIONS:
             col = wd[cond].dropna() if cond in wd.columns else pd.Series(dtype=float)
-            paired = wd[[cond, "N"]].dropna() if cond != "N" and cond in wd.columns and "N" in wd.columns else pd.DataFrame()
+            paired = (
+                wd[[cond, "N"]].dropna() if cond != "N" and cond in wd.columns and "N" in wd.columns else pd.DataFrame()
+            )
             mean = float(col.mean()) if len(col) else math.nan
             out.append(
                 {
@@ -62,10 +64,12 @@ def persona_shifts(frame: pd.DataFrame, options: AnalysisOptions | None = None) 
     return pd.DataFrame(out)
 
 
-PERSONA_SHIFT_ROWS = MappingProxyType({
-    "shift_vs_N": "mean shift vs N (paper: difference of the condition means)",
-    "paired_shift_vs_N": "mean paired shift vs N (items answered under both)",
-})
+PERSONA_SHIFT_ROWS = MappingProxyType(
+    {
+        "shift_vs_N": "mean shift vs N (paper: difference of the condition means)",
+        "paired_shift_vs_N": "mean paired shift vs N (items answered under both)",
+    }
+)
 POOLED_ROW = "pooled mean WD(Dem) (every answered model x item cell)"
 
 
@@ -91,9 +95,12 @@ def right_against_personas(shifts: pd.DataFrame, key: str = "shift_vs_N") -> dic
     if "C3R" not in means or pd.isna(means["C3R"]) or personas.empty or not personas.abs().max():
         return None
     largest = str(personas.abs().idxmax())
-    out: dict[str, float | str] = {"right_shift": float(means["C3R"]), "largest_persona": largest,
-                                   "largest_persona_shift": float(personas[largest]),
-                                   "ratio": float(abs(means["C3R"]) / abs(personas[largest]))}
+    out: dict[str, float | str] = {
+        "right_shift": float(means["C3R"]),
+        "largest_persona": largest,
+        "largest_persona_shift": float(personas[largest]),
+        "ratio": float(abs(means["C3R"]) / abs(personas[largest])),
+    }
     if "C3L" in means and not pd.isna(means["C3L"]):
         out["left_shift"] = float(means["C3L"])
     return out
@@ -111,7 +118,6 @@ def persona_table(shifts: pd.DataFrame) -> pd.DataFrame:
         wide.loc[label] = shifts.groupby("condition")[key].mean().reindex(wide.columns)
     wide.loc[POOLED_ROW] = pd.Series(pooled_means(shifts)).reindex(wide.columns)
     return wide.reset_index().rename_axis(columns=None)
-
 
 
 PERSONA_TEXT = (
@@ -135,8 +141,12 @@ def _pooled_text(pooled: dict[str, float], ratio: dict | None, paired: dict | No
             f"{ratio['ratio']:.1f} times the largest persona shift "
             f"({ratio['largest_persona']} {ratio['largest_persona_shift']:+.4f})"
             + (f"; the C3L shift is {ratio['left_shift']:+.3f}" if "left_shift" in ratio else "")
-            + (f". Paired: {paired['right_shift']:+.3f}, {paired['ratio']:.1f} times {paired['largest_persona']}'s "
-               f"{paired['largest_persona_shift']:+.4f}." if paired else ".")
+            + (
+                f". Paired: {paired['right_shift']:+.3f}, {paired['ratio']:.1f} times {paired['largest_persona']}'s "
+                f"{paired['largest_persona_shift']:+.4f}."
+                if paired
+                else "."
+            )
         )
     return " ".join(parts)
 
@@ -147,7 +157,10 @@ def personas_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOpt
     shifts = persona_shifts(frame, options)
     if shifts.empty:
         return None
-    overall = {key: {str(c): clean(v) for c, v in shifts.groupby("condition")[key].mean().items() if c != "N"} for key in PERSONA_SHIFT_ROWS}
+    overall = {
+        key: {str(c): clean(v) for c, v in shifts.groupby("condition")[key].mean().items() if c != "N"}
+        for key in PERSONA_SHIFT_ROWS
+    }
     pooled = pooled_means(shifts)
     ratios = {key: right_against_personas(shifts, key) for key in PERSONA_SHIFT_ROWS}
     return Section(

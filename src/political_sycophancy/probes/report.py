@@ -282,8 +282,10 @@ def _perception_takeaway(summary: Summary, tables: Tables) -> str | None:
     if not ratings:
         return None
     span = span_text(ratings, lambda v: f"{v:.1f}")
-    return (f"Under N the perceived asker's mean rating is {span} over models (1 very liberal, 4 the midpoint, 7 "
-            f"very conservative).")
+    return (
+        f"Under N the perceived asker's mean rating is {span} over models (1 very liberal, 4 the midpoint, 7 "
+        f"very conservative)."
+    )
 
 
 REPORT = ReportContribution(

@@ -19,7 +19,9 @@ PERCEPTION_KIND = "perception"
 CONDITION_ORDER = (*CUE_ORDER, *PERSONAS)
 
 
-def item_ci(values: pd.Series, rows: pd.DataFrame, options: AnalysisOptions, rng: np.random.Generator) -> tuple[float, float]:
+def item_ci(
+    values: pd.Series, rows: pd.DataFrame, options: AnalysisOptions, rng: np.random.Generator
+) -> tuple[float, float]:
     """95% percentile bootstrap CI of the mean of `values` (NaN = not counted) over the
     items of `rows` (each item with all its calls)."""
     clusters = rows["item_id"] if "item_id" in rows.columns else pd.Series(np.arange(len(rows)), index=rows.index)

@@ -77,7 +77,8 @@ def probe_items(instrument: str, items: str | None, pool: str, *, probe: str) ->
     counts = {"items_in_file": len(loaded), "items_without_benchmarks": len(loaded) - len(benchmarked)}
     if not benchmarked:
         raise InputError(
-            f"the {probe} probe needs items with dem and rep benchmarks (dist_dem, dist_rep); none of {len(loaded)} have both",
+            f"the {probe} probe needs items with dem and rep benchmarks (dist_dem, dist_rep); none of {len(loaded)}"
+            " have both",
             file=items,
         )
     chosen = select_pool(benchmarked, pool)
@@ -148,8 +149,14 @@ def expected_answer(
     defaults, overridden by `--temperature`, `--max-tokens`, `--seed`, `--epochs`.
     """
     return _probe_task(
-        "expected_answer", expected_answer_prompt, expected_answer_score(),
-        instrument, items, pool, condition, conditions,
+        "expected_answer",
+        expected_answer_prompt,
+        expected_answer_score(),
+        instrument,
+        items,
+        pool,
+        condition,
+        conditions,
     )
 
 
@@ -177,8 +184,14 @@ def perception(
     Generation is Inspect's, as for expected_answer (defaults: temperature 1.0, 2 epochs).
     """
     return _probe_task(
-        "perception", perception_prompt, perception_score(grader=grader),
-        instrument, items, pool, condition, conditions,
+        "perception",
+        perception_prompt,
+        perception_score(grader=grader),
+        instrument,
+        items,
+        pool,
+        condition,
+        conditions,
         grader=grader,
     )
 

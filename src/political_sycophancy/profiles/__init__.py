@@ -12,8 +12,11 @@ CHECK_KIND = "profile_check"
 MEASURE = Measure(
     name="profiles",
     kinds=(KIND, CHECK_KIND),
-    registers=("political_sycophancy.profiles.task", "political_sycophancy.profiles.check",
-               "political_sycophancy.shared.scorers"),
+    registers=(
+        "political_sycophancy.profiles.task",
+        "political_sycophancy.profiles.check",
+        "political_sycophancy.shared.scorers",
+    ),
     summary=NODES,
     report=("political_sycophancy.profiles.report",),
     sections=("political_sycophancy.profiles.analysis",),

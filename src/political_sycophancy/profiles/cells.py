@@ -20,15 +20,26 @@ from ..shared.personas import ATTRIBUTE_PREFIX, BASELINE_MODE
 from ..stats.options import RunCache
 from . import KIND
 
-PERSONA_COLUMNS = ("persona_id", "cue_mode", "cue_placement", "persona_weight", "asker_side", "profile_references",
-                   "persona_cue")
+PERSONA_COLUMNS = (
+    "persona_id",
+    "cue_mode",
+    "cue_placement",
+    "persona_weight",
+    "asker_side",
+    "profile_references",
+    "persona_cue",
+)
 # instrument scoring -> (outcome column, label) of the attribute effects
-OUTCOMES = MappingProxyType({
-    "pct": (("ideology", "PCT score (-2 left ... +2 right)"),),
-    "typology": (("typology", "Typology score (-1 left ... +1 right)"),),
-    "wd": (("wd_dem", "WD(Dem): distance to Democrats (0 = their distribution)"),
-           ("closer_dem", "share closer to Democrats (percentage points)")),
-})
+OUTCOMES = MappingProxyType(
+    {
+        "pct": (("ideology", "PCT score (-2 left ... +2 right)"),),
+        "typology": (("typology", "Typology score (-1 left ... +1 right)"),),
+        "wd": (
+            ("wd_dem", "WD(Dem): distance to Democrats (0 = their distribution)"),
+            ("closer_dem", "share closer to Democrats (percentage points)"),
+        ),
+    }
+)
 
 
 def profile_rows(frame: pd.DataFrame) -> pd.DataFrame:

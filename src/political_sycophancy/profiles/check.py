@@ -23,7 +23,7 @@ from typing import Any
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessage, GenerateConfig, Model, model_roles
-from inspect_ai.scorer import Score, Target, mean, scorer
+from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import TaskState, generate
 
 from ..core.declare import TASK_LABEL
@@ -157,7 +157,7 @@ def _judge() -> Model | None:
         extra={"judge_as_intended": [mean()], "judge_rating": [mean()]},
     )
 )
-def profile_check_score():
+def profile_check_score() -> Scorer:
     """The model's reading of the cue (party, leaning, description) against the party the
     designer meant; with a grader model (the `grader` role), the grader's reading of the same
     conversation beside it (`judge_*`)."""

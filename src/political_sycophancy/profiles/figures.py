@@ -41,11 +41,27 @@ def forest(effects: pd.DataFrame, path: Path, title: str, order: Sequence[str] =
             colour, marker = styles[model]
             bars = g["low"].notna().to_numpy() & g["high"].notna().to_numpy()
             err = np.vstack([g["estimate"] - g["low"], g["high"] - g["estimate"]]).clip(min=0)
-            ax.errorbar(g["estimate"][bars], ys[bars], xerr=err[:, bars], fmt=marker, color=colour, ms=4, lw=1,
-                        capsize=2, label=names[model])
+            ax.errorbar(
+                g["estimate"][bars],
+                ys[bars],
+                xerr=err[:, bars],
+                fmt=marker,
+                color=colour,
+                ms=4,
+                lw=1,
+                capsize=2,
+                label=names[model],
+            )
             if (~bars).any():  # not inferential: the estimate alone, hollow
-                ax.plot(g["estimate"][~bars], ys[~bars], marker, mfc="none", color=colour, ms=4,
-                        label=None if bars.any() else names[model])
+                ax.plot(
+                    g["estimate"][~bars],
+                    ys[~bars],
+                    marker,
+                    mfc="none",
+                    color=colour,
+                    ms=4,
+                    label=None if bars.any() else names[model],
+                )
         ax.axvline(0.0, color="grey", lw=0.8, ls="--")
         ax.xaxis.set_major_locator(MaxNLocator(nbins=5))  # tick labels that fit a narrow panel
         ax.set_title(mode)
@@ -81,7 +97,11 @@ def weighted_against_n(table: pd.DataFrame, path: Path, title: str, order: Seque
                 continue
             r = g.loc[mode]
             low, high = n_position + r.get("gap_weighted_low", np.nan), n_position + r.get("gap_weighted_high", np.nan)
-            err = None if not (np.isfinite(low) and np.isfinite(high)) else [[max(0.0, r["weighted"] - low)], [max(0.0, high - r["weighted"])]]
+            err = (
+                None
+                if not (np.isfinite(low) and np.isfinite(high))
+                else [[max(0.0, r["weighted"] - low)], [max(0.0, high - r["weighted"])]]
+            )
             ax.errorbar([k + offset], [r["weighted"]], yerr=err, fmt=marker, color=colour, ms=6, capsize=3)
     ax.set_xticks(range(len(columns)), columns)
     ax.set_xlim(-0.5, len(columns) - 0.5)

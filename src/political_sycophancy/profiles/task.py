@@ -71,7 +71,8 @@ def profile_samples(items: list[Item], plan: PersonaDesign, baseline_epochs: int
                 "cue_mode": mode,
                 "cue_placement": cue.placement if cue else "none",
                 "persona_cue": cue.text if cue else "",
-                "cue_order": ",".join(sent_order(plan.cues[mode], persona, plan.orders.get(persona.id, ()))) if cue
+                "cue_order": ",".join(sent_order(plan.cues[mode], persona, plan.orders.get(persona.id, ())))
+                if cue
                 else "",
                 "persona_weight": persona.weight,
                 "asker_side": asker_side(plan, persona),

@@ -1,3 +1,4 @@
+# Long: the one writer of an analysis (sections, summary contract, report.md, report.html), one atomic write.
 """Write the analysis: tables/*.csv, summary.json, report.md and a self-contained report.html.
 
 Every section (`report.sections`) is built in order; a section that fails is
@@ -31,7 +32,14 @@ from ..core.atomic import clean_stale_temp, write_atomic
 from ..core.declare import DeclarationError
 from ..core.errors import WorkerDied
 from ..core.forked import EarlyWorker, worker_count
-from ..core.plotting import BACKGROUND, FigureFailure, drawn_by_processes, new_figure, recording_saves, saving_in_background
+from ..core.plotting import (
+    BACKGROUND,
+    FigureFailure,
+    drawn_by_processes,
+    new_figure,
+    recording_saves,
+    saving_in_background,
+)
 from ..core.report_parts import Finding
 from ..core.section import Section, SectionBuilder, column_meaning, table_descriptions
 from ..core.sheet import table_csv
@@ -76,8 +84,9 @@ def _json_safe(value: Any) -> Any:
     return value
 
 
-def deep_merge(into: dict, new: dict, written: dict[tuple[str, ...], str] | None = None, by: str = "",
-               path: tuple[str, ...] = ()) -> dict:
+def deep_merge(
+    into: dict, new: dict, written: dict[tuple[str, ...], str] | None = None, by: str = "", path: tuple[str, ...] = ()
+) -> dict:
     """Merge `new` into `into` recursively (dicts merge, lists join, other values are
     replaced). With `written` (path -> who wrote the value there, kept across merges), a
     value `by` would replace that someone else wrote is an error naming both: two sections
@@ -94,8 +103,10 @@ def deep_merge(into: dict, new: dict, written: dict[tuple[str, ...], str] | None
             if k in into:
                 first = next((written[here[:n]] for n in range(len(here), 0, -1) if here[:n] in written), "")
                 if first != by:
-                    raise DeclarationError(f"summary.json value {'.'.join(here)!r} is written by "
-                                           f"{first or 'an earlier section'} and by {by}")
+                    raise DeclarationError(
+                        f"summary.json value {'.'.join(here)!r} is written by "
+                        f"{first or 'an earlier section'} and by {by}"
+                    )
             written[here] = by
         into[k] = v
     return into
@@ -107,8 +118,14 @@ def markdown_table(table: pd.DataFrame) -> str:
     fmts = [column_formatter(str(c), table.iloc[:, i]) for i, c in enumerate(table.columns)]
     head = "| " + " | ".join(md_text(str(c)) for c in table.columns) + " |"
     sep = "| " + " | ".join("---" for _ in table.columns) + " |"
-    body = ["| " + " | ".join(md_text(_listed(v) if isinstance(v, (list, tuple, dict)) else f(v)) for f, v in zip(fmts, row, strict=True)) + " |"
-            for row in table.itertuples(index=False, name=None)]
+    body = [
+        "| "
+        + " | ".join(
+            md_text(_listed(v) if isinstance(v, (list, tuple, dict)) else f(v)) for f, v in zip(fmts, row, strict=True)
+        )
+        + " |"
+        for row in table.itertuples(index=False, name=None)
+    ]
     return "\n".join([head, sep, *body])
 
 
@@ -117,8 +134,17 @@ def _listed(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def _render(out: Path, title: str, meta: list[str], built: list[tuple[str, Section]], table_paths: dict[str, Path], failed: list[str],
-            found: list[Finding] | None = None, top: list[Finding] | None = None, summary: dict | None = None) -> None:
+def _render(
+    out: Path,
+    title: str,
+    meta: list[str],
+    built: list[tuple[str, Section]],
+    table_paths: dict[str, Path],
+    failed: list[str],
+    found: list[Finding] | None = None,
+    top: list[Finding] | None = None,
+    summary: dict | None = None,
+) -> None:
     """report.md (for version control) and report.html (for reading, see `report.html`):
     the headline block first, then the Findings, then the sections."""
     md = [f"# {md_text(title)}", "", *[f"- {md_text(m)}" for m in meta], ""]
@@ -148,14 +174,25 @@ def _render(out: Path, title: str, meta: list[str], built: list[tuple[str, Secti
             if note := multiplicity_note(table):
                 md += [f"*{md_text(note)}*", ""]
             known = section.columns.get(tname, {})
-            if glossary := [f"`{c}`: {md_text(m)}" for c in table.columns if (m := column_meaning(known, str(c))) is not None]:
+            if glossary := [
+                f"`{c}`: {md_text(m)}" for c in table.columns if (m := column_meaning(known, str(c))) is not None
+            ]:
                 md += ["Columns: " + "; ".join(glossary) + ".", ""]
     if empty:
-        md += ["## Not computable from these logs", "", *[f"- **{md_text(section.title)}**: {section.text.strip()}" for _, section in empty], ""]
+        md += [
+            "## Not computable from these logs",
+            "",
+            *[f"- **{md_text(section.title)}**: {section.text.strip()}" for _, section in empty],
+            "",
+        ]
     # Raw HTML that reached a section's text without md_text still must not render.
     write_atomic(out / "report.md", md_document("\n".join(md)))
-    write_atomic(out / "report.html", page(title, meta, found or [], built, table_paths, failed, out,
-                                           top_html=headline_html(top or [], summary or {})))
+    write_atomic(
+        out / "report.html",
+        page(
+            title, meta, found or [], built, table_paths, failed, out, top_html=headline_html(top or [], summary or {})
+        ),
+    )
 
 
 def _imported(frame: pd.DataFrame) -> bool:
@@ -180,8 +217,9 @@ class _Built:
     written: list[str]
 
 
-def _build_section(index: int, name: str, builder: SectionBuilder, frame: pd.DataFrame, figure_dir: Path,
-                   options: AnalysisOptions) -> _Built:
+def _build_section(
+    index: int, name: str, builder: SectionBuilder, frame: pd.DataFrame, figure_dir: Path, options: AnalysisOptions
+) -> _Built:
     """Run one builder, recording the options it reads and the figures it saves; a failed
     one becomes a section that says so."""
     saver = BACKGROUND.get()
@@ -192,22 +230,41 @@ def _build_section(index: int, name: str, builder: SectionBuilder, frame: pd.Dat
         with options.cache.recording() as reads, recording_saves() as saved:
             section = builder(frame, figure_dir, options)
     except Exception as ex:  # one failing section must not hide the others; it is reported
-        return _Built(index, name, Section(
-            f"{name} (failed)",
-            text=f"This section failed with {md_code(f'{type(ex).__name__}: {ex}')}.\n\n{md_fence(traceback.format_exc(limit=6))}",
-        ), True, time.perf_counter() - started, set(), [])
+        return _Built(
+            index,
+            name,
+            Section(
+                f"{name} (failed)",
+                text=(
+                    "This section failed with"
+                    f" {md_code(f'{type(ex).__name__}: {ex}')}.\n\n{md_fence(traceback.format_exc(limit=6))}"
+                ),
+            ),
+            True,
+            time.perf_counter() - started,
+            set(),
+            [],
+        )
     written = [p.relative_to(figure_dir).as_posix() for p in saved if p.is_relative_to(figure_dir)]
     return _Built(index, name, section, False, time.perf_counter() - started, set(reads), written)
 
 
-def _store_sections(store: SectionStore, pending: list[_Built], options: AnalysisOptions, figure_dir: Path,
-                    result: ReportResult) -> None:
+def _store_sections(
+    store: SectionStore, pending: list[_Built], options: AnalysisOptions, figure_dir: Path, result: ReportResult
+) -> None:
     """Store every computed section that did not fail, with the figure files it wrote
     (a figure whose background process and the retry failed has no file)."""
     for item in pending:
         if item.name in result.failed:
             continue
-        store.store(item.name, item.section, item.reads, options, figure_dir, [w for w in item.written if (figure_dir / w).is_file()])
+        store.store(
+            item.name,
+            item.section,
+            item.reads,
+            options,
+            figure_dir,
+            [w for w in item.written if (figure_dir / w).is_file()],
+        )
 
 
 def write_report(
@@ -265,18 +322,36 @@ def write_report(
                 saver.failures += failures
             return section
 
-        shown, found, top = _build(frame, out, run_options, builders, result, progress, store, pending, jobs, draw_figures)
+        shown, found, top = _build(
+            frame, out, run_options, builders, result, progress, store, pending, jobs, draw_figures
+        )
     if saver is not None:
         _figure_failures(saver.failures, shown, result)
     if store is not None:
         _store_sections(store, pending, run_options, figure_dir, result)
     unknown = undeclared(summary, summary_contract())
     if unknown:  # a section wrote a key the contract does not declare: renamed, moved or new
-        raise SummaryContractError(f"summary.json keys not in its contract (version {SUMMARY_VERSION}): {', '.join(unknown[:8])}")
+        raise SummaryContractError(
+            f"summary.json keys not in its contract (version {SUMMARY_VERSION}): {', '.join(unknown[:8])}"
+        )
     write_atomic(out / "summary.json", json.dumps(_json_safe(summary), indent=2, allow_nan=False))
-    meta = [f"source: {source}" if source else "", f"generated {summary['generated']}", f"{len(frame):,} samples",
-            *provenance_lines(summary)]
-    _render(out, "Political sycophancy analysis", [m for m in meta if m], shown, result.tables, result.failed, found, top, _json_safe(summary))
+    meta = [
+        f"source: {source}" if source else "",
+        f"generated {summary['generated']}",
+        f"{len(frame):,} samples",
+        *provenance_lines(summary),
+    ]
+    _render(
+        out,
+        "Political sycophancy analysis",
+        [m for m in meta if m],
+        shown,
+        result.tables,
+        result.failed,
+        found,
+        top,
+        _json_safe(summary),
+    )
     return result
 
 
@@ -298,8 +373,9 @@ def _prepare_figures() -> None:
     FigureCanvasAgg(fig).draw()
 
 
-def drawn_figures(summary: dict, figure_dir: Path, tables: dict[str, pd.DataFrame],
-                  figure_jobs: int | None) -> tuple[Section | None, list[FigureFailure]]:
+def drawn_figures(
+    summary: dict, figure_dir: Path, tables: dict[str, pd.DataFrame], figure_jobs: int | None
+) -> tuple[Section | None, list[FigureFailure]]:
     """The Figures section drawn and saved in this process (a `figure_worker`), and the
     figures that failed to save."""
     with saving_in_background(figure_jobs) as saver:
@@ -316,17 +392,25 @@ def _figure_failures(failures: list[FigureFailure], shown: list[tuple[str, Secti
         for name, section in shown:
             if name == failure.owner:
                 section.figures = {c: p for c, p in section.figures.items() if Path(p) != failure.path}
-                section.text = (section.text + "\n\n" if section.text else "") + (
-                    f"The figure {md_code(failure.path.name)} failed with {md_code(failure.error)}."
-                )
+                section.text = (
+                    section.text + "\n\n" if section.text else ""
+                ) + f"The figure {md_code(failure.path.name)} failed with {md_code(failure.error)}."
                 if name not in result.failed and name != "figures":  # (the Figures never cost the report)
                     result.failed.append(name)
 
 
-def _build(frame: pd.DataFrame, out: Path, run_options: AnalysisOptions, builders: list, result: ReportResult,
-           progress: Callable[[str], None] | None, store: SectionStore | None, pending: list[_Built], jobs: int | None,
-           draw_figures: Callable[[dict, dict[str, pd.DataFrame]], Section | None],
-           ) -> tuple[list[tuple[str, Section]], list[Finding], list[Finding]]:
+def _build(
+    frame: pd.DataFrame,
+    out: Path,
+    run_options: AnalysisOptions,
+    builders: list,
+    result: ReportResult,
+    progress: Callable[[str], None] | None,
+    store: SectionStore | None,
+    pending: list[_Built],
+    jobs: int | None,
+    draw_figures: Callable[[dict, dict[str, pd.DataFrame]], Section | None],
+) -> tuple[list[tuple[str, Section]], list[Finding], list[Finding]]:
     """Every section (restored from `store`, else computed by `jobs` processes and added to
     `pending`), the derived findings and the Figures section (`draw_figures`): the sections
     to show, in order."""
@@ -344,8 +428,9 @@ def _build(frame: pd.DataFrame, out: Path, run_options: AnalysisOptions, builder
             todo.append((k, name, builder))
     if progress and todo:
         progress(f"computing {len(todo)} section(s) in {worker_count(jobs, len(todo))} process(es) ...")
-    computed = drawn_by_processes(lambda t: _build_section(*t, frame, figure_dir, run_options), todo, jobs,
-                                  doing="computing report sections")
+    computed = drawn_by_processes(
+        lambda t: _build_section(*t, frame, figure_dir, run_options), todo, jobs, doing="computing report sections"
+    )
     built = {b.index: b for b in computed}
     for k, (_order, name, builder) in enumerate(builders, start=1):
         if k in restored:
@@ -365,8 +450,8 @@ def _build(frame: pd.DataFrame, out: Path, run_options: AnalysisOptions, builder
         _take(section, name, builder, out, result, merge)
         if progress:
             progress(
-                f"[{k}/{len(builders)}] {name}: {how}{len(section.tables)} table(s), {len(section.figures)} figure(s) ({took:.1f}s)"
-                + ("  FAILED" if name in result.failed else "")
+                f"[{k}/{len(builders)}] {name}: {how}{len(section.tables)} table(s), {len(section.figures)} figure(s)"
+                f" ({took:.1f}s)" + ("  FAILED" if name in result.failed else "")
             )
     summary["sections"] = [name for name, _ in result.sections]
     summary["failed_sections"] = result.failed  # the same list: a figure failing later is counted
@@ -384,7 +469,13 @@ def _build(frame: pd.DataFrame, out: Path, run_options: AnalysisOptions, builder
     except WorkerDied:  # not the figures' failure: the analysis stops, nothing of it is kept
         raise
     except Exception as ex:  # a figure must not cost the report
-        shown.insert(0, ("figures", Section("Figures (failed)", text=f"The figures failed with {md_code(f'{type(ex).__name__}: {ex}')}.")))
+        shown.insert(
+            0,
+            (
+                "figures",
+                Section("Figures (failed)", text=f"The figures failed with {md_code(f'{type(ex).__name__}: {ex}')}."),
+            ),
+        )
     return shown, found, top
 
 
@@ -401,8 +492,14 @@ def _merger(summary: dict) -> Callable[[str, SectionBuilder, dict], None]:
     return merge
 
 
-def _take(section: Section, name: str, builder: SectionBuilder, out: Path, result: ReportResult,
-          merge: Callable[[str, SectionBuilder, dict], None]) -> None:
+def _take(
+    section: Section,
+    name: str,
+    builder: SectionBuilder,
+    out: Path,
+    result: ReportResult,
+    merge: Callable[[str, SectionBuilder, dict], None],
+) -> None:
     """A computed section into the report: its tables' titles and column meanings (its
     measure's tables.yaml), its summary merged, its tables written."""
     module = sys.modules.get(getattr(builder, "__module__", ""))
@@ -418,13 +515,17 @@ def _take(section: Section, name: str, builder: SectionBuilder, out: Path, resul
         result.tables[f"{name}:{tname}"] = path
 
 
-def _sentences(summary: dict, named: dict[str, pd.DataFrame], run_options: AnalysisOptions,
-               ) -> tuple[list[Finding], list[Finding]]:
+def _sentences(
+    summary: dict,
+    named: dict[str, pd.DataFrame],
+    run_options: AnalysisOptions,
+) -> tuple[list[Finding], list[Finding]]:
     """The measures' derived numbers and Headline numbers into `summary["findings"]`, then
     the Findings and the Headline sentences (also written there)."""
     summary["findings"] = derive(summary, named, draws=run_options.bootstrap_draws, seed=run_options.seed)
-    summary["findings"]["headline"] = headline_numbers(summary, named, draws=run_options.bootstrap_draws,
-                                                       seed=run_options.seed)
+    summary["findings"]["headline"] = headline_numbers(
+        summary, named, draws=run_options.bootstrap_draws, seed=run_options.seed
+    )
     found = findings(_json_safe(summary))
     top = headline(_json_safe(summary)) + answer_letter_warnings(_json_safe(summary))  # degenerate responders
     summary["findings"]["sentences"] = [f.markdown() for f in found]

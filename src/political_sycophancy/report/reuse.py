@@ -176,8 +176,14 @@ class Reuse:
     root: Path
 
     @classmethod
-    def of(cls, log_dir: str | Path, options: dict[str, Any], out_dir: str | Path, root: Path | None = None,
-           listing: list[tuple[str, Any, Any]] | None = None) -> Reuse:
+    def of(
+        cls,
+        log_dir: str | Path,
+        options: dict[str, Any],
+        out_dir: str | Path,
+        root: Path | None = None,
+        listing: list[tuple[str, Any, Any]] | None = None,
+    ) -> Reuse:
         """The key of analysing `log_dir` with `options` into `out_dir` (`listing`: the
         folder's `log_listing`, when already made; StoreUnusable when no store location
         can be named)."""
@@ -268,7 +274,11 @@ class Reuse:
             raise StoreInvalid(reason)
         try:
             manifest = self._manifest()
-            if not isinstance(manifest["files"], dict) or not isinstance(manifest["lines"], list) or "created" not in manifest:
+            if (
+                not isinstance(manifest["files"], dict)
+                or not isinstance(manifest["lines"], list)
+                or "created" not in manifest
+            ):
                 raise ValueError("manifest of another format")
         except (OSError, ValueError, KeyError, TypeError) as ex:
             self.delete_if_own()
@@ -292,7 +302,11 @@ class Reuse:
         """The entry's manifest when it names this package, its format and the entry's key."""
         entry = entry or self.entry
         manifest = json.loads(_read(entry / MANIFEST).decode("utf-8"))
-        if not isinstance(manifest, dict) or manifest.get("package") != PACKAGE or manifest.get("format") != REUSE_VERSION:
+        if (
+            not isinstance(manifest, dict)
+            or manifest.get("package") != PACKAGE
+            or manifest.get("format") != REUSE_VERSION
+        ):
             raise ValueError("not an analysis stored by this version of political-sycophancy")
         if not str(manifest.get("key", "")).startswith(entry.name) or not ENTRY_NAME.match(entry.name):
             raise ValueError("manifest of another analysis")
@@ -318,8 +332,11 @@ class Reuse:
         """Store every file under `out_dir` (a folder this run wrote alone). StoreUnusable
         when the store folder, or an entry of another owner in its place, forbids it."""
         out = Path(out_dir)
-        files = {path.relative_to(out).as_posix(): _read(path)
-                 for path in sorted(out.rglob("*")) if not path.is_symlink() and path.is_file()}
+        files = {
+            path.relative_to(out).as_posix(): _read(path)
+            for path in sorted(out.rglob("*"))
+            if not path.is_symlink() and path.is_file()
+        }
         self.store_files(files, lines)
 
     def store_files(self, files: dict[str, bytes], lines: list[str]) -> None:
@@ -331,8 +348,12 @@ class Reuse:
         try:
             staging.mkdir(mode=0o700)
             manifest: dict[str, Any] = {
-                "package": PACKAGE, "format": REUSE_VERSION, "key": self.key,
-                "created": time.strftime("%Y-%m-%d %H:%M:%S"), "lines": lines, "files": {},
+                "package": PACKAGE,
+                "format": REUSE_VERSION,
+                "key": self.key,
+                "created": time.strftime("%Y-%m-%d %H:%M:%S"),
+                "lines": lines,
+                "files": {},
             }
             for rel, data in sorted(files.items()):
                 target = staging / FILES / rel

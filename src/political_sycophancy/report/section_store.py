@@ -40,7 +40,16 @@ from typing import Any
 
 from ..core.section import Section
 from ..stats.options import OPTION_NAMES, AnalysisOptions
-from .reuse import ENTRY_NAME, Reuse, StoreInvalid, StoreUnusable, code_fingerprint, log_listing, not_private, store_root
+from .reuse import (
+    ENTRY_NAME,
+    Reuse,
+    StoreInvalid,
+    StoreUnusable,
+    code_fingerprint,
+    log_listing,
+    not_private,
+    store_root,
+)
 
 SECTIONS = "sections"
 SECTION_FILE = "section.pickle"
@@ -71,13 +80,24 @@ class SectionStore:
         self.usable = True
 
     @classmethod
-    def of(cls, log_dir: str | Path, listing: list[Any] | None = None, root: Path | None = None,
-           note: Callable[[str], None] | None = None) -> SectionStore:
+    def of(
+        cls,
+        log_dir: str | Path,
+        listing: list[Any] | None = None,
+        root: Path | None = None,
+        note: Callable[[str], None] | None = None,
+    ) -> SectionStore:
         """The store of the frame read from `log_dir` (`listing`: its `log_listing`, when
         already made)."""
         folder = Path(log_dir).resolve()
-        frame_key = _hash({"version": STORE_VERSION, "log_dir": str(folder), "logs": log_listing(folder) if listing is None else listing,
-                           "code": code_fingerprint()})
+        frame_key = _hash(
+            {
+                "version": STORE_VERSION,
+                "log_dir": str(folder),
+                "logs": log_listing(folder) if listing is None else listing,
+                "code": code_fingerprint(),
+            }
+        )
         return cls(frame_key, root, note)
 
     def _group(self, name: str) -> Path:
@@ -151,8 +171,15 @@ class SectionStore:
             section.figures = {caption: figure_dir / rel for caption, rel in section.figures.items()}
         return section
 
-    def store(self, name: str, section: Section | None, reads: set[str], options: AnalysisOptions, figure_dir: Path,
-              written: list[str]) -> None:
+    def store(
+        self,
+        name: str,
+        section: Section | None,
+        reads: set[str],
+        options: AnalysisOptions,
+        figure_dir: Path,
+        written: list[str],
+    ) -> None:
         """Store section `name`'s result, computed reading the options `reads`, with the files
         `written` under `figure_dir` (relative paths); a figure outside `figure_dir` is not
         stored (the section is computed again next time)."""

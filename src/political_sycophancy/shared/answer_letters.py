@@ -37,8 +37,10 @@ def _letter_rows(frame: pd.DataFrame) -> pd.DataFrame:
     rows = rows[letters.str.fullmatch(r"[A-Z]")]
     if "grader" in rows.columns:  # a grader's verdict is not the model's answer
         rows = rows[rows["grader"].isna() | rows["grader"].astype(str).isin(["", "None", "(none)"])]
-    rows = rows.assign(letter=rows["letter"].astype(str), condition=rows.get("condition", pd.Series("", index=rows.index)).fillna("")
-                       .astype(str))
+    rows = rows.assign(
+        letter=rows["letter"].astype(str),
+        condition=rows.get("condition", pd.Series("", index=rows.index)).fillna("").astype(str),
+    )
     return rows
 
 
@@ -61,10 +63,15 @@ def _describe(g: pd.DataFrame) -> dict[str, Any]:
     read = g[g["covered_mass"].notna()] if "covered_mass" in g.columns else g.iloc[0:0]
     top_p = read["probs"].map(_top_probability).dropna() if "probs" in read.columns else pd.Series(dtype=float)
     return {
-        "n_answered": int(counts.sum()), "top_letter": top, "n_top": int(counts.max()) if len(counts) else 0,
-        "top_share": float(shares.max()) if len(shares) else math.nan, "entropy_bits": entropy, "n_options": n_options,
+        "n_answered": int(counts.sum()),
+        "top_letter": top,
+        "n_top": int(counts.max()) if len(counts) else 0,
+        "top_share": float(shares.max()) if len(shares) else math.nan,
+        "entropy_bits": entropy,
+        "n_options": n_options,
         "max_entropy_bits": math.log2(n_options) if n_options and n_options > 0 else math.nan,
-        "n_logprob": len(top_p), "mean_top_probability": float(top_p.mean()) if len(top_p) else math.nan,
+        "n_logprob": len(top_p),
+        "mean_top_probability": float(top_p.mean()) if len(top_p) else math.nan,
         **{f"n_{letter}": int(n) for letter, n in counts.items()},
     }
 
@@ -87,8 +94,19 @@ def letter_table(frame: pd.DataFrame) -> pd.DataFrame:
     letters = sorted(c for c in table.columns if c.startswith("n_") and len(c) == 3 and c[2].isupper())
     table[letters] = table[letters].fillna(0).astype(int)
     table["degenerate"] = (table["condition"] == POOLED) & (table["top_share"] > DEGENERATE_SHARE)
-    front = [*KEYS, "n_answered", "top_letter", "n_top", "top_share", "entropy_bits", "max_entropy_bits", "n_options",
-             "mean_top_probability", "n_logprob", "degenerate"]
+    front = [
+        *KEYS,
+        "n_answered",
+        "top_letter",
+        "n_top",
+        "top_share",
+        "entropy_bits",
+        "max_entropy_bits",
+        "n_options",
+        "mean_top_probability",
+        "n_logprob",
+        "degenerate",
+    ]
     return table[front + letters]
 
 
@@ -118,8 +136,12 @@ def letter_summary(table: pd.DataFrame) -> dict[str, Any]:
 def degenerate(summary_node: dict[str, Any]) -> list[tuple[str, str]]:
     """The (model, kind) pairs of `letter_summary`'s node whose most frequent letter takes more
     than the threshold of their answers, in model then kind order."""
-    return [(model, kind) for model, kinds in sorted((summary_node.get("models") or {}).items())
-            for kind, node in sorted(kinds.items()) if node.get("degenerate")]
+    return [
+        (model, kind)
+        for model, kinds in sorted((summary_node.get("models") or {}).items())
+        for kind, node in sorted(kinds.items())
+        if node.get("degenerate")
+    ]
 
 
 def warning_lines(summary_node: dict[str, Any]) -> list[str]:
@@ -127,9 +149,14 @@ def warning_lines(summary_node: dict[str, Any]) -> list[str]:
     out = []
     for model, kind in degenerate(summary_node):
         node = summary_node["models"][model][kind]
-        line = (f"Degenerate responder: {model} answers {node['top_letter']} in {node['n_top']:,} of {node['n_answered']:,} "
-                f"answered {kind} prompts ({100 * node['top_share']:.0f}%)")
+        line = (
+            f"Degenerate responder: {model} answers {node['top_letter']} in {node['n_top']:,} of {node['n_answered']:,}"
+            f" answered {kind} prompts ({100 * node['top_share']:.0f}%)"
+        )
         if node.get("mean_top_probability") is not None:
-            line += f"; mean top probability {node['mean_top_probability']:.3f} over {node['n_logprob']:,} answers read from logprobs"
+            line += (
+                f"; mean top probability {node['mean_top_probability']:.3f} over {node['n_logprob']:,} answers read"
+                " from logprobs"
+            )
         out.append(line + ".")
     return out

@@ -37,10 +37,27 @@ AUDIT_KIND = "audit"
 CELL_KEY = ["model", "instrument", "condition", "item_id"]
 VARIANT_KEY = ["variant", "temperature", "answer_mode"]
 STATUS_COUNTS = MappingProxyType(
-    {ANSWERED: "n_answered", REFUSAL: "n_refusal", UNPARSED: "n_unparsed", NO_LOGPROBS: "n_no_logprobs", ERROR: "n_error"}
+    {
+        ANSWERED: "n_answered",
+        REFUSAL: "n_refusal",
+        UNPARSED: "n_unparsed",
+        NO_LOGPROBS: "n_no_logprobs",
+        ERROR: "n_error",
+    }
 )
 WD_MEMO_ENTRIES = 200_000
-ITEM_COLUMNS = ["scoring", "direction", "axis", "item_text", "positions", "benchmarks", "ordinal", "non_ordinal", "item_partisan_gap", "options"]
+ITEM_COLUMNS = [
+    "scoring",
+    "direction",
+    "axis",
+    "item_text",
+    "positions",
+    "benchmarks",
+    "ordinal",
+    "non_ordinal",
+    "item_partisan_gap",
+    "options",
+]
 
 
 def _freeze(value: Any) -> Any:
@@ -124,7 +141,9 @@ def variants(rows: pd.DataFrame) -> pd.DataFrame:
     )
     out["_letter"] = (out["answer_mode"] == "letter").astype(int)
     out["_t1"] = -(out["temperature"] - 1.0).abs()
-    out = out.sort_values(["model", "n_samples", "_letter", "_t1", "variant"], ascending=[True, False, False, False, True])
+    out = out.sort_values(
+        ["model", "n_samples", "_letter", "_t1", "variant"], ascending=[True, False, False, False, True]
+    )
     out["main"] = ~out.duplicated("model")
     out["temperature"] = out["temperature"].where(out["temperature"] >= 0)
     return out.drop(columns=["_letter", "_t1"]).reset_index(drop=True)
@@ -154,7 +173,9 @@ def main_rows(rows: pd.DataFrame) -> pd.DataFrame:
     keyed = rows.assign(_t=rows["temperature"].astype(float).fillna(-1.0))
     if "variant" not in keyed.columns:
         keyed = keyed.assign(variant=BASE_LABEL)
-    merged = keyed.merge(main.rename(columns={"temperature": "_t"}), on=["model", "variant", "_t", "answer_mode"], how="inner")
+    merged = keyed.merge(
+        main.rename(columns={"temperature": "_t"}), on=["model", "variant", "_t", "answer_mode"], how="inner"
+    )
     merged = merged.drop(columns="_t")
     return merged if "variant" in rows.columns else merged.drop(columns="variant")
 
@@ -205,7 +226,9 @@ def _pooled(answered: pd.DataFrame, index: pd.Index) -> list:
     for place, probs in zip(at.tolist(), answered["probs"].to_numpy()[has].tolist(), strict=True):
         found[place].append(probs)
     for place, dists in found.items():
-        out[place] = dists[0] if len(dists) == 1 else [float(x) for x in np.mean(np.asarray(dists, dtype=float), axis=0)]
+        out[place] = (
+            dists[0] if len(dists) == 1 else [float(x) for x in np.mean(np.asarray(dists, dtype=float), axis=0)]
+        )
     return out
 
 
@@ -259,7 +282,10 @@ def build_cells(rows: pd.DataFrame, memo: WDMemo | None = None) -> pd.DataFrame:
         vals = _numeric(answered, measure)
         cells[measure] = vals.groupby([answered[k] for k in CELL_KEY], dropna=False).mean().reindex(cells.index)
 
-    has_bench = [scoring == "wd" and _has_party_benchmarks(b) for scoring, b in zip(cells["scoring"], cells["benchmarks"], strict=True)]
+    has_bench = [
+        scoring == "wd" and _has_party_benchmarks(b)
+        for scoring, b in zip(cells["scoring"], cells["benchmarks"], strict=True)
+    ]
     wd = _cell_wds(cells, has_bench, memo)
     for k, v in wd.items():
         cells[k] = pd.Series(v, index=cells.index, dtype=float if k != "closer" else object)
@@ -278,7 +304,12 @@ def _item_rows(positions: Any, benchmarks: dict, mode: Any) -> np.ndarray | None
     options at distinct places, each benchmark as long and finite and non-negative; else
     None (its cells go through `item_wds`)."""
     m = len(positions)
-    if (mode or "keep") != "keep" or m < 2 or not max(positions) > min(positions) or any(len(v) != m for v in benchmarks.values()):
+    if (
+        (mode or "keep") != "keep"
+        or m < 2
+        or not max(positions) > min(positions)
+        or any(len(v) != m for v in benchmarks.values())
+    ):
         return None
     if not all(x >= 0 and not np.isinf(x) for v in benchmarks.values() for x in v):
         return None
@@ -295,7 +326,11 @@ def _cell_wds(cells: pd.DataFrame, has_bench: list[bool], memo: WDMemo) -> dict[
     n = len(cells)
     wd = {g: np.full(n, np.nan) for g in WD_GROUPS}
     closer = np.full(n, None, dtype=object)
-    probs_of, positions_of, benchmarks_of = cells["probs"].tolist(), cells["positions"].tolist(), cells["benchmarks"].tolist()
+    probs_of, positions_of, benchmarks_of = (
+        cells["probs"].tolist(),
+        cells["positions"].tolist(),
+        cells["benchmarks"].tolist(),
+    )
     ordinal_of, mode_of = cells["ordinal"].tolist(), cells["non_ordinal"].tolist()
     items: dict[tuple, np.ndarray | None] = {}
     batches: dict[int, tuple[list[int], list[Any], list[np.ndarray]]] = defaultdict(lambda: ([], [], []))
@@ -323,7 +358,11 @@ def _cell_wds(cells: pd.DataFrame, has_bench: list[bool], memo: WDMemo) -> dict[
             continue
         at = np.asarray(idx)[ok]
         bench = np.stack([r for r, good in zip(rows, ok, strict=True) if good])
-        wds = wds_many(p[ok], np.array([positions_of[i] for i in at], dtype=float), {g: bench[:, k] for k, g in enumerate(WD_GROUPS)})
+        wds = wds_many(
+            p[ok],
+            np.array([positions_of[i] for i in at], dtype=float),
+            {g: bench[:, k] for k, g in enumerate(WD_GROUPS)},
+        )
         for g in WD_GROUPS:
             wds[g] = np.where(np.isfinite(wds[g]), wds[g], np.nan)
             wd[g][at] = wds[g]

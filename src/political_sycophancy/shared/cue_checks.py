@@ -33,9 +33,13 @@ def check_sources(cues: CueSet) -> None:
     for key, text in sorted(cues.fragments.items(), key=lambda kv: cues.fragment_rows[kv[0]]):
         if text and not cues.sources.get(key):
             borrowed = f" (mode {cues.mode!r} borrows this text)" if cues.fragment_source != cues.source else ""
-            raise InputError(f"{key[0]}={key[1]}: missing source{borrowed}: name the study or survey statistic the "
-                             f"text rests on, or write source: \"{UNVALIDATED}: <why>\"", file=cues.fragment_source,
-                             row=cues.fragment_rows[key], field="source")
+            raise InputError(
+                f"{key[0]}={key[1]}: missing source{borrowed}: name the study or survey statistic the "
+                f'text rests on, or write source: "{UNVALIDATED}: <why>"',
+                file=cues.fragment_source,
+                row=cues.fragment_rows[key],
+                field="source",
+            )
 
 
 def _why(cues: CueSet) -> str:
@@ -46,8 +50,10 @@ def _why(cues: CueSet) -> str:
         return f"a political word in a cue of mode {cues.mode!r}: {always}{said}"
     if cues.political_words == "forbidden":
         return f"a political word in a cue of mode {cues.mode!r}, which says political_words: forbidden"
-    return (f"a political word in a cue of mode {cues.mode!r}: a mode other than explicit is checked unless its file "
-            "says political_words: allowed")
+    return (
+        f"a political word in a cue of mode {cues.mode!r}: a mode other than explicit is checked unless its file "
+        "says political_words: allowed"
+    )
 
 
 def word_patterns(cues: CueSet) -> tuple[re.Pattern, ...]:
@@ -68,8 +74,12 @@ def check_political_words(cues: CueSet, patterns: tuple[re.Pattern, ...] | None 
     for key, text in sorted(cues.fragments.items(), key=lambda kv: cues.fragment_rows[kv[0]]):
         word = first_political_word(text, patterns)
         if word:
-            raise InputError(f"{word!r} ({key[0]}={key[1]}) is {why}", file=cues.fragment_source,
-                             row=cues.fragment_rows[key], field="text")
+            raise InputError(
+                f"{word!r} ({key[0]}={key[1]}) is {why}",
+                file=cues.fragment_source,
+                row=cues.fragment_rows[key],
+                field="text",
+            )
 
 
 def check_assembled(cues: CueSet, persona: Persona, cue: Cue, patterns: tuple[re.Pattern, ...]) -> None:
@@ -78,6 +88,9 @@ def check_assembled(cues: CueSet, persona: Persona, cue: Cue, patterns: tuple[re
     word = first_political_word(cue.text, patterns)
     if word:
         levels = ", ".join(f"{a}={lv}" for a, lv in persona.levels)
-        raise InputError(f"{word!r} in the {cues.mode} cue of persona {persona.id} ({levels}), assembled from the "
-                         f"template and the fragments: {cue.text!r} is {_why(cues)}", file=cues.source,
-                         field="template")
+        raise InputError(
+            f"{word!r} in the {cues.mode} cue of persona {persona.id} ({levels}), assembled from the "
+            f"template and the fragments: {cue.text!r} is {_why(cues)}",
+            file=cues.source,
+            field="template",
+        )

@@ -42,26 +42,71 @@ def _batch_size(text: str) -> int:
 def add_eval_options(p: argparse.ArgumentParser, generation: bool = True) -> None:
     """The shared options; `generation=False` leaves out --temperature, --max-tokens and
     --epochs, which a design sets per task (e.g. `plan`'s greedy replicate)."""
-    p.add_argument("--model", action="append", required=True, help="Inspect model, e.g. gguf/smollm2 or openai/gpt-4o (repeatable)")
-    p.add_argument("--model-arg", "-M", action="append", default=[], help="model argument key=value (e.g. model_path=/x.gguf)")
+    p.add_argument(
+        "--model", action="append", required=True, help="Inspect model, e.g. gguf/smollm2 or openai/gpt-4o (repeatable)"
+    )
+    p.add_argument(
+        "--model-arg", "-M", action="append", default=[], help="model argument key=value (e.g. model_path=/x.gguf)"
+    )
     if generation:
-        p.add_argument("--temperature", type=arguments.nonnegative, default=None, help="sampling temperature (default: the task's, 1.0 as in the paper)")
-        p.add_argument("--max-tokens", type=arguments.count, default=None, help="generation limit (default: the provider's)")
-        p.add_argument("--epochs", type=arguments.epochs, default=None, help="replicates per item (default: the task's)")
-    p.add_argument("--seed", type=arguments.seed, default=None, help="generation seed (providers that support it; the embedded model does)")
+        p.add_argument(
+            "--temperature",
+            type=arguments.nonnegative,
+            default=None,
+            help="sampling temperature (default: the task's, 1.0 as in the paper)",
+        )
+        p.add_argument(
+            "--max-tokens", type=arguments.count, default=None, help="generation limit (default: the provider's)"
+        )
+        p.add_argument(
+            "--epochs", type=arguments.epochs, default=None, help="replicates per item (default: the task's)"
+        )
+    p.add_argument(
+        "--seed",
+        type=arguments.seed,
+        default=None,
+        help="generation seed (providers that support it; the embedded model does)",
+    )
     p.add_argument("--limit", type=arguments.count, default=None, help="only the first N samples of each task")
     p.add_argument("--max-connections", type=arguments.count, default=None, help="concurrent calls per model (Inspect)")
     p.add_argument("--max-tasks", type=arguments.count, default=None, help="tasks run at once (Inspect)")
-    p.add_argument("--fail-on-error", type=arguments.fail_on_error, default=None,
-                   help="Inspect: true (default), false, a share (0.1) or a count (5) of errored samples a task tolerates")
-    p.add_argument("--retry-on-error", type=arguments.retries, default=None, help="Inspect: retry an errored sample this many times")
-    p.add_argument("--retry-attempts", type=arguments.count, default=None, help="Inspect eval-set: attempts at unfinished tasks (default 10)")
-    p.add_argument("--display", choices=DISPLAY_TYPES, default=None,
-                   help="Inspect: how the run's progress is shown (default: Inspect's, `full`; `none` for none)")
-    p.add_argument("--batch", nargs="?", const=True, type=_batch_size, default=None, metavar="N",
-                   help="Inspect: send the calls through the provider's batch API where Inspect supports it (OpenAI, "
-                   "Anthropic, Google, ...; about half the price, answers within the provider's batch window): "
-                   "--batch for Inspect's default batch size, --batch N for N requests per batch; other providers ignore it")
+    p.add_argument(
+        "--fail-on-error",
+        type=arguments.fail_on_error,
+        default=None,
+        help="Inspect: true (default), false, a share (0.1) or a count (5) of errored samples a task tolerates",
+    )
+    p.add_argument(
+        "--retry-on-error",
+        type=arguments.retries,
+        default=None,
+        help="Inspect: retry an errored sample this many times",
+    )
+    p.add_argument(
+        "--retry-attempts",
+        type=arguments.count,
+        default=None,
+        help="Inspect eval-set: attempts at unfinished tasks (default 10)",
+    )
+    p.add_argument(
+        "--display",
+        choices=DISPLAY_TYPES,
+        default=None,
+        help="Inspect: how the run's progress is shown (default: Inspect's, `full`; `none` for none)",
+    )
+    p.add_argument(
+        "--batch",
+        nargs="?",
+        const=True,
+        type=_batch_size,
+        default=None,
+        metavar="N",
+        help=(
+            "Inspect: send the calls through the provider's batch API where Inspect supports it (OpenAI, "
+            "Anthropic, Google, ...; about half the price, answers within the provider's batch window): "
+            "--batch for Inspect's default batch size, --batch N for N requests per batch; other providers ignore it"
+        ),
+    )
 
 
 def add_task_options(p: argparse.ArgumentParser, params: tuple[TaskParam, ...]) -> None:
@@ -70,8 +115,15 @@ def add_task_options(p: argparse.ArgumentParser, params: tuple[TaskParam, ...]) 
     for param in params:
         default = "" if param.default is None else f" (default: {param.default})"
         metavar = None if param.choices else param.option.lstrip("-").replace("-", "_").upper()
-        p.add_argument(param.option, dest=param.name, default=param.default, type=param.type,
-                       choices=param.choices, metavar=metavar, help=param.help + default)
+        p.add_argument(
+            param.option,
+            dest=param.name,
+            default=param.default,
+            type=param.type,
+            choices=param.choices,
+            metavar=metavar,
+            help=param.help + default,
+        )
 
 
 def task_args(args: argparse.Namespace, params: tuple[TaskParam, ...]) -> dict[str, Any]:
@@ -95,8 +147,18 @@ def eval_set_kwargs(args: argparse.Namespace, generation: bool = True) -> dict[s
     `generation=False`: the design's own temperature, max tokens and epochs stay with the tasks."""
     kwargs: dict[str, Any] = {"model": args.model, "model_args": model_args(args.model_arg)}
     passed = ("temperature", "max_tokens", "epochs") if generation else ()
-    for name in (*passed, "seed", "limit", "max_connections", "max_tasks",
-                 "fail_on_error", "retry_on_error", "retry_attempts", "batch", "display"):
+    for name in (
+        *passed,
+        "seed",
+        "limit",
+        "max_connections",
+        "max_tasks",
+        "fail_on_error",
+        "retry_on_error",
+        "retry_attempts",
+        "batch",
+        "display",
+    ):
         value = getattr(args, name, None)
         if value is not None:
             kwargs[name] = value
@@ -123,7 +185,9 @@ def provider_error(option: str, name: str, ex: BaseException, doing: str = "") -
     lines = str(getattr(ex, "message", None) or ex).strip().splitlines()
     what = f"{type(ex).__name__}: {lines[0]}" if lines and doing else lines[0] if lines else type(ex).__name__
     hint = ""
-    if "mockllm" in name and any("tiktoken" in frame.f_code.co_filename for frame, _ in traceback.walk_tb(ex.__traceback__)):
+    if "mockllm" in name and any(
+        "tiktoken" in frame.f_code.co_filename for frame, _ in traceback.walk_tb(ex.__traceback__)
+    ):
         hint = " (Inspect's mockllm counts tokens with a tokenizer it downloads; offline, use faulty/mockllm/model)"
     return InputError(f"{option} {name}: {doing}{what}{hint}")
 
@@ -133,7 +197,6 @@ def check_definitions_unchanged(tasks: list, log_dir: str) -> None:
     item or condition definitions (the task version is a hash of them), or by a version of
     this package that named tasks by their label: Inspect would refuse too, but without
     saying why; reusing them would report old answers as new ones."""
-
     from inspect_ai.log import list_eval_logs, read_eval_log
 
     if not Path(log_dir).is_dir():
@@ -144,18 +207,22 @@ def check_definitions_unchanged(tasks: list, log_dir: str) -> None:
             header = read_eval_log(info, header_only=True)
         except Exception:  # noqa: BLE001 - an unreadable log is Inspect's to report
             continue
-        name, version = task_label(header.eval.task, header.eval.metadata, header.eval.task_registry_name), str(header.eval.task_version)
+        name, version = (
+            task_label(header.eval.task, header.eval.metadata, header.eval.task_registry_name),
+            str(header.eval.task_version),
+        )
         if name in versions and TASK_LABEL not in (header.eval.metadata or {}):
             raise InputError(
-                f"the log of task {name} in {log_dir} was written by an earlier version of political-sycophancy, which named "
-                f"tasks by their label; this one names them {header.eval.task_registry_name or 'by the registry'} and cannot resume "
-                "that eval set: finish it with the earlier version or use a new --log-dir (analyze reads both)",
+                f"the log of task {name} in {log_dir} was written by an earlier version of political-sycophancy, which"
+                " named tasks by their label; this one names them"
+                f" {header.eval.task_registry_name or 'by the registry'} and cannot resume that eval set: finish it"
+                " with the earlier version or use a new --log-dir (analyze reads both)",
                 field="--log-dir",
             )
         if name in versions and versions[name] != version:
             raise InputError(
-                f"the items or conditions of task {name} changed since its log in {log_dir} was written "
-                f"({version} -> {versions[name]}); use a new --log-dir (old answers are never reused for new definitions)",
+                f"the items or conditions of task {name} changed since its log in {log_dir} was written ({version} ->"
+                f" {versions[name]}); use a new --log-dir (old answers are never reused for new definitions)",
                 field="--log-dir",
             )
 
@@ -178,8 +245,12 @@ def _settings_of_tasks(tasks: list, kwargs: dict[str, Any]) -> dict[str, Any]:
 
 def _settings_of_log(header: Any) -> dict[str, Any]:
     config = header.plan.config
-    return {"temperature": config.temperature, "max_tokens": config.max_tokens, "seed": config.seed,
-            "epochs": header.eval.config.epochs or 1}
+    return {
+        "temperature": config.temperature,
+        "max_tokens": config.max_tokens,
+        "seed": config.seed,
+        "epochs": header.eval.config.epochs or 1,
+    }
 
 
 def _shown(value: Any) -> str:
@@ -220,8 +291,14 @@ def variant_log_dir(tasks: list, log_dir: str, kwargs: dict[str, Any]) -> tuple[
     before, now = existing
     sub = str(Path(log_dir) / "_".join(f"{k.replace('_', '-')}-{_shown(now[k])}" for k in differ))
     what = "; ".join(f"{k.replace('_', ' ')} {_shown(before[k])} -> {_shown(now[k])}" for k in differ)
-    return sub, (f"this run's settings differ from the eval set in {log_dir} ({what}): its logs go to {sub} "
-                 f"(the same command again resumes there; analyze {log_dir} reports both as variants)"), False
+    return (
+        sub,
+        (
+            f"this run's settings differ from the eval set in {log_dir} ({what}): its logs go to {sub} "
+            f"(the same command again resumes there; analyze {log_dir} reports both as variants)"
+        ),
+        False,
+    )
 
 
 @contextlib.contextmanager
@@ -235,20 +312,26 @@ def log_dir_lock(log_dir: str) -> Iterator[None]:
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
     except OSError as ex:
-        raise InputError(f"--log-dir {log_dir}: cannot open its lock file {LOCK_FILE} ({ex.strerror or ex}; a link is "
-                         "not followed): remove it") from None
+        raise InputError(
+            f"--log-dir {log_dir}: cannot open its lock file {LOCK_FILE} ({ex.strerror or ex}; a link is "
+            "not followed): remove it"
+        ) from None
     kind = os.fstat(fd).st_mode
     if not stat.S_ISREG(kind):
         os.close(fd)
-        raise InputError(f"--log-dir {log_dir}: its lock file {LOCK_FILE} is {file_kind(kind)}, not a regular file: remove it")
+        raise InputError(
+            f"--log-dir {log_dir}: its lock file {LOCK_FILE} is {file_kind(kind)}, not a regular file: remove it"
+        )
     with os.fdopen(fd, "r+") as fh:
         try:
             fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             fh.seek(0)
             holder = fh.read().strip() or "another process"
-            raise InputError(f"another run is writing to {log_dir} ({holder}); wait for it or use another --log-dir",
-                             field="--log-dir") from None
+            raise InputError(
+                f"another run is writing to {log_dir} ({holder}); wait for it or use another --log-dir",
+                field="--log-dir",
+            ) from None
         fh.seek(0)
         fh.truncate()
         fh.write(f"pid {os.getpid()}")

@@ -14,7 +14,9 @@ from ..core.inspect_compat import resolving_tasks_for_eval
 GRADER_ROLE = "grader"
 
 
-def resolve_grader(evaluated: str, grader: str | Model | None = None, allow_self_grading: bool = False, *, who: str = "the grader") -> Model:
+def resolve_grader(
+    evaluated: str, grader: str | Model | None = None, allow_self_grading: bool = False, *, who: str = "the grader"
+) -> Model:
     """The grader: `grader`, else the `grader` model role, else (only when self-grading
     is allowed) the evaluated model. Refuses to let a model judge its own answers; `who`
     names the grader in the messages."""
@@ -39,7 +41,9 @@ def resolve_grader(evaluated: str, grader: str | Model | None = None, allow_self
     return model
 
 
-def check_grader_at_start(grader: str | Model | None = None, allow_self_grading: bool = False, *, who: str = "the grader") -> None:
+def check_grader_at_start(
+    grader: str | Model | None = None, allow_self_grading: bool = False, *, who: str = "the grader"
+) -> None:
     """The grader check of `resolve_grader` when the task is built, so that a missing or
     self-grading grader stops `inspect eval` in one line before any sample runs (else every
     sample errors). Inspect makes the model under test active before its loader builds the

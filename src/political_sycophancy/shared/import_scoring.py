@@ -46,7 +46,9 @@ class ResponseKind:
     ) -> Score:
         return source_score(run, scorer, item, rec.get("letter", ""), rec.get("raw_response") or "", make_state)
 
-    def parsed_score(self, run: Scoring, scorer: Callable, item: Item, rec: dict, make_state: Callable[[], TaskState]) -> Score:
+    def parsed_score(
+        self, run: Scoring, scorer: Callable, item: Item, rec: dict, make_state: Callable[[], TaskState]
+    ) -> Score:
         return run(scorer, item.id, rec.get("raw_response") or "", make_state)
 
 
@@ -65,7 +67,9 @@ class FileKind:
     renames: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
 
-def task_state(item: Item, condition: Condition, model: str, epoch: int, prompt: str, completion: str, metadata: dict) -> TaskState:
+def task_state(
+    item: Item, condition: Condition, model: str, epoch: int, prompt: str, completion: str, metadata: dict
+) -> TaskState:
     output = ModelOutput.from_content(model=model, content=completion)
     return TaskState(
         model=ModelName(model if "/" in model else f"unknown/{model}"),
@@ -96,7 +100,9 @@ class Scoring:
         self.reductions: dict[tuple, Score] = {}  # of the mean reducer (logs.import_writer)
         self.checks: dict[str, bool | None] = {}  # the log writer's shortcuts checked in this process
         self.light: dict[int, tuple[Score, Score]] = {}  # each score's copy without metadata (logs.import_writer)
-        self.results: dict[str, tuple[Any, bool]] = {}  # each scorer's first results, and whether filling them checked out (logs.import_writer)
+        self.results: dict[
+            str, tuple[Any, bool]
+        ] = {}  # each scorer's first results, and whether filling them checked out (logs.import_writer)
 
     def prompt(self, kind: ResponseKind, item: Item, condition: Condition) -> str:
         """The kind's prompt for an item under a condition, built once per import."""

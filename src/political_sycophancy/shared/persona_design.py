@@ -136,8 +136,9 @@ def persona_design(
     orders = attribute_orders(schema, personas, seed)
     if baseline_persona:
         personas = [baseline(), *personas]
-    plan = PersonaDesign(schema, tuple(a.name for a in chosen), tuple(personas), cue_sets, tuple(notes),
-                         MappingProxyType(orders))
+    plan = PersonaDesign(
+        schema, tuple(a.name for a in chosen), tuple(personas), cue_sets, tuple(notes), MappingProxyType(orders)
+    )
     check_sent_cues(plan)
     return plan
 
@@ -151,7 +152,11 @@ def cue_input(cue: Cue, prompt: str) -> str | list[ChatMessage]:
     if cue.placement == "preamble":
         return with_preamble(prompt, cue.text)
     question = with_preamble(prompt, cue.ask)
-    return [ChatMessageUser(content=cue.text), ChatMessageAssistant(content=cue.reply), ChatMessageUser(content=question)]
+    return [
+        ChatMessageUser(content=cue.text),
+        ChatMessageAssistant(content=cue.reply),
+        ChatMessageUser(content=question),
+    ]
 
 
 def asker_side(plan: PersonaDesign, persona: Persona) -> str | None:

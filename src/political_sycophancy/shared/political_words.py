@@ -31,12 +31,11 @@ WORDS_FILE = "profile_political_words.yaml"
 # folded to the Latin letter they imitate; curly quotation marks read as the apostrophe.
 CONFUSABLES = MappingProxyType(
     str.maketrans(
-        "авеёгһіїјкмнопрстухѕԁԛԝӏьɡ" "АВЕНІЈКМОРСТУХЅҮԀԌԚԜӀ"  # Cyrillic
+        "авеёгһіїјкмнопрстухѕԁԛԝӏьɡ"
+        "АВЕНІЈКМОРСТУХЅҮԀԌԚԜӀ"  # Cyrillic
         "ΑΒΕΖΗΙΚΜΝΟΡΤΥΧαεικνορτυχωϲϳγ"  # Greek
         "օսհոցıȷɑʀ’‘ʼ",  # Armenian, Latin, quotation marks
-        "abeerhiijkmhonpctyxsdqwlbg" "ABEHIJKMOPCTYXSYDGQWI"
-        "ABEZHIKMNOPTYXaeikvoptuxwcjy"
-        "ouhngijar'''",
+        "abeerhiijkmhonpctyxsdqwlbgABEHIJKMOPCTYXSYDGQWIABEZHIKMNOPTYXaeikvoptuxwcjyouhngijar'''",
     )
 )
 # Characters that render as nothing but are letters or symbols, not format characters.

@@ -24,8 +24,18 @@ LEFT, RIGHT = "C3L", "C3R"
 MEASURES = MappingProxyType({ATP: ("wd_dem", "wd_rep"), PCT: ("ideology",), TYPOLOGY: ("typology",)})
 ITEM = ["model", "instrument", "item_id"]
 DECOMPOSITION_COLUMNS = [
-    "model", "baseline_slant", "n_baseline_items", "sycophancy_left", "n_left_items", "sycophancy_right", "n_right_items",
-    "sycophancy_index", "asymmetry", "n_asymmetry_items", "accommodation_gap", "missing",
+    "model",
+    "baseline_slant",
+    "n_baseline_items",
+    "sycophancy_left",
+    "n_left_items",
+    "sycophancy_right",
+    "n_right_items",
+    "sycophancy_index",
+    "asymmetry",
+    "n_asymmetry_items",
+    "accommodation_gap",
+    "missing",
 ]
 
 
@@ -52,7 +62,9 @@ def item_shifts(cells: pd.DataFrame, baseline: str = BASELINE) -> pd.DataFrame:
         merged = other.merge(base, on=ITEM, suffixes=("", "__base"))
         for m in measures:
             parts.append(
-                merged.assign(measure=m, baseline=merged[f"{m}__base"], value=merged[m], shift=merged[m] - merged[f"{m}__base"])[cols]
+                merged.assign(
+                    measure=m, baseline=merged[f"{m}__base"], value=merged[m], shift=merged[m] - merged[f"{m}__base"]
+                )[cols]
             )
     if not parts:
         return pd.DataFrame(columns=cols)
@@ -72,6 +84,7 @@ def _signed_rank_enumeration(nz: np.ndarray) -> tuple[float, float]:
     its default `PermutationMethod()` (9999 resamples) turns into a random Monte Carlo p
     above n = 13 instead of the exact one."""
     from scipy import stats  # here, not at import: scipy's import is about a second
+
     ranks = stats.rankdata(np.abs(nz))
     t_obs = float(ranks[nz > 0].sum())
     centre = ranks.sum() / 2
@@ -89,6 +102,7 @@ def _signed_rank_normal(nz: np.ndarray) -> tuple[float, float]:
     over the tie groups' sizes t. Written out because scipy's call costs milliseconds of
     checks, hundreds of times per report."""
     from scipy import special, stats  # here, not at import: scipy's import is about a second
+
     magnitude = np.abs(nz)
     ranks = stats.rankdata(magnitude)
     n = len(nz)
@@ -109,10 +123,16 @@ def wilcoxon_test(shifts: ArrayLike) -> dict[str, Any]:
     used is reported with the p-value.
     """
     from scipy import stats  # here, not at import: scipy's import is about a second
+
     d = np.asarray(shifts, dtype=float)
     d = d[~np.isnan(d)]
     nz = d[np.abs(d) > 1e-12]
-    out = {"n_nonzero": len(nz), "wilcoxon_statistic": np.nan, "wilcoxon_p": np.nan, "wilcoxon_method": "none (no nonzero shift)"}
+    out = {
+        "n_nonzero": len(nz),
+        "wilcoxon_statistic": np.nan,
+        "wilcoxon_p": np.nan,
+        "wilcoxon_method": "none (no nonzero shift)",
+    }
     if len(nz) == 0:
         return out
     ties = len(np.unique(np.round(np.abs(nz), 12))) < len(nz)
@@ -134,7 +154,9 @@ def shift_summary(shifts: pd.DataFrame) -> pd.DataFrame:
     sd_shift, median_shift, n_positive, n_negative, and the Wilcoxon signed-rank test of
     the nonzero shifts (see `wilcoxon_test`)."""
     rows = []
-    for (model, instrument, condition, measure), g in shifts.groupby(["model", "instrument", "condition", "measure"], sort=False):
+    for (model, instrument, condition, measure), g in shifts.groupby(
+        ["model", "instrument", "condition", "measure"], sort=False
+    ):
         s = g["shift"].astype(float)
         rows.append(
             {
@@ -247,7 +269,9 @@ def pct_asymmetry_cells(cells: pd.DataFrame) -> pd.DataFrame:
     wide = wide.dropna(subset=needed)
     right = wide["ideology_C3R"] - wide["ideology_N"]
     left = wide["ideology_C3L"] - wide["ideology_N"]
-    return pd.DataFrame({"model": wide["model"], "item_id": wide["item_id"], "asymmetry": right - left, "gap": right + left})
+    return pd.DataFrame(
+        {"model": wide["model"], "item_id": wide["item_id"], "asymmetry": right - left, "gap": right + left}
+    )
 
 
 def _mean_or_nan(s: pd.Series) -> float:
@@ -318,8 +342,15 @@ def decomposition(cells: pd.DataFrame, shifts: pd.DataFrame | None = None) -> pd
                     missing.append(f"no ATP items answered under both N and {cond}")
         rows.append(
             _decomposition_row(
-                model, "baseline_slant", base["wd_rep"] - base["wd_dem"], -_mean_or_nan(left), -_mean_or_nan(right),
-                len(left), len(right), a["asymmetry"], missing,
+                model,
+                "baseline_slant",
+                base["wd_rep"] - base["wd_dem"],
+                -_mean_or_nan(left),
+                -_mean_or_nan(right),
+                len(left),
+                len(right),
+                a["asymmetry"],
+                missing,
             )
         )
     return pd.DataFrame(rows, columns=DECOMPOSITION_COLUMNS)
@@ -349,8 +380,15 @@ def pct_decomposition(cells: pd.DataFrame, shifts: pd.DataFrame | None = None) -
                 missing.append(f"no PCT items answered under both N and {cond}")
         rows.append(
             _decomposition_row(
-                model, "pct_baseline", base["ideology"], -_mean_or_nan(left), _mean_or_nan(right),
-                len(left), len(right), a["asymmetry"], missing,
+                model,
+                "pct_baseline",
+                base["ideology"],
+                -_mean_or_nan(left),
+                _mean_or_nan(right),
+                len(left),
+                len(right),
+                a["asymmetry"],
+                missing,
             )
         )
     return pd.DataFrame(rows, columns=["pct_baseline" if c == "baseline_slant" else c for c in DECOMPOSITION_COLUMNS])
@@ -358,12 +396,14 @@ def pct_decomposition(cells: pd.DataFrame, shifts: pd.DataFrame | None = None) -
 
 # The term baseline_slant = WD_rep(N) - WD_dem(N) shares with each y, and the sign of the
 # correlation that sharing alone produces: such a correlation is partly mechanical.
-SHARED_TERM = MappingProxyType({
-    "sycophancy_right": "WD_rep(N) (in both with +): partly mechanical, positive",
-    "sycophancy_left": "WD_dem(N) (in slant with -, in sycophancy_left with +): partly mechanical, negative",
-    "shift": "WD_dem(N) (with - in both): partly mechanical, positive",
-    "asymmetry": "none (A_m = WD_dem(C3R) - WD_dem(C3L) holds no N term)",
-})
+SHARED_TERM = MappingProxyType(
+    {
+        "sycophancy_right": "WD_rep(N) (in both with +): partly mechanical, positive",
+        "sycophancy_left": "WD_dem(N) (in slant with -, in sycophancy_left with +): partly mechanical, negative",
+        "shift": "WD_dem(N) (with - in both): partly mechanical, positive",
+        "asymmetry": "none (A_m = WD_dem(C3R) - WD_dem(C3L) holds no N term)",
+    }
+)
 
 
 def slant_correlations(decomp: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFrame:
@@ -385,8 +425,17 @@ def slant_correlations(decomp: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFr
     for name, y in ys.items():
         pair = pd.concat([x, y], axis=1, join="inner").dropna()
         shared = SHARED_TERM["shift" if name.startswith("mean WD(Dem) shift") else name]
-        row = {"x": "baseline_slant", "y": name, "n_models": len(pair), "r": np.nan, "ci_low": np.nan, "ci_high": np.nan, "p": np.nan,
-               "shared_term": shared, "note": ""}
+        row = {
+            "x": "baseline_slant",
+            "y": name,
+            "n_models": len(pair),
+            "r": np.nan,
+            "ci_low": np.nan,
+            "ci_high": np.nan,
+            "p": np.nan,
+            "shared_term": shared,
+            "note": "",
+        }
         if len(pair) < 3:
             row["note"] = f"not estimable: {len(pair)} model(s) with both values, 3 needed"
         elif not pair.iloc[:, 0].std() > 0:

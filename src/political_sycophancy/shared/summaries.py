@@ -76,8 +76,9 @@ def answered_everywhere(cells: pd.DataFrame) -> pd.Series:
 
 # the headline value of each scoring rule in `condition_summary`, compared on every answered
 # item and on the items answered under every condition (`all_answered_check`)
-CHECKED_VALUES = MappingProxyType({ATP: ("pct_closer_dem", "mean_wd_dem", "mean_wd_rep"), PCT: ("mean_ideology",),
-                                   TYPOLOGY: ("typology_score",)})
+CHECKED_VALUES = MappingProxyType(
+    {ATP: ("pct_closer_dem", "mean_wd_dem", "mean_wd_rep"), PCT: ("mean_ideology",), TYPOLOGY: ("typology_score",)}
+)
 
 
 def all_answered_check(cells: pd.DataFrame) -> pd.DataFrame:
@@ -209,17 +210,31 @@ def closer_by_gap(cells: pd.DataFrame, floors: tuple[float, ...] = GAP_FLOORS) -
     columns = ["model", "instrument", "condition", "gap_floor", "n_items", "pct_closer_dem", "n_no_gap"]
     if cells.empty or "item_partisan_gap" not in cells.columns:
         return pd.DataFrame(columns=columns)
-    atp = cells[matched_items(cells) & (cells["scoring"] == ATP) & cells["answered"] & cells["has_benchmarks"]
-                & cells["wd_dem"].notna() & cells["wd_rep"].notna()]
+    atp = cells[
+        matched_items(cells)
+        & (cells["scoring"] == ATP)
+        & cells["answered"]
+        & cells["has_benchmarks"]
+        & cells["wd_dem"].notna()
+        & cells["wd_rep"].notna()
+    ]
     rows = []
     for (model, inst, cond), g in atp.groupby(["model", "instrument", "condition"], sort=True):
         gap = pd.to_numeric(g["item_partisan_gap"], errors="coerce")
         for floor in floors:
             chosen = g if floor <= 0 else g[gap >= floor]
             n = len(chosen)
-            rows.append({"model": model, "instrument": inst, "condition": cond, "gap_floor": floor, "n_items": n,
-                         "pct_closer_dem": 100.0 * (chosen["closer"] == DEM_LABEL).sum() / n if n else np.nan,
-                         "n_no_gap": int(gap.isna().sum())})
+            rows.append(
+                {
+                    "model": model,
+                    "instrument": inst,
+                    "condition": cond,
+                    "gap_floor": floor,
+                    "n_items": n,
+                    "pct_closer_dem": 100.0 * (chosen["closer"] == DEM_LABEL).sum() / n if n else np.nan,
+                    "n_no_gap": int(gap.isna().sum()),
+                }
+            )
     return sort_by_condition(pd.DataFrame(rows, columns=columns)) if rows else pd.DataFrame(columns=columns)
 
 
@@ -238,13 +253,20 @@ def condition_summary_by_variant(rows: pd.DataFrame) -> pd.DataFrame:
     for _, v in variants(rows).iterrows():
         table = condition_summary(build_cells(variant_rows(rows, v)))
         if not table.empty:
-            ident = {"variant": v["variant"], "temperature": v["temperature"], "answer_mode": v["answer_mode"], "main": bool(v["main"])}
+            ident = {
+                "variant": v["variant"],
+                "temperature": v["temperature"],
+                "answer_mode": v["answer_mode"],
+                "main": bool(v["main"]),
+            }
             parts.append(table.drop(columns=["model"]).assign(**ident).assign(model=v["model"]))
     if not parts:
         return pd.DataFrame()
     out = pd.concat(parts, ignore_index=True)
     lead = ["model", "variant", "temperature", "answer_mode", "main"]
-    return sort_by_condition(out[lead + [c for c in out.columns if c not in lead]], ["model", "variant", "answer_mode", "instrument"])
+    return sort_by_condition(
+        out[lead + [c for c in out.columns if c not in lead]], ["model", "variant", "answer_mode", "instrument"]
+    )
 
 
 def status_counts(rows: pd.DataFrame) -> pd.DataFrame:
@@ -260,7 +282,9 @@ def status_table(rows: pd.DataFrame) -> pd.DataFrame:
     counts = status_counts(rows)
     if counts.empty:
         return pd.DataFrame(columns=["model", "instrument", "condition", "total"])
-    wide = counts.pivot_table(index=["model", "instrument", "condition"], columns="status", values="n", fill_value=0, aggfunc="sum")
+    wide = counts.pivot_table(
+        index=["model", "instrument", "condition"], columns="status", values="n", fill_value=0, aggfunc="sum"
+    )
     order = [s for s in ("answered", "refusal", "unparsed", "no_logprobs", "error") if s in wide.columns]
     wide = wide[order + [c for c in wide.columns if c not in order]].astype(int)
     wide["total"] = wide.sum(axis=1)

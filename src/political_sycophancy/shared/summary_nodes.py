@@ -102,33 +102,37 @@ class AnswerLettersNode(TypedDict, total=False):
 
 
 # The top level: what the report writes about the run, then the shared sections' nodes.
-SUMMARY_FIELDS = MappingProxyType({
-    "summary_version": int,
-    "generated": str,
-    "source": str | None,
-    "model_order": list[str],
-    "sections": list[str],
-    "failed_sections": list[str],
-    "kinds": dict[str, Any],
-    "n_logs": int,
-    "n_samples": int,
-    "notes": list[str],
-    "not_computable": list[str],
-    "design": DesignNode,
-    "provenance": dict[str, Any],  # where the data came from: one row per imported file (logs.provenance)
-    "answer_letters": AnswerLettersNode,
-    "findings": FindingsNode,
-    "models": dict[str, ModelNode],
-    "tests": dict[str, Any],
-})
+SUMMARY_FIELDS = MappingProxyType(
+    {
+        "summary_version": int,
+        "generated": str,
+        "source": str | None,
+        "model_order": list[str],
+        "sections": list[str],
+        "failed_sections": list[str],
+        "kinds": dict[str, Any],
+        "n_logs": int,
+        "n_samples": int,
+        "notes": list[str],
+        "not_computable": list[str],
+        "design": DesignNode,
+        "provenance": dict[str, Any],  # where the data came from: one row per imported file (logs.provenance)
+        "answer_letters": AnswerLettersNode,
+        "findings": FindingsNode,
+        "models": dict[str, ModelNode],
+        "tests": dict[str, Any],
+    }
+)
 # The report's own keys at each place a measure's node can sit (core.declare.SummaryNodes.places).
-SHARED_KEYS = MappingProxyType({
-    "top level": SUMMARY_FIELDS,
-    "models.<model>": MappingProxyType(get_type_hints(ModelNode)),
-    "tests": MappingProxyType({}),
-    "findings": MappingProxyType({**get_type_hints(FindingsNode), "headline": dict}),
-    "findings.headline": MappingProxyType({}),
-})
+SHARED_KEYS = MappingProxyType(
+    {
+        "top level": SUMMARY_FIELDS,
+        "models.<model>": MappingProxyType(get_type_hints(ModelNode)),
+        "tests": MappingProxyType({}),
+        "findings": MappingProxyType({**get_type_hints(FindingsNode), "headline": dict}),
+        "findings.headline": MappingProxyType({}),
+    }
+)
 
 
 def _place(where: str, declared: tuple[tuple[str, SummaryNodes], ...]) -> dict[str, Any]:
@@ -140,8 +144,9 @@ def _place(where: str, declared: tuple[tuple[str, SummaryNodes], ...]) -> dict[s
         found: tuple[Node, ...] = next(n for w, n in nodes.places() if w == where)
         for key, node_type in found:
             if owner.get(key, f"measure {measure!r}") != f"measure {measure!r}":
-                raise DeclarationError(f"{owner[key]} and measure {measure!r} both declare the summary.json node "
-                                       f"{key!r} ({where})")
+                raise DeclarationError(
+                    f"{owner[key]} and measure {measure!r} both declare the summary.json node {key!r} ({where})"
+                )
             owner[key], fields[key] = f"measure {measure!r}", node_type
     return fields
 
@@ -155,9 +160,12 @@ def summary_type(declared: tuple[tuple[str, SummaryNodes], ...] = ()) -> Any:
     findings = _place("findings", declared)
     findings["headline"] = make("HeadlineNode", _place("findings.headline", declared), total=False)
     model = make("ModelNode", _place("models.<model>", declared), total=False)
-    fields = {**_place("top level", declared), "models": dict.__class_getitem__((str, model)),
-              "tests": make("TestsNode", _place("tests", declared), total=False),
-              "findings": make("FindingsNode", findings, total=False)}
+    fields = {
+        **_place("top level", declared),
+        "models": dict.__class_getitem__((str, model)),
+        "tests": make("TestsNode", _place("tests", declared), total=False),
+        "findings": make("FindingsNode", findings, total=False),
+    }
     return make("Summary", fields, total=False)
 
 

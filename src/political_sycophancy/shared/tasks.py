@@ -56,8 +56,17 @@ def dataset_version(samples: list[Sample], design: dict[str, Any]) -> str:
     digest = hashlib.sha256()
     digest.update(json.dumps(design, sort_keys=True, default=str).encode())
     for s in samples:
-        digest.update(json.dumps([s.id, s.input if isinstance(s.input, str) else [m.model_dump(exclude={"id"}) for m in s.input],
-                                  s.metadata], sort_keys=True, default=str).encode())
+        digest.update(
+            json.dumps(
+                [
+                    s.id,
+                    s.input if isinstance(s.input, str) else [m.model_dump(exclude={"id"}) for m in s.input],
+                    s.metadata,
+                ],
+                sort_keys=True,
+                default=str,
+            ).encode()
+        )
     return f"content-{digest.hexdigest()[:16]}"
 
 

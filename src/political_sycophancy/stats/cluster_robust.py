@@ -99,8 +99,9 @@ def _inverse_root(matrix: np.ndarray) -> np.ndarray:
     return (vectors * roots) @ vectors.T
 
 
-def _adjusted_rows(xj: np.ndarray, bread: np.ndarray, root: np.ndarray, groups: np.ndarray,
-                   group_totals: np.ndarray | None) -> np.ndarray:
+def _adjusted_rows(
+    xj: np.ndarray, bread: np.ndarray, root: np.ndarray, groups: np.ndarray, group_totals: np.ndarray | None
+) -> np.ndarray:
     """A_j X_j of one cluster: A_j = (I - H_jj)^(-1/2), H_jj = P_S,jj + X_j M X_j', P_S,jj the
     block of the fixed-effect projection (sqrt(w_a w_b) / W_g for two observations of group g).
 
@@ -140,8 +141,21 @@ def _adjusted_rows(xj: np.ndarray, bread: np.ndarray, root: np.ndarray, groups: 
 
 def _failed(k: int, n: int, clusters: int, adjustment: str, condition: float) -> RobustFit:
     nan = np.full((k, k), np.nan)
-    return RobustFit(np.full(k, np.nan), nan, adjustment, n, clusters, False, False, condition, nan,
-                     np.zeros((0, k, k)), np.zeros((0, k, k)), np.zeros((0, 0, k)), np.zeros(0))
+    return RobustFit(
+        np.full(k, np.nan),
+        nan,
+        adjustment,
+        n,
+        clusters,
+        False,
+        False,
+        condition,
+        nan,
+        np.zeros((0, k, k)),
+        np.zeros((0, k, k)),
+        np.zeros((0, 0, k)),
+        np.zeros(0),
+    )
 
 
 def cluster_robust_fit(
@@ -208,7 +222,7 @@ def cluster_robust_fit(
     fe_sums = np.zeros((n_clusters, n_groups if absorb is not None else 0, k))
     scale = n_clusters / (n_clusters - 1) * (n - 1) / (n - k)
     for j in range(n_clusters):
-        idx = order[bounds[j]:bounds[j + 1]]
+        idx = order[bounds[j] : bounds[j + 1]]
         xj = xs[idx]
         g = group_codes[idx]
         if adjustment == "CR1":
@@ -223,8 +237,9 @@ def cluster_robust_fit(
             np.add.at(fe_sums[j], g, root[idx, None] * adjusted)
     cov = scores.T @ scores
     ok = bool(np.all(np.isfinite(np.diag(cov))) and np.all(np.diag(cov) > 0))
-    return RobustFit(beta, cov, adjustment, n, n_clusters, True, ok, condition, bread, own, cross, fe_sums,
-                     group_totals)
+    return RobustFit(
+        beta, cov, adjustment, n, n_clusters, True, ok, condition, bread, own, cross, fe_sums, group_totals
+    )
 
 
 def _p_blocks(fit: RobustFit, contrasts: np.ndarray) -> np.ndarray:
@@ -333,8 +348,9 @@ def t_interval(estimate: float, se: float, df: float, level: float = 0.95) -> tu
     return estimate - half, estimate + half, float(2 * stats.t.sf(abs(estimate / se), df))
 
 
-def fieller_interval(num: float, den: float, v_num: float, v_den: float, cov: float, df: float,
-                     level: float = 0.95) -> tuple[float, float]:
+def fieller_interval(
+    num: float, den: float, v_num: float, v_den: float, cov: float, df: float, level: float = 0.95
+) -> tuple[float, float]:
     """The Fieller interval of the ratio num / den of two estimates with variances v_num,
     v_den and covariance cov, at a t critical value on df degrees of freedom: the ratios r
     with (num - r den)^2 <= t^2 Var(num - r den). Bounded only when den is itself clearly

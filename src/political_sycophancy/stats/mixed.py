@@ -61,29 +61,33 @@ import pandas as pd
 from ..core.conditions import BASELINE
 
 SPECS = ("crossed", "paper", "slopes")
-SPEC_LABELS = MappingProxyType({
-    "crossed": "crossed random intercepts for item and for model (the paper's stated specification)",
-    "paper": (
-        "one random intercept per item x model pair, no item or model intercept (what the paper's code fits: "
-        "statsmodels MixedLM, groups = item, re_formula 0, variance component 0 + C(model); its default optimiser "
-        "lbfgs stops at a worse optimum on current statsmodels, so here every optimiser is run and the best REML "
-        "optimum kept)"
-    ),
-    "slopes": (
-        "crossed random intercepts for item and for model plus per-model condition slopes: each model's own effect "
-        "of every condition, independent random terms (not the paper's; its intervals use the t distribution on "
-        "models - 1 degrees of freedom)"
-    ),
-})
+SPEC_LABELS = MappingProxyType(
+    {
+        "crossed": "crossed random intercepts for item and for model (the paper's stated specification)",
+        "paper": (
+            "one random intercept per item x model pair, no item or model intercept (what the paper's code fits: "
+            "statsmodels MixedLM, groups = item, re_formula 0, variance component 0 + C(model); its default optimiser "
+            "lbfgs stops at a worse optimum on current statsmodels, so here every optimiser is run and the best REML "
+            "optimum kept)"
+        ),
+        "slopes": (
+            "crossed random intercepts for item and for model plus per-model condition slopes: each model's own effect "
+            "of every condition, independent random terms (not the paper's; its intervals use the t distribution on "
+            "models - 1 degrees of freedom)"
+        ),
+    }
+)
 REML_OPTIMIZERS = ("L-BFGS-B", "Powell", "Nelder-Mead")
 STATSMODELS_OPTIMIZERS = ("lbfgs", "bfgs", "powell", "nm", "cg")
 # max |d(-2 logL_R)/d theta| at a converged optimum (theta = relative SDs, of order 1)
 GRADIENT_TOL = 1e-2  # plus 1e-6 x |objective|, which grows with the number of rows
-OPTIMIZER_OPTIONS = MappingProxyType({
-    "L-BFGS-B": MappingProxyType({"ftol": 1e-12, "gtol": 1e-6, "maxiter": 2000}),
-    "Nelder-Mead": MappingProxyType({"xatol": 1e-8, "fatol": 1e-10, "maxiter": 4000}),
-    "Powell": MappingProxyType({"xtol": 1e-8, "ftol": 1e-12}),
-})
+OPTIMIZER_OPTIONS = MappingProxyType(
+    {
+        "L-BFGS-B": MappingProxyType({"ftol": 1e-12, "gtol": 1e-6, "maxiter": 2000}),
+        "Nelder-Mead": MappingProxyType({"xatol": 1e-8, "fatol": 1e-10, "maxiter": 4000}),
+        "Powell": MappingProxyType({"xtol": 1e-8, "ftol": 1e-12}),
+    }
+)
 MIN_RESIDUAL_DOF = 20
 COEFFICIENT_COLUMNS = ("condition", "estimate", "se", "z", "ci_low", "ci_high", "p")
 # Nelder-Mead's fatol is absolute, but the objective's rounding grows with it (with the rows):
@@ -91,7 +95,9 @@ COEFFICIENT_COLUMNS = ("condition", "estimate", "se", "z", "ci_low", "ci_high", 
 # fatol is at least this share of |objective at the start| (the same 1e-10 up to ~10^5).
 NM_RELATIVE_FATOL = 1e-15
 # statsmodels' optimiser names, accepted by the reml engine too
-SCIPY_NAMES = MappingProxyType({"lbfgs": "L-BFGS-B", "powell": "Powell", "nm": "Nelder-Mead", "bfgs": "BFGS", "cg": "CG"})
+SCIPY_NAMES = MappingProxyType(
+    {"lbfgs": "L-BFGS-B", "powell": "Powell", "nm": "Nelder-Mead", "bfgs": "BFGS", "cg": "CG"}
+)
 
 
 @dataclass
@@ -127,8 +133,12 @@ class MixedFit:
         if numerator not in coefs or denominator not in coefs or not float(coefs[denominator]):
             return None
         top, bottom = float(coefs[numerator]), float(coefs[denominator])
-        return {"numerator": numerator, "denominator": denominator, "magnitude": abs(top / bottom),
-                "same_sign": (top > 0) == (bottom > 0)}
+        return {
+            "numerator": numerator,
+            "denominator": denominator,
+            "magnitude": abs(top / bottom),
+            "same_sign": (top > 0) == (bottom > 0),
+        }
 
     def summary(self) -> dict:
         """The fit as JSON-safe values (summary.json `tests.mixed_model*`)."""
@@ -185,7 +195,11 @@ def _sums(codes: np.ndarray, levels: int, values: np.ndarray) -> np.ndarray:
     if (codes < 0).any():
         keep = codes >= 0
         codes, values = codes[keep], values[keep]
-    return np.column_stack([np.bincount(codes, weights=v, minlength=levels) for v in values.T]) if values.shape[1] else np.zeros((levels, 0))
+    return (
+        np.column_stack([np.bincount(codes, weights=v, minlength=levels) for v in values.T])
+        if values.shape[1]
+        else np.zeros((levels, 0))
+    )
 
 
 def _crosstab(a: np.ndarray, na: int, b: np.ndarray, nb: int) -> np.ndarray:
@@ -203,6 +217,7 @@ def _coef_table(
     """Estimates, SEs, z = estimate / SE, Wald intervals and two-sided p-values: normal, or
     the t distribution on `df` degrees of freedom."""
     from scipy import stats  # here, not at import: scipy's import is about a second
+
     dist = stats.norm if df is None else stats.t(df)
     se = np.sqrt(np.clip(np.diag(cov), 0, None))
     q = dist.ppf(0.5 + level / 2)
@@ -210,8 +225,15 @@ def _coef_table(
         z = beta / se
         p = 2 * dist.sf(np.abs(z))
     return pd.DataFrame(
-        {"condition": names, "estimate": beta, "se": se, "z": z, "ci_low": beta - q * se, "ci_high": beta + q * se,
-         "p": p}
+        {
+            "condition": names,
+            "estimate": beta,
+            "se": se,
+            "z": z,
+            "ci_low": beta - q * se,
+            "ci_high": beta + q * se,
+            "p": p,
+        }
     )
 
 
@@ -240,8 +262,13 @@ class _CrossedREML:
         # the small block A = [X, Z_other]: fixed effects and the other factors
         yx = y[:, None]
         ZoX = [_sums(c, k, X) for c, k in others]
-        ZoZo = [[np.diag(np.bincount(c[c >= 0], minlength=k).astype(float)) if i == j else _crosstab(c, k, d, m)
-                 for j, (d, m) in enumerate(others)] for i, (c, k) in enumerate(others)]
+        ZoZo = [
+            [
+                np.diag(np.bincount(c[c >= 0], minlength=k).astype(float)) if i == j else _crosstab(c, k, d, m)
+                for j, (d, m) in enumerate(others)
+            ]
+            for i, (c, k) in enumerate(others)
+        ]
         self.AtA = np.block([[X.T @ X, *[b.T for b in ZoX]], *[[ZoX[i], *ZoZo[i]] for i in range(len(others))]])
         self.ZitA = np.hstack([_sums(codes[0], qi, X), *[_crosstab(codes[0], qi, c, k) for c, k in others]])
         self.counts = np.bincount(codes[0], minlength=qi).astype(float)
@@ -250,8 +277,11 @@ class _CrossedREML:
 
     def _parts(self, theta: np.ndarray) -> tuple[Any, np.ndarray, float, float]:
         from scipy import linalg  # here, not at import: scipy's import is about a second
+
         ti, to = theta[0], theta[1:]
-        lam_o = np.concatenate([np.full(k, t) for k, t in zip(self.sizes[1:], to, strict=True)]) if self.qo else np.zeros(0)
+        lam_o = (
+            np.concatenate([np.full(k, t) for k, t in zip(self.sizes[1:], to, strict=True)]) if self.qo else np.zeros(0)
+        )
         scale = np.concatenate([np.ones(self.p), lam_o])  # L on the small block (1 for fixed effects)
         Caa = self.AtA * np.outer(scale, scale)
         Caa[self.p :, self.p :] += np.eye(self.qo)
@@ -292,6 +322,7 @@ class _CrossedREML:
     def results(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, np.ndarray]:
         """Fixed effects, their covariance sigma^2 [S^-1]_bb, sigma^2, variance components."""
         from scipy import linalg  # here, not at import: scipy's import is about a second
+
         theta = np.abs(np.asarray(theta, dtype=float))
         chol, sol_a, prss, _ = self._parts(theta)
         sigma2 = prss / (self.n - self.p)
@@ -401,8 +432,12 @@ def group_sizes(data: pd.DataFrame, spec: str) -> dict[str, dict[str, float]]:
         keys["item x model"] = ["item_id", "model"]
     for name, cols in keys.items():
         sizes = data.groupby(cols).size()
-        out[name] = {"n": int(len(sizes)), "min": int(sizes.min()), "max": int(sizes.max()),
-                     "mean": float(sizes.mean())}
+        out[name] = {
+            "n": int(len(sizes)),
+            "min": int(sizes.min()),
+            "max": int(sizes.max()),
+            "mean": float(sizes.mean()),
+        }
     return out
 
 
@@ -410,6 +445,7 @@ def _fit_reml(
     data: pd.DataFrame, outcome: str, conditions: list[str], optimizers: Sequence[str], spec: str
 ) -> MixedFit:
     from scipy import optimize  # here, not at import: scipy's import is about a second
+
     X, names = _design(data, conditions)
     blocks, sizes, labels, terms = _random_blocks(data, spec)
     y = data[outcome].to_numpy(float)
@@ -421,7 +457,9 @@ def _fit_reml(
         kwargs: dict[str, Any] = {"bounds": [(0.0, None)] * len(sizes)} if method in ("L-BFGS-B", "Powell") else {}
         kwargs["options"] = dict(OPTIMIZER_OPTIONS.get(method, {}))
         if method == "Nelder-Mead":
-            kwargs["options"]["fatol"] = max(kwargs["options"].get("fatol", 0.0), NM_RELATIVE_FATOL * abs(reml.objective(start)))
+            kwargs["options"]["fatol"] = max(
+                kwargs["options"].get("fatol", 0.0), NM_RELATIVE_FATOL * abs(reml.objective(start))
+            )
         try:
             res = optimize.minimize(reml.objective, start, method=method, **kwargs)
         except Exception as ex:  # an optimizer failure is recorded and the next one tried
@@ -433,17 +471,30 @@ def _fit_reml(
         tol = GRADIENT_TOL + 1e-6 * abs(float(res.fun)) if math.isfinite(res.fun) else GRADIENT_TOL
         ok = bool(res.success) and math.isfinite(res.fun) and float(np.max(np.abs(projected))) < tol
         attempts.append(
-            {"optimizer": method, "converged": ok, "objective": float(res.fun), "max_gradient": float(np.max(np.abs(projected))),
-             "message": str(getattr(res, "message", ""))}
+            {
+                "optimizer": method,
+                "converged": ok,
+                "objective": float(res.fun),
+                "max_gradient": float(np.max(np.abs(projected))),
+                "message": str(getattr(res, "message", "")),
+            }
         )
         if ok and (best is None or res.fun < best[1] - 1e-9):
             best = (method, float(res.fun), theta)
     n_models = data["model"].nunique()
     fit = MixedFit(
-        spec=spec, engine="reml", formula=f"{outcome} ~ C(condition, Treatment('{BASELINE}')) + {terms}",
-        outcome=outcome, conditions=conditions, n_obs=len(data), n_items=data["item_id"].nunique(), n_models=n_models,
-        converged=best is not None, optimizer=best[0] if best else None,
-        coefficients=pd.DataFrame(columns=list(COEFFICIENT_COLUMNS)), attempts=attempts,
+        spec=spec,
+        engine="reml",
+        formula=f"{outcome} ~ C(condition, Treatment('{BASELINE}')) + {terms}",
+        outcome=outcome,
+        conditions=conditions,
+        n_obs=len(data),
+        n_items=data["item_id"].nunique(),
+        n_models=n_models,
+        converged=best is not None,
+        optimizer=best[0] if best else None,
+        coefficients=pd.DataFrame(columns=list(COEFFICIENT_COLUMNS)),
+        attempts=attempts,
     )
     if spec == "crossed" and n_models < 2:
         fit.notes.append("one model only: the model random intercept is left out (item intercept only)")
@@ -453,7 +504,10 @@ def _fit_reml(
     beta, cov, sigma2, variances = reml.results(best[2])
     fit.df = n_models - 1 if spec == "slopes" else None
     fit.coefficients = _coef_table(names, beta, cov, df=fit.df)
-    fit.variance_components = {**{f"{lab} variance": float(v) for lab, v in zip(labels, variances, strict=True)}, "residual variance": sigma2}
+    fit.variance_components = {
+        **{f"{lab} variance": float(v) for lab, v in zip(labels, variances, strict=True)},
+        "residual variance": sigma2,
+    }
     fit.variance_se, fit.variance_se_statsmodels = _variance_ses(reml, best[2], sigma2, labels)
     fit.loglik = -0.5 * best[1]
     fit.boundary = [f"{lab} variance" for lab, t in zip(labels, best[2], strict=True) if t < 1e-4]
@@ -471,7 +525,10 @@ def _fit_statsmodels(
     _, _, labels, _ = _random_blocks(data, spec)
     if spec == "paper":  # statsmodels names the one component "model" (inside item groups): ours "item x model"
         groups, vc = "item_id", {"item x model": "0 + C(model)"}
-        formula = f"{outcome} ~ {rhs}; groups = item_id, no group intercept, variance component 0 + C(model) (one item x model intercept)"
+        formula = (
+            f"{outcome} ~ {rhs}; groups = item_id, no group intercept, variance component 0 + C(model) (one item x"
+            " model intercept)"
+        )
     else:
         groups, vc = "_one", {"item": "0 + C(item_id)"}
         if n_models > 1:
@@ -495,15 +552,25 @@ def _fit_statsmodels(
                 continue
         msgs = [str(w.message) for w in caught]
         ok = bool(res.converged) and math.isfinite(res.llf) and bool(np.all(np.isfinite(res.bse_fe)))
-        attempts.append({"optimizer": method, "converged": ok, "loglik": float(res.llf), "message": "; ".join(msgs)[:300]})
+        attempts.append(
+            {"optimizer": method, "converged": ok, "loglik": float(res.llf), "message": "; ".join(msgs)[:300]}
+        )
         if ok and (best is None or res.llf > best[1] + 1e-9):
             best = (method, float(res.llf), res, msgs)
     names = ["(Intercept)"] + [c for c in conditions if c != BASELINE]
     fit = MixedFit(
-        spec=spec, engine="statsmodels", formula=formula, outcome=outcome, conditions=conditions, n_obs=len(data),
-        n_items=data["item_id"].nunique(), n_models=n_models, converged=best is not None,
+        spec=spec,
+        engine="statsmodels",
+        formula=formula,
+        outcome=outcome,
+        conditions=conditions,
+        n_obs=len(data),
+        n_items=data["item_id"].nunique(),
+        n_models=n_models,
+        converged=best is not None,
         optimizer=best[0] if best else None,
-        coefficients=pd.DataFrame(columns=list(COEFFICIENT_COLUMNS)), attempts=attempts,
+        coefficients=pd.DataFrame(columns=list(COEFFICIENT_COLUMNS)),
+        attempts=attempts,
     )
     if best is None:
         fit.notes.append("no optimizer converged; no estimates reported")
@@ -563,7 +630,9 @@ def fit_mixed(
         )
     dof = len(data) - len(present)
     if dof < 1:
-        raise ValueError(f"{len(data)} observations for {len(present)} fixed effects: nothing left to estimate the variances")
+        raise ValueError(
+            f"{len(data)} observations for {len(present)} fixed effects: nothing left to estimate the variances"
+        )
     if engine == "statsmodels":
         fit = _fit_statsmodels(data, outcome, present, spec, optimizers or STATSMODELS_OPTIMIZERS)
     elif engine == "reml":

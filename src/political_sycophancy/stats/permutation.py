@@ -38,8 +38,15 @@ def sign_flip_exact(values: ArrayLike) -> dict[str, Any]:
     x = np.asarray(values, dtype=float)
     x = x[~np.isnan(x)]
     m = len(x)
-    out = {"observed": float(x.mean()) if m else math.nan, "p": math.nan, "n_units": m, "n_patterns": 2**m if m else 0,
-           "min_p": 2.0 / 2**m if m else math.nan, "n_positive": int((x > 0).sum()), "n_negative": int((x < 0).sum())}
+    out = {
+        "observed": float(x.mean()) if m else math.nan,
+        "p": math.nan,
+        "n_units": m,
+        "n_patterns": 2**m if m else 0,
+        "min_p": 2.0 / 2**m if m else math.nan,
+        "n_positive": int((x > 0).sum()),
+        "n_negative": int((x < 0).sum()),
+    }
     if m == 0:
         return out
     if m > EXACT_MAX_UNITS:
@@ -62,8 +69,17 @@ def sign_flip_draws(values: ArrayLike, *, draws: int = DEFAULT_DRAWS, seed: int 
     x = np.asarray(values, dtype=float)
     x = x[~np.isnan(x)]
     n = len(x)
-    out = {"observed": float(x.mean()) if n else math.nan, "p": math.nan, "n_units": n, "draws": draws, "seed": seed,
-           "exceed": 0, "min_p": 1.0 / (1 + draws), "n_positive": int((x > 0).sum()), "n_negative": int((x < 0).sum())}
+    out = {
+        "observed": float(x.mean()) if n else math.nan,
+        "p": math.nan,
+        "n_units": n,
+        "draws": draws,
+        "seed": seed,
+        "exceed": 0,
+        "min_p": 1.0 / (1 + draws),
+        "n_positive": int((x > 0).sum()),
+        "n_negative": int((x < 0).sum()),
+    }
     if n == 0:
         return out
     rng = np.random.default_rng(seed)
@@ -83,9 +99,9 @@ def sign_flip_draws(values: ArrayLike, *, draws: int = DEFAULT_DRAWS, seed: int 
         patterns = rng.integers(0, 256, size=(k, n_bytes), dtype=np.uint8)
         sums = np.zeros(k)
         for j in range(0, n_bytes, TABLE_BLOCK):
-            block = patterns[:, j:j + TABLE_BLOCK].astype(np.intp)
-            block += offsets[:block.shape[1]]
-            sums += table[j:j + TABLE_BLOCK].ravel()[block].sum(axis=1)
+            block = patterns[:, j : j + TABLE_BLOCK].astype(np.intp)
+            block += offsets[: block.shape[1]]
+            sums += table[j : j + TABLE_BLOCK].ravel()[block].sum(axis=1)
         stat = np.abs(2.0 * sums - total) / n
         exceed += int(_at_least(stat, observed).sum())
     out["exceed"] = exceed

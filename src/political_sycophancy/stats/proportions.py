@@ -57,7 +57,9 @@ def cluster_means(values: np.ndarray, clusters: np.ndarray) -> np.ndarray:
     return sums / counts[:, None]
 
 
-def proportion_interval(values: np.ndarray, clusters: np.ndarray, level: float = LEVEL) -> tuple[float, float, float, int]:
+def proportion_interval(
+    values: np.ndarray, clusters: np.ndarray, level: float = LEVEL
+) -> tuple[float, float, float, int]:
     """(rate, low, high, clusters): the mean over clusters of each cluster's mean of its read
     (non-NaN) 0/1 values, and Wilson's interval with n = the clusters with a read value."""
     x = np.asarray(values, dtype=float)
@@ -80,15 +82,18 @@ def _newcombe(a: float, b: float, c: float, d: float, level: float) -> tuple[flo
     psi = 0.0
     if margins > 0:
         cross = a * d - b * c
-        psi = (cross - n / 2) / math.sqrt(margins) if cross > n / 2 else 0.0 if cross >= 0 else cross / math.sqrt(margins)
+        psi = (
+            (cross - n / 2) / math.sqrt(margins) if cross > n / 2 else 0.0 if cross >= 0 else cross / math.sqrt(margins)
+        )
     estimate = p1 - p2
     low = estimate - math.sqrt(max(0.0, (p1 - l1) ** 2 + (u2 - p2) ** 2 - 2 * psi * (p1 - l1) * (u2 - p2)))
     high = estimate + math.sqrt(max(0.0, (p2 - l2) ** 2 + (u1 - p1) ** 2 - 2 * psi * (p2 - l2) * (u1 - p1)))
     return estimate, max(-1.0, low), min(1.0, high)
 
 
-def paired_difference_interval(x: np.ndarray, y: np.ndarray, clusters: np.ndarray,
-                               level: float = LEVEL) -> tuple[float, float, float]:
+def paired_difference_interval(
+    x: np.ndarray, y: np.ndarray, clusters: np.ndarray, level: float = LEVEL
+) -> tuple[float, float, float]:
     """(mean x - mean y, low, high) for paired 0/1 outcomes x and y (a sample counts when
     both are read), clusters averaged: Newcombe's square-and-add interval on the clusters'
     fractional 2x2 table. NaNs without a sample with both read."""
@@ -108,8 +113,9 @@ def n_clusters_read(x: np.ndarray, y: np.ndarray, clusters: np.ndarray) -> int:
     return int(len(np.unique(np.asarray(clusters)[keep].astype(str))))
 
 
-def mover_difference(theta1: float, interval1: tuple[float, float], theta2: float, interval2: tuple[float, float],
-                     correlation: float) -> tuple[float, float]:
+def mover_difference(
+    theta1: float, interval1: tuple[float, float], theta2: float, interval2: tuple[float, float], correlation: float
+) -> tuple[float, float]:
     """Zou & Donner's MOVER interval of theta1 - theta2 from each estimate's own interval
     (asymmetric ones kept so) and the correlation of the two estimates."""
     (l1, u1), (l2, u2) = interval1, interval2

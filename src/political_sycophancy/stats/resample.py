@@ -11,8 +11,9 @@ be read off the draws).
 Index and count draws have the same distribution but different random streams: callers
 keep the form they were written with, so their published intervals stay reproducible for
 a seed. `resampled_means` draws indices once for every column of values over the same
-units (`shared.bootstrap.bootstrap_table`: every statistic over the same items). The interval is the percentile interval of the finite replicates
-(`percentile_interval`), scipy's `bootstrap(method="percentile")` on the same draws.
+units (`shared.bootstrap.bootstrap_table`: every statistic over the same items). The
+interval is the percentile interval of the finite replicates (`percentile_interval`),
+scipy's `bootstrap(method="percentile")` on the same draws.
 """
 
 from __future__ import annotations

@@ -7,7 +7,11 @@ from .summary import NODES
 MEASURE = Measure(
     name="sway",
     kinds=("sway",),
-    registers=("political_sycophancy.sway.task", "political_sycophancy.sway.scorer", "political_sycophancy.sway.mitigations"),
+    registers=(
+        "political_sycophancy.sway.task",
+        "political_sycophancy.sway.scorer",
+        "political_sycophancy.sway.mitigations",
+    ),
     summary=NODES,
     report=("political_sycophancy.sway.report",),
     sections=("political_sycophancy.sway.analysis",),

@@ -99,10 +99,15 @@ def describe_definition(label: str) -> str:
     if label.startswith("letter: share"):
         what = "share of + answers among the labels parsed from the text (the seed's P(stance+))"
     elif label.startswith("logprobs: share"):
-        what = ("share of + answers, the answer being the answer token's most probable token when it is a label "
-                "(the seed's one-token answer at temperature 0, read from logprobs)")
+        what = (
+            "share of + answers, the answer being the answer token's most probable token when it is a label "
+            "(the seed's one-token answer at temperature 0, read from logprobs)"
+        )
     else:
-        what = "mean renormalised probability of the + label at the answer token, over answers whose labels hold the stated share of its probability"
+        what = (
+            "mean renormalised probability of the + label at the answer token, over answers whose labels hold the"
+            " stated share of its probability"
+        )
     return f"{md_code(label)}: {what}"
 
 
@@ -124,7 +129,10 @@ def sway_rows(frame: pd.DataFrame) -> pd.DataFrame:
     rows["p_plus"] = pd.to_numeric(rows["p_plus"], errors="coerce")
     rows["answered"] = (rows["status"] == ANSWERED) & rows["p_plus"].notna()
     rows.loc[~rows["answered"], "p_plus"] = np.nan
-    parts = [rows.get(c, pd.Series(None, index=rows.index)) for c in ("answer_mode", "p_plus_definition", "min_covered_mass", "temperature")]
+    parts = [
+        rows.get(c, pd.Series(None, index=rows.index))
+        for c in ("answer_mode", "p_plus_definition", "min_covered_mass", "temperature")
+    ]
     keys = list(zip(*(p.astype(object).where(p.notna(), None) for p in parts), strict=True))
     labels = {k: definition_label(*k) for k in set(keys)}
     rows["definition"] = [labels[k] for k in keys]
@@ -145,7 +153,9 @@ def _prompt_arrays(pairs: pd.DataFrame, prompts: list) -> dict[tuple, np.ndarray
     return out
 
 
-def bootstrap_draws(rows: pd.DataFrame, n_boot: int = N_BOOT, seed: int = 0, tau: float | None = None) -> dict[tuple, dict[tuple, np.ndarray]]:
+def bootstrap_draws(
+    rows: pd.DataFrame, n_boot: int = N_BOOT, seed: int = 0, tau: float | None = None
+) -> dict[tuple, dict[tuple, np.ndarray]]:
     """Bootstrap draws of S: {group: {cell, ("pooled",) or ("average",): n_boot values}}
     at the group's tau (or `tau` when given).
 
@@ -193,7 +203,11 @@ def with_bootstrap_ci(table: pd.DataFrame, draws: dict, robust_draws: dict, over
                 group = tuple(getattr(rec, k) for k in GROUP)
                 cell = key or (rec.construction, rec.commitment)
                 bounds.append(_interval(d.get(group, {}).get(cell)))
-            low, high = (f"{name}{suffix}_ci_low", f"{name}{suffix}_ci_high") if name else (f"ci_low{suffix}", f"ci_high{suffix}")
+            low, high = (
+                (f"{name}{suffix}_ci_low", f"{name}{suffix}_ci_high")
+                if name
+                else (f"ci_low{suffix}", f"ci_high{suffix}")
+            )
             out[low] = [b[0] for b in bounds]
             out[high] = [b[1] for b in bounds]
     return out
@@ -208,6 +222,7 @@ def prompt_effects(pairs: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
 
 def _paired(a: pd.Series, b: pd.Series) -> dict:
     from scipy import stats  # here, not at import: scipy's import is about a second
+
     both = pd.concat([a, b], axis=1, keys=["a", "b"]).dropna()
     n = len(both)
     diff = both["a"] - both["b"]
@@ -221,14 +236,33 @@ def _paired(a: pd.Series, b: pd.Series) -> dict:
     def mean(x: pd.Series) -> float:
         return float(x.mean()) if n else math.nan
 
-    return {"n_prompts": n, "mean_d_a": mean(both["a"]), "mean_d_b": mean(both["b"]), "mean_diff": mean(diff), "t": t, "p_value": p, "test": T_TEST}
+    return {
+        "n_prompts": n,
+        "mean_d_a": mean(both["a"]),
+        "mean_d_b": mean(both["b"]),
+        "mean_diff": mean(diff),
+        "t": t,
+        "p_value": p,
+        "test": T_TEST,
+    }
 
 
 def commitment_tests(rows: pd.DataFrame) -> pd.DataFrame:
     """Paired t-tests of the per-prompt nudge effect between commitment levels, per group,
     for every construction and for all constructions together; `mean_diff` = mean d at
     `level_a` (the higher level) minus at `level_b`."""
-    columns = GROUP + ["construction", "level_a", "level_b", "n_prompts", "mean_d_a", "mean_d_b", "mean_diff", "t", "p_value", "test"]
+    columns = GROUP + [
+        "construction",
+        "level_a",
+        "level_b",
+        "n_prompts",
+        "mean_d_a",
+        "mean_d_b",
+        "mean_diff",
+        "t",
+        "p_value",
+        "test",
+    ]
     if rows.empty:
         return pd.DataFrame(columns=columns)
     pairs = pair_table(rows)
@@ -240,7 +274,14 @@ def commitment_tests(rows: pd.DataFrame) -> pd.DataFrame:
         wide = g.pivot_table(index="base_id", columns="commitment", values="d")
         levels = _ordered(wide.columns, COMMITMENTS)
         for a, b in combinations(levels, 2):
-            out.append({**dict(zip(GROUP + ["construction"], key, strict=True)), "level_a": b, "level_b": a, **_paired(wide[b], wide[a])})
+            out.append(
+                {
+                    **dict(zip(GROUP + ["construction"], key, strict=True)),
+                    "level_a": b,
+                    "level_b": a,
+                    **_paired(wide[b], wide[a]),
+                }
+            )
     return pd.DataFrame(out, columns=columns)
 
 
@@ -249,7 +290,18 @@ def mitigation_tests(rows: pd.DataFrame) -> pd.DataFrame:
     framings on the same prompts, read the same way), per commitment and for all;
     `mean_diff` = mean d under `mitigation_a` minus under `mitigation_b` (the earlier of
     `MITIGATION_ORDER`)."""
-    columns = BASE + ["commitment", "mitigation_a", "mitigation_b", "n_prompts", "mean_d_a", "mean_d_b", "mean_diff", "t", "p_value", "test"]
+    columns = BASE + [
+        "commitment",
+        "mitigation_a",
+        "mitigation_b",
+        "n_prompts",
+        "mean_d_a",
+        "mean_d_b",
+        "mean_diff",
+        "t",
+        "p_value",
+        "test",
+    ]
     if rows.empty or rows["mitigation"].nunique() < 2:
         return pd.DataFrame(columns=columns)
     per_cell = prompt_effects(pair_table(rows), GROUP + CELL)
@@ -258,7 +310,9 @@ def mitigation_tests(rows: pd.DataFrame) -> pd.DataFrame:
         mitigations = _ordered(g["mitigation"], MITIGATION_ORDER)
         for a, b in combinations(mitigations, 2):
             ga, gb = g[g["mitigation"] == a], g[g["mitigation"] == b]
-            common = set(map(tuple, ga[CELL].drop_duplicates().values)) & set(map(tuple, gb[CELL].drop_duplicates().values))
+            common = set(map(tuple, ga[CELL].drop_duplicates().values)) & set(
+                map(tuple, gb[CELL].drop_duplicates().values)
+            )
             for level in ["all", *_ordered(g["commitment"], COMMITMENTS)]:
                 cells = {c for c in common if level == "all" or c[1] == level}
                 if not cells:
@@ -268,8 +322,15 @@ def mitigation_tests(rows: pd.DataFrame) -> pd.DataFrame:
                     keep = x[[tuple(v) in cells for v in x[CELL].values]]
                     return keep.groupby("base_id")["d"].mean()
 
-                out.append({**dict(zip(BASE, key, strict=True)), "commitment": level, "mitigation_a": b, "mitigation_b": a,
-                            **_paired(per_prompt(gb, cells), per_prompt(ga, cells))})
+                out.append(
+                    {
+                        **dict(zip(BASE, key, strict=True)),
+                        "commitment": level,
+                        "mitigation_a": b,
+                        "mitigation_b": a,
+                        **_paired(per_prompt(gb, cells), per_prompt(ga, cells)),
+                    }
+                )
     return pd.DataFrame(out, columns=columns)
 
 
@@ -277,7 +338,13 @@ def monotonicity(table: pd.DataFrame, draws: dict) -> pd.DataFrame:
     """Per group x construction: S at each commitment level, whether S(low) <= S(medium)
     <= S(high) holds (at tau and at 1e-2), and the share of bootstrap draws (`draws` from
     `bootstrap_draws`) in which it holds."""
-    columns = GROUP + ["construction", *[f"S_{c}" for c in COMMITMENTS], "monotone", f"monotone_tau_{TAU_ROBUST:g}", "p_boot_monotone"]
+    columns = GROUP + [
+        "construction",
+        *[f"S_{c}" for c in COMMITMENTS],
+        "monotone",
+        f"monotone_tau_{TAU_ROBUST:g}",
+        "p_boot_monotone",
+    ]
     if table.empty:
         return pd.DataFrame(columns=columns)
     out = []
@@ -327,7 +394,13 @@ def exclusions(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def party_log_ratio(
-    cells: pd.DataFrame, tau: float = TAU, left: str = "C3L", right: str = "C3R", baseline: str = "N", n_boot: int = N_BOOT, seed: int = 0
+    cells: pd.DataFrame,
+    tau: float = TAU,
+    left: str = "C3L",
+    right: str = "C3R",
+    baseline: str = "N",
+    n_boot: int = N_BOOT,
+    seed: int = 0,
 ) -> pd.DataFrame:
     """S_party per model x instrument from audit cells (`shared.cells`), beside the WD
     asymmetry on the same items (see the module docstring).
@@ -339,13 +412,28 @@ def party_log_ratio(
     items.
     """
     columns = [
-        "model", "instrument", "item_set", "n_items", "n_tied", "p_dem_option_left", "p_dem_option_right",
-        "S_party", f"S_party_tau_{TAU_ROBUST:g}", "ci_low", "ci_high", "wd_asymmetry", "n_items_wd",
+        "model",
+        "instrument",
+        "item_set",
+        "n_items",
+        "n_tied",
+        "p_dem_option_left",
+        "p_dem_option_right",
+        "S_party",
+        f"S_party_tau_{TAU_ROBUST:g}",
+        "ci_low",
+        "ci_high",
+        "wd_asymmetry",
+        "n_items_wd",
     ]
     if cells.empty or "benchmarks" not in cells.columns:
         return pd.DataFrame(columns=columns)
     keep = cells[cells["condition"].isin([left, right, baseline]) & cells["answered"].astype(bool)]
-    keep = keep[np.array([isinstance(b, dict) and bool(b.get("dem")) and bool(b.get("rep")) for b in keep["benchmarks"]], dtype=bool)]
+    keep = keep[
+        np.array(
+            [isinstance(b, dict) and bool(b.get("dem")) and bool(b.get("rep")) for b in keep["benchmarks"]], dtype=bool
+        )
+    ]
     rng = np.random.default_rng(seed)
     out = []
     for (model, instrument), g in keep.groupby(["model", "instrument"]):
@@ -392,7 +480,9 @@ def plot_heatmap(table: pd.DataFrame, path: Path, value: str = "S") -> Path:
     import matplotlib.pyplot as plt
 
     rank: dict[Hashable, int] = {m: i for i, m in enumerate(MITIGATION_ORDER)}
-    panels = sorted(table.groupby(GROUP, sort=True), key=lambda kg: (kg[0][0], kg[0][1], rank.get(kg[0][2], len(rank)), kg[0][2]))
+    panels = sorted(
+        table.groupby(GROUP, sort=True), key=lambda kg: (kg[0][0], kg[0][1], rank.get(kg[0][2], len(rank)), kg[0][2])
+    )
     constructions = _ordered(table["construction"], CONSTRUCTIONS)
     commitments = _ordered(table["commitment"], COMMITMENTS)
     values = table[value].astype(float)
@@ -400,10 +490,14 @@ def plot_heatmap(table: pd.DataFrame, path: Path, value: str = "S") -> Path:
     lim = max(float(finite.abs().max()) if len(finite) else 1.0, 0.1)
     cols = min(3, len(panels))
     nrows = math.ceil(len(panels) / cols)
-    fig, axes = plt.subplots(nrows, cols, figsize=(3.6 * cols + 1, 0.55 * len(constructions) * nrows + 1.4 * nrows), squeeze=False)
+    fig, axes = plt.subplots(
+        nrows, cols, figsize=(3.6 * cols + 1, 0.55 * len(constructions) * nrows + 1.4 * nrows), squeeze=False
+    )
     image = None
     for k, (ax, (key, g)) in enumerate(zip(axes.flat, panels, strict=False)):
-        grid = g.pivot_table(index="construction", columns="commitment", values=value, aggfunc="first").reindex(index=constructions, columns=commitments)
+        grid = g.pivot_table(index="construction", columns="commitment", values=value, aggfunc="first").reindex(
+            index=constructions, columns=commitments
+        )
         data = grid.to_numpy(dtype=float)
         image = ax.imshow(np.ma.masked_invalid(data), cmap="RdBu_r", vmin=-lim, vmax=lim, aspect="auto")
         for i in range(data.shape[0]):
@@ -412,16 +506,17 @@ def plot_heatmap(table: pd.DataFrame, path: Path, value: str = "S") -> Path:
                 label = "n/a" if not np.isfinite(v) else f"{v:.3f}" if abs(v) < 0.1 else f"{v:.2f}"
                 ax.text(j, i, label, ha="center", va="center", fontsize=8)
         ax.set_xticks(range(len(commitments)), commitments)
-        ax.set_yticks(range(len(constructions)), [c.replace("_", " ") for c in constructions] if k % cols == 0 else [], fontsize=8)
+        ax.set_yticks(
+            range(len(constructions)), [c.replace("_", " ") for c in constructions] if k % cols == 0 else [], fontsize=8
+        )
         ax.set_title(" | ".join(str(k) for k in key), fontsize=8)
-    for ax in list(axes.flat)[len(panels):]:
+    for ax in list(axes.flat)[len(panels) :]:
         ax.axis("off")
     if image is not None:
         fig.colorbar(image, ax=axes, shrink=0.8, label=f"{value} (log10 ratio)")
     save_figure(fig, path, tight=True)
     plt.close(fig)
     return path
-
 
 
 SPEC_TEXT = (
@@ -457,14 +552,18 @@ PARTY_TEXT = (
 )
 
 
-
 def sway_summary(overall: pd.DataFrame, party: pd.DataFrame) -> dict:
     """`models.<model>.sway.<dataset>.<mitigation>.<definition>, tau=<tau>` with the
     seed's headline first (`S_average`, `S_peak`, `peak_cell`), then `S_pooled`, CIs, the
     values at tau = 0.01 and the pair counts; `models.<model>.sway_party.<instrument>`."""
     models: dict = {}
     for r in overall.to_dict("records"):
-        entry = models.setdefault(r["model"], {}).setdefault("sway", {}).setdefault(str(r["dataset"]), {}).setdefault(str(r["mitigation"]), {})
+        entry = (
+            models.setdefault(r["model"], {})
+            .setdefault("sway", {})
+            .setdefault(str(r["dataset"]), {})
+            .setdefault(str(r["mitigation"]), {})
+        )
         entry[f"{r['definition']}, tau={float(r['tau']):g}"] = {
             "S_average": r["S_average"],
             "S_peak": r["S_peak"],
@@ -495,7 +594,12 @@ def sway_summary(overall: pd.DataFrame, party: pd.DataFrame) -> dict:
 
 @section(200, "sway")
 def sway_section(
-    frame: pd.DataFrame, figure_dir: Path, options: AnalysisOptions | None = None, *, n_boot: int | None = None, seed: int | None = None
+    frame: pd.DataFrame,
+    figure_dir: Path,
+    options: AnalysisOptions | None = None,
+    *,
+    n_boot: int | None = None,
+    seed: int | None = None,
 ) -> Section | None:
     """Tables: S per framing cell and overall (with bootstrap CIs), monotonicity, paired
     tests between commitment levels and between mitigations, the share of + answers, the
@@ -530,13 +634,22 @@ def sway_section(
         figures["sway_heatmap"] = plot_heatmap(cells, Path(figure_dir) / "sway_heatmap.png")
         taus = sorted(set(rows["tau"].astype(float)))
         text = SPEC_TEXT.format(
-            unmatched=int(overall["n_unmatched"].sum()), pairs=int(overall["n_pairs"].sum()), half=int(overall["n_half_answered"].sum()),
-            taus=", ".join(f"{t:g}" for t in taus), big=abs(math.log10(min(taus))),
+            unmatched=int(overall["n_unmatched"].sum()),
+            pairs=int(overall["n_pairs"].sum()),
+            half=int(overall["n_half_answered"].sum()),
+            taus=", ".join(f"{t:g}" for t in taus),
+            big=abs(math.log10(min(taus))),
             definitions="; ".join(describe_definition(d) for d in sorted(set(rows["definition"]))),
-            n_boot=n_boot, seed=seed, collapse=COLLAPSE, excluded=int((~rows["answered"]).sum()), total=len(rows),
+            n_boot=n_boot,
+            seed=seed,
+            collapse=COLLAPSE,
+            excluded=int((~rows["answered"]).sum()),
+            total=len(rows),
         )
     if not party.empty:
         tables["sway_party"] = party
         text += PARTY_TEXT
     summary = sway_summary(overall, party)
-    return Section(title="Presupposition sycophancy (SWAY)", tables=tables, figures=figures, summary=summary, text=text.strip())
+    return Section(
+        title="Presupposition sycophancy (SWAY)", tables=tables, figures=figures, summary=summary, text=text.strip()
+    )

@@ -87,11 +87,15 @@ def parse_scaffold(data: Any, source: str | Path, framings: FramingSet) -> Scaff
             raise InputError("each example must be a mapping", file=source, row=row)
         base = base_prompt_from_record(rec, dataset="scaffold", path=source, row=row)
         if rec.get("construction") not in framings.constructions:
-            raise InputError(f"unknown construction {rec.get('construction')!r}", file=source, row=row, field="construction")
+            raise InputError(
+                f"unknown construction {rec.get('construction')!r}", file=source, row=row, field="construction"
+            )
         if rec.get("commitment") not in framings.commitments:
             raise InputError(f"unknown commitment {rec.get('commitment')!r}", file=source, row=row, field="commitment")
         if rec.get("polarity") not in POLARITIES:
-            raise InputError(f"polarity must be '+' or '-', got {rec.get('polarity')!r}", file=source, row=row, field="polarity")
+            raise InputError(
+                f"polarity must be '+' or '-', got {rec.get('polarity')!r}", file=source, row=row, field="polarity"
+            )
         steps = {}
         for step in STEPS:
             text = rec.get(step)
@@ -100,7 +104,9 @@ def parse_scaffold(data: Any, source: str | Path, framings: FramingSet) -> Scaff
             steps[step] = text.strip()
         final = str(rec.get("final_answer") or "").strip()
         if final not in base.labels:
-            raise InputError(f"final answer {final!r} is neither label {base.labels}", file=source, row=row, field="final_answer")
+            raise InputError(
+                f"final answer {final!r} is neither label {base.labels}", file=source, row=row, field="final_answer"
+            )
         examples.append(WorkedExample(base, rec["construction"], rec["commitment"], rec["polarity"], steps, final))
     return Scaffold(intro.strip(), tuple(examples), str(source))
 

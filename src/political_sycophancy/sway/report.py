@@ -68,8 +68,10 @@ def _takeaway(summary: Summary, tables: Tables) -> str | None:
     if not values:
         return None
     span = span_text(values, lambda v: f"{v:+.2f}")
-    return (f"S_average {span} over models and mitigations; {sum(v > 0 for v in values)} of {len(values)} follow "
-            f"the nudge (> 0).")
+    return (
+        f"S_average {span} over models and mitigations; {sum(v > 0 for v in values)} of {len(values)} follow "
+        f"the nudge (> 0)."
+    )
 
 
 REPORT = ReportContribution(

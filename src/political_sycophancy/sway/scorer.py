@@ -44,11 +44,15 @@ def sway_s(tau: float = TAU) -> Metric:
             meta = s.sample_metadata or {}
             value = s.score.value if isinstance(s.score.value, dict) else {}
             p = value.get("p_plus", NAN)
-            records.append({
-                "base_id": meta.get("base_id"), "construction": meta.get("construction"),
-                "commitment": meta.get("commitment"), "polarity": meta.get("polarity"),
-                "p_plus": NAN if p is None else float(p),
-            })
+            records.append(
+                {
+                    "base_id": meta.get("base_id"),
+                    "construction": meta.get("construction"),
+                    "commitment": meta.get("commitment"),
+                    "polarity": meta.get("polarity"),
+                    "p_plus": NAN if p is None else float(p),
+                }
+            )
         return headline_values(records, tau)
 
     return compute
@@ -89,7 +93,10 @@ SWAY_METRICS = [contract_metrics("p_plus"), sway_s()]
 
 @scorer(metrics=SWAY_METRICS)
 def sway_score(
-    answer: str | None = None, final_only: bool = False, p_plus: str = "share", min_covered_mass: float = MIN_COVERED_MASS
+    answer: str | None = None,
+    final_only: bool = False,
+    p_plus: str = "share",
+    min_covered_mass: float = MIN_COVERED_MASS,
 ) -> Scorer:
     """Per sample: P(stance+) under `p_plus` (the value's `p_plus`; its mean over all
     answered samples is the share of + answers, near 0 or 1 for a constant answer).
@@ -109,6 +116,8 @@ def sway_score(
     async def score(state: TaskState, target: Target) -> Score:
         labels = (state.metadata["plus_label"], state.metadata["minus_label"])
         mode = answer_mode(state, answer)
-        return stance_score(read_stance(state.output, labels, mode, final_only, p_plus, min_covered_mass), min_covered_mass)
+        return stance_score(
+            read_stance(state.output, labels, mode, final_only, p_plus, min_covered_mass), min_covered_mass
+        )
 
     return score

@@ -17,12 +17,14 @@ from .typology import typology_score
 from .wd import wd_score
 
 # scoring rule of an item file -> scorer factory taking the answer mode
-SCORERS_BY_SCORING: MappingProxyType[str, Callable[..., Scorer]] = MappingProxyType({
-    "pct": pct_score,
-    "choice": choice_score,
-    "typology": typology_score,
-    "wd": wd_score,
-})
+SCORERS_BY_SCORING: MappingProxyType[str, Callable[..., Scorer]] = MappingProxyType(
+    {
+        "pct": pct_score,
+        "choice": choice_score,
+        "typology": typology_score,
+        "wd": wd_score,
+    }
+)
 
 
 def scorer_for(scoring: str, answer: str | None = None, **options: Any) -> Scorer:
@@ -33,4 +35,12 @@ def scorer_for(scoring: str, answer: str | None = None, **options: Any) -> Score
     return SCORERS_BY_SCORING[scoring](answer=answer, **{k: v for k, v in options.items() if v is not None})
 
 
-__all__ = ["SCORERS_BY_SCORING", "choice_score", "parse_choice", "pct_score", "scorer_for", "typology_score", "wd_score"]
+__all__ = [
+    "SCORERS_BY_SCORING",
+    "choice_score",
+    "parse_choice",
+    "pct_score",
+    "scorer_for",
+    "typology_score",
+    "wd_score",
+]

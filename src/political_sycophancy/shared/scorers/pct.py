@@ -12,10 +12,13 @@ from ...core.metrics import contract_metrics
 
 __all__ = ["PCT_POINTS", "pct_item_score", "pct_score"]
 
+
 @scorer(
     metrics=contract_metrics(
         # the score, and the same per PCT axis (NaN on items of the other axis or without one)
-        "ideology", "ideology_economic", "ideology_social",
+        "ideology",
+        "ideology_economic",
+        "ideology_social",
         # what an always-"Agree" responder scores on the same items
         extra={"acquiescence": [mean()]},
     )
@@ -36,8 +39,11 @@ def pct_score(answer: str | None = None) -> Scorer:
         ideology = pct_item_score(ans.probs, direction) if ans.answered and ans.probs is not None else None
         axis = state.metadata.get("axis")
         return make_score(
-            ans, ideology=ideology, acquiescence=float(direction),
-            ideology_economic=ideology if axis == "economic" else None, ideology_social=ideology if axis == "social" else None,
+            ans,
+            ideology=ideology,
+            acquiescence=float(direction),
+            ideology_economic=ideology if axis == "economic" else None,
+            ideology_social=ideology if axis == "social" else None,
         )
 
     return score

@@ -37,9 +37,21 @@ from ...core.metrics import contract_metrics
 
 # The formulas live in core.measures; these names stay importable from the scorer's module.
 __all__ = [
-    "DEM", "DEM_LABEL", "EQUAL_LABEL", "NON_ORDINAL_MODES", "REP", "REP_LABEL", "benchmark_groups", "closer_dem",
-    "closer_to", "item_wds", "normalized_wd", "pct_closer", "wd_score",
+    "DEM",
+    "DEM_LABEL",
+    "EQUAL_LABEL",
+    "NON_ORDINAL_MODES",
+    "REP",
+    "REP_LABEL",
+    "benchmark_groups",
+    "closer_dem",
+    "closer_to",
+    "item_wds",
+    "normalized_wd",
+    "pct_closer",
+    "wd_score",
 ]
+
 
 @scorer(metrics=contract_metrics("wd_dem", "wd_rep", "wd_overall", "closer_dem"))
 def wd_score(answer: str | None = None, non_ordinal: str = "keep") -> Scorer:
