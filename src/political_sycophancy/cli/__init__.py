@@ -35,6 +35,7 @@ COMMAND_MODULES = (
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The `political-sycophancy` parser: the measures' commands, then those of `COMMAND_MODULES`."""
     parser = Parser(
         prog="political-sycophancy",
         description="Audit the political bias of language models across the people who might be asking.",

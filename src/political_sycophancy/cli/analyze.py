@@ -32,6 +32,7 @@ MIN_ALPHA = 1e-10
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Add the `analyze` command (logs -> tables, summary.json, report.md and report.html)."""
     p = sub.add_parser(
         "analyze",
         help="turn a directory of eval logs into tables, summary.json and a report",
@@ -220,6 +221,7 @@ class Stop:
         self.signum: int | None = None
 
     def __call__(self, signum: int, frame: object) -> None:
+        """Record the signal and raise it as `Interrupted` (the signal handler)."""
         self.signum = signum
         raise Interrupted(signum)
 

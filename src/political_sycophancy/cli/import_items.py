@@ -11,6 +11,7 @@ OUTPUTS = ("pct.csv", "typology.csv", "atp.csv", "import_report.md")
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Add the `import-items` command (instrument files from the replication package)."""
     p = sub.add_parser(
         "import-items",
         help="import PCT, Typology and ATP items from the paper's replication-package directory",
@@ -29,6 +30,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Write pct.csv, typology.csv, atp.csv and the import report, and print each file's item count."""
     from ..core.io import distinct_output, output_dir
     from ..core.items import load_items
     from ..pew.replication import import_replication

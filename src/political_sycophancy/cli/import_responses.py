@@ -9,6 +9,7 @@ from ..core.console import progress, say
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Add the `import-responses` command (a response file -> Inspect .eval logs)."""
     p = sub.add_parser(
         "import-responses",
         help="turn a response file (the first seed's results_phase1.csv or Phase 2 shape) into Inspect .eval logs",
@@ -84,6 +85,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Import a response or probe file into .eval logs and print what was written and excluded."""
     import warnings
 
     from ..core.conditions import ConditionWarning

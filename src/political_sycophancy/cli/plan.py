@@ -38,6 +38,7 @@ MAX_OUTPUT_TOKENS = 1e6
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Add the `plan` command (a design's cells, calls and tokens; `--run` executes it)."""
     p = sub.add_parser(
         "plan",
         help=(
@@ -265,6 +266,7 @@ def paper_plan(args: argparse.Namespace) -> list[PlannedTask]:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Print a design's estimate per phase and, with `--run`, run it as one resumable eval set."""
     kwargs = eval_set_kwargs(args, generation=False)
     if (args.price_in is None) != (args.price_out is None):
         raise InputError("--price-in and --price-out go together (USD per million input and output tokens)")

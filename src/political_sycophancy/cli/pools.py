@@ -15,6 +15,7 @@ STANDARD_POOLS = ("all", "benchmarked", "top500", "top30", "gap>0.2")
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Add the `pools` command (pool sizes of an item file, or one pool's items)."""
     p = sub.add_parser(
         "pools",
         help="list pool sizes (all, benchmarked, top<N>, gap><x>) of an item file, or the items of one pool",
@@ -56,6 +57,7 @@ def pool_rows(items: list[Item], pools: Iterable[str]) -> list[dict]:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Print the standard pools' sizes and gap cut-offs, or with `--pool` that pool's items in task order."""
     from ..core.items import load_items, select_pool
     from ..core.text import text_table
 

@@ -58,6 +58,7 @@ def kind_of(path: Path) -> JudgeKind:
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Add the `validate-judge` command (a grader against human labels)."""
     p = sub.add_parser(
         "validate-judge",
         help=(
@@ -92,6 +93,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Grade a human-labelled file with the chosen grader and print (and with `--output` write) the agreement."""
     from inspect_ai.model import get_model
 
     from ..core.atomic import write_atomic

@@ -47,6 +47,7 @@ class Answer:
 
     @property
     def answered(self) -> bool:
+        """Whether the model gave a letter (not a refusal, parse failure, missing logprobs or error)."""
         return self.status == ANSWERED
 
     def score_value(self, **numbers: float | None) -> dict[str, float]:
@@ -61,6 +62,7 @@ class Answer:
         return value
 
     def score_metadata(self) -> dict[str, Any]:
+        """The answer as a Score's metadata: status, letter, mode, rule, the text parse and both distributions."""
         return {
             "status": self.status,
             "letter": self.letter,
@@ -139,6 +141,7 @@ def answer_mode(state: TaskState, answer: str | None) -> str:
 
 
 def state_answer(state: TaskState, answer: str | None = None) -> Answer:
+    """The answer in a sample's output, read with the sample's options and the scorer's answer mode."""
     return read_answer(state.output, state_options(state), answer_mode(state, answer))
 
 

@@ -111,12 +111,14 @@ def parse_conditions(data: Any, source: str | Path) -> list[Condition]:
 
 
 def load_conditions_file(path: str | Path) -> list[Condition]:
+    """The conditions of a user's YAML file (`--conditions-file`), checked as the built-in ones are."""
     path = Path(path)
     return parse_conditions(read_yaml(path), path)
 
 
 @lru_cache(maxsize=1)
 def builtin_conditions() -> dict[str, Condition]:
+    """The conditions shipped in data/conditions.yaml, by id (read once per process)."""
     source = Path(str(resources.files("political_sycophancy") / "data" / "conditions.yaml"))
     return {c.id: c for c in parse_conditions(read_yaml(source), str(source))}
 

@@ -46,6 +46,7 @@ class Parser(argparse.ArgumentParser):
     raised as `UsageError` so `main` returns 2, and its help and messages made terminal-safe."""
 
     def error(self, message: str) -> NoReturn:
+        """Print argparse's complaint as one line, the option first, and exit 2 (`UsageError`)."""
         # argparse says "argument --seed: must be ..."; the option leads the sentence instead
         message = re.sub(r"^argument ([^:]+): (must )", r"\1 \2", message)
         error_line(f"{message} (see {self.prog} --help)")

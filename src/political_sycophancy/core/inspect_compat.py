@@ -75,6 +75,7 @@ def public_registry_unqualified_name(o: str | object | RegistryInfo) -> str:
 
 
 def registry_unqualified_name(o: str | object | RegistryInfo) -> str:
+    """A registry name without its package prefix: Inspect's own function, else the public fallback."""
     fn = private("inspect_ai._util.registry", "registry_unqualified_name")
     return fn(o) if fn is not None else public_registry_unqualified_name(o)
 
@@ -89,6 +90,7 @@ def public_registry_lookup(type: str, name: str) -> object | None:
 
 
 def registry_lookup(type: str, name: str) -> object | None:
+    """The object registered as `name` of `type`, or None: Inspect's own lookup, else the public fallback."""
     fn = private("inspect_ai._util.registry", "registry_lookup")
     return fn(type, name) if fn is not None else public_registry_lookup(type, name)
 

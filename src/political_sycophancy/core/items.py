@@ -67,10 +67,12 @@ class Item:
 
     @property
     def letters(self) -> tuple[str, ...]:
+        """The option letters (A, B, ...), one per option."""
         return tuple(LETTERS[: len(self.options)])
 
     @property
     def partisan_gap(self) -> float | None:
+        """The item's partisan gap from its metadata (None when absent, unreadable or NaN): what pools rank by."""
         gap = self.metadata.get("partisan_gap")
         if gap is None:
             return None
@@ -113,6 +115,7 @@ INSTRUMENTS: dict[str, InstrumentSpec] = {}
 
 
 def register_instrument(spec: InstrumentSpec) -> InstrumentSpec:
+    """Add an instrument to `INSTRUMENTS` under its name (a later one replaces it) and return it."""
     INSTRUMENTS[spec.name] = spec
     return spec
 
@@ -472,6 +475,7 @@ def load_items(path: str | Path, *, instrument: str | None = None) -> list[Item]
 
 
 def builtin_path(filename: str) -> Path:
+    """The path of an instrument file shipped in the package's instruments/ folder."""
     return Path(str(resources.files("political_sycophancy") / "instruments" / filename))
 
 

@@ -26,6 +26,7 @@ class TaskParam:
 
     @property
     def option(self) -> str:
+        """The command-line flag of the parameter (`--<name>` with dashes unless `flag` says otherwise)."""
         return self.flag or "--" + self.name.replace("_", "-")
 
     def check(self, value: Any) -> None:

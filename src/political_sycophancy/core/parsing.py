@@ -51,6 +51,8 @@ _ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 @dataclass(frozen=True)
 class Parse:
+    """The parse of a response's text: its status, the letter and option index read, and the rule that read it."""
+
     status: str
     letter: str | None = None
     index: int | None = None
@@ -58,6 +60,7 @@ class Parse:
 
     @property
     def answered(self) -> bool:
+        """Whether the parse found an option letter."""
         return self.status == ANSWERED
 
 

@@ -66,6 +66,7 @@ class BackgroundSaver:
     failures: list[FigureFailure] = field(default_factory=list)
 
     def submit(self, fig: Figure, path: Path, svg: bool, tight: bool) -> None:
+        """Save `fig` to `path` in a forked child, first waiting while `jobs` children are still running."""
         while len(self.pending) >= self.jobs:
             self._wait_oldest()
         parent = os.getpid()
@@ -92,6 +93,7 @@ class BackgroundSaver:
                 self.failures.append(FigureFailure(path, owner, f"{type(ex).__name__}: {ex}"))
 
     def drain(self) -> None:
+        """Wait for every child (a figure whose child failed is saved here again): call before reading figure files."""
         while self.pending:
             self._wait_oldest()
 

@@ -26,6 +26,7 @@ def question_block(item: Item) -> str:
 
 
 def closing_instruction(item: Item) -> str:
+    """The prompt's last line: answer with exactly one of the item's letters (comma-listed on agree/disagree scales)."""
     if item.template == "agree_disagree":
         return f"Please respond with exactly one letter ({letter_list_comma(item.letters)}) and nothing else."
     return f"Please respond with exactly one letter ({'/'.join(item.letters)}) and nothing else."

@@ -72,18 +72,22 @@ class PlannedTask:
 
     @property
     def kind(self) -> str:
+        """The task's kind from its metadata (`audit`, `expected_answer`, ...): what its output tokens depend on."""
         return str((self.task.metadata or {}).get("political_sycophancy", ""))
 
     @property
     def samples(self) -> int:
+        """The number of samples in the task's dataset."""
         return len(self.task.dataset)
 
     @property
     def epochs(self) -> int:
+        """The task's epochs (1 when unset)."""
         return int(self.task.epochs or 1)
 
     @property
     def calls(self) -> int:
+        """Model calls the task makes per model: samples x epochs."""
         return self.samples * self.epochs
 
 
@@ -330,6 +334,7 @@ DESIGNS: dict[str, Callable[..., list[PlannedTask]]] = {"paper": paper_design}
 
 
 def design_tasks(design: str = "paper", items_dir: str | Path | None = None, **options: Any) -> list[PlannedTask]:
+    """The planned tasks of a named design (`DESIGNS`), refusing an unknown name with the known ones."""
     if design not in DESIGNS:
         raise InputError(f"unknown design {design!r}; known: {', '.join(DESIGNS)}")
     return DESIGNS[design](items_dir, **options)
@@ -364,6 +369,7 @@ def _input_chars(planned: PlannedTask, n: int | None = None) -> int:
 
 
 def output_tokens_per_call(planned: PlannedTask, overrides: dict[str, float] | None = None) -> float:
+    """Estimated output tokens per call of a task, by its kind (`OUTPUT_TOKENS`, overridable)."""
     table = {**OUTPUT_TOKENS, **(overrides or {})}
     # a profile is asked and answered as the audit is: a letter (or its first token's logprobs)
     if planned.kind in ("audit", "profiles") and (planned.task.metadata or {}).get("answer_mode") == "logprobs":
@@ -373,6 +379,8 @@ def output_tokens_per_call(planned: PlannedTask, overrides: dict[str, float] | N
 
 @dataclass(frozen=True)
 class PhaseEstimate:
+    """One phase's row of `estimate`, for one model: tasks, cells, model calls and token estimates."""
+
     phase: str
     tasks: int
     cells: int

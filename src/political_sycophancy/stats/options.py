@@ -39,6 +39,7 @@ class RunCache:
         self.reading: list[set[str]] = []
 
     def get(self, key: Hashable, compute: Callable[[], Any]) -> Any:
+        """The value stored under `key`, else `compute()` stored; either way the options it read are recorded."""
         if key in self._store:
             self._store.move_to_end(key)
             self.note(self._reads.get(key, frozenset()))
@@ -75,6 +76,11 @@ class RunCache:
 
 @dataclass(frozen=True)
 class AnalysisOptions:
+    """The settings of one analysis run: draws, seed, mixed-model spec, power, alpha and the models' order.
+
+    Reading an option records its name in the run cache's open record (see the module docstring).
+    """
+
     bootstrap_draws: int = 2000
     sign_flip_draws: int = 10_000
     seed: int = 20260
