@@ -105,6 +105,7 @@ def generate_config(header: dict) -> dict[str, Any]:
 
 
 def temperature_of(config: dict[str, Any]) -> float:
+    """The temperature of a generate config, NaN when unset (the provider's default) or not a number."""
     value = config.get("temperature")
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else math.nan
 

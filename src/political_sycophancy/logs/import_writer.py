@@ -78,15 +78,21 @@ class Source:
 
     @classmethod
     def of(cls, path: Path) -> Source:
+        """The identity of the response file at `path`: its absolute path and the SHA-256 of its bytes."""
         return cls(path.resolve(), file_sha256(path))
 
     @property
     def prefix(self) -> str:
+        """The file's part of a log id: short digests of its path and content."""
         return f"{short_key(str(self.path))}-{short_key(self.sha256)}"
 
     def log_id(
         self, model: str, instrument: str, condition: str, temperature: float, epochs: list[int], letters: str
     ) -> str:
+        """The id of one cell's log: the file's prefix and a digest of the cell.
+
+        The same file imported again into the same folder gives the same ids, so its logs are replaced, not repeated.
+        """
         cell = short_key(f"{model}|{instrument}|{condition}|{temperature!r}|{sorted(set(epochs))}|{letters}")
         return f"{self.prefix}-{cell}"
 
@@ -158,6 +164,7 @@ def _fewer_collections() -> Iterator[None]:
 
 
 def write_one(job: ImportJob, cell: Cell, run: Scoring, write: Writer, result: ImportResult) -> Path:
+    """Write one cell's .eval log into the job's log folder, count it in `result` and report progress."""
     log, records, scorer_name = build_log(job, cell, run, result)
     stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H-%M-%S-00-00")
     label = task_label(log.eval.task, log.eval.metadata, log.eval.task_registry_name)
@@ -552,6 +559,7 @@ class Writer:
         return template
 
     def __call__(self, log: EvalLog, records: list[Record], scorer_name: str, out: Path) -> None:
+        """Write one log to `out`: in one pass when the layout and the template check out, else as Inspect does."""
         template = self._template(log, records, scorer_name) if self.fast is not False else None
 
         def parts(some: list[Record]) -> tuple[list[tuple[str | int, int, bytes]], bytes, bytes | None] | None:

@@ -76,6 +76,7 @@ class Interner:
         self._seen: dict[Any, Any] = {}
 
     def __call__(self, value: Any) -> Any:
+        """The first value seen equal to `value` (`value` itself when it is new or cannot be frozen)."""
         key = _freeze(value)
         if key is None:
             return value

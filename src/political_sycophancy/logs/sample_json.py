@@ -53,10 +53,12 @@ class Record:
 
     @property
     def metadata(self) -> dict[str, Any]:
+        """The sample's metadata: the item's, then the row's own."""
         return {**self.item_metadata, **self.row_metadata}
 
     @property
     def shape(self) -> tuple[bool, bool]:
+        """Whether the record is unscored and whether it is error-free: records of one shape share a template."""
         return self.score is None, self.error is None
 
 
@@ -237,6 +239,7 @@ class Template:
 
     @classmethod
     def of(cls, first: Record, model: str, scorer_name: str, pieces: Pieces) -> Template:
+        """The template of a log, from its first record serialised as Inspect's own objects are."""
         proto = sample_of(first, model, scorer_name)
         sample = json.loads(json_bytes(proto))
         summary = json.loads(json_bytes(sample_summaries([proto])[0]))
@@ -258,6 +261,7 @@ class Template:
         return cls(model, scorer_name, pieces, parts)
 
     def sample_bytes(self, record: Record, metadata: bytes) -> bytes:
+        """One sample's JSON: the record's own values between the template's shared parts."""
         p = self.parts
         prompt = self.pieces.prompt(record.prompt)[0]
         raw = _dumps(record.raw)
@@ -299,6 +303,7 @@ class Template:
         return b"".join(out)
 
     def summary_bytes(self, record: Record, metadata: bytes) -> bytes:
+        """One sample summary's JSON, filled as `sample_bytes` fills the sample."""
         p = self.parts
         out = [
             b'{"id":',

@@ -198,12 +198,15 @@ class FaultyAPI(ModelAPI):
         self.inner: ModelAPI = inner.api if isinstance(inner, Model) else inner
 
     def max_connections(self) -> int:
+        """The inner model's connection limit."""
         return self.inner.max_connections()
 
     def connection_key(self) -> str:
+        """The inner model's connection key (faults do not change how many calls may run at once)."""
         return self.inner.connection_key()
 
     def should_retry(self, ex: Exception) -> bool | RetryDecision:
+        """Retry an injected transient fault (rate limit or not), never a permanent one; else ask the inner model."""
         if isinstance(ex, TransientFault):
             return RetryDecision.rate_limit() if ex.kind == "rate_limit" else RetryDecision.transient()
         if isinstance(ex, PermanentFault):
@@ -211,6 +214,7 @@ class FaultyAPI(ModelAPI):
         return self.inner.should_retry(ex)
 
     def retry_wait(self) -> WaitBaseT:
+        """The fixed wait between retries of a transient fault (`retry_wait` seconds, default 0)."""
         return wait_fixed(self.retry_seconds)
 
     def draw(self, prompt: str) -> tuple[str, int, float]:
@@ -268,6 +272,7 @@ class FaultyAPI(ModelAPI):
         tool_choice: ToolChoice,
         config: GenerateConfig,
     ) -> ModelOutput | tuple[ModelOutput | Exception, ModelCall]:
+        """The inner model's output, unless the call's drawn fault raises, hangs or delays it first."""
         outcome, attempt, u = self.draw(_prompt_text(input))
         self._record(outcome, attempt, input)
         if self.delay:

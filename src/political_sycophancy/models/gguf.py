@@ -60,6 +60,7 @@ def packaged_model_path(name: str) -> Path:
 
 
 def resolve_model_path(model_name: str, model_path: str | None) -> Path:
+    """The .gguf file a model name or `model_path` names, refused with one line unless it is a GGUF file."""
     if model_path:
         path = Path(model_path).expanduser()
     elif model_name in PACKAGED_MODELS:
@@ -225,6 +226,7 @@ class GGUFAPI(ModelAPI):
         self.settings = (int(n_ctx), int(n_threads) if n_threads else None, chat_format)
 
     def max_connections(self) -> int:
+        """One call at a time: a loaded llama.cpp model is not thread-safe."""
         return 1
 
     def complete(
@@ -268,6 +270,7 @@ class GGUFAPI(ModelAPI):
         tool_choice: ToolChoice,
         config: GenerateConfig,
     ) -> ModelOutput:
+        """One chat completion from the local model, with logprobs when the config asks for them."""
         if tools:
             raise ValueError("the gguf provider does not support tools")
         messages = [{"role": m.role, "content": m.text} for m in input]

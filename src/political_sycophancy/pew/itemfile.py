@@ -46,6 +46,8 @@ def write_item_file(path: str | Path, rows: list[dict[str, Any]], columns: Itera
 
 @dataclass
 class Section:
+    """One part of a build report: its title, summary lines, exclusions and flags."""
+
     title: str
     summary: list[str] = field(default_factory=list)
     exclusions: list[tuple[str, str]] = field(default_factory=list)
@@ -60,21 +62,27 @@ class BuildReport:
     sections: dict[str, Section] = field(default_factory=dict)
 
     def section(self, name: str) -> Section:
+        """The section called `name`, added (empty) when new."""
         return self.sections.setdefault(name, Section(name))
 
     def exclude(self, section: str, what: str, reason: str) -> None:
+        """List an item or variable left out of a section's file, with the reason."""
         self.section(section).exclusions.append((what, reason))
 
     def flag(self, section: str, what: str, note: str) -> None:
+        """List a doubt about an item or variable that was kept (e.g. a coding the rationale contradicts)."""
         self.section(section).flags.append((what, note))
 
     def note(self, section: str, line: str) -> None:
+        """Add a summary line (a count, a source) to a section."""
         self.section(section).summary.append(line)
 
     def exclusions(self, section: str) -> list[tuple[str, str]]:
+        """A copy of a section's exclusions, as (item or variable, reason)."""
         return list(self.section(section).exclusions)
 
     def flags(self, section: str) -> list[tuple[str, str]]:
+        """A copy of a section's flags, as (item or variable, note)."""
         return list(self.section(section).flags)
 
     def markdown(self) -> str:
@@ -93,6 +101,7 @@ class BuildReport:
         return "\n".join(out)
 
     def write(self, path: str | Path) -> Path:
+        """Write the report as Markdown to `path` (its folder made when missing)."""
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(self.markdown(), encoding="utf-8")

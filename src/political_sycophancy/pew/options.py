@@ -67,6 +67,7 @@ _PIPED = re.compile(r"\{[^}]*\}|%[A-Za-z0-9_]+%|<[A-Za-z_][^>]*>|\[(?:insert|fil
 
 
 def has_piped_text(text: str) -> bool:
+    """Whether a question holds piped text (a fill from an earlier answer or the sample): such items are left out."""
     return bool(_PIPED.search(text))
 
 

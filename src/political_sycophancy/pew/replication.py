@@ -122,6 +122,10 @@ def _float(value: str, *, path: Path, row: int, field: str) -> float:
 
 
 def import_pct(src: Path, report: BuildReport) -> list[dict[str, Any]]:
+    """The PCT statements of the replication package as item-file rows.
+
+    A statement missing against our own pct.csv is an error: the file was cut short.
+    """
     path = src / PCT_FILE
     rows = []
     for row, rec in read_records(path, ["pct_id", "statement", "axis", "ideo_direction"]):
@@ -207,6 +211,10 @@ def read_coding(path: Path) -> dict[str, int]:
 
 
 def import_typology(src: Path, report: BuildReport, coding: Path | None = None) -> list[dict[str, Any]]:
+    """The multiple-choice Typology items as item-file rows, with the directions `coding` corrects.
+
+    Items that are not multiple choice are excluded, rationales that contradict a direction flagged, in `report`.
+    """
     path = src / TYPOLOGY_FILE
     corrections = read_coding(coding) if coding is not None else {}
     rows = []
@@ -310,6 +318,10 @@ def _no_benchmark_reason(rec: dict[str, str]) -> str:
 
 
 def import_atp(src: Path, report: BuildReport) -> list[dict[str, Any]]:
+    """The ATP items with party benchmarks as item-file rows: full texts from the items file, options cross-checked.
+
+    Every item without usable benchmarks is excluded, every non-ordinal option flagged, in `report`.
+    """
     path = src / ATP_DIST_FILE
     listed, directions = _side_files(src, report)
     rows: list[dict[str, Any]] = []

@@ -82,6 +82,8 @@ def parse_group_spec(spec: str) -> GroupSpec:
 
 @dataclass
 class Wave:
+    """One ATP wave read from its .sav file: responses, variable and value labels, and the weight variable."""
+
     path: Path
     wave: str
     data: pd.DataFrame
@@ -123,6 +125,7 @@ def _wave_name(path: Path, columns: list[str], weight: str | None) -> str:
 
 
 def read_wave(path: Path, *, unweighted: bool, groups: list[GroupSpec]) -> Wave:
+    """Read one wave's .sav file, refusing missing group variables and missing, infinite or huge weights."""
     import pyreadstat
 
     # pyreadstat opens the file itself: a FIFO or a device must be refused first

@@ -60,6 +60,8 @@ from .sections import REPORT, section_builders, section_owners, summary_contract
 
 @dataclass
 class ReportResult:
+    """What a report wrote: its folder, summary, sections, the sections that failed and the tables."""
+
     out_dir: Path
     summary: dict
     sections: list[tuple[str, Section]] = field(default_factory=list)

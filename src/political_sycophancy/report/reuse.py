@@ -201,6 +201,7 @@ class Reuse:
 
     @property
     def entry(self) -> Path:
+        """The analysis's folder in the store, named by its key."""
         return self.root / self.key[:40]
 
     def _root_usable(self, create: bool) -> bool:

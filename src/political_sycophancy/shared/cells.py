@@ -400,4 +400,5 @@ def has_atp(cells: pd.DataFrame) -> bool:
 
 
 def models_in(cells: pd.DataFrame) -> list[str]:
+    """The models of the cells, sorted (none for no cells)."""
     return sorted(cells["model"].unique()) if not cells.empty else []

@@ -132,6 +132,7 @@ def task_args(args: argparse.Namespace, params: tuple[TaskParam, ...]) -> dict[s
 
 
 def model_args(pairs: list[str]) -> dict[str, Any]:
+    """The `-M key=value` model arguments as a dict, refusing a pair without `=`."""
     out: dict[str, Any] = {}
     for pair in pairs:
         if "=" not in pair:

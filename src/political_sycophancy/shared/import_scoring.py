@@ -33,22 +33,27 @@ class ResponseKind:
     letter_columns: tuple[str, ...] = ("letter",)
 
     def task_label(self, instrument: str, condition: str) -> str:
+        """The label of the task this kind's rows answer under a condition (`audit_<instrument>_<condition>`)."""
         return f"audit_{instrument}_{condition}"
 
     def prompt(self, item: Item, condition: Condition) -> str:
+        """The prompt the task would have sent for an item under a condition."""
         return condition.apply(audit_prompt(item))
 
     def scorer(self, scoring: str) -> Callable:
+        """The task's scorer for a scoring rule, in letter mode."""
         return scorer_for(scoring, "letter")
 
     def source_score(
         self, run: Scoring, scorer: Callable, item: Item, rec: dict, make_state: Callable[[str], TaskState]
     ) -> Score:
+        """The score of the file's own letter for a row (`--use-source-letters`)."""
         return source_score(run, scorer, item, rec.get("letter", ""), rec.get("raw_response") or "", make_state)
 
     def parsed_score(
         self, run: Scoring, scorer: Callable, item: Item, rec: dict, make_state: Callable[[], TaskState]
     ) -> Score:
+        """The score of our parser's reading of a row's raw response."""
         return run(scorer, item.id, rec.get("raw_response") or "", make_state)
 
 
@@ -70,6 +75,7 @@ class FileKind:
 def task_state(
     item: Item, condition: Condition, model: str, epoch: int, prompt: str, completion: str, metadata: dict
 ) -> TaskState:
+    """The task state a sample would have ended in: the prompt, the completion as the model's output."""
     output = ModelOutput.from_content(model=model, content=completion)
     return TaskState(
         model=ModelName(model if "/" in model else f"unknown/{model}"),
@@ -141,6 +147,7 @@ class Scoring:
         return self.parses[key]
 
     def __call__(self, scorer: Callable, item_id: str, completion: str, make_state: Callable[[], TaskState]) -> Score:
+        """The scorer's score of a completion to an item, computed once per (scorer, item, completion)."""
         key = (scorer, item_id, completion)
         score = self.cache.get(key)
         if score is None:
@@ -149,6 +156,7 @@ class Scoring:
         return score
 
     def close(self) -> None:
+        """Close the import's event loop."""
         self.loop.close()
 
 

@@ -51,6 +51,7 @@ def _ordered(schema: Schema, attributes: Sequence[Attribute], levels: Sequence[s
 
 
 def factorial_size(attributes: Sequence[Attribute]) -> int:
+    """The number of personas in the full factorial of `attributes` (the product of their level counts)."""
     return math.prod(len(a.levels) for a in attributes)
 
 

@@ -66,6 +66,8 @@ class Level:
 
 @dataclass(frozen=True)
 class Attribute:
+    """One attribute of a persona (e.g. partisanship): its levels and the reference level its effects are against."""
+
     name: str
     label: str
     reference: str
@@ -73,9 +75,11 @@ class Attribute:
 
     @property
     def level_ids(self) -> tuple[str, ...]:
+        """The ids of the attribute's levels, in file order."""
         return tuple(level.id for level in self.levels)
 
     def level(self, level_id: str) -> Level:
+        """The level with id `level_id` (KeyError when the attribute has none)."""
         for level in self.levels:
             if level.id == level_id:
                 return level
@@ -91,9 +95,11 @@ class Schema:
 
     @property
     def names(self) -> tuple[str, ...]:
+        """The attribute names, in file order."""
         return tuple(a.name for a in self.attributes)
 
     def get(self, name: str) -> Attribute:
+        """The attribute called `name`, refused with the known names when there is none."""
         for a in self.attributes:
             if a.name == name:
                 return a
@@ -121,6 +127,7 @@ class Persona:
 
     @property
     def as_dict(self) -> dict[str, str]:
+        """The persona's levels by attribute name."""
         return dict(self.levels)
 
 
@@ -169,6 +176,7 @@ class Cue:
 
     @property
     def empty(self) -> bool:
+        """Whether the cue adds no text (the persona states nothing in this mode)."""
         return not self.text
 
 

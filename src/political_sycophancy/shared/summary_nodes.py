@@ -27,12 +27,16 @@ Interval = list[float | None]
 
 
 class ShiftNode(TypedDict, total=False):
+    """A shift against N (`shared.shifts`): its mean over items, the items and the Wilcoxon p-value."""
+
     mean: float | None
     n_items: int | None
     wilcoxon_p: float | None
 
 
 class GapNode(TypedDict, total=False):
+    """One partisan-gap floor of `closer_by_gap`: the share of items closer to Democrats and their count."""
+
     pct_closer_dem: float | None
     n_items: int | None
 
@@ -68,6 +72,8 @@ class InstrumentNode(TypedDict, total=False):
 
 
 class DesignNode(TypedDict, total=False):
+    """design: the design's totals from the logs (`logs.design.design_summary`)."""
+
     expected: int
     present: int
     complete: bool
