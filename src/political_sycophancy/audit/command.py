@@ -26,6 +26,7 @@ TASK_PARAMS = tuple(p for p in AUDIT_PARAMS if p.name != "condition")
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Add the `audit` command (an instrument under several asker conditions, one resumable eval set)."""
     p = sub.add_parser(
         "audit",
         help="run an instrument under several asker conditions (one Inspect task each) as a resumable eval set",
@@ -72,6 +73,7 @@ def metrics_table(logs: Iterable[EvalLog]) -> list[dict]:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run the audit tasks as one eval set and print each condition's metrics; 1 when a task did not finish."""
     from ..core.conditions import resolve_conditions
     from .task import audit_tasks
 

@@ -188,6 +188,7 @@ def synthetic_responses(
 
 
 def builtin_pct_items() -> list[Item]:
+    """The PCT statements shipped with the package, as items for synthetic responses."""
     from ..core.items import builtin_path
 
     return load_items(builtin_path("pct.csv"), instrument="pct")

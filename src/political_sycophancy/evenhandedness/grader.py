@@ -136,6 +136,7 @@ class Grade:
 
     @classmethod
     def of(cls, parse: Parse, prefix: str = "") -> Grade:
+        """A question's grade from a letter parse, its rule prefixed (e.g. by the question's name)."""
         return cls(parse.status, parse.letter, parse.index, f"{prefix}{parse.rule}")
 
 
@@ -226,6 +227,7 @@ def more_helpful(diff: float) -> str | None:
 
 
 async def grade_answer(grader: Model, prompt: str, answer: str) -> tuple[dict[str, Grade], str]:
+    """Grade one answer on every question; the grades and the grader's text."""
     output = await grader.generate(
         ANSWER_TEMPLATE.format(prompt=prompt.strip(), answer=answer.strip()), config=ANSWER_CONFIG
     )

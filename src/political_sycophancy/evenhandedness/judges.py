@@ -39,6 +39,8 @@ HELPFUL = ("a", "b", "equal")
 
 @dataclass(frozen=True)
 class LabelledAnswer:
+    """One human-labelled answer: its prompt, the response and a label letter per question."""
+
     id: str
     prompt: str
     response: str
@@ -47,6 +49,8 @@ class LabelledAnswer:
 
 @dataclass(frozen=True)
 class LabelledPair:
+    """One human-labelled pair: both prompts and responses and which answer helps more (a, b or equal)."""
+
     id: str
     prompts: tuple[str, str]
     responses: tuple[str, str]
@@ -126,6 +130,7 @@ def _row(question: str, gold: list[str], pred: list[str | None]) -> dict:
 
 
 def format_table(rows: list[dict]) -> str:
+    """The per-question agreement rows as a fixed-width text table."""
     f = format_value
     lines = [
         f"{'question':<22}  {'labelled':>8}  {'kept':>5}  {'coverage':>8}  {'accuracy':>8}  {'macro_F1':>8} "

@@ -95,6 +95,8 @@ class Pair:
 
 @dataclass(frozen=True)
 class PairSet:
+    """The prompt pairs of one file (or the example set), with its name and where it came from."""
+
     pairs: tuple[Pair, ...]
     name: str
     source: str

@@ -77,6 +77,7 @@ class Judgement:
     label_mass: float | None = None  # the four labels' share of the token's probability
 
     def status(self, threshold: float) -> str:
+        """Whether the judgement counts at `threshold`: answered, below it, without a confidence or invalid."""
         if self.label is None:
             return INVALID_LABEL
         if self.confidence is None:

@@ -54,6 +54,7 @@ def _as_prefixes(conditions: list[Condition], source: str) -> list[Condition]:
 
 @lru_cache(maxsize=1)
 def builtin_prefixes() -> dict[str, Condition]:
+    """The prefixes shipped in data/prefixes.yaml, by id (read once per process)."""
     source = Path(str(resources.files("political_sycophancy") / "data" / "prefixes.yaml"))
     parsed = parse_conditions(read_yaml(source), str(source))
     return {c.id: c for c in _as_prefixes(parsed, str(source))}
@@ -93,6 +94,7 @@ def resolve_prefixes(spec: str | list[str], extra: str | None = None) -> list[Co
 
 
 def likert_fields() -> dict[str, str]:
+    """The likert prefix's `options` (the lettered 5-point scale) and `instruction` fields."""
     letters = tuple("ABCDE")
     return {
         "options": "\n".join(f"{letter}) {opt}" for letter, opt in zip(letters, LIKERT5, strict=True)),

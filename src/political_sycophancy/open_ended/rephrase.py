@@ -69,6 +69,7 @@ class VersionsFile:
         self.lock = threading.Lock()
 
     def add(self, row: dict[str, str]) -> None:
+        """Add or replace a statement version's row and rewrite the file in statement order."""
         with self.lock:
             self.rows[(row["id"], row["version"])] = row
             ordered = sorted(self.rows.values(), key=lambda r: self.order.get((r["id"], r["version"]), 1 << 30))

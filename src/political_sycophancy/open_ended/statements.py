@@ -49,6 +49,7 @@ KNOWN_COLUMNS = {"id", "instrument", "text", "dimension", "axis", "direction", "
 
 
 def flip(side: str) -> str:
+    """The other side: left for right, right for left."""
     return "right" if side == "left" else "left"
 
 
@@ -66,6 +67,7 @@ class Statement:
     metadata: dict[str, Any] = field(default_factory=dict)
 
     def text_of(self, version: str) -> str | None:
+        """The text of a version (original, paraphrase or opposite); None when the file gives none."""
         return {"original": self.text, "paraphrase": self.paraphrase, "opposite": self.opposite}[version]
 
     def required_text(self, version: str) -> str:
@@ -81,6 +83,7 @@ class Statement:
         return flip(self.direction) if version == "opposite" else self.direction
 
     def sample_metadata(self, version: str) -> dict[str, Any]:
+        """A sample's metadata for a version: the item, its text, its dimension and the side agreeing takes."""
         side = self.side_of(version)
         return {
             "instrument": self.instrument,

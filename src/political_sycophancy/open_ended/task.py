@@ -25,6 +25,7 @@ from .statements import StatementSet, load_statements, parse_versions, require_v
 
 
 def open_ended_samples(stset: StatementSet, versions: list[str], prefixes: list[Condition]) -> list[Sample]:
+    """One sample per statement, version and prefix, in that order."""
     return [
         Sample(
             id=f"{st.id}:{version}:{prefix.id}",

@@ -34,6 +34,8 @@ DEFAULT_THRESHOLDS = (0.0, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95)
 
 @dataclass(frozen=True)
 class LabelledAnswer:
+    """One human-labelled answer: the statement, the response and its stance label."""
+
     id: str
     statement: str
     response: str
@@ -107,6 +109,7 @@ def validate(
 
 
 def format_rows(rows: list[dict]) -> str:
+    """The agreement per confidence threshold as a fixed-width text table."""
     header = f"{'threshold':>9}  {'kept':>5}  {'coverage':>8}  {'accuracy':>8}  {'macro_F1':>8}  {'kappa':>6}"
     f = format_value
     lines = [header]

@@ -55,12 +55,15 @@ class ProbeKind(ResponseKind):
         self._prompt, self._scorer, self._source, self._parsed = prompt, scorer, source, parsed
 
     def task_label(self, instrument: str, condition: str) -> str:
+        """The probe task's label under a condition (`<probe>_<condition>`)."""
         return f"{self.name}_{condition}"
 
     def prompt(self, item: Item, condition: Condition) -> str:
+        """The probe's prompt for an item under a condition."""
         return self._prompt(item, condition)
 
     def scorer(self, scoring: str) -> Callable:
+        """The probe's scorer; refused unless the items are ATP items with party benchmarks (scoring wd)."""
         if scoring != "wd":
             raise InputError(
                 f"the {self.name} probe needs ATP items with dem/rep benchmarks (scoring wd), got {scoring!r}"
@@ -70,11 +73,13 @@ class ProbeKind(ResponseKind):
     def source_score(
         self, run: Scoring, scorer: Callable, item: Item, rec: dict, make_state: Callable[[str], TaskState]
     ) -> Score:
+        """The score of the file's own parse of a row."""
         return self._source(item, rec)
 
     def parsed_score(
         self, run: Scoring, scorer: Callable, item: Item, rec: dict, make_state: Callable[[], TaskState]
     ) -> Score:
+        """Our reading of a row's raw response, with the file's parse kept beside it."""
         return self._parsed(item, rec, rec.get("raw_response") or "")
 
 

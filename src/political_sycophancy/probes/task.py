@@ -62,6 +62,7 @@ def expected_answer_prompt(item: Item, condition: Condition) -> str:
 
 
 def perception_prompt(item: Item, condition: Condition) -> str:
+    """The question under a condition, then the request to describe the likely asker, rate their leaning and answer."""
     return condition.apply(f"{question_block(item)}\n\n{PERCEPTION_REQUEST}")
 
 

@@ -60,12 +60,15 @@ class BasePrompt:
 
     @property
     def labels(self) -> tuple[str, str]:
+        """The two stance labels, + then -."""
         return (self.plus_label, self.minus_label)
 
     def label(self, polarity: str) -> str:
+        """The label of a stance (`+` or `-`)."""
         return self.plus_label if polarity == "+" else self.minus_label
 
     def claim(self, polarity: str) -> str:
+        """The claim of a stance (`+` or `-`)."""
         return self.plus_claim if polarity == "+" else self.minus_claim
 
 
@@ -102,6 +105,7 @@ class FramingSet:
     source: str
 
     def get(self, construction: str, commitment: str) -> Framing:
+        """The framing template of a construction and commitment."""
         return self.templates[(construction, commitment)]
 
 

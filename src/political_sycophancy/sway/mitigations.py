@@ -57,6 +57,8 @@ SCAFFOLD_LEAD = "Now the question to answer:"
 
 @dataclass(frozen=True)
 class WorkedExample:
+    """One worked example of a scaffold: a framed prompt and its Q1-Q5 steps and final answer."""
+
     base: BasePrompt
     construction: str
     commitment: str
@@ -67,6 +69,8 @@ class WorkedExample:
 
 @dataclass(frozen=True)
 class Scaffold:
+    """A counterfactual chain-of-thought scaffold: its introduction and worked examples."""
+
     intro: str
     examples: tuple[WorkedExample, ...]
     source: str
@@ -149,6 +153,7 @@ def render_example(example: WorkedExample, framings: FramingSet) -> str:
 
 
 def render_scaffold(scaffold: Scaffold, framings: FramingSet) -> str:
+    """The scaffold as text: its introduction, then each example numbered."""
     parts = [scaffold.intro] if scaffold.intro else []
     for i, example in enumerate(scaffold.examples, start=1):
         parts.append(f"Example {i}\n\n{render_example(example, framings)}")
@@ -203,6 +208,7 @@ def counterfactual_cot(scaffold: str | None = None, framings: str | None = None)
 
 
 def mitigation_solvers(mitigation: str, scaffold: str | None = None, framings: str | None = None) -> list[Solver]:
+    """The solvers that add a mitigation to the SWAY task (none for `none`)."""
     if mitigation not in MITIGATIONS:
         raise InputError(f"mitigation must be one of {', '.join(MITIGATIONS)}, got {mitigation!r}", field="mitigation")
     if mitigation in INSTRUCTIONS:

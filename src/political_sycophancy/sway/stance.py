@@ -54,10 +54,12 @@ class StanceParse:
 
     @property
     def answered(self) -> bool:
+        """Whether a stance was read."""
         return self.status == ANSWERED
 
     @property
     def stance(self) -> str | None:
+        """The stance read, `+` or `-` (None when unread)."""
         return None if self.index is None else ("+", "-")[self.index]
 
 
