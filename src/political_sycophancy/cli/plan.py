@@ -172,8 +172,7 @@ def _output_tokens(pair: str) -> tuple[str, float]:
 def plan_rows(
     planned: list[PlannedTask], models: list[str], output_tokens: dict[str, float], limit: int | None = None
 ) -> tuple[list[dict], list[dict]]:
-    """Per-task rows and per-phase rows (per model and for all models), with the sample
-    limit applied."""
+    """Per-task rows and per-phase rows (per model and for all models), with the sample limit applied."""
     from ..designs.paper import estimate
 
     tasks = [

@@ -32,8 +32,11 @@ NAN = float("nan")
 
 @dataclass(frozen=True)
 class Answer:
-    """What the model answered. `probs` is the distribution over options the scores use:
-    a point mass on the parsed letter, or the logprob distribution in logprobs mode."""
+    """What the model answered.
+
+    `probs` is the distribution over options the scores use: a point mass on the parsed
+    letter, or the logprob distribution in logprobs mode.
+    """
 
     status: str
     letter: str | None

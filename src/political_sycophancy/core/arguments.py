@@ -60,8 +60,7 @@ def whole(low: int | None = None, high: int | None = None) -> Callable[[str], in
 def number(
     low: float | None = None, high: float | None = None, *, above: bool = False, below: bool = False
 ) -> Callable[[str], float]:
-    """A `type=` for a finite number in the range from `low` to `high` (ends included
-    unless `above` / `below`)."""
+    """A `type=` for a finite number in the range from `low` to `high` (ends included unless `above` / `below`)."""
 
     def parse(text: str) -> float:
         need = f"must be a finite number {_range_words(low, high, above=above, below=below)}".rstrip()

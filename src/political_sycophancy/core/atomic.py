@@ -134,8 +134,7 @@ class FolderWrite:
         )
 
     def open(self) -> Path:
-        """Take the lock (FolderBusy when another process holds it) and make the temporary
-        folder to write into."""
+        """Take the lock (FolderBusy when another process holds it) and make the temporary folder to write into."""
         import fcntl
 
         fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)

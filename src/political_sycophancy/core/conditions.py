@@ -124,8 +124,7 @@ def builtin_conditions() -> dict[str, Condition]:
 
 
 class ConditionWarning(UserWarning):
-    """A conditions file redefines a built-in condition: results under that id are not the
-    paper's condition."""
+    """A conditions file redefines a built-in condition: results under that id are not the paper's condition."""
 
 
 def design_rank(condition: str) -> tuple[int, str]:

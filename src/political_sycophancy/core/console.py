@@ -27,8 +27,7 @@ def say(text: object = "", *, err: bool = False) -> None:
 
 
 def error_line(message: object) -> None:
-    """The one-line error every refused command ends with (a line break in a value quoted
-    in it becomes a space)."""
+    """The one-line error every refused command ends with (a line break in a value quoted in it becomes a space)."""
     say(f"{PROG}: error: {one_line(message)}", err=True)
 
 

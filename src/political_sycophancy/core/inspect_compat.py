@@ -359,8 +359,10 @@ def write_eval_zip(
 
 def sample_active() -> Any:
     """The sample being run (`.task`, `.sample.id`, `.epoch`), or None outside a sample.
+
     No public API tells a model provider which sample it serves: without the private one
-    this returns None and warns."""
+    this returns None and warns.
+    """
     fn = private("inspect_ai.log._samples", "sample_active")
     if fn is None:
         _lost("sample_active: providers cannot see the task, sample id or epoch of a call")

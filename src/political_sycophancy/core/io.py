@@ -86,10 +86,12 @@ def _size(n: int) -> str:
 
 
 def read_bytes(path: str | Path, *, limit: int = MAX_INPUT_BYTES) -> bytes:
-    """The bytes of an input file (`regular_file`), at most `limit` of them: a larger file
-    is an InputError. The file is opened without blocking and checked again once open, so
-    a file swapped for a FIFO or a device in between is refused too, and read only to
-    `limit` + 1 bytes whatever size it claims."""
+    """The bytes of an input file (`regular_file`), at most `limit` of them: a larger file is an InputError.
+
+    The file is opened without blocking and checked again once open, so a file swapped
+    for a FIFO or a device in between is refused too, and read only to `limit` + 1 bytes
+    whatever size it claims.
+    """
     path = Path(path)
     regular_file(path)
     try:

@@ -183,10 +183,12 @@ def _blank(value: Any) -> bool:
 def record_text(
     rec: dict[str, Any], key: str, path: Path, row: int, *, required: bool = True, allow_empty: bool = False
 ) -> str:
-    """A text field of a file's row, as written: a string (or a number, which a JSONL row may
-    give). A list, a mapping or a truth value is refused, naming the file, row and field: its
-    Python form would otherwise be graded, prompted or shown as if it were the text. A blank
-    value is "" where the field may be empty (`allow_empty`) or is optional (not `required`)."""
+    """A text field of a file's row, as written: a string (or a number, which a JSONL row may give).
+
+    A list, a mapping or a truth value is refused, naming the file, row and field: its Python
+    form would otherwise be graded, prompted or shown as if it were the text. A blank value
+    is "" where the field may be empty (`allow_empty`) or is optional (not `required`).
+    """
     value = rec.get(key)
     if _blank(value):
         if required and not allow_empty:

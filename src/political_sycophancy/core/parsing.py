@@ -420,8 +420,11 @@ class _Response:
 
 
 def _whole_answer(r: _Response) -> Parse | None:
-    """1. The whole response is a letter, an option's text, or a letter with its text (an
-    option's text next to refusal language only when the whole cleaned text is that option)."""
+    """1.
+
+    The whole response is a letter, an option's text, or a letter with its text (an option's
+    text next to refusal language only when the whole cleaned text is that option).
+    """
     whole = _whole(r.body, r.letters, r.norm_opts)
     if whole is None:
         return None
@@ -473,8 +476,11 @@ def _leading_answer(r: _Response) -> Parse | None:
 
 
 def _head_answer(r: _Response) -> Parse | None:
-    """4. The first sentence is one option's text; next to refusal language, not when that
-    text doubles as a reply word ("No. I can't answer that.")."""
+    """4.
+
+    The first sentence is one option's text; next to refusal language, not when that
+    text doubles as a reply word ("No. I can't answer that.").
+    """
     if h := _HEAD.match(r.body):
         idx = _text_choice(h.group("head"), r.norm_opts)
         if idx is not None and not (r.refusal and r.norm_opts[idx] in _REPLY_WORDS):

@@ -208,9 +208,12 @@ def save_figure(fig: Figure, path: Path, *, svg: bool = False, tight: bool = Tru
 
 
 def _save_now(fig: Figure, path: Path, svg: bool, tight: bool, split: bool = False) -> Path:
-    """Lay the figure out once, then write the PNG (and the SVG). With `split` (in a
-    background saver's process) the SVG is written by a forked process while this one writes
-    the PNG: each is a whole drawing, and the last figures of a report are waited for."""
+    """Lay the figure out once, then write the PNG (and the SVG).
+
+    With `split` (in a background saver's process) the SVG is written by a forked process
+    while this one writes the PNG: each is a whole drawing, and the last figures of a report
+    are waited for.
+    """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     if fig.canvas is None or not isinstance(fig.canvas, FigureCanvasAgg):

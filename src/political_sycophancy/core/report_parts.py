@@ -38,8 +38,7 @@ Tables = Mapping[str, "pd.DataFrame"]  # every section's tables, by table name
 
 @dataclass(frozen=True)
 class Quote:
-    """A number quoted from summary.json: its key path, value and how it is shown
-    (shown = value x scale, rounded)."""
+    """A number quoted from summary.json: its key path, value and how it is shown (shown = value x scale, rounded)."""
 
     path: tuple[str, ...]
     value: float

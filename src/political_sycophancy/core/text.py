@@ -86,8 +86,7 @@ def md_document(markdown: str) -> str:
 
 
 def text_table(rows: list[dict], columns: list[str]) -> str:
-    """Rows as aligned text columns, each cell on one line (a value from the logs cannot
-    add a row)."""
+    """Rows as aligned text columns, each cell on one line (a value from the logs cannot add a row)."""
 
     def cell(v: Any) -> str:
         if isinstance(v, float):

@@ -41,10 +41,12 @@ MAX_BYTES = (1 << 31) - 1  # zipfile's ZIP64_LIMIT
 
 
 def zstd_zips() -> int:
-    """Let `zipfile` read and write the zstd members of Inspect's .eval logs, and return
-    their method number. Python 3.14 knows them; before it, the `zipfile_zstd` package
-    that Inspect registers them with does, imported here without Inspect (whose import costs
-    about 2.5 s); without that package, through Inspect."""
+    """Let `zipfile` read and write the zstd members of Inspect's .eval logs, and return their method number.
+
+    Python 3.14 knows them; before it, the `zipfile_zstd` package that Inspect registers
+    them with does, imported here without Inspect (whose import costs about 2.5 s); without
+    that package, through Inspect.
+    """
     if sys.version_info < (3, 14):
         try:
             import zipfile_zstd  # type: ignore[import-untyped]  # noqa: F401

@@ -207,10 +207,12 @@ def read_rows(source: Path | bytes, expect: dict[str, Any]) -> RowsTable:
 
 
 def decode_tables(tables: list[RowsTable], decoded: dict[str, Any]) -> list[pd.DataFrame]:
-    """The rows of each table, in order. Tables with the same columns are joined and
-    decoded at once (a log's frame cost more to build than its rows to decode) and cut
-    back into each table's rows; `decoded` shares equal JSON values between rows. Raises
-    CacheInvalid."""
+    """The rows of each table, in order.
+
+    Tables with the same columns are joined and decoded at once (a log's frame cost more
+    to build than its rows to decode) and cut back into each table's rows; `decoded`
+    shares equal JSON values between rows. Raises CacheInvalid.
+    """
     import pyarrow as pa
 
     out: list[pd.DataFrame | None] = [None] * len(tables)

@@ -420,6 +420,8 @@ def _reading_notes(load: FrameLoad) -> list[str]:
 
 
 def load_frame(log_dir: str | Path, *, cache: bool = True, progress: Progress | None = None) -> pd.DataFrame:
-    """The tidy frame of a log directory (notes on ignored logs and dropped duplicates in
-    `frame.attrs["notes"]`). Raises `InputError` when there is nothing to analyze."""
+    """The tidy frame of a log directory (notes on ignored logs and dropped duplicates in `frame.attrs["notes"]`).
+
+    Raises `InputError` when there is nothing to analyze.
+    """
     return read_frame(log_dir, cache=cache, progress=progress).frame

@@ -73,8 +73,7 @@ _UNSET = "\0unset"
 
 
 def is_secret(name: str) -> bool:
-    """Whether a model argument's name says it holds a credential (`api_key`, `hf_token`, ...;
-    not `tokenizer`)."""
+    """Whether a model argument's name says it holds a credential (`api_key`, `hf_token`, ...; not `tokenizer`)."""
     return any(part in SECRET_PARTS for part in re.split(r"[^a-z0-9]+", str(name).lower()))
 
 

@@ -26,8 +26,10 @@ def _merge(into: ImportResult, part: ImportResult) -> None:
 
 def run_cells(job: Callable, cells: list[Cell], jobs: int | None, result: ImportResult) -> list[tuple[int, Path]]:
     """Write every cell, largest first, in `jobs` processes (default: one per CPU).
-    `job(cells, None)` checks the one-pass writer on its first log, in each process. Each
-    log is independent of the others, so the logs are the same whichever process writes them."""
+
+    `job(cells, None)` checks the one-pass writer on its first log, in each process. Each log
+    is independent of the others, so the logs are the same whichever process writes them.
+    """
     if not cells:
         return []
     order = sorted(cells, key=lambda c: -len(c.rows))

@@ -1,6 +1,8 @@
-"""Reading a response file and checking its rows against the item files: the first step of
-an import (`logs.importer`). Every bad row is one `InputError` naming the file, row and
-field; rows left out on request are kept, marked, to the end of `prepare`."""
+"""Reading a response file and checking its rows against the item files: the first step of an import (`logs.importer`).
+
+Every bad row is one `InputError` naming the file, row and field; rows left out on
+request are kept, marked, to the end of `prepare`.
+"""
 
 from __future__ import annotations
 
@@ -115,8 +117,7 @@ def _canonical(question_id: str) -> str:
 
 
 def _number(value: str, *, path: Path, row: int, column: str, default: float, minimum: float | None = None) -> float:
-    """A finite number of at least `minimum` (-0 read as 0, so it names the same cell as 0);
-    `default` when blank."""
+    """A finite number of at least `minimum` (-0 read as 0, so it names the same cell as 0); `default` when blank."""
     if value is None or str(value).strip() == "":
         return default
     try:
@@ -134,8 +135,10 @@ _WHOLE = re.compile(r"[0-9]{1,12}(\.0*)?")
 
 
 def _replicate(value: str, *, path: Path, row: int) -> float:
-    """A replicate number as written: digits (a trailing .0 allowed), 0 to MAX_EPOCHS - 1;
-    NaN when blank. `1e3` or a 20-digit number is an error, not 1,000 or 10**19 epochs."""
+    """A replicate number as written: digits (a trailing .0 allowed), 0 to MAX_EPOCHS - 1; NaN when blank.
+
+    `1e3` or a 20-digit number is an error, not 1,000 or 10**19 epochs.
+    """
     text = "" if value is None else str(value).strip()
     if not text:
         return math.nan

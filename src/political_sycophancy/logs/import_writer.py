@@ -315,12 +315,14 @@ def _metrics_here(
     samples: int,
     templates: dict[str, tuple[Any, bool]] | None,
 ) -> EvalResults | None:
-    """The metrics of the reduced scores as Inspect's `eval_results` computes them. Its
-    metric-dict path copies every score once per key, a fifth of an import's time; so the
-    first log of each scorer in a process goes through `eval_results`, which gives the
-    results' layout, and later logs are that layout with the metrics computed again here
-    (`_filled`), once `_filled` gave Inspect's results on that first log. `templates`
-    holds, per scorer, the first results and whether that check held."""
+    """The metrics of the reduced scores as Inspect's `eval_results` computes them.
+
+    Its metric-dict path copies every score once per key, a fifth of an import's time; so
+    the first log of each scorer in a process goes through `eval_results`, which gives
+    the results' layout, and later logs are that layout with the metrics computed again
+    here (`_filled`), once `_filled` gave Inspect's results on that first log.
+    `templates` holds, per scorer, the first results and whether that check held.
+    """
     known = None if templates is None else templates.get(scorer_name)
     if known is not None and known[1]:
         filled = _filled(known[0], reduced, scorer, samples)

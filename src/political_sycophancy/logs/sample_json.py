@@ -37,8 +37,10 @@ SUMMARY_PER_SAMPLE = ("id", "epoch", "input", "metadata", "scores", "error", "uu
 @dataclass(slots=True)
 class Record:
     """One response row as a sample: what its sample and summary are written from.
+
     `item_metadata` is shared by every sample of an item (never mutated), `row_metadata`
-    is the row's own; the sample's metadata is both, in that order."""
+    is the row's own; the sample's metadata is both, in that order.
+    """
 
     id: str
     epoch: int
@@ -163,10 +165,13 @@ class Pieces:
         return hit
 
     def reductions(self, reductions: list[EvalSampleReductions]) -> bytes:
-        """A log's reductions as Inspect serialises them. A reduced score of the importer
-        shares its value, texts and metadata with those of the same content (the reducer's
-        cache, the scores' metadata), so its JSON but the sample id is made once per such
-        parts (the entry keeps them alive, so their identities are not reused)."""
+        """A log's reductions as Inspect serialises them.
+
+        A reduced score of the importer shares its value, texts and metadata with those of
+        the same content (the reducer's cache, the scores' metadata), so its JSON but the
+        sample id is made once per such parts (the entry keeps them alive, so their
+        identities are not reused).
+        """
         out = []
         for reduction in reductions:
             head = json_bytes(reduction.model_copy(update={"samples": []}))

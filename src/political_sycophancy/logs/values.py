@@ -180,8 +180,7 @@ def _gap_problem(gap: Any) -> str | None:
 
 
 def _weight_problem(weight: Any) -> str | None:
-    """Why a persona's survey weight cannot be read, or None (a number from 0 to
-    `MAX_SURVEY_WEIGHT`)."""
+    """Why a persona's survey weight cannot be read, or None (a number from 0 to `MAX_SURVEY_WEIGHT`)."""
     if weight is not None and (problem := _measure("persona_weight", weight, (0.0, MAX_SURVEY_WEIGHT))):
         return problem.replace("score ", "", 1)
     return None
@@ -227,8 +226,7 @@ def _metadata_problem(meta: Any, needed: tuple[str, ...]) -> str | None:
 
 
 def _item_problem(meta: dict[str, Any]) -> str | None:
-    """Why a sample's item metadata cannot be read, or None: its direction, positions,
-    benchmarks and partisan gap."""
+    """Why a sample's item metadata cannot be read, or None: its direction, positions, benchmarks and partisan gap."""
     if meta.get("direction") is not None and (problem := _whole("direction", meta["direction"], -1, 1)):
         return problem
     if problem := _numbers("positions", meta.get("positions")):

@@ -232,11 +232,11 @@ class GGUFAPI(ModelAPI):
     def complete(
         self, messages: list[dict[str, str]], config: GenerateConfig, seed: int
     ) -> tuple[dict[str, Any], Logprobs | None]:
-        """One chat completion (blocking) and, when asked, its logprobs; the model is not
-        thread-safe, hence the lock.
+        """One chat completion (blocking) and, when asked, its logprobs; the model is not thread-safe, hence the lock.
 
         The KV cache is reset first, so a call's logits never depend on which prompt the
-        previous call left in the cache (reproducible whatever the call order)."""
+        previous call left in the cache (reproducible whatever the call order).
+        """
         kwargs: dict[str, Any] = {
             "messages": messages,
             "temperature": 1.0 if config.temperature is None else config.temperature,

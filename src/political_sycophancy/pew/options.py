@@ -40,8 +40,7 @@ def is_non_response(code: float | int | None, label: str | None) -> bool:
 
 
 def is_refusal(code: float | int | None, label: str | None) -> bool:
-    """The non-response that counts as refusing (reported as the refused share); "not
-    asked" is not a refusal."""
+    """The non-response that counts as refusing (reported as the refused share); "not asked" is not a refusal."""
     if label:
         return bool(_REFUSED_LABEL.search(label))
     return code is not None and float(code) == 99

@@ -252,9 +252,11 @@ class _CrossedREML:
     506 x 506 Cholesky."""
 
     def __init__(self, X: np.ndarray, codes: list[np.ndarray], sizes: list[int], y: np.ndarray) -> None:
-        """`codes[k]` holds each row's level of random factor k (0 .. sizes[k] - 1). The
-        cross-products of the indicator matrices are counted from the codes (bincounts), not
-        multiplied out: a dense Z of 900,000 rows and 1,100 levels would take 7.4 GiB."""
+        """`codes[k]` holds each row's level of random factor k (0 .. sizes[k] - 1).
+
+        The cross-products of the indicator matrices are counted from the codes (bincounts),
+        not multiplied out: a dense Z of 900,000 rows and 1,100 levels would take 7.4 GiB.
+        """
         self.n, self.p = X.shape
         self.sizes = sizes
         qi, others = sizes[0], list(zip(codes[1:], sizes[1:], strict=True))
@@ -423,9 +425,11 @@ def _slope_conditions(data: pd.DataFrame) -> list[str]:
 
 
 def group_sizes(data: pd.DataFrame, spec: str) -> dict[str, dict[str, float]]:
-    """Observations per level of each grouping: per item (the groups of the paper's
-    statsmodels code: "No. Groups", "Min./Max./Mean group size"), per model, and for the
-    paper's spec per item x model pair."""
+    """Observations per level of each grouping: per item (the groups of the paper's statsmodels code: "No.
+
+    Groups", "Min./Max./Mean group size"), per model, and for the paper's spec per item
+    x model pair.
+    """
     out = {}
     keys = {"item": ["item_id"], "model": ["model"]}
     if spec == "paper":

@@ -60,8 +60,7 @@ class RunCache:
 
     @contextmanager
     def recording(self) -> Iterator[set[str]]:
-        """The names of the options read until the block ends (also added to the record
-        around it, if any)."""
+        """The names of the options read until the block ends (also added to the record around it, if any)."""
         reads: set[str] = set()
         self.reading.append(reads)
         try:
