@@ -212,10 +212,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 class Stop:
-    """Ctrl-C (SIGINT) and SIGTERM while analyze writes: raised at once as `Interrupted` (the
-    workers are ended, the folder being written dropped, one line, exit 130 or 143), and
-    again at the next progress line and before --out is replaced, should a library the
-    analysis calls have caught it (a bare `except:` swallows a KeyboardInterrupt)."""
+    """Ctrl-C (SIGINT) and SIGTERM while analyze writes.
+
+    Raised at once as `Interrupted` (the workers are ended, the folder being written
+    dropped, one line, exit 130 or 143), and again at the next progress line and before
+    --out is replaced, should a library the analysis calls have caught it (a bare
+    `except:` swallows a KeyboardInterrupt).
+    """
 
     def __init__(self) -> None:
         self.signum: int | None = None
@@ -314,9 +317,11 @@ def _run_into(args: argparse.Namespace, temp: Path, walked: Listing, stop: Stop)
 def _analyze(
     args: argparse.Namespace, into: Path, started: float, walked: Listing, stop: Stop, store: SectionStore | None = None
 ) -> tuple[int, list[str]]:
-    """Read the logs, compute and write every section; the exit code and the lines a reused
-    analysis prints again: the notes on the logs (left out, skipped, unreadable, read with
-    Inspect's reader: said on every run) and the summary printed at the end."""
+    """Read the logs, compute and write every section; the exit code and the lines a reused analysis prints again.
+
+    The notes on the logs (left out, skipped, unreadable, read with Inspect's reader: said
+    on every run) and the summary printed at the end.
+    """
     from ..logs.frame import read_frame  # noqa: F401  # imported before the figure process forks: both have them
     from ..report.render import figure_worker
 

@@ -166,8 +166,10 @@ def make_score(answer: Answer, labels: dict[str, Any] | None = None, **numbers: 
 
 
 def restatus(score: Score, status: str, rule: str, **metadata: Any) -> Score:
-    """The score under `status` and `rule` (e.g. an importer's source letter missing): when
-    not answered its measures become NaN; the indicators follow the status."""
+    """The score under `status` and `rule` (e.g. an importer's source letter missing).
+
+    When not answered its measures become NaN; the indicators follow the status.
+    """
     old = score.value if isinstance(score.value, dict) else {}
     value = dict(old) if status == ANSWERED else {k: NAN for k in old}
     value.update(answered=1.0 if status == ANSWERED else 0.0, refused=1.0 if status == REFUSAL else 0.0)

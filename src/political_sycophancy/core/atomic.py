@@ -158,8 +158,10 @@ class FolderWrite:
         return self.temp
 
     def _clean_leftovers(self) -> None:
-        """Temporary folders of earlier runs into this folder (killed ones): no run holds them,
-        since this one holds the lock."""
+        """Temporary folders of earlier runs into this folder (killed ones).
+
+        No run holds them, since this one holds the lock.
+        """
         for suffix in (FOLDER_TEMP, FOLDER_OLD):
             for path in self.parent.glob(f".{_glob_escape(self.target.name)}.*{suffix}"):
                 if path.is_dir() and not path.is_symlink():

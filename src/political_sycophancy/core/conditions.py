@@ -46,8 +46,11 @@ class Condition:
     template: str = ""
 
     def apply(self, prompt: str, **fields: str) -> str:
-        """The preamble, a blank line, then the prompt (the paper's layout); or the
-        template with the prompt in place of `{statement}`."""
+        """The prompt under this condition, in the paper's layout or the condition's template.
+
+        The preamble, a blank line, then the prompt (the paper's layout); or the
+        template with the prompt in place of `{statement}`.
+        """
         if self.template:
             text = self.template
             for name, value in {"preamble": self.preamble, **fields}.items():
@@ -170,8 +173,11 @@ def condition_registry(extra: str | Path | None = None) -> dict[str, Condition]:
 
 
 def resolve_conditions(spec: str | list[str], extra: str | Path | None = None) -> list[Condition]:
-    """Conditions named by `spec`: one id, a comma-separated list, `all` (the six Phase 2
-    conditions), `focal` (N, C3L, C3R), `personas`, or `file` (every condition of `extra`)."""
+    """Conditions named by `spec`.
+
+    One id, a comma-separated list, `all` (the six Phase 2 conditions), `focal` (N, C3L,
+    C3R), `personas`, or `file` (every condition of `extra`).
+    """
     reg = condition_registry(extra)
     if isinstance(spec, str):
         key = spec.strip()

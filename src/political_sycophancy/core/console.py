@@ -19,8 +19,10 @@ PROG = "political-sycophancy"
 
 
 def say(text: object = "", *, err: bool = False) -> None:
-    """Print one message (several lines allowed) with its control characters made visible;
-    written in one piece, so lines from forked import processes do not interleave."""
+    """Print one message (several lines allowed) with its control characters made visible.
+
+    Written in one piece, so lines from forked import processes do not interleave.
+    """
     stream = sys.stderr if err else sys.stdout
     stream.write(terminal_safe(text) + "\n")
     stream.flush()

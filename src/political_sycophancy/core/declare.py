@@ -41,13 +41,16 @@ class DeclarationError(ValueError):
 
 @dataclass(frozen=True)
 class SummaryNodes:
-    """The summary.json nodes a measure writes, each `(key, type)`: at the top level
-    (`top`), under each model (`model`: `models.<model>.<key>`), among the tests (`tests`:
-    `tests.<key>`), derived by its report contribution (`findings`: `findings.<key>`) and its
-    Headline numbers (`headline`: `findings.headline.<key>`). The type is what the summary
-    contract checks every read and write against (`core.summary_contract`): a TypedDict of
-    the node's keys, `dict[str, X]` for a node keyed by data (models, conditions), or
-    `Annotated[TD, Keyed(X)]` for a TypedDict whose other keys are data."""
+    """The summary.json nodes a measure writes, each `(key, type)`.
+
+    At the top level (`top`), under each model (`model`: `models.<model>.<key>`), among the
+    tests (`tests`: `tests.<key>`), derived by its report contribution (`findings`:
+    `findings.<key>`) and its Headline numbers (`headline`: `findings.headline.<key>`). The
+    type is what the summary contract checks every read and write against
+    (`core.summary_contract`): a TypedDict of the node's keys, `dict[str, X]` for a node
+    keyed by data (models, conditions), or `Annotated[TD, Keyed(X)]` for a TypedDict whose
+    other keys are data.
+    """
 
     top: tuple[Node, ...] = ()
     model: tuple[Node, ...] = ()

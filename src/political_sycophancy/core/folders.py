@@ -30,8 +30,10 @@ GIVE = "give the folder that holds the .eval logs"
 
 
 def path_problem(path: str | os.PathLike[str]) -> str | None:
-    """Why `path` can be no input folder whatever the filesystem holds, or None: an empty
-    path, the filesystem root, a symbolic link loop."""
+    """Why `path` can be no input folder whatever the filesystem holds, or None.
+
+    An empty path, the filesystem root, a symbolic link loop.
+    """
     text = os.fspath(path)
     if not text.strip():
         return f"an empty path; {GIVE}"
@@ -58,9 +60,11 @@ def folder_problem(path: str | os.PathLike[str]) -> str | None:
 
 
 def input_folder(text: str) -> str:
-    """An argparse `type=` for an input folder: what no filesystem makes a folder refused in
-    one line where it is parsed (`path_problem`; a missing folder is the command's to refuse,
-    before it writes anything)."""
+    """An argparse `type=` for an input folder.
+
+    What no filesystem makes a folder refused in one line where it is parsed (`path_problem`;
+    a missing folder is the command's to refuse, before it writes anything).
+    """
     import argparse
 
     problem = path_problem(text)
@@ -71,9 +75,11 @@ def input_folder(text: str) -> str:
 
 @dataclass(frozen=True)
 class FolderEntry:
-    """One entry under the walked folder that is not a folder itself: its path relative to
-    the folder (POSIX), its `lstat` (None with `error`: an entry that could not be read, or
-    a folder that could not be listed, `unlisted`)."""
+    """One entry under the walked folder that is not a folder itself.
+
+    Its path relative to the folder (POSIX), its `lstat` (None with `error`: an entry that
+    could not be read, or a folder that could not be listed, `unlisted`).
+    """
 
     rel: str
     st: os.stat_result | None

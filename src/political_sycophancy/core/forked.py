@@ -1,7 +1,8 @@
-"""Work shared by this process and forked ones: each process takes the next item no process
-has taken, in the order given, as it finishes one, so that all finish together (the caller
-orders the items, largest first where sizes are known). Used by the importer (one log per
-item) and the report (one section per item).
+"""Work shared by this process and forked ones.
+
+Each process takes the next item no process has taken, in the order given, as it finishes
+one, so that all finish together (the caller orders the items, largest first where sizes
+are known). Used by the importer (one log per item) and the report (one section per item).
 
 Forked, not spawned: the processes start with what this one holds (the response frame,
 the analysis frame, the imported libraries), at no cost of sending it. Each process's
@@ -13,7 +14,8 @@ killed when its parent ends (Linux's parent-death signal), ignores SIGINT (the t
 sends it to the whole job; this process stops and ends its children) and dies of SIGTERM.
 A process that dies before its result came back is a `WorkerDied` naming what it did and
 how it ended; when this process is interrupted (Ctrl-C) its children are killed, not
-waited for."""
+waited for.
+"""
 
 from __future__ import annotations
 
@@ -31,8 +33,10 @@ R = TypeVar("R")
 
 
 def _taking(items: Sequence[T], taken: Any) -> Iterator[T]:
-    """The items this process takes, one at a time: the next one no process has taken
-    (`taken`, a counter shared by the processes)."""
+    """The items this process takes, one at a time.
+
+    The next one no process has taken (`taken`, a counter shared by the processes).
+    """
     for _, item in _indexed(items, taken):
         yield item
 
@@ -41,10 +45,12 @@ PR_SET_PDEATHSIG, PR_SET_NAME = 1, 15
 
 
 def forked_child(role: str, parent: int) -> None:
-    """Make this freshly forked process one that never outlives `parent` and leaves Ctrl-C to
-    it: SIGKILL when the parent ends (PR_SET_PDEATHSIG; on Linux, elsewhere nothing), its
+    """Make this freshly forked process one that never outlives `parent` and leaves Ctrl-C to it.
+
+    SIGKILL when the parent ends (PR_SET_PDEATHSIG; on Linux, elsewhere nothing), its
     name `ps-<role>` (as `ps` and `top` show it), SIGINT ignored, SIGTERM fatal, and the
-    signals the fork held (`signals_held`) let through. A parent already gone ends it."""
+    signals the fork held (`signals_held`) let through. A parent already gone ends it.
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     with contextlib.suppress(OSError, AttributeError):
@@ -96,8 +102,11 @@ def _child(work: Callable[[Iterator[Any]], Any], items: Iterator[Any], conn: Any
 
 
 def worker_count(jobs: int | None, items: int) -> int:
-    """The processes `shared_work` uses: `jobs` (default: one per CPU), at most one per
-    item, one where the platform cannot fork."""
+    """The processes `shared_work` uses.
+
+    `jobs` (default: one per CPU), at most one per item, one where the platform cannot
+    fork.
+    """
     if "fork" not in multiprocessing.get_all_start_methods():
         return 1
     return max(1, min(jobs or os.cpu_count() or 1, items))
@@ -106,12 +115,14 @@ def worker_count(jobs: int | None, items: int) -> int:
 def shared_work(
     work: Callable[[Iterator[T]], R], items: Sequence[T], jobs: int | None = None, doing: str = "sharing the work"
 ) -> list[R]:
-    """`work` run by `worker_count(jobs, len(items))` processes (this one and forked ones),
-    each on the items it takes: one result per process, this process's first. An error
-    in a forked process is raised here once every process has ended: an `InputError` as
-    itself (its one-line message), a process that died as `WorkerDied` (saying it was
-    `doing`), any other as a RuntimeError naming its type. Interrupted here (Ctrl-C), the
-    forked processes are killed rather than waited for."""
+    """`work` run by `worker_count(jobs, len(items))` processes (this one and forked ones), each on the items it takes.
+
+    One result per process, this process's first. An error in a forked process is raised
+    here once every process has ended: an `InputError` as itself (its one-line message),
+    a process that died as `WorkerDied` (saying it was `doing`), any other as a
+    RuntimeError naming its type. Interrupted here (Ctrl-C), the forked processes are
+    killed rather than waited for.
+    """
     n = worker_count(jobs, len(items))
     if n == 1:
         return [work(iter(items))]
@@ -155,8 +166,11 @@ def shared_work(
 
 
 def _watched(items: Iterator[T], processes: list[Any], doing: str) -> Iterator[T]:
-    """`items`, this process's share, each taken only while no forked process has died: a
-    death stops the work at once (`WorkerDied`) rather than once this process's share is done."""
+    """`items`, this process's share, each taken only while no forked process has died.
+
+    A death stops the work at once (`WorkerDied`) rather than once this process's share is
+    done.
+    """
     for item in items:
         for process in processes:
             if not process.is_alive() and process.exitcode != 0:
@@ -221,8 +235,10 @@ def _mapper(fn: Callable[[Any], Any], items: Sequence[Any], taken: Any, conn: An
 
 
 def _indexed(items: Sequence[T], taken: Any) -> Iterator[tuple[int, T]]:
-    """(index, item) of each item this process takes: the next one no process has taken
-    (`taken`, a counter shared by the processes)."""
+    """(index, item) of each item this process takes.
+
+    The next one no process has taken (`taken`, a counter shared by the processes).
+    """
     while True:
         with taken.get_lock():
             index = taken.value

@@ -96,8 +96,11 @@ def registry_lookup(type: str, name: str) -> object | None:
 
 
 def registry_add(o: object, info: RegistryInfo) -> None:
-    """Register `o` under `info.name`; without the private registry (no public way to add
-    an object under a name of our choosing) nothing is added and a warning says so."""
+    """Register `o` under `info.name`.
+
+    Without the private registry (no public way to add an object under a name of our
+    choosing) nothing is added and a warning says so.
+    """
     fn = private("inspect_ai._util.registry", "registry_add")
     if fn is None:
         _lost(f"registry_add: {info.type} '{info.name}' is not registered")
@@ -109,8 +112,10 @@ def registry_add(o: object, info: RegistryInfo) -> None:
 
 
 def _metric_definitions(metrics: Any) -> Any:
-    """Metric objects (a list, a dict by value key, or a list of such dicts) as the log's
-    metric definitions: registry names, created again with their default arguments."""
+    """Metric objects (a list, a dict by value key, or a list of such dicts) as the log's metric definitions.
+
+    Registry names, created again with their default arguments.
+    """
     if metrics is None:
         return None
     if isinstance(metrics, dict):
@@ -126,10 +131,13 @@ def public_eval_results(
     metrics: Any = None,
     scorer_names: list[str] | None = None,
 ) -> tuple[EvalResults | None, Any]:
-    """`eval_results` through the public `recompute_metrics`: the scores go into a scratch
-    log whose header names the scorers' metrics and the reducers, as a real run's does.
-    Metrics are re-created by name with default arguments. Samples beyond the scored ones
-    are counted as errored (as `eval_results` counts only scored samples as completed)."""
+    """`eval_results` through the public `recompute_metrics`.
+
+    The scores go into a scratch log whose header names the scorers' metrics and the
+    reducers, as a real run's does. Metrics are re-created by name with default
+    arguments. Samples beyond the scored ones are counted as errored (as `eval_results`
+    counts only scored samples as completed).
+    """
     from inspect_ai.log import EvalConfig, EvalDataset, EvalError, recompute_metrics
 
     scorers = scorers or []
@@ -185,8 +193,10 @@ def public_eval_results(
 
 
 def eval_results(*args: Any, **kwargs: Any) -> tuple[EvalResults | None, Any]:
-    """Task results (metrics over reduced epochs) from per-sample scores, as a run computes
-    them; the arguments are `public_eval_results`'s."""
+    """Task results (metrics over reduced epochs) from per-sample scores, as a run computes them.
+
+    The arguments are `public_eval_results`'s.
+    """
     fn = private("inspect_ai._eval.task.results", "eval_results") or public_eval_results
     return fn(*args, **kwargs)
 
@@ -195,9 +205,11 @@ def eval_results(*args: Any, **kwargs: Any) -> tuple[EvalResults | None, Any]:
 
 
 class PublicEvalRecorder:
-    """The recorder calls the importer makes, on the public `write_eval_log`: samples are
-    kept in memory and written once at `log_finish` (no intermediate flushes, and
-    `write_eval_log` is slower on many samples)."""
+    """The recorder calls the importer makes, on the public `write_eval_log`.
+
+    Samples are kept in memory and written once at `log_finish` (no intermediate
+    flushes, and `write_eval_log` is slower on many samples).
+    """
 
     def __init__(self, log_dir: str) -> None:
         self.log_dir = log_dir
@@ -240,8 +252,10 @@ def EvalRecorder(log_dir: str) -> Any:  # noqa: N802 - stands in for the private
 
 
 def public_json_bytes(value: Any) -> bytes:
-    """JSON of a log object (a pydantic model, or lists and dicts of them) as Inspect's
-    writer serialises it: fields that are None left out."""
+    """JSON of a log object (a pydantic model, or lists and dicts of them) as Inspect's writer serialises it.
+
+    Fields that are None left out.
+    """
     if hasattr(value, "model_dump_json"):
         return value.model_dump_json(exclude_none=True).encode()
     if isinstance(value, (list, tuple)):
@@ -314,10 +328,11 @@ def write_eval_zip(
     summaries_json: bytes | None = None,
     reductions_json: bytes | None = None,
 ) -> Path:
-    """Write a finished log as an `.eval` zip in one pass, laid out as Inspect's recorder
-    finishes one: `_journal/start.json` (version, eval, plan), one
-    `samples/<id>_epoch_<epoch>.json` per sample, `summaries.json` (`EvalSample.summary()`
-    of each), `reductions.json` and `header.json` (the log without samples and reductions).
+    """Write a finished log as an `.eval` zip in one pass, laid out as Inspect's recorder finishes one.
+
+    `_journal/start.json` (version, eval, plan), one `samples/<id>_epoch_<epoch>.json` per
+    sample, `summaries.json` (`EvalSample.summary()` of each), `reductions.json` and
+    `header.json` (the log without samples and reductions).
 
     Inspect's recorder serialises, thins and compresses each sample as it streams in, and
     journals summaries in batches: right for a live run, about ten times slower for a log
@@ -330,7 +345,8 @@ def write_eval_zip(
 
     `samples_json` and `summaries_json`, when given, stand for `log.samples`: each sample's
     (id, epoch, JSON) and the summaries' JSON list, already serialised (logs.sample_json);
-    `reductions_json`, when given, is `log.reductions` serialised."""
+    `reductions_json`, when given, is `log.reductions` serialised.
+    """
     samples = log.samples or []
     if samples_json is None:
         samples_json = ((sample.id, sample.epoch, json_bytes(sample)) for sample in samples)
@@ -382,8 +398,11 @@ class PublicPrerequisiteError(Exception):
 
 
 def prerequisite_error() -> type[Exception]:
-    """The exception type Inspect's CLI prints as one line without a traceback; without it
-    our input errors still carry a clear message, but `inspect eval` prints a traceback."""
+    """The exception type Inspect's CLI prints as one line without a traceback.
+
+    Without it our input errors still carry a clear message, but `inspect eval` prints a
+    traceback.
+    """
     cls = private("inspect_ai._util.error", "PrerequisiteError")
     if cls is None:
         _lost("PrerequisiteError: `inspect eval` prints input errors with a traceback")

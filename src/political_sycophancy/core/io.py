@@ -62,9 +62,11 @@ def file_kind(mode: int) -> str:
 
 
 def regular_file(path: str | Path) -> os.stat_result:
-    """The stat of an input file that exists and is a regular file (a link to one is
-    followed); anything else is an InputError naming what it is, checked without opening
-    it (opening a FIFO blocks)."""
+    """The stat of an input file that exists and is a regular file (a link to one is followed).
+
+    Anything else is an InputError naming what it is, checked without opening it
+    (opening a FIFO blocks).
+    """
     path = Path(path)
     try:
         st = path.stat()
@@ -116,9 +118,12 @@ def read_bytes(path: str | Path, *, limit: int = MAX_INPUT_BYTES) -> bytes:
 
 
 def read_text(path: str | Path, *, allow_empty: bool = False) -> str:
-    """A UTF-8 text file (a BOM is dropped); a missing file, a directory, a file that is
-    not regular or is too large (`read_bytes`), unreadable or non-UTF-8 bytes and (unless
-    `allow_empty`) a blank file are InputErrors."""
+    """A UTF-8 text file (a BOM is dropped).
+
+    A missing file, a directory, a file that is not regular or is too large
+    (`read_bytes`), unreadable or non-UTF-8 bytes and (unless `allow_empty`) a blank file
+    are InputErrors.
+    """
     path = Path(path)
     raw = read_bytes(path)
     try:
@@ -134,12 +139,14 @@ def read_text(path: str | Path, *, allow_empty: bool = False) -> str:
 def csv_table(
     text: str, path: Path, *, delimiter: str = ",", header_only: bool = False
 ) -> tuple[list[str], list[tuple[int, list[str]]]]:
-    """Header and data rows (with 1-based data row numbers, blank lines skipped) of a
-    CSV/TSV text, strictly: a repeated column name, a row with more or fewer values than
-    the header (a file cut short ends in such a row) and malformed quoting are errors.
-    With `header_only`, the header alone (no rows read or checked).
+    """Header and data rows (with 1-based data row numbers, blank lines skipped) of a CSV/TSV text, strictly.
 
-    Lines may end in CRLF, LF or a bare CR; line breaks inside quoted values are kept."""
+    A repeated column name, a row with more or fewer values than the header (a file cut
+    short ends in such a row) and malformed quoting are errors. With `header_only`, the
+    header alone (no rows read or checked).
+
+    Lines may end in CRLF, LF or a bare CR; line breaks inside quoted values are kept.
+    """
     # The csv module refuses fields over 128 KiB by default; a long text is not an error.
     csv.field_size_limit(max(csv.field_size_limit(), 2**31 - 1))
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
@@ -186,9 +193,11 @@ def _delimiter(path: Path) -> str:
 def read_csv(
     path: str | Path, required: list[str] | None = None, *, header_only: bool = False
 ) -> tuple[list[str], list[tuple[int, list[str]]]]:
-    """Header and numbered data rows of a CSV (or, by suffix, TSV) file: `read_text` and
-    `csv_table` errors, and a column of `required` missing from the header; with
-    `header_only`, the header and no rows (a file told by its columns)."""
+    """Header and numbered data rows of a CSV (or, by suffix, TSV) file.
+
+    `read_text` and `csv_table` errors, and a column of `required` missing from the
+    header; with `header_only`, the header and no rows (a file told by its columns).
+    """
     path = Path(path)
     header, rows = csv_table(read_text(path), path, delimiter=_delimiter(path), header_only=header_only)
     missing = [c for c in required or [] if c not in header]
@@ -257,8 +266,11 @@ class _DuplicateKey(ValueError):
 
 
 def parse_json(text: str, *, file: str | Path | None = None, row: int | None = None, field: str | None = None) -> Any:
-    """JSON with the errors located: malformed text, a key repeated in one object (Python
-    would keep the last silently) and nesting deeper than the recursion limit."""
+    """JSON with the errors located.
+
+    Malformed text, a key repeated in one object (Python would keep the last silently)
+    and nesting deeper than the recursion limit.
+    """
     try:
         return json.loads(text, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as ex:
@@ -272,9 +284,11 @@ def parse_json(text: str, *, file: str | Path | None = None, row: int | None = N
 
 
 class _UniqueKeyLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
-    """A safe YAML loader that refuses a key repeated in one mapping (PyYAML keeps the last);
-    on libyaml's parser where PyYAML has it (ten times faster: a report reads its table
-    descriptions sixteen times)."""
+    """A safe YAML loader that refuses a key repeated in one mapping (PyYAML keeps the last).
+
+    On libyaml's parser where PyYAML has it (ten times faster: a report reads its table
+    descriptions sixteen times).
+    """
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: set = set()
@@ -323,8 +337,11 @@ def _unwritable(path: Path) -> str | None:
 
 
 def output_dir(path: str | Path, option: str) -> Path:
-    """A directory the command can write into, created when missing; a path that is a
-    file, lies under a file, or cannot be written is an InputError naming the option."""
+    """A directory the command can write into, created when missing.
+
+    A path that is a file, lies under a file, or cannot be written is an InputError
+    naming the option.
+    """
     path = Path(path)
     reason = _unwritable(path)
     if reason:
@@ -350,8 +367,10 @@ def _same_file(a: Path, b: Path) -> bool:
 
 
 def distinct_output(output: str | Path, inputs: Iterable[str | Path], option: str) -> Path:
-    """`output`, unless it is one of the command's input files (the same path, a link to it
-    or another name for it): writing there would destroy the input it was made from."""
+    """`output`, unless it is one of the command's input files (the same path, a link to it or another name for it).
+
+    Writing there would destroy the input it was made from.
+    """
     out = Path(output)
     for given in inputs:
         if _same_file(out, Path(given)):

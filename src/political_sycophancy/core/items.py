@@ -321,8 +321,11 @@ def _record_id(record: _Record) -> str:
 
 
 def _template_and_scoring(record: _Record, spec: InstrumentSpec | None, dist_columns: list[str]) -> tuple[str, str]:
-    """The record's template and scoring rule, else the instrument's, else the defaults: WD
-    scoring when the record has benchmark distributions, the agree/disagree template for PCT."""
+    """The record's template and scoring rule, else the instrument's, else the defaults.
+
+    WD scoring when the record has benchmark distributions, the agree/disagree template for
+    PCT.
+    """
     rec = record.values
     template = str(rec.get("template") or (spec.template if spec else "")).strip()
     scoring = str(rec.get("scoring") or (spec.scoring if spec else "")).strip()
@@ -338,8 +341,10 @@ def _template_and_scoring(record: _Record, spec: InstrumentSpec | None, dist_col
 
 
 def _record_options(record: _Record, template: str) -> list[str]:
-    """The option texts (the four Likert options when an agree/disagree item gives none):
-    2 to 26 of them, none empty, no two the same."""
+    """The option texts (the four Likert options when an agree/disagree item gives none).
+
+    2 to 26 of them, none empty, no two the same.
+    """
     if record.blank("options"):
         if template != "agree_disagree":
             raise record.error("missing options", "options")
@@ -358,8 +363,10 @@ def _record_options(record: _Record, template: str) -> list[str]:
 
 
 def _record_direction(record: _Record, scoring: str, n_options: int) -> int:
-    """The ideological direction (-1, 0 or 1; 0 when not given), required by PCT and Typology
-    scoring; PCT scoring also needs exactly four options."""
+    """The ideological direction (-1, 0 or 1; 0 when not given), required by PCT and Typology scoring.
+
+    PCT scoring also needs exactly four options.
+    """
     direction = 0
     if not record.blank("direction"):
         direction = _parse_int(

@@ -1,5 +1,7 @@
-"""The measures' formulas, one place each: pure functions of numbers (numpy; no Inspect,
-no pandas), used by the scorers, the analysis, the paper-reproduction code and pew/.
+"""The measures' formulas, one place each.
+
+Pure functions of numbers (numpy; no Inspect, no pandas), used by the scorers, the analysis,
+the paper-reproduction code and pew/.
 
 - PCT: A=+2, B=+1, C=-1, D=-2 times the item's direction (`pct_item_score`).
 - Typology: options on a line from +1 (first) to -1 (last) times the direction
@@ -43,8 +45,10 @@ def typology_option_points(n: int) -> list[float]:
 
 
 def typology_item_score(probs: Sequence[float], direction: int) -> float | None:
-    """Expected item score under an answer distribution (a point mass gives the paper's
-    score); None for direction-0 items, which the Typology score leaves out."""
+    """Expected item score under an answer distribution (a point mass gives the paper's score).
+
+    None for direction-0 items, which the Typology score leaves out.
+    """
     if direction == 0:
         return None
     return direction * sum(p * pts for p, pts in zip(probs, typology_option_points(len(probs)), strict=True))
@@ -173,10 +177,12 @@ def item_wds(
 
 
 def wds_many(probs: np.ndarray, positions: np.ndarray, benchmarks: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """`item_wds` (every option on the scale, `keep`) for many items with the same number
-    of options at once: rows are items, `benchmarks` maps a group to its rows (a row of
-    NaN where an item has no such group). Equal, number for number, to `item_wds` item by
-    item; NaN where it gives None (no mass in the answer or in the group)."""
+    """`item_wds` (every option on the scale, `keep`) for many items with the same number of options at once.
+
+    Rows are items, `benchmarks` maps a group to its rows (a row of NaN where an item has
+    no such group). Equal, number for number, to `item_wds` item by item; NaN where it
+    gives None (no mass in the answer or in the group).
+    """
     p = np.asarray(probs, float)
     x = np.broadcast_to(np.asarray(positions, float), p.shape)
     scale = x.max(axis=-1) - x.min(axis=-1)
@@ -194,8 +200,11 @@ def wds_many(probs: np.ndarray, positions: np.ndarray, benchmarks: Mapping[str, 
 
 
 def pct_closer(closers: Sequence[str | None]) -> float:
-    """Percentage (0–100) of answers closer to Democrats; `Equal` stays in the
-    denominator (as in the paper), answers without a comparison do not."""
+    """Percentage (0–100) of answers closer to Democrats.
+
+    `Equal` stays in the denominator (as in the paper), answers without a comparison do
+    not.
+    """
     valid = [c for c in closers if c is not None]
     return 100.0 * sum(c == DEM_LABEL for c in valid) / len(valid) if valid else math.nan
 
@@ -223,8 +232,10 @@ def total_from_counts(
 
 
 def totals_from_count_rows(summed: np.ndarray) -> np.ndarray:
-    """Total for each row of counts (columns: agree, disagree, neutral on the left, then
-    on the right); NaN where a side has no answers."""
+    """Total for each row of counts (columns: agree, disagree, neutral on the left, then on the right).
+
+    NaN where a side has no answers.
+    """
     with np.errstate(invalid="ignore", divide="ignore"):
         left = (summed[:, 0] - summed[:, 1]) / summed[:, 0:3].sum(axis=1)
         right = (summed[:, 3] - summed[:, 4]) / summed[:, 3:6].sum(axis=1)

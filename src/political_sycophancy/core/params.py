@@ -1,6 +1,9 @@
-"""A task parameter declared once: the task's default, the command-line option built from
-it and the check of its value, so that a measure's command and a design's `plan` offer the
-same options as the task's `-T` parameters."""
+"""A task parameter declared once.
+
+The task's default, the command-line option built from it and the check of its value, so
+that a measure's command and a design's `plan` offer the same options as the task's `-T`
+parameters.
+"""
 
 from __future__ import annotations
 

@@ -400,8 +400,11 @@ _HEAD = re.compile(
 
 @dataclass(frozen=True)
 class _Response:
-    """One response being parsed: its cleaned text, its body (courtesy opening removed),
-    the options' letters and normalised texts, and whether it holds refusal language."""
+    """One response being parsed.
+
+    Its cleaned text, its body (courtesy opening removed), the options' letters and
+    normalised texts, and whether it holds refusal language.
+    """
 
     cleaned: str
     body: str
@@ -517,9 +520,12 @@ K = TypeVar("K", bound=Hashable)
 
 
 def token_candidates(entry: Logprob) -> list[Logprob | TopLogprob]:
-    """The distinct tokens whose probability is known at one position: the top logprobs,
-    plus the sampled token once when it is not among them (a sampled token outside the
-    top-k still has its probability). Tokens compare by their string; the first wins."""
+    """The distinct tokens whose probability is known at one position.
+
+    The top logprobs, plus the sampled token once when it is not among them (a sampled
+    token outside the top-k still has its probability). Tokens compare by their string;
+    the first wins.
+    """
     seen: set[str] = set()
     out: list[Logprob | TopLogprob] = []
     pool: list[Logprob | TopLogprob] = [*(entry.top_logprobs or []), entry]

@@ -1,6 +1,7 @@
-"""Plotting helpers every figure shares, whatever its layer: the colour-blind-safe
-(Okabe-Ito) palette with one colour and marker per model, short model labels, and text
-labels placed beside their points without overlapping.
+"""Plotting helpers every figure shares, whatever its layer.
+
+The colour-blind-safe (Okabe-Ito) palette with one colour and marker per model, short
+model labels, and text labels placed beside their points without overlapping.
 
 Below the measures (their section figures) and the report (its Figures section), so that
 both draw the same model in the same colour, save it the same way (`save_figure`:
@@ -50,15 +51,17 @@ class FigureFailure:
 
 @dataclass
 class BackgroundSaver:
-    """Saves figures in forked processes, at most `jobs` at a time, while the caller goes on
-    computing: drawing was a third of a cold analysis, and one core sat idle meanwhile.
+    """Saves figures in forked processes, at most `jobs` at a time, while the caller goes on computing.
+
+    Drawing was a third of a cold analysis, and one core sat idle meanwhile.
 
     A child draws and writes the figure exactly as `save_figure` does here (the same
     figure, copied by the fork) and exits; the caller keeps the figure until its child has
     ended. When a child fails the figure is saved here again, so its error is the figure's
     own; what still fails is listed in `failures` with the `owner` (the report section) that
     was current when it was submitted. `drain` waits for every child: the caller reads no
-    figure file before it (the report embeds them when it renders)."""
+    figure file before it (the report embeds them when it renders).
+    """
 
     jobs: int
     owner: str | None = None
@@ -114,9 +117,11 @@ SAVED: ContextVar[list[Path] | None] = ContextVar("political_sycophancy_figures_
 
 @contextmanager
 def recording_saves() -> Iterator[list[Path]]:
-    """The files (PNG, and SVG when asked) `save_figure` writes, or hands to the background
-    saver, until the block ends: what a report section's figures are, whichever process
-    writes them and whatever else writes to the same folder meanwhile."""
+    """The files (PNG, and SVG when asked) `save_figure` writes, or hands to the background saver, until the block ends.
+
+    What a report section's figures are, whichever process writes them and whatever else
+    writes to the same folder meanwhile.
+    """
     saved: list[Path] = []
     token = SAVED.set(saved)
     try:
@@ -178,8 +183,11 @@ def drawn_by_processes(
 
 
 def new_figure(*args: Any, **kwargs: Any) -> Figure:
-    """`matplotlib.figure.Figure(*args, **kwargs)`, matplotlib imported here: a process that
-    draws no figure (an analysis whose figures another process draws) never imports it."""
+    """`matplotlib.figure.Figure(*args, **kwargs)`, matplotlib imported here.
+
+    A process that draws no figure (an analysis whose figures another process draws)
+    never imports it.
+    """
     from matplotlib.figure import Figure
 
     return Figure(*args, **kwargs)
@@ -249,9 +257,11 @@ def _write_format(fig: Figure, target: Path, kind: str, bbox: Bbox | None) -> No
 
 @contextmanager
 def _layout_frozen(fig: Figure, tight: bool) -> Iterator[Bbox | None]:
-    """Lay `fig` out once at the saving resolution (as `savefig`'s dry run does) and keep
-    that layout while saving: yields the padded tight box in inches (None unless `tight`);
-    the figure's layout engine and resolution are restored after."""
+    """Lay `fig` out once at the saving resolution (as `savefig`'s dry run does) and keep that layout while saving.
+
+    Yields the padded tight box in inches (None unless `tight`); the figure's layout
+    engine and resolution are restored after.
+    """
     import matplotlib
 
     engine, dpi = fig.get_layout_engine(), fig.dpi
@@ -268,10 +278,13 @@ def _layout_frozen(fig: Figure, tight: bool) -> Iterator[Bbox | None]:
 
 @contextmanager
 def drawn_as_text(fig: Figure) -> Iterator[None]:
-    """Draw `fig` with every text as its characters: model names, item ids and conditions
-    come from the logs, and matplotlib would parse a `$...$` in them as math (an unknown
-    command fails the whole figure) and warn about control characters it has no glyph for
-    (printing them raw). No figure of ours uses math text."""
+    """Draw `fig` with every text as its characters.
+
+    Model names, item ids and conditions come from the logs, and matplotlib would parse a
+    `$...$` in them as math (an unknown command fails the whole figure) and warn about
+    control characters it has no glyph for (printing them raw). No figure of ours uses
+    math text.
+    """
     import matplotlib
     from matplotlib.category import StrCategoryFormatter
     from matplotlib.text import Text
@@ -300,8 +313,10 @@ def _shown_as_text(formatter: Formatter) -> FuncFormatter:
 
 
 def suptitle(fig: Figure, text: str, fontsize: float = 10) -> None:
-    """The figure's title, wrapped to the figure's width (a long one on a narrow figure ran
-    past the frame): at most as many characters per line as 0.6 em each fill the width."""
+    """The figure's title, wrapped to the figure's width (a long one on a narrow figure ran past the frame).
+
+    At most as many characters per line as 0.6 em each fill the width.
+    """
     chars = max(20, int(fig.get_figwidth() * 72 / (0.6 * fontsize)))
     fig.suptitle(textwrap.fill(text, chars), fontsize=fontsize)
 
@@ -332,8 +347,11 @@ def short_labels(models: Iterable[str]) -> dict[str, str]:
 
 
 def _data_boxes(ax: Any, half: float) -> np.ndarray:
-    """What the matplotlib axes `ax` draws as data, as display-space boxes (x0, y0, x1, y1): each marker a
-    square of half-width `half` around its centre, each error bar its segment's box."""
+    """What the matplotlib axes `ax` draws as data, as display-space boxes (x0, y0, x1, y1).
+
+    Each marker a square of half-width `half` around its centre, each error bar its
+    segment's box.
+    """
     from matplotlib.collections import LineCollection, PathCollection
 
     centres, boxes = [], []

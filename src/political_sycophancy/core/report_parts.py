@@ -118,11 +118,14 @@ Numbers = Callable[[Summary, Tables, int, int], dict[str, Any]]
 
 @dataclass(frozen=True)
 class HeadlinePart:
-    """One part of the Headline block: `numbers` (computed once the sections are, written to
-    summary.json `findings.headline.<name>`, which the measure declares in its
-    `SummaryNodes.headline`; left out when empty), then `sentences` quoting them, and an
-    optional `table` shown under every part's sentences. Parts are laid out by `order`, then
-    by the catalog's order of their measures."""
+    """One part of the Headline block.
+
+    `numbers` (computed once the sections are, written to summary.json
+    `findings.headline.<name>`, which the measure declares in its `SummaryNodes.headline`;
+    left out when empty), then `sentences` quoting them, and an optional `table` shown under
+    every part's sentences. Parts are laid out by `order`, then by the catalog's order of
+    their measures.
+    """
 
     name: str
     order: int
@@ -133,11 +136,14 @@ class HeadlinePart:
 
 @dataclass(frozen=True)
 class FigureSpec:
-    """A numbered figure of the Figures section: `draw(summary, tables, path)` saves it at
-    `path` (figures/<stem>.png) and returns the path, or None when the logs hold nothing to
-    draw; `takeaway(summary, tables)` is its one line under it (None: it has none); `paper`
-    the paper figure it corresponds to; `supersedes` the file stems of section figures it
-    redraws with their intervals (report.html shows those once, here)."""
+    """A numbered figure of the Figures section.
+
+    `draw(summary, tables, path)` saves it at `path` (figures/<stem>.png) and returns the
+    path, or None when the logs hold nothing to draw; `takeaway(summary, tables)` is its
+    one line under it (None: it has none); `paper` the paper figure it corresponds to;
+    `supersedes` the file stems of section figures it redraws with their intervals
+    (report.html shows those once, here).
+    """
 
     stem: str
     title: str

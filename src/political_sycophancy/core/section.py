@@ -90,8 +90,10 @@ SectionBuilder = Callable[..., "Section | None"]
 
 
 def section(order: int, name: str) -> Callable[[SectionBuilder], SectionBuilder]:
-    """Tag a builder `(frame, figure_dir, options=None) -> Section | None` as the report
-    section `name`; lower `order` comes first."""
+    """Tag a builder `(frame, figure_dir, options=None) -> Section | None` as the report section `name`.
+
+    Lower `order` comes first.
+    """
 
     def tag(fn: SectionBuilder) -> SectionBuilder:
         fn.section_order = order  # type: ignore[attr-defined]

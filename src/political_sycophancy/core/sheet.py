@@ -23,8 +23,11 @@ _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 
 
 def sheet_cell(value: Any) -> Any:
-    """`value` as a spreadsheet shows it as text: a string a spreadsheet would run as a
-    formula gets a leading apostrophe (a plain number such as `-0.5` does not)."""
+    """`value` as a spreadsheet shows it as text.
+
+    A string a spreadsheet would run as a formula gets a leading apostrophe (a plain
+    number such as `-0.5` does not).
+    """
     if isinstance(value, str) and value.startswith(FORMULA_LEAD) and not _NUMBER.fullmatch(value):
         return "'" + value
     return value

@@ -1,6 +1,7 @@
-"""The contract of summary.json: which keys each node holds, as TypedDicts, written and read
-through this module, so that a renamed or moved key fails loudly instead of reading as a
-silent `None`.
+"""The contract of summary.json.
+
+Which keys each node holds, as TypedDicts, written and read through this module, so that a
+renamed or moved key fails loudly instead of reading as a silent `None`.
 
 A node is a TypedDict (its keys are the contract; every key optional, since a section that
 cannot compute a number leaves it out), `dict[str, Node]` for a node keyed by data (models,
@@ -27,8 +28,10 @@ SUMMARY_VERSION = 2
 
 @dataclass(frozen=True)
 class Keyed:
-    """`Annotated[Node, Keyed(Child)]`: a TypedDict node whose keys beyond its own are data
-    (model names, conditions), each holding a `Child`."""
+    """Marks a TypedDict node whose keys beyond its own are data: `Annotated[Node, Keyed(Child)]`.
+
+    The data keys (model names, conditions) each hold a `Child`.
+    """
 
     child: Any
 

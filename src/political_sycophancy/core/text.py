@@ -47,10 +47,13 @@ def one_line(text: Any) -> str:
 
 
 def md_text(value: Any) -> str:
-    """`value` as literal Markdown inline text: on one line, with HTML's `& < >` as
-    character references and the Markdown punctuation that could start a link, an image,
-    emphasis, code, a table cell or (at the start of a line) a block escaped with a
-    backslash. Rendered, it shows the value's characters and nothing else."""
+    """`value` as literal Markdown inline text.
+
+    On one line, with HTML's `& < >` as character references and the Markdown
+    punctuation that could start a link, an image, emphasis, code, a table cell or (at
+    the start of a line) a block escaped with a backslash. Rendered, it shows the
+    value's characters and nothing else.
+    """
     text = one_line(value).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     text = _MD_INLINE.sub(r"\\\1", text)
     text = _MD_LEAD_MARK.sub(r"\1\\\2", text)
@@ -58,8 +61,11 @@ def md_text(value: Any) -> str:
 
 
 def md_code(value: Any) -> str:
-    """`value` as a Markdown code span: on one line, fenced by more backticks than it holds
-    in a row, so it cannot end the span early (the content is literal in a code span)."""
+    """`value` as a Markdown code span.
+
+    On one line, fenced by more backticks than it holds in a row, so it cannot end the
+    span early (the content is literal in a code span).
+    """
     text = one_line(value)
     if not text.strip():
         return md_text(text)
@@ -79,9 +85,12 @@ def md_fence(text: Any) -> str:
 
 
 def md_document(markdown: str) -> str:
-    """A whole Markdown document with any raw HTML left in it made text: `<` and `>` as
-    character references, `&` too unless it begins one. Text built with `md_text` passes
-    unchanged; a value that reached the document without it cannot open a tag."""
+    """A whole Markdown document with any raw HTML left in it made text.
+
+    `<` and `>` as character references, `&` too unless it begins one. Text built with
+    `md_text` passes unchanged; a value that reached the document without it cannot open
+    a tag.
+    """
     return _BARE_AMP.sub("&amp;", markdown).replace("<", "&lt;").replace(">", "&gt;")
 
 

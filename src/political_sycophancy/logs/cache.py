@@ -62,8 +62,10 @@ class CacheInvalid(Exception):
 
 
 def _not_regular(path: Path, folder: bool = False) -> str | None:
-    """Why a cache path must not be opened (a link, or not a regular file or folder), or
-    None; a missing path is None."""
+    """Why a cache path must not be opened (a link, or not a regular file or folder), or None.
+
+    A missing path is None.
+    """
     try:
         mode = path.lstat().st_mode
     except FileNotFoundError:
@@ -239,9 +241,10 @@ def decode_tables(tables: list[RowsTable], decoded: dict[str, Any]) -> list[pd.D
 
 
 def decode_rows(source: Path | bytes, expect: dict[str, Any], decoded: dict[str, Any]) -> pd.DataFrame:
-    """The rows of a Parquet rows file (or its bytes) after validating it against `expect`
-    (version, log, size, mtime); `decoded` shares equal JSON values between rows. Raises
-    CacheInvalid."""
+    """The rows of a Parquet rows file (or its bytes) after validating it against `expect` (version, log, size, mtime).
+
+    `decoded` shares equal JSON values between rows. Raises CacheInvalid.
+    """
     return decode_tables([read_rows(source, expect)], decoded)[0]
 
 
@@ -369,8 +372,11 @@ class FrameCache:
         return Entry(size, mtime, None, None, entry.get("task_id"), entry.get("design"), **noted, table=table)
 
     def decode(self, entries: Mapping[str, Entry | None]) -> list[str]:
-        """Decode the rows of the entries `get` returned (their `table`), all at once; the
-        names of those whose rows do not decode (noted: their logs are to be read again)."""
+        """Decode the rows of the entries `get` returned (their `table`), all at once.
+
+        The names of those whose rows do not decode (noted: their logs are to be read
+        again).
+        """
         pending = [(name, e) for name, e in entries.items() if e is not None and e.table is not None]
         try:
             decoded = decode_tables([e.table for _, e in pending], self._decoded)  # type: ignore[misc]

@@ -196,9 +196,12 @@ def present_cells(frame: pd.DataFrame) -> dict[tuple, set[tuple[str, int]]]:
 
 
 def design_table(frame: pd.DataFrame, plans: pd.DataFrame, without_log: list[dict]) -> pd.DataFrame:
-    """Per model x variant x task: expected samples (dataset ids x epochs; NaN when a header
+    """The design table: what each model x variant x task expected, holds and misses, then the tasks without a log.
+
+    Per model x variant x task: expected samples (dataset ids x epochs; NaN when a header
     does not list its ids), present, missing, and the logs' status; then the eval set's tasks
-    without a log. `plans` are the `planned` records with `model` and `variant` labelled."""
+    without a log.
+    """
     present = present_cells(frame)
     rows = []
     if not plans.empty:
@@ -274,9 +277,11 @@ def design_summary(table: pd.DataFrame) -> dict[str, Any]:
 
 
 def design_notes(table: pd.DataFrame, left_out: int = 0) -> list[str]:
-    """Notes on what the design lacks; `left_out` samples were in the logs but left out of
-    the frame for values that are not numbers (`values.sample_problem`): missing too, but
-    not for want of a run."""
+    """Notes on what the design lacks.
+
+    `left_out` samples were in the logs but left out of the frame for values that are not
+    numbers (`values.sample_problem`): missing too, but not for want of a run.
+    """
     s = design_summary(table)
     notes = []
     if s["missing"]:
@@ -321,10 +326,12 @@ def _printable(text: str, limit: int = 200) -> str:
 
 
 def unfinished_imports(markers: list[Path]) -> list[str]:
-    """Notes on the import-responses runs under a log folder that did not finish (killed, or
-    running now): each leaves the marker `core.io.IMPORT_MARKER_PREFIX<import key>` until its
-    last log is written, so the logs it wrote are a partial import (`markers`: the folder's,
-    regular files, `logs.listing`)."""
+    """Notes on the import-responses runs under a log folder that did not finish (killed, or running now).
+
+    Each leaves the marker `core.io.IMPORT_MARKER_PREFIX<import key>` until its last log is
+    written, so the logs it wrote are a partial import (`markers`: the folder's, regular
+    files, `logs.listing`).
+    """
     notes = []
     for path in markers:
         key = path.name[len(IMPORT_MARKER_PREFIX) : -len(IMPORT_MARKER_SUFFIX)]

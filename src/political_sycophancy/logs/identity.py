@@ -118,8 +118,11 @@ def _show(value: Any) -> str:
 
 
 def distinguishing_labels(settings: Iterable[str]) -> dict[str, str]:
-    """For canonical-JSON settings: a label per setting naming the fields that differ between
-    them and are set in it (`max_tokens=7, temperature=1`; "" when none is)."""
+    """A label per canonical-JSON setting naming the fields that differ between the settings.
+
+    Only the fields set in that setting are named (`max_tokens=7, temperature=1`; ""
+    when none is).
+    """
     parsed = {s: json.loads(s) for s in set(settings)}
     keys = sorted({k for d in parsed.values() for k in d})
     differing = [k for k in keys if len({canonical({"v": d.get(k, _UNSET)}) for d in parsed.values()}) > 1]

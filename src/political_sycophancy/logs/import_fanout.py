@@ -1,8 +1,11 @@
-"""The worker fan-out of an import: the cells' logs are written by this process and forked
-ones (`core.forked.shared_work`), each taking the next cell (largest first) as it finishes
-one, so that all finish together, and each checking the one-pass writer on its own first
-log, so that none waits for another's check; a failure in any process removes nothing
-here and is raised once all have ended."""
+"""The worker fan-out of an import.
+
+The cells' logs are written by this process and forked ones (`core.forked.shared_work`),
+each taking the next cell (largest first) as it finishes one, so that all finish together,
+and each checking the one-pass writer on its own first log, so that none waits for
+another's check; a failure in any process removes nothing here and is raised once all have
+ended.
+"""
 
 from __future__ import annotations
 

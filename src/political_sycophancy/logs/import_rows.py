@@ -85,8 +85,11 @@ def read_responses(
 
 
 def item_index(item_files: Iterable[str | Path], counts: dict[str, int] | None = None) -> dict[str, Item]:
-    """Every item of the item files by id (an id in two files is an error); with `counts`,
-    each file's number of items is put there by its path (the import's provenance)."""
+    """Every item of the item files by id (an id in two files is an error).
+
+    With `counts`, each file's number of items is put there by its path (the import's
+    provenance).
+    """
     index: dict[str, Item] = {}
     origin: dict[str, Path] = {}
     for f in item_files:
@@ -178,9 +181,11 @@ def prepare(
     skip_mismatched: bool = False,
     letter_columns: tuple[str, ...] = ("letter",),
 ) -> pd.DataFrame:
-    """Validated rows with item, condition, epoch and temperature resolved; rows whose own
-    copy of the question disagrees with the items (`mismatch`) are an error, or with
-    `skip_mismatched` left out and listed in `result.mismatches`."""
+    """Validated rows with item, condition, epoch and temperature resolved.
+
+    Rows whose own copy of the question disagrees with the items (`mismatch`) are an
+    error, or with `skip_mismatched` left out and listed in `result.mismatches`.
+    """
     frame = responses.copy()
     blank_model = frame["model_id"].str.strip() == ""
     if blank_model.any():
@@ -259,10 +264,12 @@ def prepare(
 
 
 def mismatch(rec: dict[str, Any], item: Item, path: Path) -> tuple[str, str] | None:
-    """(field, reason) when a response row's own copy of its question disagrees with the
-    item it is matched to: its options (text, count or order), `n_options`, the start of
-    `question_text`, or a `letter` / `letter_index` beyond the item's options. A row
-    scored against options other than those its model saw is a wrong number."""
+    """(field, reason) when a response row's own copy of its question disagrees with the item it is matched to.
+
+    Its options (text, count or order), `n_options`, the start of `question_text`, or a
+    `letter` / `letter_index` beyond the item's options. A row scored against options
+    other than those its model saw is a wrong number.
+    """
     row = int(rec["_row"])
     listed = str(rec.get("options") or "").strip()
     if listed:

@@ -1,8 +1,10 @@
 # Long: a log built as Inspect's recorder leaves it replicates Inspect's score reduction and metrics here.
-"""Building and writing an import's logs: one `Cell` (model x instrument x condition x
-temperature of a response file) becomes one `.eval` log, built as a run of the task would
-have left it and written in one pass (`write_eval_zip`) once the first log reads back as
-Inspect's own recorder's."""
+"""Building and writing an import's logs.
+
+One `Cell` (model x instrument x condition x temperature of a response file) becomes one
+`.eval` log, built as a run of the task would have left it and written in one pass
+(`write_eval_zip`) once the first log reads back as Inspect's own recorder's.
+"""
 
 from __future__ import annotations
 
@@ -148,11 +150,13 @@ def write_cells(
 
 @contextlib.contextmanager
 def _fewer_collections() -> Iterator[None]:
-    """Python's cycle collector made rarer while logs are written: the objects that exist
-    before (the response frame, the items) are frozen out of its scans and its youngest
-    generation collected every `YOUNG_COLLECTION` allocations, not every 700. Writing
-    allocates millions of short-lived objects with few cycles; the scans were a sixth of
-    an import's time. Restored on leaving."""
+    """Python's cycle collector made rarer while logs are written.
+
+    The objects that exist before (the response frame, the items) are frozen out of its
+    scans and its youngest generation collected every `YOUNG_COLLECTION` allocations,
+    not every 700. Writing allocates millions of short-lived objects with few cycles;
+    the scans were a sixth of an import's time. Restored on leaving.
+    """
     threshold = gc.get_threshold()
     gc.freeze()
     gc.set_threshold(YOUNG_COLLECTION, *threshold[1:])
@@ -190,8 +194,10 @@ class _ShallowCopied(Score):
 
 
 def _content(score: Score) -> tuple:
-    """What a reducer reads of a light score (no metadata): equal contents reduce equally
-    (`reason` where this inspect_ai's Score has one)."""
+    """What a reducer reads of a light score (no metadata).
+
+    Equal contents reduce equally (`reason` where this inspect_ai's Score has one).
+    """
     value = score.value
     return (
         tuple(value.items()) if isinstance(value, dict) else value,
@@ -344,8 +350,10 @@ def _metrics_here(
 
 
 class _KeyValue:
-    """One sample's value of one key, as a metric reads a sample score (`score.value`,
-    `sample_id`, `sample_metadata`): the sample score is its own score."""
+    """One sample's value of one key, as a metric reads a sample score (`score.value`, `sample_id`, `sample_metadata`).
+
+    The sample score is its own score.
+    """
 
     __slots__ = ("value", "sample_id", "sample_metadata")
     scorer = None
@@ -606,8 +614,10 @@ def _with_samples(log: EvalLog, records: list[Record], scorer_name: str) -> Eval
 
 
 def build_log(job: ImportJob, cell: Cell, run: Scoring, result: ImportResult) -> tuple[EvalLog, list[Record], str]:
-    """The cell's log as a run of `job.kind`'s task would have written it, without its
-    samples; the samples' records (in the log's order) and the scorer's name."""
+    """The cell's log as a run of `job.kind`'s task would have written it, without its samples.
+
+    The samples' records (in the log's order) and the scorer's name.
+    """
     items, kind = job.items, job.kind
     scorings = {items[i].scoring for i in cell.rows["item_id"]}
     if len(scorings) != 1:

@@ -59,9 +59,12 @@ __all__ = [
 def earlier_imports(
     log_dir: Path, source: Source, *, replace_changed: bool, result: ImportResult
 ) -> tuple[dict[str, list[Path]], list[Path]]:
-    """Logs in `log_dir` written from this path before: by import id for the same content
-    (replaced when rewritten) and those of an earlier content (an error unless
-    `replace_changed`). Logs of the same content from another path are noted."""
+    """Logs in `log_dir` written from this path before.
+
+    By import id for the same content (replaced when rewritten) and those of an earlier
+    content (an error unless `replace_changed`). Logs of the same content from another
+    path are noted.
+    """
     path_key, content_key = source.prefix.split("-")
     same: dict[str, list[Path]] = {}
     changed: list[Path] = []

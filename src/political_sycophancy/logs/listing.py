@@ -1,6 +1,7 @@
-"""What a log folder holds, from one bounded walk (`core.folders.folder_entries`): the logs
-the analysis reads, as Inspect lists them; the eval-set manifests and the markers of
-unfinished imports; and what is neither read nor opened, named for the notes.
+"""What a log folder holds, from one bounded walk (`core.folders.folder_entries`).
+
+The logs the analysis reads, as Inspect lists them; the eval-set manifests and the markers
+of unfinished imports; and what is neither read nor opened, named for the notes.
 
 The logs are those Inspect's `list_eval_logs` lists (regular files; symbolic links and
 FIFOs are not followed nor opened): every `.eval` file, and `.json` files whose names start

@@ -135,9 +135,11 @@ def _score_parts(scores: dict | None) -> tuple[dict[str, Any], dict[str, Any], d
 
 
 def _status_and_letter(values: dict[str, Any], labels: dict[str, Any], answer: Any) -> tuple[Any, Any]:
-    """Status and letter of a score under either contract, removed from `values` and
-    `labels`: the old one keeps them in the value dict, the new one in the metadata (the
-    letter also as `Score.answer`) with numeric `answered`/`refused` indicators in the value."""
+    """Status and letter of a score under either contract, removed from `values` and `labels`.
+
+    The old one keeps them in the value dict, the new one in the metadata (the letter also as
+    `Score.answer`) with numeric `answered`/`refused` indicators in the value.
+    """
     status = values.pop("status", None)
     if status is None:
         status = labels.pop("status", None)
@@ -267,8 +269,11 @@ def _read_with_inspect(path: Path, *, full: bool = False) -> tuple[dict, list[di
 
 
 def _read_log(path: Path) -> tuple[dict, list[dict]]:
-    """Header and samples of a log: `.eval` zips directly when laid out as expected, else
-    (and `.json` logs) through Inspect's public reader; `header["_fallback"]` says why."""
+    """Header and samples of a log.
+
+    `.eval` zips directly when laid out as expected, else (and `.json` logs) through
+    Inspect's public reader; `header["_fallback"]` says why.
+    """
     if path.suffix != ".eval":
         return _read_with_inspect(path)
     try:
@@ -296,8 +301,11 @@ class LogRows:
 
 
 def rows_of_log(path: Path, intern: Interner, contracts: Mapping[str, tuple[str, ...]] | None = None) -> LogRows:
-    """Rows of one log (see `LogRows`); `contracts`: the sample metadata of each measure kind
-    (`values.kind_contracts`, read when not given)."""
+    """Rows of one log (see `LogRows`).
+
+    `contracts` gives the sample metadata of each measure kind (`values.kind_contracts`,
+    read when not given).
+    """
     zstd_zips()
 
     header, samples = _read_log(path)

@@ -1,6 +1,7 @@
-"""Where the logs' data came from (issue 46 item 4): recorded by `import-responses` in each
-log it writes, read back per log by the frame reader, and shown by the report's overview
-on its first screen.
+"""Where the logs' data came from (issue 46 item 4).
+
+Recorded by `import-responses` in each log it writes, read back per log by the frame
+reader, and shown by the report's overview on its first screen.
 
 An import records (eval metadata `import_provenance`, beside `imported_from`,
 `imported_sha256` and `letters`): the response file (absolute path, SHA-256, rows,
@@ -97,10 +98,12 @@ def import_record(
     note: str | None,
     version: str,
 ) -> dict[str, Any]:
-    """What an import writes into each of its logs (JSON-safe): the response file (`source`:
-    its absolute path and SHA-256, and what `responses` holds), each item file with its
-    SHA-256 and items (`item_counts`, by the path as given), the conditions file, the
-    options (`import_flags`) and what was left out."""
+    """What an import writes into each of its logs (JSON-safe).
+
+    The response file (`source`: its absolute path and SHA-256, and what `responses`
+    holds), each item file with its SHA-256 and items (`item_counts`, by the path as
+    given), the conditions file, the options (`import_flags`) and what was left out.
+    """
     path, sha256 = source
     conditions = Path(conditions_file) if conditions_file is not None else None
     return {
@@ -128,8 +131,10 @@ def import_record(
 
 
 def source_of(meta: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The import provenance of one log from its eval metadata (None for a log run with
-    Inspect); a log imported before provenance was recorded keeps its path, hash and letters."""
+    """The import provenance of one log from its eval metadata (None for a log run with Inspect).
+
+    A log imported before provenance was recorded keeps its path, hash and letters.
+    """
     path, sha256 = meta.get("imported_from"), meta.get("imported_sha256")
     if not isinstance(path, str) or not isinstance(sha256, str):
         return None
@@ -202,8 +207,11 @@ def _rows(n: int) -> str:
 
 
 def describe(row: Mapping[str, Any]) -> str:
-    """One imported file in a sentence: its name and hash, whose letters were scored, the
-    options, what it lacks and the user's note (the report's first screen)."""
+    """One imported file in a sentence.
+
+    Its name and hash, whose letters were scored, the options, what it lacks and the
+    user's note (the report's first screen).
+    """
     if row["file"] == RUN_WITH_INSPECT:
         return f"{row['logs']:,} log(s) run with Inspect ({row['samples']:,} samples)"
     parts = [

@@ -126,10 +126,13 @@ def _closed(head: bytes, members: list[bytes]) -> bytes:
 
 @dataclass
 class Pieces:
-    """What an import's logs share, serialised once: each score by identity (the importer
-    shares a score among the rows that repeat it; the entry keeps it alive), each prompt,
-    each prompt's summary input, each item's metadata and thinned metadata by identity, each
-    reduced score by the identities of its parts, and each member of a row's own metadata."""
+    """What an import's logs share, serialised once.
+
+    Each score by identity (the importer shares a score among the rows that repeat it; the
+    entry keeps it alive), each prompt, each prompt's summary input, each item's metadata
+    and thinned metadata by identity, each reduced score by the identities of its parts, and
+    each member of a row's own metadata.
+    """
 
     thin: Callable[[dict[str, Any]], dict[str, Any]]
     scores: dict[int, tuple[Score, bytes, bytes]] = field(default_factory=dict)
@@ -234,8 +237,10 @@ class Pieces:
 
 @dataclass
 class Template:
-    """One log's sample and summary JSON, from its first record: the members every sample
-    shares serialised once, the rest written per sample."""
+    """One log's sample and summary JSON, from its first record.
+
+    The members every sample shares serialised once, the rest written per sample.
+    """
 
     model: str
     scorer_name: str

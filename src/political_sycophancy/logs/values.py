@@ -119,10 +119,12 @@ def _whole(name: str, value: Any, low: int, high: int) -> str | None:
 
 
 def _score_problem(name: str, score: Any) -> str | None:
-    """Why one score of a sample is not the package's, or None: a score whose value is a
-    mapping of numbers (labels too in the old contract) on their scales (`SCORE_RANGES`; any
-    other number must be finite) and, in its metadata, the answer probabilities (a
-    distribution over the options) and the covered mass."""
+    """Why one score of a sample is not the package's, or None.
+
+    A score whose value is a mapping of numbers (labels too in the old contract) on their
+    scales (`SCORE_RANGES`; any other number must be finite) and, in its metadata, the
+    answer probabilities (a distribution over the options) and the covered mass.
+    """
     if not isinstance(score, dict):
         return f"score {name!r} is {_show(score)}, not a score"
     value = score.get("value")
@@ -144,15 +146,20 @@ def _score_problem(name: str, score: Any) -> str | None:
 
 
 def _has_status(score: dict[str, Any]) -> bool:
-    """Whether a (checked) score states the answer's status: in its value, as the `answered`
-    indicator, or in its metadata."""
+    """Whether a (checked) score states the answer's status.
+
+    In its value, as the `answered` indicator, or in its metadata.
+    """
     value, meta = score["value"], score.get("metadata")
     return "status" in value or "answered" in value or (isinstance(meta, dict) and "status" in meta)
 
 
 def _scores_problem(scores: dict[str, Any]) -> str | None:
-    """Why a sample's scores are not the package's, or None: each score read (`_score_problem`)
-    and a status among them (a sample without scores, an error, has none to read)."""
+    """Why a sample's scores are not the package's, or None.
+
+    Each score read (`_score_problem`) and a status among them (a sample without scores,
+    an error, has none to read).
+    """
     for name, score in scores.items():
         if problem := _score_problem(name, score):
             return problem
@@ -163,9 +170,11 @@ def _scores_problem(scores: dict[str, Any]) -> str | None:
 
 
 def _gap_problem(gap: Any) -> str | None:
-    """Why an item's partisan gap cannot be read, or None: an item file's gap arrives as
-    text, and text that is no number is no gap (as `Item.partisan_gap`); only an infinite
-    one is a problem."""
+    """Why an item's partisan gap cannot be read, or None.
+
+    An item file's gap arrives as text, and text that is no number is no gap (as
+    `Item.partisan_gap`); only an infinite one is a problem.
+    """
     if gap is None or isinstance(gap, bool):
         return None
     number = _number(gap)
@@ -200,10 +209,12 @@ def kind_contracts() -> dict[str, tuple[str, ...]]:
 
 
 def sample_problem(sample: Mapping[str, Any], needed: tuple[str, ...] = ()) -> str | None:
-    """Why a sample (summary or record, as JSON) cannot be read into the frame, or None:
-    its epoch, its scores (the package's contract: `_scores_problem`), or its metadata
+    """Why a sample (summary or record, as JSON) cannot be read into the frame, or None.
+
+    Its epoch, its scores (the package's contract: `_scores_problem`), or its metadata
     (`_metadata_problem`: a key of its measure's sample metadata, `needed`, it lacks; its
-    item's direction, positions, benchmarks, partisan gap; its survey weight)."""
+    item's direction, positions, benchmarks, partisan gap; its survey weight).
+    """
     epoch = sample.get("epoch")
     if epoch is not None and (problem := _whole("epoch", epoch, 1, MAX_EPOCHS)):
         return problem
@@ -246,9 +257,11 @@ def _mapping(value: Any) -> Mapping[str, Any]:
 
 
 def header_problem(header: Mapping[str, Any]) -> str | None:
-    """Why a log's header cannot be read, or None: its declared epochs (a whole number
-    from 1 to MAX_EPOCHS, or none) and the temperature it ran at (a finite number >= 0,
-    or none)."""
+    """Why a log's header cannot be read, or None.
+
+    Its declared epochs (a whole number from 1 to MAX_EPOCHS, or none) and the
+    temperature it ran at (a finite number >= 0, or none).
+    """
     ev = _mapping(header.get("eval"))
     epochs = _mapping(ev.get("config")).get("epochs")
     if epochs is not None and (problem := _whole("epochs", epochs, 1, MAX_EPOCHS)):

@@ -83,9 +83,12 @@ def resolve_model_path(model_name: str, model_path: str | None) -> Path:
 
 
 def call_seed(seed: int | None, epoch: int, messages: list[dict[str, str]]) -> int:
-    """The sampler seed of one call: a hash of the run's seed, the epoch and the prompt, so
-    the same command gives the same answers however the tasks' calls interleave (a shared
-    sampler would hand out its draws in scheduling order). No seed: a fresh random one."""
+    """The sampler seed of one call.
+
+    A hash of the run's seed, the epoch and the prompt, so the same command gives the
+    same answers however the tasks' calls interleave (a shared sampler would hand out its
+    draws in scheduling order). No seed: a fresh random one.
+    """
     if seed is None:
         return secrets.randbelow(2**31)
     key = json.dumps([seed, epoch, messages], sort_keys=True).encode()
@@ -131,8 +134,10 @@ def _step_llama_class() -> type:
 
 
 def load_llama(path: Path, n_ctx: int, n_threads: int | None, chat_format: str | None) -> tuple[Any, threading.Lock]:
-    """One llama.cpp model per file and settings per process (loading is cached), without
-    `logits_all`: logprob calls record only the generated steps' logits (`_step_llama_class`)."""
+    """One llama.cpp model per file and settings per process (loading is cached), without `logits_all`.
+
+    Logprob calls record only the generated steps' logits (`_step_llama_class`).
+    """
     key = (str(path), n_ctx, n_threads, chat_format)
     with _LOAD_LOCK:
         if key not in _LOADED:
@@ -169,10 +174,12 @@ def _top(logprobs: np.ndarray, k: int) -> list[int]:
 
 
 def step_logprobs(llm: Any, steps: list[tuple[int, np.ndarray]], n_tokens: int, top_logprobs: int) -> Logprobs:
-    """Inspect Logprobs of the first `n_tokens` recorded steps, exactly as llama.cpp's
-    `logits_all` path reports them: token texts detokenized after the completion's earlier
-    tokens, the top `top_logprobs` alternatives keyed by text (later equal texts overwrite
-    earlier ones), then the sampled token's own entry; BOS steps are skipped."""
+    """Inspect Logprobs of the first `n_tokens` recorded steps, exactly as llama.cpp's `logits_all` path reports them.
+
+    Token texts detokenized after the completion's earlier tokens, the top `top_logprobs`
+    alternatives keyed by text (later equal texts overwrite earlier ones), then the
+    sampled token's own entry; BOS steps are skipped.
+    """
     tokens = [token for token, _ in steps[:n_tokens]]
     bos = llm.token_bos()
     content = []

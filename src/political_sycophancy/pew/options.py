@@ -1,6 +1,8 @@
-"""What a Pew answer option is: a substantive option on the ordinal scale, a substantive
-option off the scale ("Not sure"), or a non-response code that never enters a distribution
-("Refused", "Not asked"); and the cleaning of question texts.
+"""What a Pew answer option is.
+
+A substantive option on the ordinal scale, a substantive option off the scale ("Not
+sure"), or a non-response code that never enters a distribution ("Refused", "Not asked");
+and the cleaning of question texts.
 
 The rules are the first seed's (codes 98/99/999 and refused / not asked / not applicable
 labels dropped) plus OpinionQA's distinction between ordinal and non-ordinal options.
@@ -47,9 +49,11 @@ def is_refusal(code: float | int | None, label: str | None) -> bool:
 
 
 def is_non_ordinal(label: str) -> bool:
-    """Options off the ordinal scale: not sure, don't know, it depends, no opinion, a
-    bare "Neither"/"Both", other, none of these. "Neither agree nor disagree" is a
-    midpoint and stays on the scale."""
+    """Options off the ordinal scale.
+
+    Not sure, don't know, it depends, no opinion, a bare "Neither"/"Both", other, none
+    of these. "Neither agree nor disagree" is a midpoint and stays on the scale.
+    """
     return bool(_NON_ORDINAL_LABEL.match(_norm(label)))
 
 

@@ -294,8 +294,11 @@ def _side_files(src: Path, report: BuildReport) -> tuple[dict, dict]:
 def _complete(
     path: Path, keys: Container[tuple[str, str]], other: str, other_rows: dict[tuple[str, str], tuple[int, dict]]
 ) -> None:
-    """Every (wave, var_name) of `other` has a row in `path`: the replication package's ATP
-    files list the same items, so one missing is a file cut short, not an exclusion."""
+    """Every (wave, var_name) of `other` has a row in `path`.
+
+    The replication package's ATP files list the same items, so one missing is a file
+    cut short, not an exclusion.
+    """
     absent = [(row, key) for key, (row, _) in other_rows.items() if key not in keys]
     if absent:
         row, (wave, var) = absent[0]

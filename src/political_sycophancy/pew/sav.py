@@ -237,8 +237,11 @@ def _respondent_masks(
 
 @dataclass(frozen=True)
 class _Question:
-    """A question variable of a wave read as an item: its text, the name without the wave
-    suffix, and its substantive options as (code, label) in code order."""
+    """A question variable of a wave read as an item.
+
+    Its text, the name without the wave suffix, and its substantive options as (code,
+    label) in code order.
+    """
 
     var: str
     text: str
@@ -302,8 +305,10 @@ def _benchmark_columns(
 def _item_row(
     question: _Question, wave: Wave, weights: pd.Series, masks: dict[str, pd.Series], report: BuildReport, section: str
 ) -> dict[str, Any] | None:
-    """The item file row of a question kept so far, or None when a party has no benchmark
-    (listed as excluded); unlabelled codes and non-ordinal options are flagged."""
+    """The item file row of a question kept so far, or None when a party has no benchmark (listed as excluded).
+
+    Unlabelled codes and non-ordinal options are flagged.
+    """
     var, kept = question.var, question.kept
     labels = wave.value_labels[var]
     codes = pd.to_numeric(wave.data[var], errors="coerce")

@@ -243,8 +243,11 @@ def cluster_robust_fit(
 
 
 def _p_blocks(fit: RobustFit, contrasts: np.ndarray) -> np.ndarray:
-    """P_jk (J x J x q x q) of the q contrasts (rows of `contrasts`): the covariances, under
-    the working model, of the clusters' terms of C V C' (module docstring)."""
+    """P_jk (J x J x q x q) of the q contrasts (rows of `contrasts`).
+
+    The covariances, under the working model, of the clusters' terms of C V C' (module
+    docstring).
+    """
     c = contrasts.T  # k x q
     q = c.shape[1]
     j_count = fit.n_clusters
@@ -261,8 +264,10 @@ def _p_blocks(fit: RobustFit, contrasts: np.ndarray) -> np.ndarray:
 
 
 def contrast_df(fit: RobustFit, contrasts: np.ndarray) -> np.ndarray:
-    """Degrees of freedom of each contrast c'b (a row of `contrasts`, or one vector): Bell-
-    McCaffrey for CR2, G - 1 for CR1; NaN when the fit failed."""
+    """Degrees of freedom of each contrast c'b (a row of `contrasts`, or one vector).
+
+    Bell-McCaffrey for CR2, G - 1 for CR1; NaN when the fit failed.
+    """
     c = np.atleast_2d(np.asarray(contrasts, dtype=float))
     if not fit.variance_ok:
         return np.full(len(c), np.nan)
@@ -290,8 +295,11 @@ def coefficient_df(fit: RobustFit) -> np.ndarray:
 
 @dataclass(frozen=True)
 class WaldTest:
-    """A joint test of q constraints: F on (q, df) degrees of freedom, its p-value, the
-    Wald statistic Q and the Hotelling degrees of freedom nu (HTZ; CR1: G - 1)."""
+    """A joint test of q constraints.
+
+    F on (q, df) degrees of freedom, its p-value, the Wald statistic Q and the Hotelling
+    degrees of freedom nu (HTZ; CR1: G - 1).
+    """
 
     f: float
     q: int
@@ -302,9 +310,11 @@ class WaldTest:
 
 
 def wald_test(fit: RobustFit, constraints: np.ndarray) -> WaldTest:
-    """The cluster-robust joint test of C b = 0 (rows of `constraints` = C): HTZ for CR2,
-    the naive F(q, G - 1) for CR1 (module docstring). NaNs when the fit failed, C V C' is
-    singular or the degrees of freedom are not positive."""
+    """The cluster-robust joint test of C b = 0 (rows of `constraints` = C).
+
+    HTZ for CR2, the naive F(q, G - 1) for CR1 (module docstring). NaNs when the fit
+    failed, C V C' is singular or the degrees of freedom are not positive.
+    """
     from scipy import stats
 
     c = np.atleast_2d(np.asarray(constraints, dtype=float))

@@ -203,8 +203,11 @@ def _sums(codes: np.ndarray, levels: int, values: np.ndarray) -> np.ndarray:
 
 
 def _crosstab(a: np.ndarray, na: int, b: np.ndarray, nb: int) -> np.ndarray:
-    """Z_a'Z_b for two indicator matrices: the counts of each pair of levels (na x nb); rows
-    with code -1 in either have no level there."""
+    """Z_a'Z_b for two indicator matrices.
+
+    The counts of each pair of levels (na x nb); rows with code -1 in either have no
+    level there.
+    """
     if (a < 0).any() or (b < 0).any():
         keep = (a >= 0) & (b >= 0)
         a, b = a[keep], b[keep]
@@ -214,8 +217,10 @@ def _crosstab(a: np.ndarray, na: int, b: np.ndarray, nb: int) -> np.ndarray:
 def _coef_table(
     names: list[str], beta: np.ndarray, cov: np.ndarray, level: float = 0.95, df: int | None = None
 ) -> pd.DataFrame:
-    """Estimates, SEs, z = estimate / SE, Wald intervals and two-sided p-values: normal, or
-    the t distribution on `df` degrees of freedom."""
+    """Estimates, SEs, z = estimate / SE, Wald intervals and two-sided p-values.
+
+    Normal, or the t distribution on `df` degrees of freedom.
+    """
     from scipy import stats  # here, not at import: scipy's import is about a second
 
     dist = stats.norm if df is None else stats.t(df)
@@ -309,9 +314,10 @@ class _CrossedREML:
         return logdet + dof * (1.0 + math.log(2 * math.pi * prss / dof))
 
     def full_objective(self, variances: np.ndarray) -> float:
-        """-2 REML log-likelihood, not profiled, at the variances themselves (each random
-        term's, then the residual's): log|C| + (n - p) log(2 pi s2) + PRSS / s2 with theta =
-        sqrt(variance / s2)."""
+        """-2 REML log-likelihood, not profiled, at the variances themselves (each random term's, then the residual's).
+
+        log|C| + (n - p) log(2 pi s2) + PRSS / s2 with theta = sqrt(variance / s2).
+        """
         *terms, s2 = (float(v) for v in variances)
         if s2 <= 0 or min(terms) < 0:
             return math.inf
@@ -346,11 +352,14 @@ def _hessian(fun: Any, x: np.ndarray, steps: np.ndarray) -> np.ndarray:
 
 
 def _variance_ses(reml: _CrossedREML, theta: np.ndarray, sigma2: float, labels: list[str]) -> tuple[dict, dict]:
-    """SEs of the variance components (see the module docstring): the observed information
-    of the REML likelihood in (term variances, residual variance), and statsmodels' printed
-    one, sqrt(s2) x SE(variance / s2) from the profiled likelihood. A term on the boundary
-    (relative SD below 1e-4) gets none, as the information there is not that of an interior
-    optimum; the other terms' are then computed with it held at zero."""
+    """SEs of the variance components (see the module docstring).
+
+    The observed information of the REML likelihood in (term variances, residual variance),
+    and statsmodels' printed one, sqrt(s2) x SE(variance / s2) from the profiled
+    likelihood. A term on the boundary (relative SD below 1e-4) gets none, as the
+    information there is not that of an interior optimum; the other terms' are then
+    computed with it held at zero.
+    """
     names = [f"{lab} variance" for lab in labels]
     inside = [k for k, t in enumerate(theta) if t >= 1e-4]
     ses: dict[str, float | None] = dict.fromkeys([*names, "residual variance"])

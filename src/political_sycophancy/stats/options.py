@@ -28,9 +28,12 @@ CACHE_ENTRIES = 64
 
 
 class RunCache:
-    """Bounded LRU memo of one run: `get(key, compute)` returns the stored value or stores
-    `compute()`; the oldest entries go beyond `max_entries`. It also holds the stack of
-    open option-read records (`recording`, see the module docstring)."""
+    """Bounded LRU memo of one run.
+
+    `get(key, compute)` returns the stored value or stores `compute()`; the oldest
+    entries go beyond `max_entries`. It also holds the stack of open option-read records
+    (`recording`, see the module docstring).
+    """
 
     def __init__(self, max_entries: int = CACHE_ENTRIES) -> None:
         self.max_entries = max_entries

@@ -28,8 +28,9 @@ def _at_least(stat: np.ndarray, observed: float) -> np.ndarray:
 
 
 def sign_flip_exact(values: ArrayLike) -> dict[str, Any]:
-    """Exact sign-flip test over all 2^M sign patterns of M unit values (e.g. per-model
-    asymmetries): p = #{s in {-1, 1}^M : |mean(s * x)| >= |mean(x)|} / 2^M.
+    """Exact sign-flip test over all 2^M sign patterns of M unit values (e.g. per-model asymmetries).
+
+    p = #{s in {-1, 1}^M : |mean(s * x)| >= |mean(x)|} / 2^M.
 
     Also returns `min_p`, the smallest p any data could reach with these M units
     (2 / 2^M: only the observed pattern and its mirror reach the maximum |mean| when all
@@ -58,14 +59,16 @@ def sign_flip_exact(values: ArrayLike) -> dict[str, Any]:
 
 
 def sign_flip_draws(values: ArrayLike, *, draws: int = DEFAULT_DRAWS, seed: int = DEFAULT_SEED) -> dict[str, Any]:
-    """Sign-flip test with `draws` random sign patterns (seeded):
+    """Sign-flip test with `draws` random sign patterns (seeded).
+
     p = (1 + #{draws with |mean(s * x)| >= |mean(x)|}) / (1 + draws), which is never 0
     and is a valid p-value for a Monte Carlo test; `exceed` is the raw count.
 
     A pattern is drawn as random bytes, one bit per unit (+1 where set): with s = 2b - 1,
     sum(s * x) = 2 sum(b * x) - sum(x), and sum(b * x) is a sum of one table entry per
     byte (the 256 partial sums of the byte's 8 units), an eighth of the additions of
-    multiplying out every sign."""
+    multiplying out every sign.
+    """
     x = np.asarray(values, dtype=float)
     x = x[~np.isnan(x)]
     n = len(x)

@@ -60,8 +60,11 @@ def cluster_means(values: np.ndarray, clusters: np.ndarray) -> np.ndarray:
 def proportion_interval(
     values: np.ndarray, clusters: np.ndarray, level: float = LEVEL
 ) -> tuple[float, float, float, int]:
-    """(rate, low, high, clusters): the mean over clusters of each cluster's mean of its read
-    (non-NaN) 0/1 values, and Wilson's interval with n = the clusters with a read value."""
+    """A rate averaged over clusters with Wilson's interval: (rate, low, high, clusters).
+
+    The rate is the mean over clusters of each cluster's mean of its read (non-NaN) 0/1
+    values; the interval's n is the number of clusters with a read value.
+    """
     x = np.asarray(values, dtype=float)
     keep = ~np.isnan(x)
     if not keep.any():

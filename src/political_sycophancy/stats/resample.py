@@ -36,8 +36,10 @@ def iid_indices(n: int, n_resamples: int, rng: np.random.Generator) -> np.ndarra
 
 
 def index_counts(indices: np.ndarray, n: int) -> np.ndarray:
-    """(rows, n) counts of each of n units in each row of an index matrix (`iid_indices`):
-    a statistic that is a mean over the drawn units is then counts @ values / n."""
+    """(rows, n) counts of each of n units in each row of an index matrix (`iid_indices`).
+
+    A statistic that is a mean over the drawn units is then counts @ values / n.
+    """
     rows = len(indices)
     flat = (indices + (np.arange(rows) * n)[:, None]).ravel()
     return np.bincount(flat, minlength=rows * n).reshape(rows, n)
@@ -80,8 +82,10 @@ def cluster_counts(clusters: ArrayLike, n_resamples: int, rng: np.random.Generat
 
 
 def percentile_interval(replicates: ArrayLike, level: float = 0.95, min_finite: int = 1) -> tuple[float, float]:
-    """(low, high): the (1 - level)/2 and (1 + level)/2 quantiles (linear interpolation)
-    of the finite replicates; NaNs when fewer than `min_finite` are finite."""
+    """(low, high): the (1 - level)/2 and (1 + level)/2 quantiles (linear interpolation) of the finite replicates.
+
+    NaNs when fewer than `min_finite` are finite.
+    """
     r = np.asarray(replicates, dtype=float)
     r = r[np.isfinite(r)]
     if r.size < max(1, min_finite):
