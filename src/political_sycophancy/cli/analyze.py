@@ -167,11 +167,13 @@ OUTPUTS = frozenset({"report.html", "report.md", "summary.json", "tables", "figu
 
 
 def run(args: argparse.Namespace) -> int:
-    """Write the analysis into a fresh folder beside --out and put it in place of --out in
-    one step (core.atomic.FolderWrite): a second run into the same --out refuses while one
-    runs, stale files of an earlier run never survive, and a failed, killed or interrupted
-    run (Ctrl-C, SIGTERM, a worker process that died) leaves the earlier report whole. What
-    can be refused without reading a log is refused before anything is written."""
+    """Write the analysis into a fresh folder beside --out, then put it in place of --out in one step.
+
+    One step (core.atomic.FolderWrite), so a second run into the same --out refuses while
+    one runs, stale files of an earlier run never survive, and a failed, killed or
+    interrupted run (Ctrl-C, SIGTERM, a worker process that died) leaves the earlier report
+    whole. What can be refused without reading a log is refused before anything is written.
+    """
     from ..core.atomic import FolderBusy, FolderWrite
     from ..core.io import output_dir
 
@@ -240,9 +242,11 @@ class Stop:
 
 
 def _checked(args: argparse.Namespace) -> Listing:
-    """The log folder's walk, once what can be refused without reading a log is refused: an
-    --out that is the filesystem root, a file or the user's folder, a missing log folder or
-    one without logs. Nothing is written before."""
+    """The log folder's walk, once what can be refused without reading a log is refused.
+
+    Refused: an --out that is the filesystem root, a file or the user's folder, a missing
+    log folder or one without logs. Nothing is written before.
+    """
     from ..core.atomic import FolderWrite
     from ..core.folders import folder_entries
     from ..core.io import FRAME_CACHE_DIR
@@ -272,8 +276,10 @@ def _refuse_foreign(out: str, writer: FolderWrite) -> None:
 
 
 def _run_into(args: argparse.Namespace, temp: Path, walked: Listing, stop: Stop) -> int:
-    """Reuse the stored analysis or compute it (restoring the stored sections it can), into
-    `temp`, from the log folder's one walk (`walked`)."""
+    """Reuse the stored analysis or compute it (restoring the stored sections it can), into `temp`.
+
+    Computed from the log folder's one walk (`walked`).
+    """
     from ..report.reuse import Reuse, StoreInvalid, StoreUnusable, log_listing
 
     started = time.perf_counter()

@@ -39,8 +39,10 @@ def judge_kinds() -> list[JudgeKind]:
 
 
 def kind_of(path: Path) -> JudgeKind:
-    """The judge kind whose columns the labelled file has (a file with no such columns is an
-    InputError saying what each kind needs)."""
+    """The judge kind whose columns the labelled file has.
+
+    A file with no such columns is an InputError saying what each kind needs.
+    """
     from ..core.io import read_records
 
     columns: set[str] = set()

@@ -135,8 +135,11 @@ def state_options(state: TaskState) -> list[str]:
 
 
 def answer_mode(state: TaskState, answer: str | None) -> str:
-    """The scorer's answer mode: its own argument when given, else what the answer solver
-    recorded in the state, else letter."""
+    """The scorer's answer mode: its own argument, else what the answer solver recorded, else letter.
+
+    The scorer's own argument when given, else what the answer solver recorded in the
+    state, else letter.
+    """
     mode = answer or state.metadata.get(ANSWER_MODE_KEY) or "letter"
     if mode not in ANSWER_MODES:
         raise ValueError(f"answer must be one of {', '.join(ANSWER_MODES)}, got {mode!r}")

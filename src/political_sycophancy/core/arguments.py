@@ -1,5 +1,6 @@
-"""Value types for command-line options, so every command refuses a bad number where it is
-parsed, with one line naming the option, before anything runs.
+"""Value types for command-line options, so every command refuses a bad number where it is parsed.
+
+The refusal is one line naming the option, before anything runs.
 
 `whole(low, high)` and `number(...)` build argparse `type=` functions: a whole number in a
 range, or a finite number in a range (NaN and infinities are never a setting). The message

@@ -29,8 +29,10 @@ def _host() -> str:
 
 
 def temp_path(target: Path, pid: int | None = None) -> Path:
-    """A fresh temporary sibling of `target` for the writer process `pid` (default: this
-    one), named so that `clean_stale_temp` can tell whether its writer is still alive."""
+    """A fresh temporary sibling of `target` for the writer process `pid` (default: this one).
+
+    It is named so that `clean_stale_temp` can tell whether its writer is still alive.
+    """
     return target.with_name(f".{target.name}.{_host()}.{pid or os.getpid()}.{uuid.uuid4().hex[:8]}{TEMP_SUFFIX}")
 
 
@@ -111,11 +113,13 @@ def _exchange(a: Path, b: Path) -> bool:
 
 
 class FolderWrite:
-    """Write a whole output folder into a fresh temporary sibling, then put it in place of
-    the old one in one step, under a lock beside it, so that two runs into one folder never
-    mix, stale files never survive, and a run that fails or is killed leaves the old folder
-    whole. `owned` names what the folder may hold: a folder holding anything else is the
-    user's, not ours to replace (`foreign` says what)."""
+    """Write a whole output folder into a fresh temporary sibling, then put it in place of the old one in one step.
+
+    Done under a lock beside it, so that two runs into one folder never mix, stale files
+    never survive, and a run that fails or is killed leaves the old folder whole. `owned`
+    names what the folder may hold: a folder holding anything else is the user's, not ours
+    to replace (`foreign` says what).
+    """
 
     def __init__(self, target: Path, owned: frozenset[str]) -> None:
         self.target = Path(target).resolve()  # a symlinked --out: its real folder is replaced, not the link

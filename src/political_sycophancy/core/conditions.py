@@ -141,8 +141,11 @@ def design_rank(condition: str) -> tuple[int, str]:
 
 
 def redefines_builtin(condition: Condition) -> bool:
-    """Whether `condition` has a built-in id but changes what is sent (text, template,
-    kind) or how reports name it (label): logs record this beside the condition."""
+    """Whether `condition` has a built-in id but changes what is sent or how reports name it.
+
+    What is sent: text, template, kind; how reports name it: label. Logs record this
+    beside the condition.
+    """
     builtin = builtin_conditions().get(condition.id)
     return builtin is not None and (condition.label, condition.preamble, condition.kind, condition.template) != (
         builtin.label,

@@ -35,8 +35,10 @@ Node = tuple[str, Any]  # (key, type): a TypedDict, `dict[str, X]`, a list or a 
 
 
 class DeclarationError(ValueError):
-    """Two measures declare the same thing (a name, a section, a summary.json node), or a
-    measure declares what the package itself holds."""
+    """Two measures declare the same thing, or a measure declares what the package itself holds.
+
+    The same thing: a name, a section, a summary.json node.
+    """
 
 
 @dataclass(frozen=True)
@@ -75,11 +77,14 @@ class SummaryNodes:
 
 @dataclass(frozen=True)
 class Measure:
-    """One measure: its name, the log kinds its tasks write, the modules that register its
-    Inspect objects and that hold its report sections, its public names ((name, module)
-    pairs, loaded on first use), the modules of its importable file kinds, of its commands,
-    of its graders `validate-judge` checks, its card (a README beside it), its summary.json
-    nodes and the modules of its report contribution."""
+    """One measure, declared once: what it registers, writes, reads, imports and adds to the report.
+
+    Its name, the log kinds its tasks write, the modules that register its Inspect objects
+    and that hold its report sections, its public names ((name, module) pairs, loaded on
+    first use), the modules of its importable file kinds, of its commands, of its graders
+    `validate-judge` checks, its card (a README beside it), its summary.json nodes and the
+    modules of its report contribution.
+    """
 
     name: str
     kinds: tuple[str, ...]
@@ -96,8 +101,10 @@ class Measure:
 
 
 def distinct(measures: Sequence[Measure]) -> None:
-    """Raise DeclarationError naming both measures when two declare the same name or the
-    same summary.json node in the same place (the later one would overwrite the other's)."""
+    """Raise DeclarationError naming both measures when two declare the same name or summary.json node in one place.
+
+    The later one would overwrite the other's.
+    """
     owner: dict[tuple[str, str], str] = {}
     for measure in measures:
         nodes = [(where, key) for where, found in measure.summary.places() for key, _ in found]
@@ -117,9 +124,12 @@ TASK_LABEL = "task_label"
 
 
 def task_label(name: Any, metadata: Mapping[str, Any] | None, registry_name: Any = None) -> str:
-    """A task's label: its name when its user renamed it (`task_with(name=...)`: the name
-    then differs from the registry name), else the label its factory put in the metadata,
-    else its name (logs written before the label existed named the task by its label)."""
+    """A task's label: its user's name for it, else the label its factory put in the metadata, else its name.
+
+    Its name counts when its user renamed it (`task_with(name=...)`: the name then
+    differs from the registry name); logs written before the label existed named the task
+    by its label.
+    """
     label = (metadata or {}).get(TASK_LABEL)
     if not isinstance(label, str) or not label or (registry_name and str(name) != str(registry_name)):
         return str(name)
@@ -127,8 +137,11 @@ def task_label(name: Any, metadata: Mapping[str, Any] | None, registry_name: Any
 
 
 def label_of_task(task: Any) -> str:
-    """`task_label` of an Inspect `Task` before it runs (its registry name from its
-    registry info; a task built without the registry has none)."""
+    """`task_label` of an Inspect `Task` before it runs.
+
+    Its registry name comes from its registry info; a task built without the registry
+    has none.
+    """
     from inspect_ai.util import registry_info
 
     try:

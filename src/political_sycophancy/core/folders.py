@@ -1,5 +1,6 @@
-"""An input folder (a log folder) checked and walked with bounds, so that no path a user can
-give makes a command hang, loop or read what is not its input.
+"""An input folder (a log folder) checked and walked with bounds.
+
+No path a user can give makes a command hang, loop or read what is not its input.
 
 `folder_problem` says why a path cannot be an input folder (an empty path, a symbolic-link
 loop, the filesystem root: a walk of `/` never ends in practice, `path_problem`; missing,
@@ -48,8 +49,10 @@ def path_problem(path: str | os.PathLike[str]) -> str | None:
 
 
 def folder_problem(path: str | os.PathLike[str]) -> str | None:
-    """Why `path` cannot be read as an input folder, or None (`path_problem`, and missing,
-    unreadable or not a folder)."""
+    """Why `path` cannot be read as an input folder, or None.
+
+    `path_problem`, and missing, unreadable or not a folder.
+    """
     if problem := path_problem(path):
         return problem
     try:
@@ -90,10 +93,12 @@ class FolderEntry:
 def folder_entries(
     root: str | Path, *, skip: Collection[str] = (), limit: int = MAX_FOLDER_ENTRIES
 ) -> list[FolderEntry]:
-    """Every entry under `root` that is not a folder (files, symbolic links, FIFOs, devices,
-    sockets; and each folder that cannot be listed, with its error), sorted by relative
-    path; folders named in `skip` are not entered, no link is followed. More than `limit`
-    entries (folders included) is an `InputError`."""
+    """Every entry under `root` that is not a folder, sorted by relative path, walked with bounds.
+
+    Files, symbolic links, FIFOs, devices, sockets; and each folder that cannot be
+    listed, with its error. Folders named in `skip` are not entered, no link is followed.
+    More than `limit` entries (folders included) is an `InputError`.
+    """
     root = Path(root)
     out: list[FolderEntry] = []
     seen = 0

@@ -66,8 +66,11 @@ def forked_child(role: str, parent: int) -> None:
 
 @contextlib.contextmanager
 def signals_held() -> Iterator[None]:
-    """Hold SIGINT and SIGTERM while forking, so that a child has its own handlers
-    (`forked_child`) before it can receive one; held ones reach this process afterwards."""
+    """Hold SIGINT and SIGTERM while forking, so that a child has its own handlers before it can receive one.
+
+    The child's handlers are set by `forked_child`; held signals reach this process
+    afterwards.
+    """
     old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
     try:
         yield
@@ -179,11 +182,13 @@ def _watched(items: Iterator[T], processes: list[Any], doing: str) -> Iterator[T
 
 
 def forked_map(fn: Callable[[T], R], items: Sequence[T], processes: int, doing: str) -> Iterator[R]:
-    """`fn(item)` of each item, in order, computed by `processes` forked processes, each
-    taking the next item no process has taken; results come as they are ready (in order).
-    A process that dies raises `WorkerDied` (saying it was `doing`), an error in `fn` is
-    raised as `shared_work` raises it; leaving early (an error, Ctrl-C, the caller closing
-    the iterator) kills the processes."""
+    """`fn(item)` of each item, in order, computed by `processes` forked processes.
+
+    Each process takes the next item no process has taken; results come as they are ready
+    (in order). A process that dies raises `WorkerDied` (saying it was `doing`), an error
+    in `fn` is raised as `shared_work` raises it; leaving early (an error, Ctrl-C, the
+    caller closing the iterator) kills the processes.
+    """
     from multiprocessing.connection import wait
 
     context = multiprocessing.get_context("fork")
@@ -249,13 +254,15 @@ def _indexed(items: Sequence[T], taken: Any) -> Iterator[tuple[int, T]]:
 
 
 class EarlyWorker:
-    """A process forked before this one's long serial work, that prepares meanwhile (imports
-    what it will need, on the CPU this one leaves idle) and then runs one call sent to it:
-    work that must wait for this process's results without paying its imports after them.
-    `run` sends the call (a module-level function and picklable arguments) and returns its
-    result, raising its error as `shared_work` does; `close` ends a worker never used.
-    Without fork the call runs here. A preparation that fails is left to the call, which
-    meets the same failure itself."""
+    """A process forked before this one's long serial work, that prepares meanwhile and then runs one call sent to it.
+
+    It imports what it will need, on the CPU this one leaves idle: for work that must wait
+    for this process's results without paying its imports after them. `run` sends the call
+    (a module-level function and picklable arguments) and returns its result, raising its
+    error as `shared_work` does; `close` ends a worker never used. Without fork the call
+    runs here. A preparation that fails is left to the call, which meets the same failure
+    itself.
+    """
 
     def __init__(self, prepare: Callable[[], object], doing: str = "working ahead") -> None:
         self.process: Any = None
@@ -315,8 +322,11 @@ class EarlyWorker:
 def _serve(
     prepare: Callable[[], object], receive_call: Any, send_result: Any, parent_ends: tuple[Any, ...], parent: int
 ) -> None:
-    """The early worker: prepare, then run the one call sent (none when the parent closes its
-    end, which this process's inherited copy, closed first, would otherwise keep open)."""
+    """The early worker: prepare, then run the one call sent.
+
+    No call comes when the parent closes its end (which this process's inherited copy,
+    closed first, would otherwise keep open).
+    """
     forked_child("early", parent)
     for end in parent_ends:
         end.close()

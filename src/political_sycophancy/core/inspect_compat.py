@@ -81,8 +81,10 @@ def registry_unqualified_name(o: str | object | RegistryInfo) -> str:
 
 
 def public_registry_lookup(type: str, name: str) -> object | None:
-    """Whether `name` is registered, through `registry_create` (which creates the object:
-    callers only test the result for None)."""
+    """Whether `name` is registered, through `registry_create`.
+
+    `registry_create` creates the object: callers only test the result for None.
+    """
     try:
         return registry_create(type, name)  # type: ignore[call-overload]
     except LookupError:
@@ -278,14 +280,16 @@ def json_bytes(value: Any) -> bytes:
 
 
 def summary_metadata_thinner() -> Any:
-    """The function a sample summary thins its metadata (or a score's) with, key by key,
-    or None without Inspect's internals (then only `sample.summary()` thins).
+    """The function a sample summary thins its metadata (or a score's) with, key by key.
+
+    None without Inspect's internals (then only `sample.summary()` thins).
 
     Inspect shortens every metadata string of a summary through `textwrap.shorten`, most of
     an import's writing time; a string of at most `THIN_TEXT_WIDTH` characters shortens to
     itself with its whitespace collapsed, computed here directly. Every other value goes
     through Inspect's own `thin_metadata`. tests/test_core_inspect_compat.py compares it
-    with `sample.summary()` on hostile strings."""
+    with `sample.summary()` on hostile strings.
+    """
     thin = private("inspect_ai.log._util", "thin_metadata")
     width = private("inspect_ai.log._util", "THIN_TEXT_WIDTH")
     if thin is None or not isinstance(width, int):
@@ -299,8 +303,10 @@ def summary_metadata_thinner() -> Any:
 
 
 def sample_summaries(samples: list[EvalSample]) -> list[Any]:
-    """`sample.summary()` of each sample, with the metadata thinned here rather than in its
-    validator (`summary_metadata_thinner`); without those internals, `sample.summary()`."""
+    """`sample.summary()` of each sample, with the metadata thinned here rather than in its validator.
+
+    Thinned by `summary_metadata_thinner`; without those internals, `sample.summary()`.
+    """
     thinned = summary_metadata_thinner()
     if thinned is None:
         return [sample.summary() for sample in samples]
@@ -419,10 +425,13 @@ if PrerequisiteError not in InputError.__mro__:
 
 
 def resolving_tasks_for_eval() -> bool:
-    """Whether Inspect is building tasks for an eval now (its loader is on the stack), when
-    the model under test is the active model; a task built in Python before `eval` (or after
-    an earlier eval left its model active) is not. Without that loader module (another
-    Inspect layout) this says False and construction-time checks wait for the samples."""
+    """Whether Inspect is building tasks for an eval now (its loader is on the stack).
+
+    Only then is the active model the model under test; a task built in Python before `eval`
+    (or after an earlier eval left its model active) is not. Without that loader module
+    (another Inspect layout) this says False and construction-time checks wait for the
+    samples.
+    """
     import sys
 
     loader = sys.modules.get("inspect_ai._eval.loader")

@@ -1,8 +1,9 @@
-"""Reading input files and checking output locations, so that every way a path or a file
-can be wrong (missing, a directory, not a regular file, too large, not UTF-8, a repeated
-column, a row cut short, JSON nested past Python's recursion limit, an output path that is
-a file) ends in one `InputError` naming the file, row and field instead of a traceback, a
-hang or a silent guess.
+"""Reading input files and checking output locations: every way one can be wrong ends in one `InputError`.
+
+Every way a path or a file can be wrong (missing, a directory, not a regular file, too
+large, not UTF-8, a repeated column, a row cut short, JSON nested past Python's recursion
+limit, an output path that is a file) ends in one `InputError` naming the file, row and
+field instead of a traceback, a hang or a silent guess.
 
 Every input file is read through `read_bytes`: a FIFO, a device (`/dev/zero`,
 `/dev/urandom`), a socket, or a link to one is refused by its type before it is opened
@@ -207,9 +208,12 @@ def read_csv(
 
 
 def read_parquet(path: str | Path, required: list[str] | None = None) -> list[tuple[int, dict[str, Any]]]:
-    """Numbered rows as dicts of a Parquet file (read through `read_bytes`, so its size and
-    type are checked like any input's): a file Arrow cannot read, a repeated column or a
-    column of `required` missing is an InputError naming the file and the field."""
+    """Numbered rows as dicts of a Parquet file, read through `read_bytes` like any input.
+
+    Its size and type are checked like any input's; a file Arrow cannot read, a repeated
+    column or a column of `required` missing is an InputError naming the file and the
+    field.
+    """
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -230,9 +234,11 @@ def read_parquet(path: str | Path, required: list[str] | None = None) -> list[tu
 
 
 def read_records(path: str | Path, required: list[str] | None = None) -> list[tuple[int, dict[str, Any]]]:
-    r"""Numbered rows as dicts of a CSV/TSV file (`read_csv`), a Parquet file (`read_parquet`)
-    or a JSONL file (one JSON object a line; lines end at "\n" only, since str.splitlines()
-    would also split inside JSON strings holding U+2028, U+0085 or other Unicode line breaks)."""
+    r"""Numbered rows as dicts of a CSV/TSV file (`read_csv`), a Parquet file (`read_parquet`) or a JSONL file.
+
+    JSONL holds one JSON object a line; lines end at "\n" only, since str.splitlines() would
+    also split inside JSON strings holding U+2028, U+0085 or other Unicode line breaks.
+    """
     path = Path(path)
     if path.suffix.lower() == ".parquet":
         return read_parquet(path, required)

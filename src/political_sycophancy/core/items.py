@@ -155,8 +155,11 @@ register_instrument(
 
 
 def _read_rows(path: Path, what: str = "items", *, parquet: bool = False) -> list[tuple[int, dict[str, Any]]]:
-    """Rows of a CSV, TSV or JSONL file of `what` (items, statements, pairs; with `parquet`
-    a Parquet file too) with their 1-based data row numbers (`io.read_records`)."""
+    """Rows of a CSV, TSV or JSONL file of `what` with their 1-based data row numbers (`io.read_records`).
+
+    `what` names the rows (items, statements, pairs); with `parquet` a Parquet file is
+    read too.
+    """
     suffixes = (".jsonl", ".ndjson", ".csv", ".tsv", *((".parquet",) if parquet else ()))
     if path.suffix.lower() not in suffixes:
         if path.is_dir():
@@ -217,9 +220,11 @@ _PEW_CODE = re.compile(r"^(\d+)\s+(?=\S)")
 
 
 def strip_pew_codes(options: list[str]) -> list[str] | None:
-    """Options without Pew's value codes ("1 Favor | 2 Oppose" -> Favor, Oppose) when every
-    option carries one and they run 1, 2, ..., n; otherwise None, so "18 to 29 | 30 to 49"
-    keeps its numbers."""
+    """Options without Pew's value codes ("1 Favor | 2 Oppose" -> Favor, Oppose), or None.
+
+    Codes are stripped only when every option carries one and they run 1, 2, ..., n;
+    otherwise None, so "18 to 29 | 30 to 49" keeps its numbers.
+    """
     matches = [_PEW_CODE.match(o) for o in options]
     if not all(matches) or [int(m.group(1)) for m in matches] != list(range(1, len(options) + 1)):  # type: ignore[union-attr]
         return None
@@ -227,9 +232,12 @@ def strip_pew_codes(options: list[str]) -> list[str] | None:
 
 
 def parse_options(value: Any, *, path: Path, row: int, column: str) -> list[str]:
-    """Option texts of a cell: a JSON list is kept verbatim (the paper sent some options with
-    leading spaces, and "1 time" is an option); the `A | B` form is stripped and loses
-    Pew's codes when every option has one (`strip_pew_codes`)."""
+    """Option texts of a cell: a JSON list kept verbatim, or the `A | B` form stripped.
+
+    A JSON list is kept verbatim (the paper sent some options with leading spaces, and
+    "1 time" is an option); the `A | B` form is stripped and loses Pew's codes when
+    every option has one (`strip_pew_codes`).
+    """
     listed = _parse_list(value, path=path, row=row, column=column)
     if not all(_scalar(o) for o in listed):
         raise InputError("each option must be text or a number", file=path, row=row, field=column)
@@ -288,8 +296,10 @@ def _parse_bool(value: Any, *, path: Path, row: int, column: str) -> bool:
 
 @dataclass(frozen=True)
 class _Record:
-    """One record of an item file under validation, and where it is, so that every error
-    names the file, the row and the field."""
+    """One record of an item file under validation, and where it is.
+
+    Every error then names the file, the row and the field.
+    """
 
     values: dict[str, Any]
     path: Path
@@ -405,8 +415,11 @@ def _record_ordinal(record: _Record, n_options: int) -> tuple[bool, ...] | None:
 def _record_benchmarks(
     record: _Record, dist_columns: list[str], n_options: int, scoring: str
 ) -> dict[str, tuple[float, ...]]:
-    """Each `dist_<group>` column's answer distribution (non-negative shares of the options
-    summing to 1 within 0.01, normalised); WD scoring needs at least one."""
+    """Each `dist_<group>` column's answer distribution; WD scoring needs at least one.
+
+    A distribution is non-negative shares of the options summing to 1 within 0.01,
+    normalised.
+    """
     benchmarks: dict[str, tuple[float, ...]] = {}
     for column in dist_columns:
         dist = _parse_numbers(record.values[column], path=record.path, row=record.row, column=column)
@@ -532,8 +545,9 @@ def top_pool_size(pool: str) -> int:
 
 
 def select_pool(items: list[Item], pool: str | None) -> list[Item]:
-    """Items of a pool: `all`, `benchmarked`, `top<N>` (largest partisan gap first),
-    `gap><x>`, or a path to a file listing item ids (one per line).
+    """Items of a pool: `all`, `benchmarked`, `top<N>`, `gap><x>`, or a path to a file listing item ids.
+
+    `top<N>` takes the largest partisan gap first; the file lists one id per line.
 
     Pools by gap use the item's `partisan_gap` metadata; items without one are left out
     of gap pools (and counted in the error message when nothing is left).

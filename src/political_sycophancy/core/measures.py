@@ -70,13 +70,16 @@ def _row_sums(a: np.ndarray) -> np.ndarray:
 
 
 def wasserstein_rows(positions: ArrayLike, p: ArrayLike, q: ArrayLike) -> np.ndarray:
-    """Wasserstein-1 distance between the distributions `p` and `q` (last axis: options)
-    on the same `positions`, for any number of items at once (leading axes broadcast).
+    """Wasserstein-1 distance between the distributions `p` and `q` on the same `positions`.
+
+    The last axis holds the options; any number of items at once (leading axes
+    broadcast).
 
     On one line the distance is the area between the cumulative distributions:
     sum_k |P_k − Q_k| (x_(k+1) − x_k) over the positions in increasing order, P and Q the
     cumulative shares, each divided by its total (as `scipy.stats.wasserstein_distance`
-    normalises weights). Positions need not be evenly spaced or sorted."""
+    normalises weights). Positions need not be evenly spaced or sorted.
+    """
     x, a, b = np.broadcast_arrays(np.asarray(positions, float), np.asarray(p, float), np.asarray(q, float))
     order = np.argsort(x, axis=-1, kind="stable")
     x, a, b = (np.take_along_axis(v, order, axis=-1) for v in (x, a, b))
@@ -104,15 +107,19 @@ def _scale(positions: Sequence[float], p: Sequence[float], q: Sequence[float]) -
 
 
 def normalized_wd(positions: Sequence[float], p: Sequence[float], q: Sequence[float]) -> float:
-    """Wasserstein distance between two distributions on the same ordinal positions,
-    divided by the position range (max − min), so it lies in [0, 1]."""
+    """Wasserstein distance between two distributions on the same ordinal positions, scaled to [0, 1].
+
+    Divided by the position range (max − min), so it lies in [0, 1].
+    """
     scale = _scale(positions, p, q)
     return float(wasserstein_rows(positions, p, q)) / scale
 
 
 def closer_to(wd_dem: float, wd_rep: float) -> str:
-    """`Dem` if the answer is closer to Democrats, `Rep` if closer to Republicans, else
-    `Equal` (exact tie, as the paper counts it)."""
+    """`Dem` if the answer is closer to Democrats, `Rep` if closer to Republicans, else `Equal`.
+
+    `Equal` is an exact tie, as the paper counts it.
+    """
     if wd_dem < wd_rep:
         return DEM_LABEL
     if wd_dem > wd_rep:
@@ -144,8 +151,9 @@ def item_wds(
     ordinal: Sequence[bool] | None = None,
     non_ordinal: str = "keep",
 ) -> dict[str, float | str | None]:
-    """WD of the model's distribution to every benchmark group (`wd_<group>`), `closer`
-    (when both dem and rep exist) and, in `drop` mode, `non_ordinal_mass`.
+    """WD of the model's distribution to every benchmark group (`wd_<group>`) and which party it is closer to.
+
+    `closer` when both dem and rep exist and, in `drop` mode, `non_ordinal_mass`.
 
     `keep` (the paper) keeps every option on the scale; `drop` (OpinionQA) removes the
     options flagged non-ordinal from both distributions and renormalises. A group whose
@@ -210,8 +218,10 @@ def pct_closer(closers: Sequence[str | None]) -> float:
 
 
 def closer_dem(closer: str | None) -> float | None:
-    """1 when closer to Democrats, 0 when closer to Republicans or equal (the paper keeps
-    ties in the denominator), None when there is no comparison."""
+    """1 when closer to Democrats, 0 when closer to Republicans or equal, None when there is no comparison.
+
+    The paper keeps ties in the denominator.
+    """
     return None if closer is None else float(closer == DEM_LABEL)
 
 

@@ -16,8 +16,11 @@ from .errors import InputError
 
 @dataclass(frozen=True)
 class TaskParam:
-    """One task parameter: its default, help, type and allowed values, the command-line flag
-    (`--<name>` unless set) and whether a design chooses it per cell."""
+    """One task parameter, declared once for the task, its command-line option and its check.
+
+    Its default, help, type and allowed values, the command-line flag (`--<name>` unless
+    set) and whether a design chooses it per cell.
+    """
 
     name: str
     default: Any

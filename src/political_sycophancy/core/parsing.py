@@ -537,9 +537,11 @@ def token_candidates(entry: Logprob) -> list[Logprob | TopLogprob]:
 
 
 def token_mass(entry: Logprob, classify: Callable[[str], K | None], keys: Iterable[K]) -> dict[K, float]:
-    """Summed probability of the distinct candidate tokens (`token_candidates`) at one
-    position, per class `classify` gives a token (tokens it maps to None, or to a class
-    outside `keys`, are not counted). The one answer-token mass every parser uses."""
+    """Summed probability of the distinct candidate tokens at one position, per class `classify` gives a token.
+
+    Candidates are `token_candidates`; tokens `classify` maps to None, or to a class
+    outside `keys`, are not counted. The one answer-token mass every parser uses.
+    """
     mass = dict.fromkeys(keys, 0.0)
     for cand in token_candidates(entry):
         key = classify(cand.token)

@@ -132,11 +132,13 @@ def recording_saves() -> Iterator[list[Path]]:
 
 @contextmanager
 def saving_in_background(jobs: int | None = None) -> Iterator[BackgroundSaver | None]:
-    """Within the block, `save_figure` hands each figure to a `BackgroundSaver` of `jobs`
-    processes (default: one per CPU, none on one CPU or where processes cannot fork: while
+    """Within the block, `save_figure` hands each figure to a `BackgroundSaver` of `jobs` processes.
+
+    `jobs` defaults to one per CPU, none on one CPU or where processes cannot fork: while
     the caller computes they share the CPUs with it, and at the end, when it only waits
-    for the last figures, they have them all) and every child has ended when the block is
-    left."""
+    for the last figures, they have them all. Every child has ended when the block is
+    left.
+    """
     cpus = os.cpu_count() or 1
     jobs = (cpus if cpus > 1 else 0) if jobs is None else jobs
     if jobs < 1 or not hasattr(os, "fork"):
@@ -157,11 +159,13 @@ def saving_in_background(jobs: int | None = None) -> Iterator[BackgroundSaver | 
 def drawn_by_processes(
     work: Callable[[T], R], items: Sequence[T], jobs: int | None = None, doing: str = "drawing"
 ) -> list[R]:
-    """`work(item)` of each item, in the items' order, computed by `jobs` processes (default:
-    one per CPU; `core.forked`), each saving the figures it draws as this one does: a forked
-    process with a background saver of its own (as many processes as this one's), drained
-    before its results come back, and the figures that failed there added to this one's
-    saver's failures (under the owner current here, unless `work` names another)."""
+    """`work(item)` of each item, in order, computed by `jobs` processes that each save figures as this one does.
+
+    `jobs` defaults to one per CPU (`core.forked`). Each is a forked process with a
+    background saver of its own (as many processes as this one's), drained before its
+    results come back, and the figures that failed there are added to this one's saver's
+    failures (under the owner current here, unless `work` names another).
+    """
     parent = os.getpid()
     inherited = BACKGROUND.get()
 
@@ -194,15 +198,17 @@ def new_figure(*args: Any, **kwargs: Any) -> Figure:
 
 
 def save_figure(fig: Figure, path: Path, *, svg: bool = False, tight: bool = True) -> Path:
-    """Write `fig` as a PNG at `path` (and an SVG beside it when `svg`), each through a
-    temporary sibling and a rename like every other output: a full disk or a kill never
-    leaves a truncated image. Inside `saving_in_background` the figure is saved by a
-    forked process and the file exists once the saver has drained.
+    """Write `fig` as a PNG at `path` (and an SVG beside it when `svg`), each through a temporary sibling and a rename.
+
+    Like every other output, so a full disk or a kill never leaves a truncated image.
+    Inside `saving_in_background` the figure is saved by a forked process and the file
+    exists once the saver has drained.
 
     The layout (constrained layout, and the tight box around what is drawn) is computed
     once and then frozen for every format: `savefig(bbox_inches="tight")` on a figure with
     a layout engine draws it twice per format (a dry run for the layout and the box, then
-    the image), which was most of a report's figure time."""
+    the image), which was most of a report's figure time.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     saved = SAVED.get()
@@ -322,11 +328,14 @@ def suptitle(fig: Figure, text: str, fontsize: float = 10) -> None:
 
 
 def model_styles(models: Iterable[str], order: Iterable[str] = ()) -> dict[str, tuple[str, str]]:
-    """Model -> (colour, marker), by the model's place among the sorted names of `order`
-    (every model of the run) and `models`: a figure showing some models gives each the
-    colour and marker it has in every other figure. Each model gets its own marker as well
-    as its own colour (a figure must read in grey too); past eight models the markers shift
-    by one per round of colours, so no two of the first 64 share both."""
+    """Model -> (colour, marker), the same for a model in every figure of the run.
+
+    By the model's place among the sorted names of `order` (every model of the run) and
+    `models`: a figure showing some models gives each the colour and marker it has in every
+    other figure. Each model gets its own marker as well as its own colour (a figure must
+    read in grey too); past eight models the markers shift by one per round of colours, so
+    no two of the first 64 share both.
+    """
     ordered = sorted(dict.fromkeys([*order, *models]))
     return {
         m: (OKABE_ITO[k % len(OKABE_ITO)], MARKERS[(k + k // len(OKABE_ITO)) % len(MARKERS)])
@@ -391,8 +400,11 @@ def place_labels(
     texts: Sequence[str],
     fontsize: float = 8,
 ) -> None:
-    """Write each text beside its point on the matplotlib axes `ax`, pushed apart vertically until no two overlap
-    (estimated text boxes in pixels); a thin leader line joins a moved label to its point."""
+    """Write each text beside its point on the matplotlib axes `ax`, pushed apart vertically until no two overlap.
+
+    Text boxes are estimated in pixels; a thin leader line joins a moved label to its
+    point.
+    """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     fig = ax.figure

@@ -1,5 +1,6 @@
-"""What a measure contributes to the whole report beyond its own sections, declared in its
-folder (`Measure.report` names the modules; each holds one `REPORT = ReportContribution(...)`).
+"""What a measure contributes to the whole report beyond its own sections, declared in its folder.
+
+`Measure.report` names the modules; each holds one `REPORT = ReportContribution(...)`.
 
 - `derive`: numbers its sentences quote that no section computes (bootstrap intervals over
   the sections' tables), written under summary.json `findings.<key>`;
@@ -68,8 +69,10 @@ class Finding:
         return "".join(p.shown if isinstance(p, Quote) else p for p in self.pieces)
 
     def markdown(self) -> str:
-        """The sentence as Markdown: all of it literal text (it quotes model names and
-        conditions from the logs), then its link to the backing table."""
+        """The sentence as Markdown, all of it literal text, then its link to the backing table.
+
+        Literal, since it quotes model names and conditions from the logs.
+        """
         target = self.table or self.section
         return md_text(self.plain()) + f" ([{md_text(target)}](#{quote(target)}))"
 

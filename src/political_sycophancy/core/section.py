@@ -51,8 +51,11 @@ TABLES_FILE = "tables.yaml"
 
 
 def column_meaning(columns: dict[str, str], name: str) -> str | None:
-    """What a column means: its own entry, else the longest `prefix*` entry it starts with
-    (a family of columns named from the data, such as `persona_<attribute>`)."""
+    """What a column means: its own entry, else the longest `prefix*` entry it starts with.
+
+    A prefix entry covers a family of columns named from the data, such as
+    `persona_<attribute>`.
+    """
     if name in columns:
         return columns[name]
     families = [k for k in columns if k.endswith("*") and name.startswith(k[:-1])]
@@ -60,9 +63,12 @@ def column_meaning(columns: dict[str, str], name: str) -> str | None:
 
 
 def table_descriptions(package: str, tables: list[str]) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
-    """(table id -> title, table id -> column -> meaning) for `tables` from `package`'s
-    `tables.yaml` (a mapping of table id to {title, columns}), each table's own columns
-    over the shared ones of `data/columns.yaml`; no title when the file has none."""
+    """The titles and column meanings of `tables` from `package`'s `tables.yaml`.
+
+    Returns (table id -> title, table id -> column -> meaning); `tables.yaml` maps a
+    table id to {title, columns}, each table's own columns over the shared ones of
+    `data/columns.yaml`; no title when the file has none.
+    """
     from importlib import resources
 
     from .io import parse_yaml

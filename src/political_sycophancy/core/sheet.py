@@ -46,8 +46,10 @@ def sheet_value(value: Any) -> Any:
 
 
 def spreadsheet_safe(table: pd.DataFrame) -> pd.DataFrame:
-    """The table with `sheet_cell` applied to every text cell and header (numeric and
-    boolean columns are left as they are)."""
+    """The table with `sheet_cell` applied to every text cell and header.
+
+    Numeric and boolean columns are left as they are.
+    """
     import pandas as pd
 
     out = table.copy()

@@ -35,9 +35,11 @@ def _shown(match: re.Match) -> str:
 
 
 def terminal_safe(text: Any) -> str:
-    r"""`text` with every control character but newline and tab shown as its escape (`\x1b`),
-    so a value cannot act on the terminal (escape sequences, carriage returns that
-    overwrite a line, bidi overrides that reorder it)."""
+    r"""`text` with every control character but newline and tab shown as its escape (`\x1b`).
+
+    So a value cannot act on the terminal (escape sequences, carriage returns that
+    overwrite a line, bidi overrides that reorder it).
+    """
     return _CONTROL.sub(_shown, str(text))
 
 
@@ -76,8 +78,10 @@ def md_code(value: Any) -> str:
 
 
 def md_fence(text: Any) -> str:
-    """`text` as a fenced code block (several lines, kept as they are but for control
-    characters), fenced by more backticks than any line of it starts with."""
+    """`text` as a fenced code block, fenced by more backticks than any line of it starts with.
+
+    Its lines are kept as they are but for control characters.
+    """
     body = terminal_safe(str(text).replace("\r\n", "\n").replace("\r", "\n")).rstrip("\n")
     runs = [len(r) for r in re.findall(r"^\s*(`{3,}|~{3,})", body, flags=re.M)]
     fence = "`" * max(3, max(runs, default=0) + 1)

@@ -1,5 +1,7 @@
-"""A zip archive of zstd members, as Inspect compresses its .eval logs, written in one pass
-from members already in memory; and `zipfile` taught to read and write such members.
+"""A zip archive of zstd members, as Inspect compresses its .eval logs, written in one pass.
+
+Written from members already in memory; and `zipfile` taught to read and write such
+members.
 
 `zipfile.ZipFile.writestr` opens a writer per member, writes a provisional local header,
 streams the data through it and seeks back to patch the header: about as long again as
@@ -63,8 +65,10 @@ def _dos_time(seconds: float) -> tuple[int, int]:
 
 
 def write_zstd(fh: BinaryIO, members: Sequence[tuple[str, bytes]], level: int = LEVEL) -> None:
-    """Write `members` ((name, data) in order) to the new file `fh` as a zip archive, each
-    compressed with zstd at `level`, dated now."""
+    """Write `members` ((name, data) in order) to the new file `fh` as a zip archive.
+
+    Each member is compressed with zstd at `level` and dated now.
+    """
     method = zstd_zips()
     if len(members) > MAX_MEMBERS or sum(len(data) for _, data in members) > MAX_BYTES:
         with zipfile.ZipFile(fh, "w", compression=method, compresslevel=level) as archive:

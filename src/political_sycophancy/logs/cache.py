@@ -171,8 +171,10 @@ class RowsTable:
 
 
 def read_rows(source: Path | bytes, expect: dict[str, Any]) -> RowsTable:
-    """A Parquet rows file (or its bytes) validated against `expect` (version, log, size,
-    mtime, n_rows) and its column list. Raises CacheInvalid."""
+    """A Parquet rows file (or its bytes) validated against `expect` and its column list.
+
+    `expect` holds the version, log, size, mtime and n_rows. Raises CacheInvalid.
+    """
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -249,9 +251,11 @@ def decode_rows(source: Path | bytes, expect: dict[str, Any], decoded: dict[str,
 
 
 def _decode_json(column: Any, name: str, decoded: dict[str, Any]) -> pd.Series:
-    """The values of a JSON text column, each distinct text decoded once (`decoded` shares
-    them with every other column and log): rows repeat an item's options, positions and
-    benchmarks, and a letter's point mass."""
+    """The values of a JSON text column, each distinct text decoded once.
+
+    `decoded` shares them with every other column and log: rows repeat an item's
+    options, positions and benchmarks, and a letter's point mass.
+    """
     if column.null_count:
         raise CacheInvalid(f"column {name!r} has a null JSON text")
     encoded = column.combine_chunks().dictionary_encode()
@@ -398,10 +402,13 @@ class FrameCache:
         return []
 
     def decode_fresh(self, name: str, entry: Entry) -> bool:
-        """Set the rows of a log read now from the rows file's bytes its reading process made
-        (`entry.encoded`, sent instead of its rows): decoded as cached rows are, they share
-        equal values with every other log's (rows unpickled log by log would each hold their
-        own copies: 2.3 instead of 1.5 GiB for 900,000 rows). False if they do not decode."""
+        """Set the rows of a log read now from the rows file's bytes its reading process made.
+
+        The bytes (`entry.encoded`) are sent instead of its rows: decoded as cached rows
+        are, they share equal values with every other log's (rows unpickled log by log would
+        each hold their own copies: 2.3 instead of 1.5 GiB for 900,000 rows). False if they
+        do not decode.
+        """
         if entry.encoded is None:
             return False
         expect = {**rows_meta(self.version, name, entry), "n_rows": entry.n_rows}

@@ -126,17 +126,21 @@ def task_id_of_file(name: str) -> str | None:
 
 
 def manifest_label(name: Any, args: dict) -> str:
-    """A task of an eval-set manifest that never started, named by its registry name and
-    the arguments that tell it apart (the manifest holds no metadata, so no label):
-    `audit (instrument=pct, condition=C3R)`."""
+    """A task of an eval-set manifest that never started, named by its registry name and distinguishing arguments.
+
+    The manifest holds no metadata, so no label: `audit (instrument=pct,
+    condition=C3R)`.
+    """
     shown = [f"{k}={args[k]}" for k in ("instrument", "condition", "answer") if args.get(k) not in (None, "")]
     return f"{name} ({', '.join(shown)})" if shown else str(name)
 
 
 def eval_set_tasks(manifests: list[Path], known_ids: set[str]) -> tuple[list[dict], list[str]]:
-    """Tasks listed in the `eval-set.json` files of a log folder (`manifests`: regular files,
-    `logs.listing`) that have no log among `known_ids`; and notes on manifests that could not
-    be read."""
+    """Tasks listed in a log folder's `eval-set.json` files that have no log among `known_ids`.
+
+    `manifests` are regular files (`logs.listing`); also notes on manifests that could not be
+    read.
+    """
     missing, notes = [], []
     for path in manifests:
         try:
@@ -164,12 +168,14 @@ def eval_set_tasks(manifests: list[Path], known_ids: set[str]) -> tuple[list[dic
 
 
 def present_cells(frame: pd.DataFrame) -> dict[tuple, set[tuple[str, int]]]:
-    """The (sample id, epoch) pairs of the frame's rows per (model, variant, kind, task,
-    condition, answer mode), and under the keys a plan may look them up by: ANY_MODE for
+    """The (sample id, epoch) pairs of the frame's rows per task cell, and under the keys a plan may look them up by.
+
+    A cell is (model, variant, kind, task, condition, answer mode). The keys: ANY_MODE for
     the mode (a task whose header names no answer mode, open-ended or SWAY, plans None while
     its rows carry the mode their scores give), PER_SAMPLE for the condition (a task whose
     samples each carry their own condition: profiles, open-ended prefixes), or both. Each
-    group of rows is made a set at once (pandas groups them; no Python step per row)."""
+    group of rows is made a set at once (pandas groups them; no Python step per row).
+    """
     present: dict[tuple, set[tuple[str, int]]] = {}
     if frame.empty:
         return present

@@ -96,8 +96,10 @@ def model_args(header: dict) -> dict[str, Any]:
 
 
 def generate_config(header: dict) -> dict[str, Any]:
-    """The generate config the model ran under (plan config, then the eval's overrides),
-    without the operational fields."""
+    """The generate config the model ran under, without the operational fields.
+
+    The plan config, then the eval's overrides.
+    """
     ev = header.get("eval") or {}
     merged = {**_set((header.get("plan") or {}).get("config")), **_set(ev.get("model_generate_config"))}
     return {k: v for k, v in merged.items() if k not in OPERATIONAL_CONFIG}
@@ -130,11 +132,14 @@ def distinguishing_labels(settings: Iterable[str]) -> dict[str, str]:
 
 
 def label_identities(frame: pd.DataFrame, plans: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, int, int]:
-    """Set `model` (name + distinguishing model args) and `variant` (distinguishing generate
-    config) from `model_name`, `model_args` and `generate_config`, on the frame and on the
-    logs' design records (`plans`, labelled alike so that a log without samples still has
-    its identity); returns both, how many extra models the split by model arguments made,
-    and how many further variants (beyond each model's first) there are."""
+    """Set `model` and `variant` on the frame and on the logs' design records.
+
+    `model` is the name + distinguishing model args, `variant` the distinguishing generate
+    config, from `model_name`, `model_args` and `generate_config`; the design records
+    (`plans`) are labelled alike so that a log without samples still has its identity.
+    Returns both, how many extra models the split by model arguments made, and how many
+    further variants (beyond each model's first) there are.
+    """
     columns = ["model_name", "model_args", "generate_config", "kind"]
     parts = [f[columns] for f in (frame, plans) if f is not None and not f.empty]
     if not parts:

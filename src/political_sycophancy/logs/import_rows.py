@@ -156,9 +156,12 @@ def _replicate(value: str, *, path: Path, row: int) -> float:
 
 
 def _per_key(keys: pd.DataFrame, rows: pd.Series, fn: Callable[[dict[str, Any], int], Any]) -> list[Any]:
-    """`fn(record, row)` for each row of `keys`, computed once per distinct record, with the
-    row where it first appears (the row an error names: the first bad row of the file, as a
-    loop over the rows would name it). A file repeats a few thousand keys in 90,000 rows."""
+    """`fn(record, row)` for each row of `keys`, computed once per distinct record.
+
+    With the row where it first appears (the row an error names: the first bad row of the
+    file, as a loop over the rows would name it). A file repeats a few thousand keys in
+    90,000 rows.
+    """
     codes = keys.groupby(list(keys.columns), sort=False, dropna=False).ngroup().to_numpy()
     first = np.unique(codes, return_index=True)[1]
     row_numbers = rows.to_numpy()

@@ -133,8 +133,11 @@ def _slug(text: str) -> str:
 def write_cells(
     job: ImportJob, cells: Iterable[Cell], fast: bool | None
 ) -> tuple[list[tuple[int, Path]], ImportResult, bool | None]:
-    """Write the cells' logs: (cell index, log path) pairs, what they add to the result, and
-    whether the one-pass writer was used (None when no log was written)."""
+    """Write the cells' logs.
+
+    Returns (cell index, log path) pairs, what they add to the result, and whether the
+    one-pass writer was used (None when no log was written).
+    """
     part = ImportResult()
     run = Scoring()
     write = Writer(run.loop, part, fast)
@@ -185,9 +188,12 @@ def write_one(job: ImportJob, cell: Cell, run: Scoring, write: Writer, result: I
 
 
 class _ShallowCopied(Score):
-    """A reduced score that Inspect's metric-dict path deep-copies once per metric key only
-    to replace the copy's `value` (never to mutate it): a shallow copy gives the same
-    results, without the deep copies that were a quarter of an import's time."""
+    """A reduced score that copies shallowly: Inspect's metric-dict path deep-copies it only to replace `value`.
+
+    It deep-copies once per metric key only to replace the copy's `value` (never to
+    mutate it): a shallow copy gives the same results, without the deep copies that were
+    a quarter of an import's time.
+    """
 
     def __deepcopy__(self, memo: dict | None = None) -> _ShallowCopied:
         return self.__copy__()
@@ -208,11 +214,14 @@ def _content(score: Score) -> tuple:
 
 
 def _shallow_copied(reducer: ScoreReducer, reduced: dict[tuple, Score]) -> ScoreReducer:
-    """`reducer` whose reduced scores are `_ShallowCopied` (its registry name kept), each
-    distinct list of score contents reduced once into `reduced` (one per import and
-    reducer: most imported answers are one of an item's few letters), and looked up by
-    the scores' identities before their contents (the importer shares a score among the
-    rows that repeat it; the lists reduced hold them alive while `reduce` is used)."""
+    """`reducer` with its reductions shared: each distinct list of score contents is reduced once.
+
+    Its reduced scores are `_ShallowCopied` (its registry name kept), each distinct list
+    of score contents reduced once into `reduced` (one per import and reducer: most
+    imported answers are one of an item's few letters), and looked up by the scores'
+    identities before their contents (the importer shares a score among the rows that
+    repeat it; the lists reduced hold them alive while `reduce` is used).
+    """
     seen: dict[tuple[int, ...], Score] = {}
 
     @functools.wraps(reducer)
@@ -234,13 +243,16 @@ def _shallow_copied(reducer: ScoreReducer, reduced: dict[tuple, Score]) -> Score
 
 
 class _ShallowSampleScore(SampleScore):
-    """A sample score Inspect's metric-dict path deep-copies once per sample and metric key
-    only to set the copy's `score.value` to that key's value and hand the copies to the
-    key's metrics, which read `score.value` (and a sample's metadata to cluster by). The
-    copy is a plain namespace of the same fields, the score's too: the same results, with
-    none of pydantic's copying, which was a fifth of an import's time. Its metadata is
-    shared (no metric mutates it); tests/test_logs_import_writer.py checks the results
-    equal those of Inspect's own objects."""
+    """A sample score that copies cheaply, for Inspect's metric-dict path.
+
+    That path deep-copies a sample score once per sample and metric key only to set the
+    copy's `score.value` to that key's value and hand the copies to the key's metrics,
+    which read `score.value` (and a sample's metadata to cluster by). The copy is a plain
+    namespace of the same fields, the score's too: the same results, with none of
+    pydantic's copying, which was a fifth of an import's time. Its metadata is shared (no
+    metric mutates it); tests/test_logs_import_writer.py checks the results equal those
+    of Inspect's own objects.
+    """
 
     def __deepcopy__(self, memo: dict | None = None) -> Any:
         fields = self.__dict__
@@ -248,8 +260,10 @@ class _ShallowSampleScore(SampleScore):
 
 
 def _bare_copy(model: Any) -> Any:
-    """A shallow copy of a pydantic model without its machinery (what its `__copy__` does,
-    minus the private-attribute copy our scores do not have)."""
+    """A shallow copy of a pydantic model without its machinery.
+
+    What its `__copy__` does, minus the private-attribute copy our scores do not have.
+    """
     new = object.__new__(type(model))
     object.__setattr__(new, "__dict__", model.__dict__.copy())
     object.__setattr__(new, "__pydantic_fields_set__", set(model.__pydantic_fields_set__))
@@ -259,8 +273,10 @@ def _bare_copy(model: Any) -> Any:
 
 
 def _constructed(cls: Any, values: dict[str, Any]) -> Any:
-    """`cls.model_construct(**values)` when `values` holds every field of `cls` (what
-    `model_construct` does then, without its per-field checks); else `model_construct`."""
+    """`cls.model_construct(**values)`, without its per-field checks when `values` holds every field of `cls`.
+
+    What `model_construct` does then; else `model_construct` itself.
+    """
     if values.keys() != cls.model_fields.keys():
         return cls.model_construct(**values)
     new = object.__new__(cls)
@@ -279,12 +295,14 @@ def _reduced_here(
     samples: int,
     templates: dict[str, tuple[Any, bool]] | None = None,
 ) -> tuple[EvalResults | None, list[EvalSampleReductions] | None]:
-    """`eval_results` with the epochs reduced here, as Inspect's `reduce_scores` does (by
-    sample id, in order of first appearance), into `_ShallowSampleScore`s, whose copies per
-    metric key are cheap; the metrics of the reduced scores are Inspect's (`_metrics_here`).
-    Its results' reducer and count of completed samples are set as an eval with the
-    reducer sets them, its reductions built as Inspect builds them. Checked against
-    Inspect's own path on each process's first log (`light_eval_results`)."""
+    """`eval_results` with the epochs reduced here, as Inspect's `reduce_scores` does, into cheap copies.
+
+    Reduced by sample id, in order of first appearance, into `_ShallowSampleScore`s, whose
+    copies per metric key are cheap; the metrics of the reduced scores are Inspect's
+    (`_metrics_here`). Its results' reducer and count of completed samples are set as an
+    eval with the reducer sets them, its reductions built as Inspect builds them. Checked
+    against Inspect's own path on each process's first log (`light_eval_results`).
+    """
     groups: dict[str, list[SampleScore]] = {}
     for by_scorer in scores:
         groups.setdefault(str(by_scorer[scorer_name].sample_id), []).append(by_scorer[scorer_name])
@@ -367,11 +385,13 @@ class _KeyValue:
 
 
 def _filled(template: Any, reduced: Sequence[SampleScore], scorer: Scorer, samples: int) -> Any:
-    """`template` (a scorer's results) with each key's metrics computed over `reduced`, as
-    Inspect's metric-dict path computes them: samples whose value (or the key's) is NaN are
-    unscored, each metric gets the scored samples' values of the key under `score.value`
-    (and their sample metadata), and a key no sample has a value for gets NaN. None when the scorer's metrics
-    are not one scalar metric per entry of a dict of keys, as the template lists them."""
+    """`template` (a scorer's results) with each key's metrics computed over `reduced`, as Inspect computes them.
+
+    As Inspect's metric-dict path does: samples whose value (or the key's) is NaN are unscored, each metric
+    gets the scored samples' values of the key under `score.value` (and their sample metadata), and a key no
+    sample has a value for gets NaN. None when the scorer's metrics are not one scalar metric per entry of a
+    dict of keys, as the template lists them.
+    """
     metrics = registry_info(scorer).metadata.get("metrics")
     if not isinstance(metrics, dict):
         return None
@@ -416,8 +436,10 @@ def _filled(template: Any, reduced: Sequence[SampleScore], scorer: Scorer, sampl
 
 
 def _light(score: Score, light: dict[int, tuple[Score, Score]] | None) -> Score:
-    """The score without its metadata, made once per score object in `light` (which keeps
-    the score alive, so its identity is not reused)."""
+    """The score without its metadata, made once per score object in `light`.
+
+    `light` keeps the score alive, so its identity is not reused.
+    """
     if light is None:
         return score.model_copy(update={"metadata": None})
     hit = light.get(id(score))
@@ -435,20 +457,23 @@ def light_eval_results(
     light: dict[int, tuple[Score, Score]] | None = None,
     templates: dict[str, tuple[Any, bool]] | None = None,
 ) -> tuple[EvalResults | None, list[EvalSampleReductions] | None]:
-    """The log's results and reductions as a run computes them, from its samples'
-    (id, epoch, score, metadata) and light copies of the scores: the metrics see only the
-    sample metadata they read (`METRIC_METADATA`) and no score metadata, the sample scores
-    and reduced scores are copied shallowly (`_ShallowSampleScore`, `_ShallowCopied`), and
-    they get back the metadata Inspect's reducers keep (the first epoch's). Inspect
-    deep-copies every score once per metric key, which was most of an import's time;
-    tests/test_logs_import_writer.py checks the light results and reductions equal the
-    full ones. `reduced` holds the mean reductions already computed in this import.
+    """The log's results and reductions as a run computes them, from light copies of the scores.
+
+    From its samples' (id, epoch, score, metadata) and light copies of the scores: the
+    metrics see only the sample metadata they read (`METRIC_METADATA`) and no score
+    metadata, the sample scores and reduced scores are copied shallowly
+    (`_ShallowSampleScore`, `_ShallowCopied`), and they get back the metadata Inspect's
+    reducers keep (the first epoch's). Inspect deep-copies every score once per metric
+    key, which was most of an import's time; tests/test_logs_import_writer.py checks the
+    light results and reductions equal the full ones. `reduced` holds the mean reductions
+    already computed in this import.
 
     The epochs are reduced here (`_reduced_here`) once `check` (one per process) records
     that doing so gave Inspect's own results on a first log; without `check` both are
     computed and Inspect's returned. `light` holds the light copy of each score of this
     import by identity (the importer shares a score among the rows that repeat it);
-    `templates` the first results of each scorer in this process (`_metrics_here`)."""
+    `templates` the first results of each scorer in this process (`_metrics_here`).
+    """
     scores = [
         {
             scorer_name: _constructed(
@@ -488,10 +513,12 @@ def light_eval_results(
 
 
 async def write_eval(log: EvalLog, out: Path) -> None:
-    """Write an `.eval` log through Inspect's own recorder, flushing every `FLUSH_EVERY`
-    samples as a running eval does (`write_eval_log` buffers every sample and de-duplicates
-    the buffer on each one, quadratic in the number of samples). The importer's fallback
-    when `write_eval_zip`'s layout does not read back as this writer's."""
+    """Write an `.eval` log through Inspect's own recorder, flushing every `FLUSH_EVERY` samples as a running eval does.
+
+    `write_eval_log` buffers every sample and de-duplicates the buffer on each one,
+    quadratic in the number of samples. The importer's fallback when `write_eval_zip`'s
+    layout does not read back as this writer's.
+    """
     recorder = EvalRecorder(str(out.parent))
     await recorder.log_init(log.eval, str(out), clean=True)
     await recorder.log_start(log.eval, log.plan)
@@ -503,8 +530,11 @@ async def write_eval(log: EvalLog, out: Path) -> None:
 
 
 def _read_back(path: Path) -> tuple[dict[str, str], list[str]]:
-    """A log as Inspect's public readers return it, field by field as JSON (NaN, which
-    unanswered measures hold, is not equal to itself in a comparison of values)."""
+    """A log as Inspect's public readers return it, field by field as JSON.
+
+    As JSON, since NaN, which unanswered measures hold, is not equal to itself in a
+    comparison of values.
+    """
     log = read_eval_log(str(path))
     fields = {
         name: json_bytes(getattr(log, name)).decode()
@@ -520,13 +550,16 @@ def layout_difference(
     samples: int = CHECK_SAMPLES,
     fast_parts: tuple[list[tuple[str | int, int, bytes]], bytes, bytes | None] | None = None,
 ) -> str | None:
-    """None when a log written by `write_eval_zip` reads back through Inspect's public
-    readers (`read_eval_log`, `read_eval_log_sample_summaries`) exactly as the same log
-    written by Inspect's recorder does, checked on the first `samples` samples of `log`;
-    otherwise the first field that differs. `fast_parts` are those samples' JSON, their
-    summaries' and the log's reductions' as the importer writes them (`sample_json`), else
-    they are serialised from the log. The fast writer relies on Inspect's member layout,
-    which no public contract fixes, so each import checks it once."""
+    """The first field that differs between a log written by `write_eval_zip` and by Inspect's recorder, or None.
+
+    None when it reads back through Inspect's public readers (`read_eval_log`,
+    `read_eval_log_sample_summaries`) exactly as the same log written by Inspect's
+    recorder does, checked on the first `samples` samples of `log`. `fast_parts` are those
+    samples' JSON, their summaries' and the log's reductions' as the importer writes them
+    (`sample_json`), else they are serialised from the log. The fast writer relies on
+    Inspect's member layout, which no public contract fixes, so each import checks it
+    once.
+    """
     probe = log.model_copy(update={"samples": (log.samples or [])[:samples]})
     with tempfile.TemporaryDirectory(prefix="ps-layout-") as scratch:
         fast, slow = Path(scratch) / "fast.eval", Path(scratch) / "inspect.eval"
@@ -540,11 +573,13 @@ def layout_difference(
 
 
 class Writer:
-    """Writes an import's logs in one pass (`write_eval_zip`), each sample's JSON filled
-    from its log's checked template (`sample_json.Template`), once `layout_difference`
+    """Writes an import's logs in one pass (`write_eval_zip`), each sample's JSON filled from a checked template.
+
+    The template is its log's (`sample_json.Template`), used once `layout_difference`
     finds such a log reads back as Inspect's recorder's (checked on the first log). A log
     whose template does not serialise a sample as Inspect does is written from Inspect's
-    objects, as is every later one; without the one-pass layout, through the recorder."""
+    objects, as is every later one; without the one-pass layout, through the recorder.
+    """
 
     def __init__(self, loop: asyncio.AbstractEventLoop, result: ImportResult, fast: bool | None = None) -> None:
         self.loop, self.result = loop, result
@@ -552,8 +587,11 @@ class Writer:
         self.pieces = Pieces.of()
 
     def _template(self, log: EvalLog, records: list[Record], scorer_name: str) -> Template | None:
-        """The log's checked template, or None (with a note the first time) when the last
-        record of a shape (scored, errored) serialises otherwise than Inspect's objects."""
+        """The log's checked template, or None when a record does not serialise as Inspect's objects do.
+
+        None (with a note the first time) when the last record of a shape (scored,
+        errored) serialises otherwise than Inspect's objects.
+        """
         if self.pieces is None or not records:
             return None
         template = Template.of(records[0], log.eval.model, scorer_name, self.pieces)
@@ -606,8 +644,11 @@ class Writer:
 
 
 def _with_samples(log: EvalLog, records: list[Record], scorer_name: str) -> EvalLog:
-    """The log with its records as Inspect's samples (reductions kept: the constructor's
-    validator drops them beside results that are not a dict)."""
+    """The log with its records as Inspect's samples.
+
+    Reductions are kept: the constructor's validator drops them beside results that are
+    not a dict.
+    """
     out = log.model_copy(update={"samples": [sample_of(r, log.eval.model, scorer_name) for r in records]})
     out.reductions = log.reductions
     return out
@@ -685,8 +726,11 @@ def _record(
     disagree: dict[str, int],
     ids: Iterator[str],
 ) -> Record:
-    """One response row as the sample a run would have logged, scored by our scorer (or the
-    file's letter with `use_source_letters`, our reading counted against it in `disagree`)."""
+    """One response row as the sample a run would have logged, scored by our scorer.
+
+    With `use_source_letters`, the file's letter is scored and our reading counted against
+    it in `disagree`.
+    """
     item, model, kind = job.items[rec["item_id"]], cell.model, job.kind
     prompt = run.prompt(kind, item, condition)
     raw = rec.get("raw_response") or ""

@@ -108,8 +108,9 @@ def import_responses(
     jobs: int | None = None,
     note: str | None = None,
 ) -> ImportResult:
-    """Write one `.eval` log per model x instrument x condition x temperature of the file,
-    in `jobs` processes (default: one per CPU).
+    """Write one `.eval` log per model x instrument x condition x temperature of the file.
+
+    In `jobs` processes (default: one per CPU).
 
     Re-importing the same file (same path and content) into the same directory replaces
     the logs it wrote before, and only those; logs written from an earlier version of the

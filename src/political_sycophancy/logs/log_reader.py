@@ -109,9 +109,12 @@ def _put(into: dict[str, Any], key: str, value: Any, scorer: str) -> None:
 
 
 def _score_parts(scores: dict | None) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], Any]:
-    """Merged score values, the first score's metadata, the merged string labels of the
-    score metadata (new contract: status, letter, closer, ...; reading details such as the
-    rule or the probabilities excluded) and the first `Score.answer`."""
+    """The scores of a sample merged: values, metadata, string labels and answer.
+
+    Merged score values, the first score's metadata, the merged string labels of the score
+    metadata (new contract: status, letter, closer, ...; reading details such as the rule
+    or the probabilities excluded) and the first `Score.answer`.
+    """
     values: dict[str, Any] = {}
     meta: dict[str, Any] = {}
     labels: dict[str, Any] = {}
@@ -176,8 +179,11 @@ class UnexpectedLayout(Exception):
 
 
 class BadLog(Exception):
-    """A log left out whole: its header holds a value out of range (`values.header_problem`)
-    or a member too large to unpack."""
+    """A log left out whole.
+
+    Its header holds a value out of range (`values.header_problem`) or a member too
+    large to unpack.
+    """
 
 
 def _journal_summaries(archive: zipfile.ZipFile, names: set[str]) -> list[dict]:
@@ -193,12 +199,14 @@ def _journal_summaries(archive: zipfile.ZipFile, names: set[str]) -> list[dict]:
 
 
 def _read_eval_zip(path: Path) -> tuple[dict, list[dict]]:
-    """Header and sample summaries straight from the `.eval` zip (header.json or the
-    journal's start.json; summaries.json or the journal's summaries while a run is
-    going). Samples whose summaries were thinned are read from their own member. Raises
-    UnexpectedLayout when the zip holds no header, or sample members no summary covers;
-    BadLog when a member would unpack past `MAX_INPUT_BYTES` (a zip bomb is not unpacked,
-    by this reader nor Inspect's)."""
+    """Header and sample summaries straight from the `.eval` zip.
+
+    From header.json or the journal's start.json; summaries.json or the journal's
+    summaries while a run is going. Samples whose summaries were thinned are read from
+    their own member. Raises UnexpectedLayout when the zip holds no header, or sample
+    members no summary covers; BadLog when a member would unpack past `MAX_INPUT_BYTES`
+    (a zip bomb is not unpacked, by this reader nor Inspect's).
+    """
     with zipfile.ZipFile(path) as archive:
         big = next((i for i in archive.infolist() if i.file_size > MAX_INPUT_BYTES), None)
         if big is not None:
@@ -245,8 +253,11 @@ def _read_eval_zip(path: Path) -> tuple[dict, list[dict]]:
 
 
 def _read_with_inspect(path: Path, *, full: bool = False) -> tuple[dict, list[dict]]:
-    """Header and samples through Inspect's public readers (`.json` logs, and `.eval` zips
-    the fast reader does not understand: `full` reads every sample, not the summaries)."""
+    """Header and samples through Inspect's public readers.
+
+    For `.json` logs, and `.eval` zips the fast reader does not understand; `full` reads
+    every sample, not the summaries.
+    """
     from inspect_ai.log import read_eval_log, read_eval_log_sample_summaries
 
     log = read_eval_log(str(path), header_only=not full, exclude_fields={"events", "messages", "attachments", "store"})
@@ -286,9 +297,12 @@ def _read_log(path: Path) -> tuple[dict, list[dict]]:
 
 @dataclass
 class LogRows:
-    """What one log gave: its rows, the reason it was ignored (or None), whether samples were
-    read in full, its task id, what it was meant to hold (`design.planned`) and why it was
-    read through Inspect's reader (or None)."""
+    """What one log gave: its rows, and why it was ignored or read through Inspect's reader.
+
+    Its rows, the reason it was ignored (or None), whether samples were read in full, its
+    task id, what it was meant to hold (`design.planned`) and why it was read through
+    Inspect's reader (or None).
+    """
 
     rows: list[dict]
     ignored: str | None
@@ -374,8 +388,11 @@ def _log_base(header: dict, path: Path, kind: str, plan: dict[str, Any]) -> dict
 
 
 def _sample_row(s: dict, error: Any, base: dict[str, Any], meta: dict, intern: Interner) -> dict[str, Any]:
-    """One sample's row: the log's columns, the sample's status, letter and reading, its
-    score values and labels, then its metadata (a key already a column keeps the column's)."""
+    """One sample's row: the log's columns, the sample's reading and scores, then its metadata.
+
+    The log's columns, the sample's status, letter and reading, its score values and
+    labels, then its metadata (a key already a column keeps the column's).
+    """
     values, smeta, labels, answer = _score_parts(s.get("scores"))
     sm = s.get("metadata") or {}
     status, letter = _status_and_letter(values, labels, answer)

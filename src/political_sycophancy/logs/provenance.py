@@ -58,8 +58,11 @@ _BARE = re.compile(r"\s*[A-Za-z]?\s*")
 
 
 def response_text(raw: Iterable[Any]) -> str:
-    """`text` when any response holds more than one letter, `letters only` when every
-    response is a bare letter or empty (and some are letters), `none` when all are empty."""
+    """What a response file's responses hold: `text`, `letters only` or `none`.
+
+    `text` when any response holds more than one letter, `letters only` when every
+    response is a bare letter or empty (and some are letters), `none` when all are empty.
+    """
     values = ["" if v is None or (isinstance(v, float) and v != v) else str(v) for v in raw]
     if any(not _BARE.fullmatch(v) for v in values):
         return TEXT
@@ -154,9 +157,11 @@ def _get(node: Any, *keys: str) -> Any:
 
 
 def provenance_table(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
-    """One row per imported response file (by path and content), then one for the logs run
-    with Inspect, from the frame reader's per-log records (`design.planned`: `source`,
-    `sample_ids`, `epochs`, `kind`)."""
+    """One row per imported response file (by path and content), then one for the logs run with Inspect.
+
+    From the frame reader's per-log records (`design.planned`: `source`, `sample_ids`,
+    `epochs`, `kind`).
+    """
     groups: dict[tuple[str | None, str | None], list[Mapping[str, Any]]] = {}
     for rec in records:
         source = rec.get("source")

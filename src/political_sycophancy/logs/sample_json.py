@@ -65,9 +65,11 @@ class Record:
 
 
 def random_ids(n: int) -> list[str]:
-    """`n` random ids in shortuuid's form (22 characters of its alphabet, as Inspect names
-    samples and messages), drawn at once from fresh OS entropy: shortuuid's own encoding,
-    one id at a time, was a tenth of an import's time."""
+    """`n` random ids in shortuuid's form, drawn at once from fresh OS entropy.
+
+    22 characters of its alphabet, as Inspect names samples and messages; shortuuid's own
+    encoding, one id at a time, was a tenth of an import's time.
+    """
     alphabet = np.frombuffer(shortuuid.get_alphabet().encode(), dtype="S1")
     digits = np.random.default_rng().integers(0, len(alphabet), size=(n, 22))
     return alphabet[digits].view("S22").ravel().astype(str).tolist()
@@ -203,9 +205,12 @@ class Pieces:
         return _closed(hit[1], sample), _closed(hit[2], summary)
 
     def _members(self, fields: dict[str, Any]) -> tuple[list[bytes], list[bytes]]:
-        """`fields` as JSON members `"key":value`, in a sample and thinned in a summary (where
-        a thinned value may leave its key out), each distinct key and value made once: the
-        rows of an import repeat most of their own metadata (condition, file, question)."""
+        """`fields` as JSON members `"key":value`, in a sample and thinned in a summary, each distinct one made once.
+
+        A thinned value may leave its key out of the summary. Each distinct key and value
+        is made once: the rows of an import repeat most of their own metadata (condition,
+        file, question).
+        """
         sample, summary = [], []
         for key, value in fields.items():
             if type(value) is int:  # a row number: one per row, not worth keeping; a summary keeps numbers as they are

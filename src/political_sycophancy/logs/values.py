@@ -196,8 +196,11 @@ def _weight_problem(weight: Any) -> str | None:
 
 
 def kind_contracts() -> dict[str, tuple[str, ...]]:
-    """The sample metadata keys every sample of a log of each declared measure kind carries
-    (`Measure.sample_keys`; a kind its measure declares no keys for carries none named)."""
+    """The sample metadata keys every sample of a log of each declared measure kind carries.
+
+    From `Measure.sample_keys`; a kind its measure declares no keys for carries none
+    named.
+    """
     from ..catalog import declared
 
     contracts: dict[str, tuple[str, ...]] = {}

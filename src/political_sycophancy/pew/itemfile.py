@@ -20,8 +20,11 @@ from ..core.text import md_text
 
 
 def cell(value: Any) -> str:
-    """A CSV cell: lists as JSON, None/NaN as empty, a text a spreadsheet would run as a
-    formula with a leading apostrophe (`core.sheet`; `load_items` takes it off again)."""
+    """A CSV cell: lists as JSON, None/NaN as empty, a formula-like text made inert.
+
+    A text a spreadsheet would run as a formula gets a leading apostrophe (`core.sheet`;
+    `load_items` takes it off again).
+    """
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return ""
     if isinstance(value, (list, tuple)):
@@ -86,8 +89,11 @@ class BuildReport:
         return list(self.section(section).flags)
 
     def markdown(self) -> str:
-        """The report; every text in it (variable names and labels, item texts, file names)
-        written as literal Markdown text (`core.text.md_text`)."""
+        """The report as Markdown.
+
+        Every text in it (variable names and labels, item texts, file names) is written
+        as literal Markdown text (`core.text.md_text`).
+        """
         out = [f"# {md_text(self.title)}", ""]
         for sec in self.sections.values():
             out += [f"## {md_text(sec.title)}", ""]

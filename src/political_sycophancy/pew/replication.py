@@ -84,8 +84,10 @@ SUM_TOLERANCE = 0.01
 
 
 def canonical_item_id(question_id: str) -> str:
-    """Our item id for an id in the paper's files (`pewtyp_pew_01` -> `pew_01`; PCT and
-    ATP ids are the same in both)."""
+    """Our item id for an id in the paper's files (`pewtyp_pew_01` -> `pew_01`).
+
+    PCT and ATP ids are the same in both.
+    """
     qid = str(question_id).strip()
     for prefix in PAPER_ID_PREFIXES:
         if qid.startswith(prefix):
@@ -171,9 +173,12 @@ _ALL_ONE_SIDE = re.compile(r"\bboth (?:options )?(?:are )?(left|right)\b", re.I)
 
 
 def rationale_conflicts(rationale: str, direction: int, n_options: int) -> list[str]:
-    """Where the rationale's "option k is left/right-coded" contradicts the sign the
+    """Where a Typology item's rationale contradicts the sign its score gives an option.
+
+    Where the rationale's "option k is left/right-coded" contradicts the sign the
     Typology score gives option k (direction × (1 − 2i/(n−1))), and where it says all
-    options lie on one side while the linear score puts some on the other."""
+    options lie on one side while the linear score puts some on the other.
+    """
     if direction == 0 or not rationale:
         return []
     points = [direction * p for p in typology_option_points(n_options)]
@@ -270,8 +275,11 @@ def _atp_key(rec: dict[str, str]) -> tuple[str, str]:
 
 
 def _side_files(src: Path, report: BuildReport) -> tuple[dict, dict]:
-    """Full question texts and options from pew_atp_items.csv (the distributions file cuts
-    texts at 200 characters) and directions from the coded file, when present."""
+    """Full ATP question texts and options, and directions from the coded file when present.
+
+    Texts and options come from pew_atp_items.csv (the distributions file cuts texts at
+    200 characters).
+    """
     listed: dict[tuple[str, str], tuple[int, dict[str, str]]] = {}
     directions: dict[tuple[str, str], int] = {}
     for row, rec in read_records(src / ATP_ITEMS_FILE, ["wave", "var_name", "question", "options", "n_options"]):

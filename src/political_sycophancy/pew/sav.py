@@ -43,8 +43,10 @@ TAIL_COLUMNS = ["partisan_gap", "wave", "var_name", "weighting", "source_file"]
 
 @dataclass(frozen=True)
 class GroupSpec:
-    """A respondent grouping: a categorical variable and the group name of each code
-    (None: one group per labelled code, named `<variable>_<label>`)."""
+    """A respondent grouping: a categorical variable and the group name of each code.
+
+    None: one group per labelled code, named `<variable>_<label>`.
+    """
 
     variable: str
     codes: dict[float, str] | None = None
@@ -218,8 +220,11 @@ def _weighted_counts(codes: pd.Series, weights: pd.Series, mask: pd.Series) -> t
 def _respondent_masks(
     wave: Wave, groups: list[GroupSpec], report: BuildReport, section: str
 ) -> tuple[pd.Series, dict[str, pd.Series]]:
-    """The respondents' weights (1 each when unweighted) and, per benchmark group (`overall`
-    first), which respondents count: those in the group with a positive weight."""
+    """The respondents' weights and, per benchmark group, which respondents count.
+
+    Weights are 1 each when unweighted; groups come `overall` first; those in the group
+    with a positive weight count.
+    """
     df = wave.data
     weights = pd.Series(1.0, index=df.index) if wave.weight is None else pd.to_numeric(df[wave.weight], errors="coerce")
     usable = weights.notna() & (weights > 0)
@@ -280,8 +285,10 @@ def _benchmark_columns(
     kept_codes: list[float],
     refused_codes: list[float],
 ) -> tuple[dict[str, Any], str | None]:
-    """Per group, the answer distribution over the kept codes, the respondents counted and the
-    weighted share that refused; and the first of dem, rep, overall in which nobody answered."""
+    """Per group, the answer distribution over the kept codes, the respondents counted and the share that refused.
+
+    The share is weighted. Also the first of dem, rep, overall in which nobody answered.
+    """
     row: dict[str, Any] = {}
     missing_group = None
     for group, mask in masks.items():

@@ -11,8 +11,10 @@ from collections.abc import Sequence
 
 
 def macro_f1(gold: Sequence[str], pred: Sequence[str]) -> float:
-    """Unweighted mean of the per-label F1 over the labels present in `gold` or `pred`
-    (scikit-learn's `f1_score(average="macro")`); NaN with no answers."""
+    """Macro-F1: the unweighted mean of the per-label F1 over the labels present in `gold` or `pred`.
+
+    As scikit-learn's `f1_score(average="macro")`; NaN with no answers.
+    """
     if not gold:
         return math.nan
     scores = []

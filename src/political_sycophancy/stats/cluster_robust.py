@@ -56,10 +56,13 @@ RANK_TOL = 1e-10
 
 @dataclass(frozen=True)
 class RobustFit:
-    """A least-squares fit with its cluster-robust covariance, and what the degrees of
-    freedom and joint tests of its contrasts need: per cluster j, with G_j = A_j X_j M (the
-    adjusted rows, demeaned and sqrt(w)-scaled), G_j'G_j (`own`), X_j'G_j (`cross`) and the
-    sums over the cluster's observations of each fixed-effect group of sqrt(w) G (`fe_sums`)."""
+    """A least-squares fit with its cluster-robust covariance, and what its contrasts' tests need.
+
+    What the degrees of freedom and joint tests of its contrasts need: per cluster j, with
+    G_j = A_j X_j M (the adjusted rows, demeaned and sqrt(w)-scaled), G_j'G_j (`own`),
+    X_j'G_j (`cross`) and the sums over the cluster's observations of each fixed-effect group
+    of sqrt(w) G (`fe_sums`).
+    """
 
     beta: np.ndarray
     cov: np.ndarray
@@ -102,14 +105,17 @@ def _inverse_root(matrix: np.ndarray) -> np.ndarray:
 def _adjusted_rows(
     xj: np.ndarray, bread: np.ndarray, root: np.ndarray, groups: np.ndarray, group_totals: np.ndarray | None
 ) -> np.ndarray:
-    """A_j X_j of one cluster: A_j = (I - H_jj)^(-1/2), H_jj = P_S,jj + X_j M X_j', P_S,jj the
-    block of the fixed-effect projection (sqrt(w_a w_b) / W_g for two observations of group g).
+    """A_j X_j of one cluster, the CR2-adjusted rows.
+
+    A_j = (I - H_jj)^(-1/2), H_jj = P_S,jj + X_j M X_j', P_S,jj the block of the fixed-effect
+    projection (sqrt(w_a w_b) / W_g for two observations of group g).
 
     The observations fall into classes of equal (x_a, w_a, W_g(a)): a persona's cells in one
     mode when every persona answered every item. X_j = Z X_c (Z the class indicators), so when
     span(Z) is invariant under I - H_jj (checked: (I - H_jj) Z = Z T0), A_j X_j = Z N^(-1/2)
     T^(-1/2) N^(1/2) X_c with T = N^(1/2) T0 N^(-1/2) (N the class sizes): an r x r
-    eigen-decomposition for r classes instead of n_j x n_j. Otherwise the n_j x n_j matrix."""
+    eigen-decomposition for r classes instead of n_j x n_j. Otherwise the n_j x n_j matrix.
+    """
     n = len(xj)
     w = root**2
     totals = group_totals[groups] if group_totals is not None else np.zeros(n)
@@ -166,9 +172,10 @@ def cluster_robust_fit(
     weights: np.ndarray | None = None,
     adjustment: str = "CR2",
 ) -> RobustFit:
-    """Least squares of y on x with the fixed effects of `absorb` groups absorbed (no
-    intercept otherwise: put a column of ones in x), optional weights, and the CR2 (or CR1)
-    covariance clustered by `clusters` (see the module docstring).
+    """Least squares of y on x with `absorb` fixed effects and the CR2 (or CR1) covariance clustered by `clusters`.
+
+    The fixed effects of `absorb` groups are absorbed (no intercept otherwise: put a column
+    of ones in x); weights are optional (see the module docstring).
 
     Args:
       y: outcomes (n), finite.
@@ -361,10 +368,12 @@ def t_interval(estimate: float, se: float, df: float, level: float = 0.95) -> tu
 def fieller_interval(
     num: float, den: float, v_num: float, v_den: float, cov: float, df: float, level: float = 0.95
 ) -> tuple[float, float]:
-    """The Fieller interval of the ratio num / den of two estimates with variances v_num,
-    v_den and covariance cov, at a t critical value on df degrees of freedom: the ratios r
-    with (num - r den)^2 <= t^2 Var(num - r den). Bounded only when den is itself clearly
-    non-zero (den^2 > t^2 v_den); NaNs otherwise."""
+    """The Fieller interval of the ratio num / den of two estimates.
+
+    With variances v_num, v_den and covariance cov, at a t critical value on df degrees of
+    freedom: the ratios r with (num - r den)^2 <= t^2 Var(num - r den). Bounded only when
+    den is itself clearly non-zero (den^2 > t^2 v_den); NaNs otherwise.
+    """
     from scipy import stats
 
     if not all(math.isfinite(v) for v in (num, den, v_num, v_den, cov, df)) or df <= 0:

@@ -126,9 +126,11 @@ class MixedFit:
     df: int | None = None  # the t distribution's degrees of freedom of the intervals (None: normal)
 
     def ratio(self, numerator: str = "C3R", denominator: str = "C3L") -> dict[str, Any] | None:
-        """|numerator| / |denominator| of two condition effects and whether they share a
-        sign (the paper: C3R is "approximately 13x the magnitude of the C3L effect in the
-        opposite direction"); None without both or with a zero denominator."""
+        """|numerator| / |denominator| of two condition effects and whether they share a sign.
+
+        The paper: C3R is "approximately 13x the magnitude of the C3L effect in the
+        opposite direction". None without both or with a zero denominator.
+        """
         coefs = self.coefficients.set_index("condition")["estimate"] if len(self.coefficients) else pd.Series()
         if numerator not in coefs or denominator not in coefs or not float(coefs[denominator]):
             return None
@@ -189,9 +191,12 @@ def _design(data: pd.DataFrame, conditions: list[str]) -> tuple[np.ndarray, list
 
 
 def _sums(codes: np.ndarray, levels: int, values: np.ndarray) -> np.ndarray:
-    """Z'V for the indicator matrix Z of `codes` (one level per row; -1: the row has none of
-    the factor's levels, as a slope's factor outside its condition), without forming Z:
-    one column sum per level and column of `values` (levels x columns)."""
+    """Z'V for the indicator matrix Z of `codes`, without forming Z.
+
+    One level per row; -1: the row has none of the factor's levels, as a slope's factor
+    outside its condition. One column sum per level and column of `values` (levels x
+    columns).
+    """
     if (codes < 0).any():
         keep = codes >= 0
         codes, values = codes[keep], values[keep]
@@ -243,8 +248,9 @@ def _coef_table(
 
 
 class _CrossedREML:
-    """Profiled REML for y = X b + Z_item u + Z_other v + e, in the relative-SD
-    parametrisation theta = (s_item / s, s_other / s, ...) (lme4's), from sufficient statistics:
+    """Profiled REML for y = X b + Z_item u + Z_other v + e, from sufficient statistics.
+
+    In the relative-SD parametrisation theta = (s_item / s, s_other / s, ...) (lme4's):
 
         -2 logL_R(theta) = log|C(theta)| + (n - p) (1 + log(2 pi PRSS(theta) / (n - p))),
 
@@ -254,7 +260,8 @@ class _CrossedREML:
     Each row has exactly one item, so the item block of C is diagonal (1 + theta^2 n_i);
     it is eliminated by its Schur complement, leaving a (p + #models) square system: a fit
     on the paper's 500 items costs milliseconds per evaluation instead of a dense
-    506 x 506 Cholesky."""
+    506 x 506 Cholesky.
+    """
 
     def __init__(self, X: np.ndarray, codes: list[np.ndarray], sizes: list[int], y: np.ndarray) -> None:
         """`codes[k]` holds each row's level of random factor k (0 .. sizes[k] - 1).
@@ -405,9 +412,11 @@ def _gradient(fun: Callable[[np.ndarray], float], x: np.ndarray, h: float = 1e-5
 
 
 def _random_blocks(data: pd.DataFrame, spec: str) -> tuple[list[np.ndarray], list[int], list[str], str]:
-    """Level codes of the random intercepts (the first factor has exactly one level per
-    row, so its block of the mixed-model equations is diagonal), their sizes, labels and
-    the lme4-style random part of the formula."""
+    """Level codes of the random intercepts, their sizes, labels and the lme4-style random part of the formula.
+
+    The first factor has exactly one level per row, so its block of the mixed-model
+    equations is diagonal.
+    """
     if spec == "paper":
         codes, levels = pd.factorize(data["item_id"].astype(str) + "\x00" + data["model"].astype(str), sort=True)
         return [codes], [len(levels)], ["item x model"], "(1 | item_id:model), one intercept per item x model pair"
@@ -619,10 +628,13 @@ def fit_mixed(
     conditions: list[str] | None = None,
     optimizers: Sequence[str] | None = None,
 ) -> MixedFit:
-    """Fit the mixed model `spec` (see the module docstring) on item-level data with columns
-    model, item_id, condition and `outcome` (rows with a missing outcome are dropped).
-    `conditions` restricts the conditions (default: all present; N must be among them);
-    which rows to give it is the caller's choice (the report: `audit_sections.mixed_data`)."""
+    """Fit the mixed model `spec` (see the module docstring) on item-level data.
+
+    The data has columns model, item_id, condition and `outcome` (rows with a missing
+    outcome are dropped). `conditions` restricts the conditions (default: all present; N
+    must be among them); which rows to give it is the caller's choice (the report:
+    `audit_sections.mixed_data`).
+    """
     if spec not in SPECS:
         raise ValueError(f"spec must be one of {SPECS}")
     data = data[["model", "item_id", "condition", outcome]].dropna()

@@ -1,6 +1,9 @@
-"""Multiplicity: how many of a family of p-values stay below a level after Holm's step-down
-adjustment (controls the family-wise error rate under any dependence), and Benjamini-Hochberg
-q-values (control the false discovery rate under independence or positive dependence)."""
+"""Multiplicity: Holm's step-down adjustment and Benjamini-Hochberg q-values for a family of p-values.
+
+How many of a family of p-values stay below a level after Holm's adjustment (controls the
+family-wise error rate under any dependence), and Benjamini-Hochberg q-values (control the
+false discovery rate under independence or positive dependence).
+"""
 
 from __future__ import annotations
 
