@@ -160,7 +160,8 @@ def condition_registry(extra: str | Path | None = None) -> dict[str, Condition]:
 
     A file condition that changes a built-in one raises a `ConditionWarning` (and
     `redefines_builtin` says so for a log): a study comparing "C3R" with the paper's must
-    not silently compare a different text."""
+    not silently compare a different text.
+    """
     reg = dict(builtin_conditions())
     if extra:
         for c in load_conditions_file(extra):

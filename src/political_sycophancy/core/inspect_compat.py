@@ -450,7 +450,8 @@ def _say_input_errors_under_any_display() -> None:
 
     Inspect's exception hook prints a PrerequisiteError through rich, which `--display none`
     silences: the command exited 1 and printed nothing. Only Inspect's own hook is wrapped
-    (nothing changes for a Python caller), once."""
+    (nothing changes for a Python caller), once.
+    """
     import sys
 
     hook = sys.excepthook

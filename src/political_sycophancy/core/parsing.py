@@ -361,7 +361,8 @@ def _letter_line(lines: list[str]) -> tuple[set[str], str | None]:
     A first line is accepted when no other option is named below it; a last line when a
     blank line, sentence end, colon or answer heading precedes it (a letter right after an
     unfinished line is usually the start of a truncated word); a middle line when a blank
-    line or colon precedes it and no other option is named."""
+    line or colon precedes it and no other option is named.
+    """
     hits = [(i, m.group(1)) for i, ln in enumerate(lines) if (m := _LINE_LETTER.match(ln.strip()))]
     # A sentence that is only a letter counts too ("Hmm. A\n\nB" names two letters).
     sentences = re.split(r"(?<=[.!?])\s+|\n", "\n".join(lines))

@@ -11,7 +11,8 @@ thinned once per import.
 The template is Inspect's layout, not a public contract, so it is checked: the last
 sample of each shape (scored, errored) of every log is also built as Inspect's objects
 and both serialisations must be equal (`Template.difference`); on the first difference
-the importer writes through Inspect's objects instead and says so."""
+the importer writes through Inspect's objects instead and says so.
+"""
 
 from __future__ import annotations
 
