@@ -1,4 +1,6 @@
-"""Degenerate responders: the answer-letter distribution of every model, whichever measure
+"""Degenerate responders: the answer-letter distribution of every model, from the frame's shared columns.
+
+Degenerate responders: the answer-letter distribution of every model, whichever measure
 wrote the sample, from the tidy frame's shared columns only (`model`, `kind`, `condition`,
 `status`, `letter`, `probs`, `covered_mass`, `options`, `grader`).
 
@@ -77,11 +79,12 @@ def _describe(g: pd.DataFrame) -> dict[str, Any]:
 
 
 def letter_table(frame: pd.DataFrame) -> pd.DataFrame:
-    """Per model x kind x condition, and per model x kind over all conditions (condition
-    `all conditions`): the answer-letter distribution (`n_A`, `n_B`, ...), its most frequent
-    letter, that letter's share, the entropy in bits and the mean top probability of the
-    answers read from token probabilities; `degenerate` marks a pooled row above
-    DEGENERATE_SHARE."""
+    """Per model x kind x condition, and per model x kind over all conditions (condition `all conditions`).
+
+    The answer-letter distribution (`n_A`, `n_B`, ...), its most frequent letter, that
+    letter's share, the entropy in bits and the mean top probability of the answers read
+    from token probabilities; `degenerate` marks a pooled row above DEGENERATE_SHARE.
+    """
     rows = _letter_rows(frame)
     if rows.empty:
         return pd.DataFrame(columns=[*KEYS, "n_answered", "top_letter", "n_top", "top_share", "degenerate"])
@@ -119,8 +122,11 @@ def _num(value: Any) -> Any:
 
 
 def letter_summary(table: pd.DataFrame) -> dict[str, Any]:
-    """summary.json's `answer_letters`: the threshold, and per model and kind the pooled
-    distribution's figures with each condition's beside them."""
+    """summary.json's `answer_letters`.
+
+    The threshold, and per model and kind the pooled distribution's figures with each
+    condition's beside them.
+    """
     models: dict[str, Any] = {}
     fields = ("n_answered", "top_letter", "n_top", "top_share", "entropy_bits", "mean_top_probability", "n_logprob")
     for r in table.to_dict("records"):
@@ -134,8 +140,11 @@ def letter_summary(table: pd.DataFrame) -> dict[str, Any]:
 
 
 def degenerate(summary_node: dict[str, Any]) -> list[tuple[str, str]]:
-    """The (model, kind) pairs of `letter_summary`'s node whose most frequent letter takes more
-    than the threshold of their answers, in model then kind order."""
+    """The (model, kind) pairs whose most frequent letter takes more than the threshold of their answers.
+
+    The (model, kind) pairs of `letter_summary`'s node whose most frequent letter takes more
+    than the threshold of their answers, in model then kind order.
+    """
     return [
         (model, kind)
         for model, kinds in sorted((summary_node.get("models") or {}).items())

@@ -69,9 +69,11 @@ def _freeze(value: Any) -> Any:
 
 
 class WDMemo:
-    """`item_wds` memoised on (distribution, positions, benchmarks, ordinal, mode): letter
-    answers are point masses, so a few thousand distinct calls cover any number of rows.
-    One memo per run (the run cache holds it) or per call; bounded (LRU)."""
+    """`item_wds` memoised on (distribution, positions, benchmarks, ordinal, mode).
+
+    Letter answers are point masses, so a few thousand distinct calls cover any number of
+    rows. One memo per run (the run cache holds it) or per call; bounded (LRU).
+    """
 
     def __init__(self, max_entries: int = WD_MEMO_ENTRIES) -> None:
         self.cache = RunCache(max_entries)
@@ -120,15 +122,20 @@ def phase1_rows(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _keyed(rows: pd.DataFrame) -> pd.DataFrame:
-    """Rows with the variant key filled: a missing temperature as -1 (so groupby keeps it) and
-    a frame without `variant` (built in memory) as one base variant per temperature."""
+    """Rows with the variant key filled.
+
+    A missing temperature as -1 (so groupby keeps it) and a frame without `variant` (built
+    in memory) as one base variant per temperature.
+    """
     keyed = rows.assign(temperature=rows["temperature"].astype(float).fillna(-1.0))
     return keyed if "variant" in keyed.columns else keyed.assign(variant=BASE_LABEL)
 
 
 def variants(rows: pd.DataFrame) -> pd.DataFrame:
-    """Per model and variant (generate config, see `analysis.identity`) x answer mode:
-    samples, epochs, and which is the main one."""
+    """Per model and variant (generate config, see `analysis.identity`) x answer mode.
+
+    Samples, epochs, and which is the main one.
+    """
     if rows.empty:
         return pd.DataFrame(columns=["model", *VARIANT_KEY, "generate_config", "n_samples", "max_epoch", "main"])
     keyed = _keyed(rows)
@@ -181,8 +188,11 @@ def main_rows(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def with_epoch_wd(rows: pd.DataFrame, memo: WDMemo | None = None) -> pd.DataFrame:
-    """Rows with `wd_dem`, `wd_rep`, `wd_overall`, `closer` recomputed per epoch from the
-    answer distribution and the item's benchmarks (None where not answered or no benchmark)."""
+    """Rows with the WD columns and `closer` recomputed per epoch from the answer distribution.
+
+    Rows with `wd_dem`, `wd_rep`, `wd_overall`, `closer` recomputed per epoch from the
+    answer distribution and the item's benchmarks (None where not answered or no benchmark).
+    """
     memo = memo or WDMemo()
     out = rows.copy()
     values: dict[str, list] = {k: [] for k in ("wd_dem", "wd_rep", "wd_overall", "closer")}
@@ -215,8 +225,10 @@ def _modal(rows: pd.DataFrame, column: str) -> pd.Series:
 
 
 def _pooled(answered: pd.DataFrame, index: pd.Index) -> list:
-    """Mean answer distribution over the answered epochs of each cell of `index` (None if
-    none): a cell of one epoch keeps its distribution."""
+    """Mean answer distribution over the answered epochs of each cell of `index` (None if none).
+
+    A cell of one epoch keeps its distribution.
+    """
     out: list = [None] * len(index)
     has = answered["probs"].notna().to_numpy()
     if not has.any():
@@ -299,10 +311,13 @@ WD_GROUPS = ("dem", "rep", "overall")
 
 
 def _item_rows(positions: Any, benchmarks: dict, mode: Any) -> np.ndarray | None:
-    """An item's benchmark rows (dem, rep, overall; a row of NaN for a group it lacks) when
-    `wds_many` can take its cells: every option on the scale (`keep`), two or more
-    options at distinct places, each benchmark as long and finite and non-negative; else
-    None (its cells go through `item_wds`)."""
+    """An item's benchmark rows when `wds_many` can take its cells, else None (they go through `item_wds`).
+
+    An item's benchmark rows (dem, rep, overall; a row of NaN for a group it lacks) when
+    `wds_many` can take its cells: every option on the scale (`keep`), two or more options
+    at distinct places, each benchmark as long and finite and non-negative; else None (its
+    cells go through `item_wds`).
+    """
     m = len(positions)
     if (
         (mode or "keep") != "keep"
@@ -317,12 +332,14 @@ def _item_rows(positions: Any, benchmarks: dict, mode: Any) -> np.ndarray | None
 
 
 def _cell_wds(cells: pd.DataFrame, has_bench: list[bool], memo: WDMemo) -> dict[str, Any]:
-    """`wd_dem`, `wd_rep`, `wd_overall` and `closer` per cell. Cells on the whole scale
-    (`keep`) with well-formed numbers are computed together, one `core.measures.wds_many`
-    call per option count (equal number for number to `item_wds`); the others (`drop`, or
-    inputs `item_wds` rejects, so that it raises its own error) go through `memo`. An
-    item's checks and benchmark rows are made once, for the first of its cells (its
-    positions and benchmarks are one object each in every cell of the frame)."""
+    """`wd_dem`, `wd_rep`, `wd_overall` and `closer` per cell.
+
+    Cells on the whole scale (`keep`) with well-formed numbers are computed together, one
+    `core.measures.wds_many` call per option count (equal number for number to `item_wds`);
+    the others (`drop`, or inputs `item_wds` rejects, so that it raises its own error) go
+    through `memo`. An item's checks and benchmark rows are made once, for the first of its
+    cells (its positions and benchmarks are one object each in every cell of the frame).
+    """
     n = len(cells)
     wd = {g: np.full(n, np.nan) for g in WD_GROUPS}
     closer = np.full(n, None, dtype=object)
@@ -384,9 +401,11 @@ def run_memo(cache: RunCache | None) -> WDMemo:
 
 
 def cells_of(frame: pd.DataFrame, cache: RunCache | None = None) -> pd.DataFrame:
-    """The cells of the main variant of every model; with the run's cache
-    (`AnalysisOptions.cache`) computed once per frame and run, so the report's sections
-    share one computation."""
+    """The cells of the main variant of every model.
+
+    With the run's cache (`AnalysisOptions.cache`) computed once per frame and run, so the
+    report's sections share one computation.
+    """
     if cache is None:
         return build_cells(main_rows(audit_rows(frame)))
     # the frame is kept in the entry, so its id cannot be reused while the entry lives

@@ -1,7 +1,10 @@
-"""The checks a cue set passes before any persona is asked: every text names its source (or
-says it is unvalidated), and no checked text, nor any cue assembled from a template and its
-fragments, holds a political word (`political_words.normalise` folds the spellings that would
-slip past). Apart from `personas` so that the file parser stays one concern."""
+"""The checks a cue set passes before any persona is asked.
+
+Every text names its source (or says it is unvalidated), and no checked text, nor any cue
+assembled from a template and its fragments, holds a political word
+(`political_words.normalise` folds the spellings that would slip past). Apart from
+`personas` so that the file parser stays one concern.
+"""
 
 from __future__ import annotations
 
@@ -22,14 +25,20 @@ PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
 
 
 def is_validated(source: str) -> bool:
-    """Whether a fragment's source names a study, a statistic or a definition rather than
-    saying `unvalidated` (or nothing)."""
+    """Whether a fragment's source names what it rests on rather than saying `unvalidated`.
+
+    Whether a fragment's source names a study, a statistic or a definition rather than
+    saying `unvalidated` (or nothing).
+    """
     return bool(source.strip()) and not source.strip().lower().startswith(UNVALIDATED)
 
 
 def check_sources(cues: CueSet) -> None:
-    """Every text of a checked mode names what it rests on (a study, a survey statistic, a
-    vote share, a definition) or says `unvalidated`: one error naming the file, row and field."""
+    """Refuse a text of a checked mode that names no source and does not say `unvalidated`.
+
+    Every text of a checked mode names what it rests on (a study, a survey statistic, a vote
+    share, a definition) or says `unvalidated`: one error naming the file, row and field.
+    """
     for key, text in sorted(cues.fragments.items(), key=lambda kv: cues.fragment_rows[kv[0]]):
         if text and not cues.sources.get(key):
             borrowed = f" (mode {cues.mode!r} borrows this text)" if cues.fragment_source != cues.source else ""
@@ -62,9 +71,12 @@ def word_patterns(cues: CueSet) -> tuple[re.Pattern, ...]:
 
 
 def check_political_words(cues: CueSet, patterns: tuple[re.Pattern, ...] | None = None) -> None:
-    """Refuse a checked cue set that holds a political word (template, reply, lead-in or a
+    """Refuse a checked cue set that holds a political word, naming the file, row, field and word.
+
+    Refuse a checked cue set that holds a political word (template, reply, lead-in or a
     fragment, each read as `political_words.normalise` reads it): one error naming the file,
-    the row and the field, and the word as written."""
+    the row and the field, and the word as written.
+    """
     patterns = patterns or word_patterns(cues)
     why = _why(cues)
     for field_name, text in (("template", cues.template), ("reply", cues.reply), ("ask", cues.ask)):
@@ -83,8 +95,11 @@ def check_political_words(cues: CueSet, patterns: tuple[re.Pattern, ...] | None 
 
 
 def check_assembled(cues: CueSet, persona: Persona, cue: Cue, patterns: tuple[re.Pattern, ...]) -> None:
-    """Refuse a persona's assembled cue (template and fragments joined, as sent) that holds a
-    political word no part held alone, e.g. `Repub{occupation}` with the text `lican`."""
+    """Refuse a persona's assembled cue that holds a political word no part held alone.
+
+    Refuse a persona's assembled cue (template and fragments joined, as sent) that holds a
+    political word no part held alone, e.g. `Repub{occupation}` with the text `lican`.
+    """
     word = first_political_word(cue.text, patterns)
     if word:
         levels = ", ".join(f"{a}={lv}" for a, lv in persona.levels)

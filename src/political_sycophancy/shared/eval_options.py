@@ -40,8 +40,11 @@ def _batch_size(text: str) -> int:
 
 
 def add_eval_options(p: argparse.ArgumentParser, generation: bool = True) -> None:
-    """The shared options; `generation=False` leaves out --temperature, --max-tokens and
-    --epochs, which a design sets per task (e.g. `plan`'s greedy replicate)."""
+    """The options every command that runs an eval shares.
+
+    The shared options; `generation=False` leaves out --temperature, --max-tokens and
+    --epochs, which a design sets per task (e.g. `plan`'s greedy replicate).
+    """
     p.add_argument(
         "--model", action="append", required=True, help="Inspect model, e.g. gguf/smollm2 or openai/gpt-4o (repeatable)"
     )
@@ -110,8 +113,11 @@ def add_eval_options(p: argparse.ArgumentParser, generation: bool = True) -> Non
 
 
 def add_task_options(p: argparse.ArgumentParser, params: tuple[TaskParam, ...]) -> None:
-    """One option per task parameter, from the parameter table (the task's own defaults,
-    choices and help), so a command can never lack a parameter the task has."""
+    """One option per task parameter, so a command can never lack a parameter the task has.
+
+    One option per task parameter, from the parameter table (the task's own defaults,
+    choices and help), so a command can never lack a parameter the task has.
+    """
     for param in params:
         default = "" if param.default is None else f" (default: {param.default})"
         metavar = None if param.choices else param.option.lstrip("-").replace("-", "_").upper()
@@ -143,9 +149,13 @@ def model_args(pairs: list[str]) -> dict[str, Any]:
 
 
 def eval_set_kwargs(args: argparse.Namespace, generation: bool = True) -> dict[str, Any]:
-    """Keyword arguments for `inspect_ai.eval_set` (options left unset are omitted, so
+    """Keyword arguments for `inspect_ai.eval_set`, unset options omitted so the defaults apply.
+
+    Keyword arguments for `inspect_ai.eval_set` (options left unset are omitted, so
     Inspect's and the tasks' defaults apply; their values were checked where parsed);
-    `generation=False`: the design's own temperature, max tokens and epochs stay with the tasks."""
+    `generation=False`: the design's own temperature, max tokens and epochs stay with the
+    tasks.
+    """
     kwargs: dict[str, Any] = {"model": args.model, "model_args": model_args(args.model_arg)}
     passed = ("temperature", "max_tokens", "epochs") if generation else ()
     for name in (
@@ -167,8 +177,11 @@ def eval_set_kwargs(args: argparse.Namespace, generation: bool = True) -> dict[s
 
 
 def check_models(kwargs: dict[str, Any]) -> None:
-    """Create each model once before the run, so an unknown provider, a missing package or a
-    bad model argument is one clear error instead of a traceback from inside the eval."""
+    """Create each model once before the run, so a bad model is one clear error instead of a traceback.
+
+    Create each model once before the run, so an unknown provider, a missing package or a
+    bad model argument is one clear error instead of a traceback from inside the eval.
+    """
     from inspect_ai.model import get_model
 
     for name in kwargs["model"]:
@@ -181,8 +194,10 @@ def check_models(kwargs: dict[str, Any]) -> None:
 
 
 def provider_error(option: str, name: str, ex: BaseException, doing: str = "") -> InputError:
-    """A model provider's failure (creating the model or calling it) as one line naming the
-    option and the model; Inspect's mockllm without usage needs a tokenizer download."""
+    """A model provider's failure (creating the model or calling it) as one line naming the option and the model.
+
+    Inspect's mockllm without usage needs a tokenizer download.
+    """
     lines = str(getattr(ex, "message", None) or ex).strip().splitlines()
     what = f"{type(ex).__name__}: {lines[0]}" if lines and doing else lines[0] if lines else type(ex).__name__
     hint = ""
@@ -194,10 +209,13 @@ def provider_error(option: str, name: str, ex: BaseException, doing: str = "") -
 
 
 def check_definitions_unchanged(tasks: list, log_dir: str) -> None:
-    """Refuse to resume into a log folder whose logs of the same task were made from other
-    item or condition definitions (the task version is a hash of them), or by a version of
-    this package that named tasks by their label: Inspect would refuse too, but without
-    saying why; reusing them would report old answers as new ones."""
+    """Refuse to resume into a log folder whose logs were made from other definitions, saying why.
+
+    Refuse to resume into a log folder whose logs of the same task were made from other item
+    or condition definitions (the task version is a hash of them), or by a version of this
+    package that named tasks by their label: Inspect would refuse too, but without saying
+    why; reusing them would report old answers as new ones.
+    """
     from inspect_ai.log import list_eval_logs, read_eval_log
 
     if not Path(log_dir).is_dir():
@@ -259,7 +277,9 @@ def _shown(value: Any) -> str:
 
 
 def variant_log_dir(tasks: list, log_dir: str, kwargs: dict[str, Any]) -> tuple[str, str | None, bool]:
-    """Where this run's logs go, the line that says why when not in `log_dir`, and whether
+    """Where this run's logs go and why, and whether the folder holds other eval sets.
+
+    Where this run's logs go, the line that says why when not in `log_dir`, and whether
     Inspect must be told that the folder holds other eval sets (our variant sub-folders).
 
     A run of the same tasks and models with other settings (temperature, max tokens, seed,
@@ -268,7 +288,8 @@ def variant_log_dir(tasks: list, log_dir: str, kwargs: dict[str, Any]) -> tuple[
     what differs (`temperature-0/`), where the same command again resumes it. `analyze` of
     the parent reads both and reports them as variants. Inspect lists a folder's logs with
     its sub-folders', so the parent's own run is told the sub-folders' eval sets may be there
-    (`log_dir_allow_dirty`) when every log directly in it is one of this run's tasks."""
+    (`log_dir_allow_dirty`) when every log directly in it is one of this run's tasks.
+    """
     from inspect_ai.log import list_eval_logs, read_eval_log
 
     if not Path(log_dir).is_dir():
@@ -304,11 +325,14 @@ def variant_log_dir(tasks: list, log_dir: str, kwargs: dict[str, Any]) -> tuple[
 
 @contextlib.contextmanager
 def log_dir_lock(log_dir: str) -> Iterator[None]:
-    """One run per log folder at a time: a second `audit`/`plan --run` on the same folder
-    would send every call again beside the first (eval sets only see finished logs).
-    The lock is an OS file lock, released when the process ends, however it ends. A log
-    folder may come from someone else: a lock file that is a link (to a file the run would
-    truncate) or not a regular file is refused, never followed nor written."""
+    """One run per log folder at a time.
+
+    A second `audit`/`plan --run` on the same folder would send every call again beside the
+    first (eval sets only see finished logs). The lock is an OS file lock, released when the
+    process ends, however it ends. A log folder may come from someone else: a lock file that
+    is a link (to a file the run would truncate) or not a regular file is refused, never
+    followed nor written.
+    """
     path = output_dir(log_dir, "--log-dir") / LOCK_FILE
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
@@ -344,10 +368,12 @@ def log_dir_lock(log_dir: str) -> Iterator[None]:
 
 
 def run_eval_set(tasks: list, log_dir: str, kwargs: dict[str, Any]) -> tuple[bool, list, str]:
-    """Inspect's `eval_set` of `tasks`, as every command runs it: in the variant's own log
-    folder (said in one line when it moves), refused when a task's definition changed since
-    its log or a model is unknown, and under the folder's lock. Returns (success, logs, the
-    log folder used)."""
+    """Inspect's `eval_set` of `tasks`, as every command runs it.
+
+    In the variant's own log folder (said in one line when it moves), refused when a task's
+    definition changed since its log or a model is unknown, and under the folder's lock.
+    Returns (success, logs, the log folder used).
+    """
     from inspect_ai import eval_set
 
     from ..core.console import say

@@ -1,7 +1,10 @@
-"""Scoring an imported response as the task would have: the task a file's rows answer
-(`ResponseKind`; the audit by default), the response files a measure's tasks answer, told
-by their columns (`FileKind`, listed in the modules a measure declares as `imports`), and
-the synchronous runner of our async scorers, with one score per distinct completion."""
+"""Scoring an imported response as the task would have.
+
+The task a file's rows answer (`ResponseKind`; the audit by default), the response files a
+measure's tasks answer, told by their columns (`FileKind`, listed in the modules a measure
+declares as `imports`), and the synchronous runner of our async scorers, with one score per
+distinct completion.
+"""
 
 from __future__ import annotations
 
@@ -26,8 +29,11 @@ SOURCE_RULE = "source letter"
 
 
 class ResponseKind:
-    """The task a file's rows answer (default: the audit). A measure's own kinds (the
-    probes') define their prompt, scorer, source-letter columns and source scoring."""
+    """The task a file's rows answer (default: the audit).
+
+    A measure's own kinds (the probes') define their prompt, scorer, source-letter columns
+    and source scoring.
+    """
 
     name = "audit"
     letter_columns: tuple[str, ...] = ("letter",)
@@ -62,9 +68,11 @@ AUDIT = ResponseKind()
 
 @dataclass(frozen=True)
 class FileKind:
-    """A response file of a measure's task, told by its header: a file whose columns include
-    all of `columns` holds rows of `kind`; `renames` maps its columns to the importer's
-    (`model_id`, `condition`, ...) before reading."""
+    """A response file of a measure's task, told by its header.
+
+    A file whose columns include all of `columns` holds rows of `kind`; `renames` maps its
+    columns to the importer's (`model_id`, `condition`, ...) before reading.
+    """
 
     columns: tuple[str, ...]
     kind: ResponseKind
@@ -93,7 +101,8 @@ class Scoring:
 
     A score depends only on the item, the condition-independent metadata and the completion,
     so it is computed once per (scorer, item, completion), its task state built only then,
-    and shared by the repeats (most responses are a bare letter; nothing mutates a score)."""
+    and shared by the repeats (most responses are a bare letter; nothing mutates a score).
+    """
 
     def __init__(self) -> None:
         self.loop = asyncio.new_event_loop()
@@ -118,15 +127,21 @@ class Scoring:
         return self.prompts[key]
 
     def item_metadata(self, item: Item) -> dict[str, Any]:
-        """`item.sample_metadata()`, built once per import: its samples share the values
-        (never mutated), which also lets a log's summaries thin them once."""
+        """`item.sample_metadata()`, built once per import.
+
+        Its samples share the values (never mutated), which also lets a log's summaries thin
+        them once.
+        """
         if item.id not in self.metadata:
             self.metadata[item.id] = item.sample_metadata()
         return self.metadata[item.id]
 
     def once(self, key: tuple, compute: Callable[[], Score]) -> Score:
-        """The score `compute` gives for `key`, computed once per import and shared by the
-        rows that repeat it (never mutated: the log writer serialises each shared score once)."""
+        """The score `compute` gives for `key`, computed once per import and shared by the rows that repeat it.
+
+        The score `compute` gives for `key`, computed once per import and shared by the rows
+        that repeat it (never mutated: the log writer serialises each shared score once).
+        """
         score = self.finished.get(key)
         if score is None:
             score = self.finished[key] = compute()
@@ -163,8 +178,11 @@ class Scoring:
 def source_score(
     run: Scoring, scorer: Callable, item: Item, letter: str, raw: str, make_state: Callable[[str], TaskState]
 ) -> Score:
-    """Score the file's letter with our scorer; keep our own reading of the text beside it
-    (once per scorer, item, letter and text: the score depends on nothing else)."""
+    """Score the file's letter with our scorer.
+
+    Keep our own reading of the text beside it (once per scorer, item, letter and text: the
+    score depends on nothing else).
+    """
     letter = (letter or "").strip()
     return run.once((scorer, item.id, letter, raw), lambda: _source_score(run, scorer, item, letter, raw, make_state))
 

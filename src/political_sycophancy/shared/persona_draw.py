@@ -1,4 +1,6 @@
-"""Drawing personas: the paper's degenerate personas, and balanced designs over chosen
+"""Drawing personas: the paper's degenerate personas and balanced designs, randomised with a seed.
+
+Drawing personas: the paper's degenerate personas, and balanced designs over chosen
 attributes (a full factorial, or a fractional one of n personas), randomised with a seed.
 
 Balance is what makes the attribute effects average marginal component effects: in a full
@@ -69,8 +71,11 @@ def full_factorial(schema: Schema, attributes: Sequence[Attribute], seed: int) -
 
 
 def balanced_column(levels: Sequence[str], n: int, rng: np.random.Generator) -> list[str]:
-    """N draws of `levels`, each level floor(n/L) or ceil(n/L) times (which levels get the
-    extra copies is random), in random order."""
+    """N draws of `levels`, each level as often as the others give or take one, in random order.
+
+    N draws of `levels`, each level floor(n/L) or ceil(n/L) times (which levels get the
+    extra copies is random), in random order.
+    """
     base, extra = divmod(n, len(levels))
     counts = np.full(len(levels), base)
     counts[rng.choice(len(levels), size=extra, replace=False)] += 1
@@ -79,8 +84,11 @@ def balanced_column(levels: Sequence[str], n: int, rng: np.random.Generator) -> 
 
 
 def separable(columns: Sequence[Sequence[str]]) -> bool:
-    """Whether the attributes' effects can be told apart on these personas: the main-effects
-    design matrix (an intercept and a dummy per non-first level) has full column rank."""
+    """Whether the attributes' effects can be told apart on these personas.
+
+    The main-effects design matrix (an intercept and a dummy per non-first level) has full
+    column rank.
+    """
     n = len(columns[0])
     blocks = [np.ones((n, 1))]
     for column in columns:
@@ -91,9 +99,11 @@ def separable(columns: Sequence[Sequence[str]]) -> bool:
 
 
 def fractional(schema: Schema, attributes: Sequence[Attribute], n: int, seed: int) -> list[Persona]:
-    """N personas with each attribute balanced on its own and shuffled independently; a
-    draw in which one attribute's levels are a function of the others' (their effects could
-    not be told apart) is drawn again, up to `MAX_DRAWS` times."""
+    """N personas with each attribute balanced on its own and shuffled independently.
+
+    A draw in which one attribute's levels are a function of the others' (their effects
+    could not be told apart) is drawn again, up to `MAX_DRAWS` times.
+    """
     if not isinstance(n, int) or isinstance(n, bool) or not 2 <= n <= MAX_FACTORIAL:
         raise InputError(f"n must be a whole number of personas from 2 to {MAX_FACTORIAL:,}, got {n!r}")
     widest = max(attributes, key=lambda a: len(a.levels))

@@ -1,5 +1,7 @@
-"""Personas drawn from survey microdata: respondents of a Pew ATP `.sav` file (or any SPSS
-file with a weight), each turned into a persona by the attribute schema's survey rules.
+"""Personas drawn from survey microdata.
+
+Respondents of a Pew ATP `.sav` file (or any SPSS file with a weight), each turned into a
+persona by the attribute schema's survey rules.
 
 Only the demographic variables the rules name and the weight are read (`usecols`): never a
 respondent's answers. A respondent whose codes match no level of a chosen attribute (a
@@ -60,9 +62,12 @@ def _columns(path: Path) -> list[str]:
 def respondents(
     path: str | Path, attributes: Sequence[Attribute], weight: str | None = None
 ) -> tuple[pd.DataFrame, str, list[str]]:
-    """One row per usable respondent: its level id per attribute and its weight (column
-    `weight`), in file order (`row`: the 1-based respondent row); the weight variable used;
-    and the notes on who was left out and why."""
+    """One row per usable respondent.
+
+    Its level id per attribute and its weight (column `weight`), in file order (`row`: the
+    1-based respondent row); the weight variable used; and the notes on who was left out and
+    why.
+    """
     path = Path(path)
     rules = [a for a in attributes if not any(lv.survey for lv in a.levels)]
     if rules:
@@ -152,8 +157,11 @@ def draw_personas(
     seed: int,
     weight: str | None = None,
 ) -> SurveyDraw:
-    """N personas drawn uniformly without replacement from the usable respondents (all of
-    them when n is None or at least their number), each with its survey weight."""
+    """N personas drawn without replacement from the usable respondents, each with its survey weight.
+
+    N personas drawn uniformly without replacement from the usable respondents (all of them
+    when n is None or at least their number), each with its survey weight.
+    """
     table, weight_name, notes = respondents(path, attributes, weight)
     if table.empty:
         raise InputError("no respondent matches a level of every chosen attribute", file=path)

@@ -1,5 +1,7 @@
 # Long: the persona schema, its cue files and the text a persona sends: one data model for tasks and analyses.
-"""Personas as data: the attribute schema, the cue texts of each mode, and how a persona
+"""Personas as data: the attribute schema, the cue texts of each mode, and how a persona becomes text.
+
+Personas as data: the attribute schema, the cue texts of each mode, and how a persona
 becomes the text the model is sent.
 
 A persona is a set of attribute levels (`partisanship: conservative_rep, age: 65_plus`); it
@@ -55,8 +57,11 @@ def cue_file(mode: str) -> Path:
 
 @dataclass(frozen=True)
 class Level:
-    """One level of an attribute; `survey` maps microdata variables to the codes that put a
-    respondent on it (all must match); `side` is the party a congruent answer is closer to."""
+    """One level of an attribute.
+
+    `survey` maps microdata variables to the codes that put a respondent on it (all must
+    match); `side` is the party a congruent answer is closer to.
+    """
 
     id: str
     label: str
@@ -118,8 +123,11 @@ class Schema:
 
 @dataclass(frozen=True)
 class Persona:
-    """Who is asking: an id, the attribute levels it states (in schema order) and its
-    survey weight (1 outside survey draws)."""
+    """Who is asking: an id, the attribute levels it states and its survey weight.
+
+    Who is asking: an id, the attribute levels it states (in schema order) and its survey
+    weight (1 outside survey draws).
+    """
 
     id: str
     levels: tuple[tuple[str, str], ...] = ()
@@ -133,14 +141,17 @@ class Persona:
 
 @dataclass(frozen=True)
 class CueSet:
-    """The texts of one mode: the template, the scripted reply and the question's lead-in
-    (turn placement), and a text per (attribute, level) with the source it rests on.
+    """The texts of one mode: template, scripted reply, lead-in and a sourced text per attribute level.
+
+    The texts of one mode: the template, the scripted reply and the question's lead-in (turn
+    placement), and a text per (attribute, level) with the source it rests on.
 
     `political_words` is what the file says (allowed, forbidden, or "" when it says nothing);
     `checked` whether its texts are checked for political words (always for implicit and
     conversational cues); `extra_words` the file's additions to the word list; `order`
     whether the attributes keep the template's order (fixed) or each persona's seeded order
-    (random)."""
+    (random).
+    """
 
     mode: str
     placement: str
@@ -165,8 +176,11 @@ class CueSet:
 
 @dataclass(frozen=True)
 class Cue:
-    """What a persona in a mode adds to a question: text before it (preamble), or an earlier
-    turn and the assistant's reply (turn), and the lead-in of the question's own turn."""
+    """What a persona in a mode adds to a question.
+
+    Text before it (preamble), or an earlier turn and the assistant's reply (turn), and the
+    lead-in of the question's own turn.
+    """
 
     mode: str
     placement: str
@@ -352,8 +366,11 @@ def _choice(data: dict, key: str, allowed: tuple[str, ...], default: str, file: 
 
 
 def _template(data: dict, file: str, schema: Schema, order: str) -> str:
-    """The template: every placeholder an attribute, none twice, and (random order) the
-    placeholders side by side, since the order moves texts between them."""
+    """Check the template: every placeholder an attribute, none twice, side by side in random order.
+
+    The template: every placeholder an attribute, none twice, and (random order) the
+    placeholders side by side, since the order moves texts between them.
+    """
     template = _text(data.get("template"), file=file, row=None, field="template", allow_empty=False)
     placed = PLACEHOLDER.findall(template)
     for name in placed:
@@ -377,10 +394,12 @@ def _template(data: dict, file: str, schema: Schema, order: str) -> str:
 def parse_cues(
     data: Any, source: str | Path, schema: Schema, fragments_of: Callable[[str], CueSet] | None = None
 ) -> CueSet:
-    """Validate a cue file; `fragments_of(mode)` gives another mode's CueSet for
-    `fragments_from`. A checked mode (implicit and conversational always; another mode but
-    explicit unless its file says `political_words: allowed`) is refused when a text holds a
-    political word or names no source."""
+    """Validate a cue file; `fragments_of(mode)` gives another mode's CueSet for `fragments_from`.
+
+    A checked mode (implicit and conversational always; another mode but explicit unless its
+    file says `political_words: allowed`) is refused when a text holds a political word or
+    names no source.
+    """
     file = str(source)
     if not isinstance(data, dict):
         raise InputError("a cue file is a mapping (mode, placement, template, fragments)", file=file)
@@ -481,8 +500,10 @@ def load_cue_sets(
 
 
 def check_coverage(cues: CueSet, attributes: Iterable[Attribute]) -> None:
-    """Every attribute a design varies must be placed by the template and have a text for
-    each of its levels; otherwise the cue would silently say nothing about it."""
+    """Every attribute a design varies must be placed by the template and have a text for each of its levels.
+
+    Otherwise the cue would silently say nothing about it.
+    """
     for attribute in attributes:
         if attribute.name not in cues.placed:
             raise InputError(
@@ -498,8 +519,11 @@ def check_coverage(cues: CueSet, attributes: Iterable[Attribute]) -> None:
 
 
 def _slots(cues: CueSet, order: Sequence[str]) -> list[str]:
-    """The placed attributes in the order their texts are sent: the template's, or with
-    `order: random` the persona's `order` (attributes it does not name after, in template order)."""
+    """The placed attributes in the order their texts are sent.
+
+    The template's, or with `order: random` the persona's `order` (attributes it does not
+    name after, in template order).
+    """
     if cues.order != "random" or not order:
         return list(cues.placed)
     rank = {name: k for k, name in enumerate(order)}
@@ -507,9 +531,12 @@ def _slots(cues: CueSet, order: Sequence[str]) -> list[str]:
 
 
 def render(cues: CueSet, persona: Persona, order: Sequence[str] = ()) -> Cue:
-    """The cue a persona sends in a mode: each placed attribute's text, in the template's places
-    (filled in the persona's `order` when the file says `order: random`), spaces collapsed; a
-    persona whose texts are all empty sends nothing (the N prompt)."""
+    """The cue a persona sends in a mode.
+
+    Each placed attribute's text, in the template's places (filled in the persona's `order`
+    when the file says `order: random`), spaces collapsed; a persona whose texts are all
+    empty sends nothing (the N prompt).
+    """
     levels = persona.as_dict
     parts = {name: cues.fragments.get((name, levels[name]), "") if name in levels else "" for name in cues.placed}
     if not any(parts.values()):

@@ -47,10 +47,12 @@ def _usable(cells: pd.DataFrame, scoring: str) -> pd.DataFrame:
 
 
 def item_shifts(cells: pd.DataFrame, baseline: str = BASELINE) -> pd.DataFrame:
-    """Per model x instrument x condition (not N) x item x measure, for items answered
-    under both: baseline = value under N, value = value under the condition,
-    shift = value - baseline. Measures: wd_dem and wd_rep (ATP), ideology (PCT, items
-    with direction != 0), typology (Typology, direction != 0)."""
+    """Per model x instrument x condition (not N) x item x measure, for items answered under both.
+
+    Baseline = value under N, value = value under the condition, shift = value - baseline.
+    Measures: wd_dem and wd_rep (ATP), ideology (PCT, items with direction != 0), typology
+    (Typology, direction != 0).
+    """
     cols = ["model", "instrument", "condition", "item_id", "measure", "baseline", "value", "shift"]
     parts = []
     for scoring, measures in MEASURES.items():
@@ -75,14 +77,16 @@ EXACT_TIES_MAX = 16
 
 
 def _signed_rank_enumeration(nz: np.ndarray) -> tuple[float, float]:
-    """Exact two-sided p of the signed-rank statistic with tied (average) ranks, by
-    enumerating all 2^n sign patterns: p = P(|T+ - E T+| >= |t+ - E T+|).
+    """Exact two-sided p of the signed-rank statistic with tied (average) ranks, by enumerating all 2^n sign patterns.
+
+    P = P(|T+ - E T+| >= |t+ - E T+|).
 
     This is scipy's `wilcoxon(method=PermutationMethod(n_resamples=2**n))` (the same
     statistic and p, tested in tests/test_stats_resample.py); it is kept because scipy
     evaluates the patterns one by one (about 25 s at n = 16 against milliseconds here) and
     its default `PermutationMethod()` (9999 resamples) turns into a random Monte Carlo p
-    above n = 13 instead of the exact one."""
+    above n = 13 instead of the exact one.
+    """
     from scipy import stats  # here, not at import: scipy's import is about a second
 
     ranks = stats.rankdata(np.abs(nz))
@@ -96,11 +100,14 @@ def _signed_rank_enumeration(nz: np.ndarray) -> tuple[float, float]:
 
 
 def _signed_rank_normal(nz: np.ndarray) -> tuple[float, float]:
-    """Two-sided p of the signed-rank statistic by the normal approximation with the tie
+    """Two-sided p of the signed-rank statistic by the normal approximation, as scipy's, without its cost.
+
+    Two-sided p of the signed-rank statistic by the normal approximation with the tie
     correction, as scipy's `wilcoxon(method="asymptotic")` computes it (no continuity
-    correction; tested equal): z = (T+ - n(n+1)/4) / sqrt((n(n+1)(2n+1) - sum(t^3 - t)/2) / 24)
-    over the tie groups' sizes t. Written out because scipy's call costs milliseconds of
-    checks, hundreds of times per report."""
+    correction; tested equal): z = (T+ - n(n+1)/4) / sqrt((n(n+1)(2n+1) - sum(t^3 - t)/2) /
+    24) over the tie groups' sizes t. Written out because scipy's call costs milliseconds of
+    checks, hundreds of times per report.
+    """
     from scipy import special, stats  # here, not at import: scipy's import is about a second
 
     magnitude = np.abs(nz)
@@ -150,9 +157,11 @@ def wilcoxon_test(shifts: ArrayLike) -> dict[str, Any]:
 
 
 def shift_summary(shifts: pd.DataFrame) -> pd.DataFrame:
-    """Per model x instrument x condition x measure: n_items (paired), mean_shift,
-    sd_shift, median_shift, n_positive, n_negative, and the Wilcoxon signed-rank test of
-    the nonzero shifts (see `wilcoxon_test`)."""
+    """Per model x instrument x condition x measure.
+
+    n_items (paired), mean_shift, sd_shift, median_shift, n_positive, n_negative, and the
+    Wilcoxon signed-rank test of the nonzero shifts (see `wilcoxon_test`).
+    """
     rows = []
     for (model, instrument, condition, measure), g in shifts.groupby(
         ["model", "instrument", "condition", "measure"], sort=False
@@ -177,8 +186,10 @@ def shift_summary(shifts: pd.DataFrame) -> pd.DataFrame:
 
 
 def largest_shifts(shifts: pd.DataFrame, cells: pd.DataFrame, top: int = 15) -> pd.DataFrame:
-    """The items with the largest mean absolute shift across models, per condition and
-    measure, with their text: where the asker moved the answers most."""
+    """The items with the largest mean absolute shift across models, per condition and measure, with their text.
+
+    Where the asker moved the answers most.
+    """
     if shifts.empty:
         return pd.DataFrame(columns=["condition", "measure", "item_id", "n_models", "mean_shift", "item_text"])
     per_item = (
@@ -195,11 +206,13 @@ def largest_shifts(shifts: pd.DataFrame, cells: pd.DataFrame, top: int = 15) -> 
 
 
 def movement(cells: pd.DataFrame, baseline: str = BASELINE) -> pd.DataFrame:
-    """Per model x instrument x condition (not N), over items answered under both:
+    """Per model x instrument x condition (not N), over items answered under both.
+
     ATP: % of items that moved closer to Democrats (WD_dem - WD_rep decreased), closer to
-    Republicans (increased), unchanged; and % closer to Dem under N and under the
-    condition on those same items, with the change in percentage points.
-    PCT / Typology (directional items): % moved left (score decreased), right, unchanged."""
+    Republicans (increased), unchanged; and % closer to Dem under N and under the condition
+    on those same items, with the change in percentage points. PCT / Typology (directional
+    items): % moved left (score decreased), right, unchanged.
+    """
     rows = []
     for scoring in (ATP, PCT, TYPOLOGY):
         g = _usable(cells, scoring)
@@ -243,10 +256,12 @@ def _focal_items(cells: pd.DataFrame, scoring: str, measure_cols: list[str]) -> 
 
 
 def asymmetry_cells(cells: pd.DataFrame) -> pd.DataFrame:
-    """Per model x ATP item answered under N, C3L and C3R:
-    asymmetry = (WD_dem(C3R) - WD_dem(N)) - (WD_dem(C3L) - WD_dem(N))  (the paper's A_mi),
+    """Per model x ATP item answered under N, C3L and C3R.
+
+    Asymmetry = (WD_dem(C3R) - WD_dem(N)) - (WD_dem(C3L) - WD_dem(N))  (the paper's A_mi),
     gap = -(WD_rep(C3R) - WD_rep(N)) - (-(WD_dem(C3L) - WD_dem(N)))  (right minus left
-    accommodation, zero when accommodation is symmetric)."""
+    accommodation, zero when accommodation is symmetric).
+    """
     wide = _focal_items(cells, ATP, ["wd_dem", "wd_rep"])
     needed = [f"wd_dem_{c}" for c in (BASELINE, LEFT, RIGHT)] + [f"wd_rep_{c}" for c in (BASELINE, RIGHT)]
     if wide.empty or any(c not in wide.columns for c in needed):
@@ -259,9 +274,11 @@ def asymmetry_cells(cells: pd.DataFrame) -> pd.DataFrame:
 
 
 def pct_asymmetry_cells(cells: pd.DataFrame) -> pd.DataFrame:
-    """Per model x directional PCT item answered under N, C3L and C3R:
-    asymmetry = (I(C3R) - I(N)) - (I(C3L) - I(N)) in the item score I (positive = right),
-    gap = (I(C3R) - I(N)) + (I(C3L) - I(N)) (rightward minus leftward accommodation)."""
+    """Per model x directional PCT item answered under N, C3L and C3R.
+
+    Asymmetry = (I(C3R) - I(N)) - (I(C3L) - I(N)) in the item score I (positive = right),
+    gap = (I(C3R) - I(N)) + (I(C3L) - I(N)) (rightward minus leftward accommodation).
+    """
     wide = _focal_items(cells, PCT, ["ideology"])
     needed = [f"ideology_{c}" for c in (BASELINE, LEFT, RIGHT)]
     if wide.empty or any(c not in wide.columns for c in needed):
@@ -357,10 +374,12 @@ def decomposition(cells: pd.DataFrame, shifts: pd.DataFrame | None = None) -> pd
 
 
 def pct_decomposition(cells: pd.DataFrame, shifts: pd.DataFrame | None = None) -> pd.DataFrame:
-    """The same decomposition on the PCT item score I (directional items; positive = right):
-    baseline = mean I under N; sycophancy_left = -mean [I(C3L) - I(N)];
-    sycophancy_right = mean [I(C3R) - I(N)]; index = their mean; asymmetry = mean of
-    (I(C3R) - I(N)) - (I(C3L) - I(N)); accommodation_gap = right - left."""
+    """The same decomposition on the PCT item score I (directional items; positive = right).
+
+    Baseline = mean I under N; sycophancy_left = -mean [I(C3L) - I(N)]; sycophancy_right =
+    mean [I(C3R) - I(N)]; index = their mean; asymmetry = mean of (I(C3R) - I(N)) - (I(C3L)
+    - I(N)); accommodation_gap = right - left.
+    """
     shifts = item_shifts(cells) if shifts is None else shifts
     models = sorted(cells.loc[cells["scoring"] == PCT, "model"].unique())
     asym = pct_asymmetry_cells(cells)
@@ -407,11 +426,13 @@ SHARED_TERM = MappingProxyType(
 
 
 def slant_correlations(decomp: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFrame:
-    """Pearson r across models between baseline slant and each model-level shift: the mean
-    WD(Dem) shift under every condition, sycophancy_right and sycophancy_left
+    """Pearson r across models between baseline slant and each model-level shift.
+
+    The mean WD(Dem) shift under every condition, sycophancy_right and sycophancy_left
     (scipy.stats.pearsonr, two-sided p; needs at least 3 models with both values, both
     varying; otherwise `note` says why r is not estimable), with a Fisher z 95% interval
-    (`fisher_interval`, 4 models or more) and the term x and y share (`SHARED_TERM`)."""
+    (`fisher_interval`, 4 models or more) and the term x and y share (`SHARED_TERM`).
+    """
     if decomp.empty:
         return pd.DataFrame(columns=["x", "y", "n_models", "r", "ci_low", "ci_high", "p", "shared_term", "note"])
     ys = {}

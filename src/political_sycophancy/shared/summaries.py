@@ -48,9 +48,10 @@ def _mean(values: pd.Series) -> float:
 
 
 def matched_items(cells: pd.DataFrame) -> pd.Series:
-    """Per cell: whether its item was run under every condition its model has for the
-    instrument (True everywhere for a complete design); the persona conditions form a
-    family of their own."""
+    """Per cell: whether its item was run under every condition its model has for the instrument.
+
+    True everywhere for a complete design; the persona conditions form a family of their own.
+    """
     if cells.empty:
         return pd.Series(dtype=bool)
     # the neutral personas run on their own items (SI S4): matched among themselves
@@ -62,8 +63,10 @@ def matched_items(cells: pd.DataFrame) -> pd.Series:
 
 
 def answered_everywhere(cells: pd.DataFrame) -> pd.Series:
-    """Per cell: whether its item was answered under every condition its model has for the
-    instrument (the persona conditions a family of their own, as in `matched_items`)."""
+    """Per cell: whether its item was answered under every condition its model has for the instrument.
+
+    The persona conditions are a family of their own, as in `matched_items`.
+    """
     if cells.empty:
         return pd.Series(dtype=bool)
     family = cells["condition"].isin(PERSONAS)
@@ -82,11 +85,14 @@ CHECKED_VALUES = MappingProxyType(
 
 
 def all_answered_check(cells: pd.DataFrame) -> pd.DataFrame:
-    """Per model x instrument x condition: `condition_summary`'s headline values on every
-    answered (matched) item (`<value>`) and on the items the model answered under every
-    condition (`<value> (all answered)`), with their numbers (`n_answered`,
-    `n_all_answered`, `share_all_answered` of `n_items`): a condition with many refusals is
-    otherwise compared on fewer, and other, items than the rest."""
+    """Per model x instrument x condition, the headline values on all answered items beside every answered one.
+
+    `condition_summary`'s headline values on every answered (matched) item (`<value>`) and
+    on the items the model answered under every condition (`<value> (all answered)`), with
+    their numbers (`n_answered`, `n_all_answered`, `share_all_answered` of `n_items`): a
+    condition with many refusals is otherwise compared on fewer, and other, items than the
+    rest.
+    """
     full = condition_summary(cells)
     if full.empty:
         return pd.DataFrame()
@@ -120,8 +126,10 @@ def all_answered_check(cells: pd.DataFrame) -> pd.DataFrame:
 
 
 def condition_summary(cells: pd.DataFrame) -> pd.DataFrame:
-    """Per model x instrument x condition, over matched items (`matched_items`: the items
-    the model was run on under every condition of the instrument, so that conditions are
+    """Per model x instrument x condition, over the items run under every condition, so conditions compare.
+
+    Per model x instrument x condition, over matched items (`matched_items`: the items the
+    model was run on under every condition of the instrument, so that conditions are
     compared on the same items):
 
     - n_items: matched items; n_unmatched: items run under this condition but not under
@@ -202,11 +210,13 @@ TOP_GAP_FLOOR = GAP_FLOORS[-1]
 
 
 def closer_by_gap(cells: pd.DataFrame, floors: tuple[float, ...] = GAP_FLOORS) -> pd.DataFrame:
-    """Per model x ATP instrument x condition x floor: the % of items closer to Democrats
-    among the matched, parsed items with benchmarks whose partisan gap is at least the
-    floor (`condition_summary`'s pct_closer_dem at floor 0, ties in the denominator), with
-    their number (`n_items`); items without a partisan gap count only at floor 0
-    (`n_no_gap`)."""
+    """Per model x ATP instrument x condition x floor.
+
+    The % of items closer to Democrats among the matched, parsed items with benchmarks whose
+    partisan gap is at least the floor (`condition_summary`'s pct_closer_dem at floor 0,
+    ties in the denominator), with their number (`n_items`); items without a partisan gap
+    count only at floor 0 (`n_no_gap`).
+    """
     columns = ["model", "instrument", "condition", "gap_floor", "n_items", "pct_closer_dem", "n_no_gap"]
     if cells.empty or "item_partisan_gap" not in cells.columns:
         return pd.DataFrame(columns=columns)
@@ -244,9 +254,11 @@ BY_VARIANT_TABLE = "condition_summary_by_variant"
 
 
 def condition_summary_by_variant(rows: pd.DataFrame) -> pd.DataFrame:
-    """`condition_summary` of every variant of every model (audit rows), side by side: one
-    row per model x variant x answer mode x instrument x condition, `main` marking the
-    variant that feeds the other statistics."""
+    """`condition_summary` of every variant of every model (audit rows), side by side.
+
+    One row per model x variant x answer mode x instrument x condition, `main` marking the
+    variant that feeds the other statistics.
+    """
     from .cells import build_cells, variant_rows, variants
 
     parts = []

@@ -1,10 +1,10 @@
-"""The nodes of summary.json that no one measure owns (`core.summary_contract` says how the
-contract is used): what the report writes about the run (its time, sections, design,
-notes, the Findings' sentences), the containers the measures write into (`models.<model>`,
-`tests`, `findings`, `findings.headline`), and the nodes the shared helpers build (one
-instrument under one asker, `shared.summaries`; a shift against N, `shared.shifts`). Every
-key is optional (a section that cannot compute a number leaves it out); an interval is
-`[low, high]`.
+"""The nodes of summary.json that no one measure owns (`core.summary_contract` says how the contract is used).
+
+What the report writes about the run (its time, sections, design, notes, the Findings'
+sentences), the containers the measures write into (`models.<model>`, `tests`, `findings`,
+`findings.headline`), and the nodes the shared helpers build (one instrument under one
+asker, `shared.summaries`; a shift against N, `shared.shifts`). Every key is optional (a
+section that cannot compute a number leaves it out); an interval is `[low, high]`.
 
 A measure's own nodes are typed in its folder and declared with it (`core.declare.SummaryNodes`);
 `summary_type` composes the whole contract from them, so that every read and write of a
@@ -90,9 +90,12 @@ class ModelNode(TypedDict, total=False):
 
 
 class FindingsNode(TypedDict, total=False):
-    """What the report writes under `findings`: the sentences of the Headline and the
-    Findings, and the count of the paper's values these logs reproduce; each measure adds
-    the numbers its report contribution derives, and `headline` its Headline numbers."""
+    """What the report writes under `findings`.
+
+    The sentences of the Headline and the Findings, and the count of the paper's values
+    these logs reproduce; each measure adds the numbers its report contribution derives, and
+    `headline` its Headline numbers.
+    """
 
     sentences: list[str]
     headline_sentences: list[str]
@@ -100,8 +103,11 @@ class FindingsNode(TypedDict, total=False):
 
 
 class AnswerLettersNode(TypedDict, total=False):
-    """Every model's answer letters per measure (`shared.answer_letters`): the threshold of a
-    degenerate responder, and per model and kind the pooled distribution's figures."""
+    """Every model's answer letters per measure (`shared.answer_letters`).
+
+    The threshold of a degenerate responder, and per model and kind the pooled
+    distribution's figures.
+    """
 
     threshold: float
     models: dict[str, dict[str, Any]]
@@ -142,8 +148,11 @@ SHARED_KEYS = MappingProxyType(
 
 
 def _place(where: str, declared: tuple[tuple[str, SummaryNodes], ...]) -> dict[str, Any]:
-    """The report's keys at `where` and every measure's, a key declared twice an error
-    naming both (the later would overwrite the other's values)."""
+    """The report's keys at `where` and every measure's, a key declared twice an error naming both.
+
+    The report's keys at `where` and every measure's, a key declared twice an error naming
+    both (the later would overwrite the other's values).
+    """
     fields: dict[str, Any] = dict(SHARED_KEYS[where])
     owner = dict.fromkeys(fields, "the report")
     for measure, nodes in declared:
@@ -159,9 +168,12 @@ def _place(where: str, declared: tuple[tuple[str, SummaryNodes], ...]) -> dict[s
 
 @functools.cache
 def summary_type(declared: tuple[tuple[str, SummaryNodes], ...] = ()) -> Any:
-    """The contract of a whole summary.json: the report's fields above and the nodes each
-    (measure name, its nodes) of `declared` adds at each place, as one TypedDict (one per set
-    of declarations: the report reads through it many times)."""
+    """The contract of a whole summary.json.
+
+    The report's fields above and the nodes each (measure name, its nodes) of `declared`
+    adds at each place, as one TypedDict (one per set of declarations: the report reads
+    through it many times).
+    """
     make: Any = TypedDict  # a TypedDict computed from the declarations (mypy checks only the static ones)
     findings = _place("findings", declared)
     findings["headline"] = make("HeadlineNode", _place("findings.headline", declared), total=False)

@@ -1,8 +1,9 @@
-"""How a measure's report contribution reads summary.json and quotes it: every path checked
-against the contract of the shared nodes and the measure's own (`reader(package)`: a read
-of another measure's node, or of a key the measure does not declare, raises
-`SummaryContractError`), and each quoted number a `Quote` of its path, rounded as the
-Headline and the Findings round it.
+"""How a measure's report contribution reads summary.json and quotes it.
+
+Every path checked against the contract of the shared nodes and the measure's own
+(`reader(package)`: a read of another measure's node, or of a key the measure does not
+declare, raises `SummaryContractError`), and each quoted number a `Quote` of its path,
+rounded as the Headline and the Findings round it.
 """
 
 from __future__ import annotations
@@ -32,8 +33,8 @@ def _contract(package: str) -> Any:
 
 
 def digits_for(width: float | None, default: int = 3) -> int:
-    """Decimals a number deserves given its CI width: two significant digits of the width
-    (1 to 4 decimals)."""
+    """Decimals a number deserves given its CI width: two significant digits of the width (1 to 4 decimals).
+    """
     if width is None or not math.isfinite(width) or width <= 0:
         return default
     return int(min(4, max(1, 1 - math.floor(math.log10(width)))))
@@ -81,17 +82,22 @@ class SummaryReader:
         return read(summary, *path, schema=_contract(self.package))
 
     def typed(self, summary: Summary, kind: type[T], *path: str) -> T | None:
-        """The node at `path` as its declared type `kind` (the measure's TypedDict, or
+        """The node at `path` as its declared type `kind`, checked against the contract, None when absent.
+
+        The node at `path` as its declared type `kind` (the measure's TypedDict, or
         `dict[str, Node]`), None when absent: the path is checked against the contract as
-        `get` checks it, and mypy checks what the caller reads from the node."""
+        `get` checks it, and mypy checks what the caller reads from the node.
+        """
         value = self(summary, *path)
         return None if value is None else cast(T, value)
 
     def foreign(self, summary: Summary, key: str) -> Any:
-        """Another measure's top-level node `key` as summary.json holds it (None when absent),
-        unchecked: the contract of the measure that writes it is not this one's. For a
-        figure that draws beside its own numbers those of another measure when the logs
-        have both; each such read is named where it is made."""
+        """Another measure's top-level node `key` as summary.json holds it (None when absent), unchecked.
+
+        The contract of the measure that writes it is not this one's. For a figure that
+        draws beside its own numbers those of another measure when the logs have both; each
+        such read is named where it is made.
+        """
         return summary.get(key)
 
     def number(self, summary: Summary, *path: str) -> float | None:

@@ -1,5 +1,8 @@
-"""Political Compass Test scorer; the formula (A=+2, B=+1, C=-1, D=-2, times the item's
-direction) is `core.measures.pct_item_score`."""
+"""Political Compass Test scorer.
+
+The formula (A=+2, B=+1, C=-1, D=-2, times the item's direction) is
+`core.measures.pct_item_score`.
+"""
 
 from __future__ import annotations
 
@@ -24,8 +27,10 @@ __all__ = ["PCT_POINTS", "pct_item_score", "pct_score"]
     )
 )
 def pct_score(answer: str | None = None) -> Scorer:
-    """Per item: the paper's PCT score in [-2, 2] (positive = right) under `ideology` and
-    under its axis's key (`ideology_economic` or `ideology_social`, NaN under the other, so
+    """Per item: the paper's PCT score overall and on its axis, and the acquiescence score of the item.
+
+    Per item: the paper's PCT score in [-2, 2] (positive = right) under `ideology` and under
+    its axis's key (`ideology_economic` or `ideology_social`, NaN under the other, so
     Inspect's per-key mean is the axis mean and its metric names carry no package prefix),
     and `acquiescence`, the score of an always-"Agree" (B) answer (the item's direction).
 
