@@ -92,8 +92,11 @@ class PlannedTask:
 
 
 def find_item_files(items_dir: str | Path | None = None, **files: str | Path | None) -> dict[str, Path | None]:
-    """Item files by instrument: `<dir>/<instrument>.csv|.tsv|.jsonl`, overridden by
-    explicit paths (pct=..., typology=..., atp=...). PCT falls back to the built-in file."""
+    """Item files by instrument, found in a folder or given explicitly (PCT falls back to the built-in file).
+
+    Item files by instrument: `<dir>/<instrument>.csv|.tsv|.jsonl`, overridden by explicit
+    paths (pct=..., typology=..., atp=...). PCT falls back to the built-in file.
+    """
     unknown = set(files) - set(INSTRUMENT_FILES)
     if unknown:
         raise InputError(f"unknown instrument(s) {', '.join(sorted(unknown))}; known: {', '.join(INSTRUMENT_FILES)}")
@@ -125,8 +128,11 @@ def _in_phase(t: Task, phase: str, design: str) -> Task:
 
 @dataclass
 class _PaperDesign:
-    """One paper design being planned: the settings its tasks share (`paper_design`'s
-    parameters), and the tasks planned so far, in order."""
+    """One paper design being planned.
+
+    The settings its tasks share (`paper_design`'s parameters), and the tasks planned so
+    far, in order.
+    """
 
     phases: tuple[str, ...] | list[str]
     files: dict[str, Path | None]
@@ -180,8 +186,11 @@ class _PaperDesign:
             self.add("phase1", self.audit(instrument=name, items=path, condition="N", temperature=self.temperature))
 
     def phase2(self) -> None:
-        """The Phase 2 grid (the focal ATP tasks carry the replicates as epochs 2..n), or the
-        focal grid alone for replicates without Phase 2; the greedy run of the focal grid."""
+        """The Phase 2 grid (or the focal grid alone) and the greedy run of the focal grid.
+
+        The Phase 2 grid (the focal ATP tasks carry the replicates as epochs 2..n), or the
+        focal grid alone for replicates without Phase 2; the greedy run of the focal grid.
+        """
         atp_path = str(self.files["atp"])
         for cond in PHASE2:
             focal = cond in FOCAL
@@ -220,8 +229,8 @@ class _PaperDesign:
                 self.add("replicates", t0)
 
     def probes(self) -> None:
-        """The expected-answer probe under every Phase 2 condition, the perception probe under
-        each of its conditions."""
+        """The expected-answer probe under every Phase 2 condition, the perception probe under each of its conditions.
+        """
         from ..core.generation import with_generation
         from ..probes.task import expected_answer, perception
 
@@ -353,9 +362,11 @@ def paper_tasks(items_dir: str | Path | None = None, **options: Any) -> list[Tas
 
 
 def _input_chars(planned: PlannedTask, n: int | None = None) -> int:
-    """Characters sent per epoch by the first `n` samples (all by default): the sample
-    inputs, plus the preamble that the audit task's solver puts before each prompt (probe
-    inputs already hold it)."""
+    """Characters sent per epoch by the first `n` samples (all by default).
+
+    The sample inputs, plus the preamble that the audit task's solver puts before each
+    prompt (probe inputs already hold it).
+    """
     meta = planned.task.metadata or {}
     preamble = str(meta.get("preamble") or "")
     extra = len(preamble) + 2 if planned.kind == "audit" and preamble else 0
@@ -391,8 +402,11 @@ class PhaseEstimate:
 
 @dataclass(frozen=True)
 class RunCost:
-    """What a design costs on a hosted API and how long it takes, from the call and token
-    estimates and the user's prices and latency (none of them known to us)."""
+    """What a design costs on a hosted API and how long it takes, from the user's prices and latency.
+
+    What a design costs on a hosted API and how long it takes, from the call and token
+    estimates and the user's prices and latency (none of them known to us).
+    """
 
     usd: float | None
     hours: float | None
@@ -410,11 +424,13 @@ def run_cost(
     seconds_per_call: float | None,
     connections: int,
 ) -> RunCost:
-    """Cost = input tokens x `price_in` + output tokens x `price_out` (USD per million
-    tokens, all models). Time = calls per model x `seconds_per_call` / `connections`: Inspect
-    keeps `--max-connections` calls in flight per model and runs the models side by side,
-    so the slowest model sets the wall time (a provider's rate limits can lower it; batch
-    mode instead returns within the provider's batch window)."""
+    """Cost = input tokens x `price_in` + output tokens x `price_out` (USD per million tokens, all models).
+
+    Time = calls per model x `seconds_per_call` / `connections`: Inspect keeps
+    `--max-connections` calls in flight per model and runs the models side by side, so the
+    slowest model sets the wall time (a provider's rate limits can lower it; batch mode
+    instead returns within the provider's batch window).
+    """
     usd = None
     if price_in is not None and price_out is not None:
         usd = (input_tokens * price_in + output_tokens * price_out) / 1e6

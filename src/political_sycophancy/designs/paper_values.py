@@ -1,8 +1,10 @@
-"""The first seed's published numbers beside these logs' (issue 26): a shipped file of the
-paper's values (`data/paper_values.csv`: what the paper prints, where, and the summary.json
-path of our number) read against summary.json. It sits with the first seed's design, above
-the measures, because its paths name the nodes of the measures that design combines (the
-audit's, the probes'); the report shows it beside logs imported from the paper's files.
+"""The first seed's published numbers beside these logs' (issue 26).
+
+A shipped file of the paper's values (`data/paper_values.csv`: what the paper prints, where,
+and the summary.json path of our number) read against summary.json. It sits with the first
+seed's design, above the measures, because its paths name the nodes of the measures that
+design combines (the audit's, the probes'); the report shows it beside logs imported from
+the paper's files.
 
 Each row of the file has `paper` as printed (its decimals are the precision compared at),
 `scale` (100 turns our shares into the paper's percentages), `path` (`/`-separated keys;
@@ -48,8 +50,8 @@ def paper_values() -> pd.DataFrame:
 
 
 def get(summary: dict, *path: str) -> Any:
-    """The value at `path` of the summary (None: not computed), checked against the contract
-    of every measure's nodes."""
+    """The value at `path` of the summary (None: not computed), checked against the contract of every measure's nodes.
+    """
     return read(summary, *path, schema=contract_of(catalog.declared()))
 
 
@@ -109,8 +111,11 @@ def _decimals(printed: str) -> int:
 
 
 def paper_vs_logs(summary: dict, values: pd.DataFrame | None = None) -> pd.DataFrame:
-    """One row per published number of the values file: the paper's, ours at the paper's
-    precision, their difference, and whether they agree (see the module docstring)."""
+    """One row per published number of the values file.
+
+    The paper's, ours at the paper's precision, their difference, and whether they agree
+    (see the module docstring).
+    """
     values = paper_values() if values is None else values
     rows = []
     for v in values.to_dict("records"):
