@@ -1,9 +1,11 @@
-"""The report's first section: where the data came from (`logs.provenance`: each imported
-file, its hash, whose letters were scored, the import's options, what the file lacks),
-what the logs hold (models, tasks, conditions, samples by status, run variants, the
-design's completeness) and what cannot be computed from them. It reads the logs' design
-(`logs.design`) and the audit's cells, so it sits in the report layer, above both. The
-provenance is also put on the report's first screen (`provenance_lines`).
+"""The report's first section.
+
+Where the data came from (`logs.provenance`: each imported file, its hash, whose letters
+were scored, the import's options, what the file lacks), what the logs hold (models, tasks,
+conditions, samples by status, run variants, the design's completeness) and what cannot be
+computed from them. It reads the logs' design (`logs.design`) and the audit's cells, so it
+sits in the report layer, above both. The provenance is also put on the report's first
+screen (`provenance_lines`).
 """
 
 from __future__ import annotations
@@ -27,8 +29,8 @@ from ..stats.options import AnalysisOptions
 
 
 def design_of(frame: pd.DataFrame) -> pd.DataFrame:
-    """The design table the frame reader attached (`analysis.design`; empty for frames built
-    in memory)."""
+    """The design table the frame reader attached (`analysis.design`; empty for frames built in memory).
+    """
     text = frame.attrs.get("design")
     if not text:
         return pd.DataFrame()
@@ -40,8 +42,11 @@ def design_of(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def provenance_of(frame: pd.DataFrame) -> pd.DataFrame:
-    """The provenance table the frame reader attached (`logs.provenance.provenance_table`;
-    empty for frames built in memory)."""
+    """The provenance table the frame reader attached (empty for frames built in memory).
+
+    The provenance table the frame reader attached (`logs.provenance.provenance_table`;
+    empty for frames built in memory).
+    """
     text = frame.attrs.get("provenance")
     return pd.DataFrame(json.loads(text), columns=list(PROVENANCE_COLUMNS)) if text else pd.DataFrame()
 
@@ -79,8 +84,10 @@ def _provenance_text(files: list[dict]) -> str:
 
 
 def provenance_lines(summary: dict) -> list[str]:
-    """Where the data came from, one line per imported file (and one for the logs run with
-    Inspect): what the report's first screen says under its title."""
+    """Where the data came from, one line per imported file (and one for the logs run with Inspect).
+
+    What the report's first screen says under its title.
+    """
     files = (summary.get("provenance") or {}).get("files") or []
     return [f"data: {describe(row)}" for row in files]
 
@@ -132,10 +139,12 @@ def _letters_line(node: dict) -> str:
 
 
 def answer_letter_warnings(summary: dict) -> list[Finding]:
-    """The Headline's warning per degenerate responder (`shared.answer_letters`): a model that
-    gives one option to more than 90% of its answers in a measure, its numbers quoted from
-    summary.json's `answer_letters`. A function of the summary alone, so the report can put
-    it wherever it gathers the Headline's lines."""
+    """The Headline's warning per degenerate responder (`shared.answer_letters`).
+
+    A model that gives one option to more than 90% of its answers in a measure, its numbers
+    quoted from summary.json's `answer_letters`. A function of the summary alone, so the
+    report can put it wherever it gathers the Headline's lines.
+    """
     from .findings import get  # the report's reader of summary.json (imports this module's package)
 
     node = get(summary, "answer_letters") if "answer_letters" in summary else None
@@ -177,8 +186,11 @@ def answer_letter_warnings(summary: dict) -> list[Finding]:
 
 @section(0, "overview")
 def overview_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOptions | None = None) -> Section | None:
-    """What the logs hold: models, tasks, conditions, samples by status, run variants, and
-    what the analysis cannot compute from them."""
+    """What the logs hold and what the analysis cannot compute from them.
+
+    What the logs hold: models, tasks, conditions, samples by status, run variants, and what
+    the analysis cannot compute from them.
+    """
     opts = options or AnalysisOptions()
     kinds = frame.groupby("kind").size().rename("samples").reset_index()
     rows = audit_rows(frame)

@@ -122,9 +122,12 @@ def code_fingerprint() -> str:
 
 
 def log_listing(log_dir: Path, entries: Sequence[FolderEntry] | None = None) -> list[tuple[str, Any, Any]]:
-    """The log folder's input entries: (relative path, size, content hash or mtime ns), or
-    (relative path, kind, detail) for what the analysis cannot read as a file; from its one
-    bounded walk (`core.folders.folder_entries`; `entries` when the caller walked it)."""
+    """The log folder's input entries.
+
+    (relative path, size, content hash or mtime ns), or (relative path, kind, detail) for
+    what the analysis cannot read as a file; from its one bounded walk
+    (`core.folders.folder_entries`; `entries` when the caller walked it).
+    """
     out: list[tuple[str, Any, Any]] = []
     for entry in folder_entries(log_dir, skip=(FRAME_CACHE_DIR,)) if entries is None else entries:
         if entry.rel.rsplit("/", 1)[-1] in NOT_INPUT:
@@ -184,9 +187,12 @@ class Reuse:
         root: Path | None = None,
         listing: list[tuple[str, Any, Any]] | None = None,
     ) -> Reuse:
-        """The key of analysing `log_dir` with `options` into `out_dir` (`listing`: the
-        folder's `log_listing`, when already made; StoreUnusable when no store location
-        can be named)."""
+        """The store key of analysing `log_dir` with `options` into `out_dir`.
+
+        The key of analysing `log_dir` with `options` into `out_dir` (`listing`: the
+        folder's `log_listing`, when already made; StoreUnusable when no store location can
+        be named).
+        """
         folder = Path(log_dir).resolve()
         inputs = {
             "version": REUSE_VERSION,
@@ -205,8 +211,10 @@ class Reuse:
         return self.root / self.key[:40]
 
     def _root_usable(self, create: bool) -> bool:
-        """Whether the store folder exists and is private (created private when `create`);
-        StoreUnusable when it is not this user's own."""
+        """Whether the store folder exists and is private (created private when `create`).
+
+        StoreUnusable when it is not this user's own.
+        """
         if create and not os.path.lexists(self.root):
             try:
                 self.root.mkdir(parents=True, mode=0o700)
@@ -220,9 +228,12 @@ class Reuse:
         return True
 
     def restore(self, out_dir: str | Path) -> tuple[list[str], str] | None:
-        """Copy the stored analysis into `out_dir`: (its printed lines, when it was computed),
-        or None when nothing is stored; StoreInvalid when what is stored is not served (a
-        damaged entry of this store's own is deleted), StoreUnusable for the store folder."""
+        """Copy the stored analysis into `out_dir`.
+
+        (its printed lines, when it was computed), or None when nothing is stored;
+        StoreInvalid when what is stored is not served (a damaged entry of this store's own
+        is deleted), StoreUnusable for the store folder.
+        """
         loaded = self.load()
         if loaded is None:
             return None
@@ -235,16 +246,19 @@ class Reuse:
         return lines, created
 
     def lines(self) -> list[str] | None:
-        """The stored lines alone (no stored file is read), or None when nothing is stored;
-        the errors of `load`."""
+        """The stored lines alone (no stored file is read), or None when nothing is stored; the errors of `load`.
+        """
         manifest = self._served_manifest()
         return None if manifest is None else [str(line) for line in manifest["lines"]]
 
     def load(self) -> tuple[dict[str, bytes], list[str], str] | None:
-        """The stored files (relative path -> bytes, each checked against its SHA-256), lines
+        """The stored files, lines and creation time, each file checked, or None when nothing is stored.
+
+        The stored files (relative path -> bytes, each checked against its SHA-256), lines
         and creation time, or None when nothing is stored; StoreInvalid when what is stored
         is not served (a damaged entry of this store's own is deleted), StoreUnusable for
-        the store folder. Marks the entry most recently used."""
+        the store folder. Marks the entry most recently used.
+        """
         manifest = self._served_manifest()
         if manifest is None:
             return None
@@ -265,8 +279,11 @@ class Reuse:
         return contents, [str(line) for line in manifest["lines"]], str(manifest["created"])
 
     def _served_manifest(self) -> dict[str, Any] | None:
-        """The entry's manifest once the entry passed every check but the files' checksums,
-        or None when nothing is stored (errors: see `load`)."""
+        """The entry's manifest once every check but the files' checksums passed, or None when nothing is stored.
+
+        The entry's manifest once the entry passed every check but the files' checksums, or
+        None when nothing is stored (errors: see `load`).
+        """
         if not self._root_usable(create=False) or not os.path.lexists(self.entry):
             return None
         reason = self._tree_reason()
@@ -287,8 +304,11 @@ class Reuse:
         return manifest
 
     def _tree_reason(self) -> str | None:
-        """Why the entry is not served: anything in it that is not the user's own plain file
-        or folder, or a file the manifest does not name."""
+        """Why the entry is not served.
+
+        Anything in it that is not the user's own plain file or folder, or a file the
+        manifest does not name.
+        """
         reason = not_private(self.entry, "the stored analysis")
         if reason:
             return reason
@@ -314,8 +334,11 @@ class Reuse:
         return manifest
 
     def _own(self, entry: Path) -> bool:
-        """Whether `entry` is provably this store's: named by a key, the user's own folder
-        and holding a manifest of this package and format for that key."""
+        """Whether `entry` is provably this store's.
+
+        Named by a key, the user's own folder and holding a manifest of this package and
+        format for that key.
+        """
         if not ENTRY_NAME.match(entry.name) or not_private(entry, "entry") or not_private(entry / MANIFEST, "manifest"):
             return False
         try:
@@ -330,8 +353,11 @@ class Reuse:
             shutil.rmtree(self.entry, ignore_errors=True)
 
     def store(self, out_dir: str | Path, lines: list[str]) -> None:
-        """Store every file under `out_dir` (a folder this run wrote alone). StoreUnusable
-        when the store folder, or an entry of another owner in its place, forbids it."""
+        """Store every file under `out_dir` (a folder this run wrote alone).
+
+        StoreUnusable when the store folder, or an entry of another owner in its place,
+        forbids it.
+        """
         out = Path(out_dir)
         files = {
             path.relative_to(out).as_posix(): _read(path)
