@@ -229,8 +229,7 @@ class _PaperDesign:
                 self.add("replicates", t0)
 
     def probes(self) -> None:
-        """The expected-answer probe under every Phase 2 condition, the perception probe under each of its conditions.
-        """
+        """The expected-answer probe under each Phase 2 condition, the perception probe under each of its conditions."""
         from ..core.generation import with_generation
         from ..probes.task import expected_answer, perception
 

@@ -50,8 +50,7 @@ def paper_values() -> pd.DataFrame:
 
 
 def get(summary: dict, *path: str) -> Any:
-    """The value at `path` of the summary (None: not computed), checked against the contract of every measure's nodes.
-    """
+    """The value at `path` of the summary (None: not computed), checked against every measure's contract."""
     return read(summary, *path, schema=contract_of(catalog.declared()))
 
 

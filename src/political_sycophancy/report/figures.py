@@ -37,8 +37,7 @@ def numbered(figures: list[tuple[FigureSpec, Path]], summary: Summary, tables: T
 def figures_section(
     summary: Summary, figure_dir: Path, tables: Mapping[str, pd.DataFrame] | None = None
 ) -> Section | None:
-    """The Figures section, or None when the summary (and the sections' `tables`, by name) support none.
-    """
+    """The Figures section, or None when the summary (and the sections' `tables`, by name) support none."""
     tables = tables or {}
     specs = figure_specs()
     drawn = [(spec, spec.draw(summary, tables, figure_dir / f"{spec.stem}.png")) for spec in specs]

@@ -29,8 +29,7 @@ from ..stats.options import AnalysisOptions
 
 
 def design_of(frame: pd.DataFrame) -> pd.DataFrame:
-    """The design table the frame reader attached (`analysis.design`; empty for frames built in memory).
-    """
+    """The design table the frame reader attached (`analysis.design`; empty for frames built in memory)."""
     text = frame.attrs.get("design")
     if not text:
         return pd.DataFrame()

@@ -246,8 +246,7 @@ class Reuse:
         return lines, created
 
     def lines(self) -> list[str] | None:
-        """The stored lines alone (no stored file is read), or None when nothing is stored; the errors of `load`.
-        """
+        """The stored lines alone (no stored file is read), or None when nothing is stored; the errors of `load`."""
         manifest = self._served_manifest()
         return None if manifest is None else [str(line) for line in manifest["lines"]]
 

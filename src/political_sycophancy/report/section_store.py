@@ -69,8 +69,7 @@ def _hash(value: Any) -> str:
 
 
 class SectionStore:
-    """The stored section results of one frame (and code); `note` prints why something is not served or stored.
-    """
+    """The stored section results of one frame (and code); `note` prints why something is not served or stored."""
 
     def __init__(self, frame_key: str, root: Path | None = None, note: Callable[[str], None] | None = None) -> None:
         self.frame_key = frame_key
@@ -87,8 +86,7 @@ class SectionStore:
         root: Path | None = None,
         note: Callable[[str], None] | None = None,
     ) -> SectionStore:
-        """The store of the frame read from `log_dir` (`listing`: its `log_listing`, when already made).
-        """
+        """The store of the frame read from `log_dir` (`listing`: its `log_listing`, when already made)."""
         folder = Path(log_dir).resolve()
         frame_key = _hash(
             {

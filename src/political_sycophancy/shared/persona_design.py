@@ -60,8 +60,7 @@ class PersonaDesign:
     orders: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: MappingProxyType({}))
 
     def cue(self, persona: Persona, mode: str) -> Cue:
-        """What the persona sends in a mode (its texts in its own order where the mode's file says `order: random`).
-        """
+        """What the persona sends in a mode (its texts in its own order where the mode's file says `order: random`)."""
         return render(self.cues[mode], persona, self.orders.get(persona.id, ()))
 
 

@@ -137,8 +137,7 @@ def political_words(path: str | Path | None = None, extra: Iterable[str] = ()) -
 
 
 def first_political_word(text: str, patterns: tuple[re.Pattern, ...]) -> str | None:
-    """The first forbidden word in `text` as written there (None: none), read as the module docstring says.
-    """
+    """The first forbidden word in `text` as written there (None: none), read as the module docstring says."""
     folded, origin = _folded(text)
     for reading in _readings(folded):
         for pattern in patterns:

@@ -33,8 +33,7 @@ def _contract(package: str) -> Any:
 
 
 def digits_for(width: float | None, default: int = 3) -> int:
-    """Decimals a number deserves given its CI width: two significant digits of the width (1 to 4 decimals).
-    """
+    """Decimals a number deserves given its CI width: two significant digits of the width (1 to 4 decimals)."""
     if width is None or not math.isfinite(width) or width <= 0:
         return default
     return int(min(4, max(1, 1 - math.floor(math.log10(width)))))
