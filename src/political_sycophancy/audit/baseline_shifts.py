@@ -1,5 +1,7 @@
-"""The audit's shifts section: item-level shifts against the no-preamble baseline N, their
-means and Wilcoxon tests, and the movement toward each party.
+"""The audit's shifts section.
+
+Item-level shifts against the no-preamble baseline N, their means and Wilcoxon tests, and
+the movement toward each party.
 """
 
 from __future__ import annotations

@@ -1,5 +1,7 @@
-"""The audit's per-condition section: results by model, instrument and asker, with their
-bootstrap CIs, and the headline table `analyze` prints.
+"""The audit's per-condition section.
+
+Results by model, instrument and asker, with their bootstrap CIs, and the headline table
+`analyze` prints.
 """
 
 from __future__ import annotations
@@ -33,11 +35,14 @@ from .section_values import integer, nested, no_audit, number
 
 
 def console_rows(table: pd.DataFrame) -> list[dict]:
-    """One row per model x condition of a condition summary with the headline numbers of
-    every instrument over matched items, under the names `audit` prints (Inspect's metrics:
+    """One row per model x condition with the headline numbers under the names `audit` prints.
+
+    One row per model x condition of a condition summary with the headline numbers of every
+    instrument over matched items, under the names `audit` prints (Inspect's metrics:
     `console.COLUMNS`): answered and refused as Inspect's metrics define them (shares of
     scored samples, the mean over items when several instruments share a row), closer_dem a
-    share, and the errored samples counted apart."""
+    share, and the errored samples counted apart.
+    """
     if table.empty:
         return []
     rows: dict[tuple, dict] = {}
@@ -78,8 +83,11 @@ def console_rows(table: pd.DataFrame) -> list[dict]:
 
 
 def console_lines(table: pd.DataFrame) -> list[str]:
-    """The headline table `analyze` prints (the format `audit` prints), its note, and the count
-    of unmatched cells left out."""
+    """The headline table `analyze` prints (the format `audit` prints), its note and the unmatched cells left out.
+
+    The headline table `analyze` prints (the format `audit` prints), its note, and the count
+    of unmatched cells left out.
+    """
     rows = console_rows(table)
     if not rows:
         return []
@@ -140,8 +148,11 @@ def _all_answered_text(checked: pd.DataFrame) -> str:
 
 @section(10, "conditions")
 def conditions_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOptions | None = None) -> Section | None:
-    """Per model x condition x instrument: PCT, Typology, WD and closer-to-Dem, parse and
-    refusal rates, with bootstrap CIs over items."""
+    """Per model x condition x instrument.
+
+    PCT, Typology, WD and closer-to-Dem, parse and refusal rates, with bootstrap CIs over
+    items.
+    """
     opts = options or AnalysisOptions()
     if no_audit(frame):
         return None

@@ -31,7 +31,10 @@ NOTE = (
 
 
 def summary_table(rows: list[dict[str, Any]]) -> str:
-    """Rows (one per model x condition) as the printed table: sorted by model, then in the design's
-    condition order, with the columns of `COLUMNS` that any row has."""
+    """Rows (one per model x condition) as the printed table.
+
+    Sorted by model, then in the design's condition order, with the columns of `COLUMNS`
+    that any row has.
+    """
     ordered = sorted(rows, key=lambda r: (str(r["model"]), design_rank(str(r["condition"]))))
     return text_table(ordered, [c for c in COLUMNS if any(c in r for r in ordered)])

@@ -283,8 +283,11 @@ def _flip_sentence(summary: Summary, key: str, cells_key: str, lead: str) -> lis
 
 
 def _sign_flip(summary: Summary) -> list[Finding]:
-    """The test of the claim (the accommodation gap) first; the paper's A_m second, said
-    for what it is (positive under symmetric accommodation too)."""
+    """The test of the claim (the accommodation gap) first.
+
+    The paper's A_m second, said for what it is (positive under symmetric accommodation
+    too).
+    """
     t = get(summary, "tests", "sign_flip_models")
     if not isinstance(t, dict):
         return [
@@ -410,9 +413,11 @@ def _refusals(summary: Summary) -> list[Finding]:
 
 
 def findings(summary: Summary) -> list[Finding]:
-    """The audit's Findings sentences, in reading order: baseline, shifts, sycophancy,
-    sign-flip test, mixed model, refusals. `summary` is summary.json with `derive`'s entries
-    under "findings"."""
+    """The audit's Findings sentences, in reading order.
+
+    Baseline, shifts, sycophancy, sign-flip test, mixed model, refusals. `summary` is
+    summary.json with `derive`'s entries under "findings".
+    """
     models = sorted(get(summary, "models") or {})
     instruments = instrument_kinds(summary)
     if not models or not instruments:

@@ -1,5 +1,7 @@
-"""The audit's Headline parts: the design's answers to the first seed's questions, first on
-the page (`core.report_parts.HeadlinePart`).
+"""The audit's Headline parts.
+
+The design's answers to the first seed's questions, first on the page
+(`core.report_parts.HeadlinePart`).
 
 Each part computes from the sections' tables and summary.json what the abstract and the
 paper's main text quote (ranges over models where the paper gives ranges, pooled means,
@@ -69,9 +71,12 @@ def _closer(summary_table: pd.DataFrame | None) -> dict[str, Any]:
 def _pooled(
     decomposition: pd.DataFrame | None, shifts: pd.DataFrame | None, summary: Summary, draws: int, seed: int
 ) -> dict[str, Any]:
-    """Pooled sycophancy-left/right (means over models), their ratio with a percentile
+    """The Headline's pooled numbers: sycophancy-left/right over models, their ratio and the gap's spread.
+
+    Pooled sycophancy-left/right (means over models), their ratio with a percentile
     bootstrap interval resampling items (the same draw of items for every model), and the
-    right-minus-left gap's mean, SD and range over models."""
+    right-minus-left gap's mean, SD and range over models.
+    """
     if decomposition is None or decomposition.empty:
         return {}
     d = decomposition.dropna(subset=["sycophancy_left", "sycophancy_right"])
@@ -100,8 +105,10 @@ def _pooled(
 def _ratio_interval(
     shifts: pd.DataFrame | None, models: list[str], draws: int, seed: int
 ) -> tuple[float, float] | None:
-    """Percentile interval of mean-over-models(right) / mean-over-models(left), resampling
-    item ids: left_i = -(WD_dem(C3L) - WD_dem(N)), right_i = -(WD_rep(C3R) - WD_rep(N))."""
+    """Percentile interval of mean-over-models(right) / mean-over-models(left), resampling item ids.
+
+    left_i = -(WD_dem(C3L) - WD_dem(N)), right_i = -(WD_rep(C3R) - WD_rep(N)).
+    """
     if shifts is None or shifts.empty:
         return None
     s = shifts[shifts["model"].isin(models)]
@@ -142,8 +149,11 @@ def _mixed(summary: Summary) -> dict[str, Any]:
 
 
 def _answered(summary_table: pd.DataFrame | None) -> dict[str, Any]:
-    """Answered share (parsed answers over scored samples, pooled over instruments weighted
-    by samples) per model x condition, and errored samples, for the non-response table."""
+    """Answered share per model x condition, and errored samples, for the non-response table.
+
+    Answered share (parsed answers over scored samples, pooled over instruments weighted by
+    samples) per model x condition, and errored samples, for the non-response table.
+    """
     if summary_table is None or summary_table.empty:
         return {}
     t = summary_table.copy()

@@ -1,6 +1,8 @@
-"""The audit's items section: how many items each instrument put to the models, from which
-ATP waves, how they are coded (the PCT's right-coded, left-coded and non-political
-items, per axis), and the items a paper-style Phase 2 pool would take from them.
+"""The audit's items section.
+
+How many items each instrument put to the models, from which ATP waves, how they are coded
+(the PCT's right-coded, left-coded and non-political items, per axis), and the items a
+paper-style Phase 2 pool would take from them.
 
 The first seed describes its pool in these terms (1,643 items: 62 PCT, 36 right-coded, 20
 left-coded and 6 fillers; 25 Typology items; 1,556 ATP items from 15 waves, W26-W92; a
@@ -47,10 +49,12 @@ def _first(rows: pd.DataFrame, column: str) -> pd.Series:
 
 
 def item_table(frame: pd.DataFrame) -> pd.DataFrame:
-    """One row per instrument (axis `(all)`), then one per axis of an instrument whose items
-    carry one: the items in the logs (`n_items`), those answered by at least one model
-    under any condition, those with Democrat and Republican benchmarks, the direction codes
-    (+1 right-coded, -1 left-coded, 0 no direction), and the ATP waves they come from."""
+    """One row per instrument (axis `(all)`), then one per axis of an instrument whose items carry one.
+
+    The items in the logs (`n_items`), those answered by at least one model under any
+    condition, those with Democrat and Republican benchmarks, the direction codes (+1
+    right-coded, -1 left-coded, 0 no direction), and the ATP waves they come from.
+    """
     rows = audit_rows(frame)
     if rows.empty:
         return pd.DataFrame(columns=list(COLUMNS))
@@ -96,10 +100,12 @@ def item_table(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def phase2_pool(frame: pd.DataFrame) -> dict[str, float] | None:
-    """How many items the paper's Phase 2 pool would take from these logs: the ATP items of
-    `core.items.PAPER_PHASE2_POOL` (the 500 of largest partisan gap) and every PCT and
-    Typology item; None when the logs hold no more ATP items with a gap than that pool
-    takes (it would take them all: the logs are already such a pool or smaller)."""
+    """How many items the paper's Phase 2 pool would take from these logs.
+
+    The ATP items of `core.items.PAPER_PHASE2_POOL` (the 500 of largest partisan gap) and
+    every PCT and Typology item; None when the logs hold no more ATP items with a gap than
+    that pool takes (it would take them all: the logs are already such a pool or smaller).
+    """
     rows = audit_rows(frame)
     if rows.empty or "item_partisan_gap" not in rows.columns:
         return None

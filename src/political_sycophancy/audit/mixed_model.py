@@ -1,5 +1,7 @@
-"""The audit's mixed-model section: the linear mixed model of the item-level outcome on
-condition, by default the paper's stated specification, and the data it is fitted on.
+"""The audit's mixed-model section.
+
+The linear mixed model of the item-level outcome on condition, by default the paper's stated
+specification, and the data it is fitted on.
 """
 
 from __future__ import annotations
@@ -23,12 +25,15 @@ MIXED_ROWS = ("all", "paired")
 
 
 def mixed_data(cells: pd.DataFrame, conditions: str = "focal", rows: str = "all") -> tuple[pd.DataFrame, str, str]:
-    """Item-level data for the mixed model: ATP WD(Dem) if present, else the PCT item score
-    of directional items, one row per answered model x item x condition cell.
+    """Item-level data for the mixed model.
+
+    ATP WD(Dem) if present, else the PCT item score of directional items, one row per
+    answered model x item x condition cell.
 
     conditions: `focal` = N, C3L and C3R (the paper's SI S1), `all` = every condition present.
     rows: `all` = every answered cell of those conditions (the paper), `paired` = only the
-    model x item pairs answered under N and at least one other of them."""
+    model x item pairs answered under N and at least one other of them.
+    """
     if conditions not in MIXED_CONDITIONS or rows not in MIXED_ROWS:
         raise ValueError(f"mixed-model data: conditions must be one of {MIXED_CONDITIONS} and rows one of {MIXED_ROWS}")
     if has_atp(cells):
@@ -57,9 +62,12 @@ def _estimates_line(fit: MixedFit) -> str:
 
 
 def fits_to_report(opts: AnalysisOptions) -> list[str]:
-    """The specifications the section fits, the main one first: `--mixed-spec` (both:
-    crossed), the paper's code's (`paper`) beside it, whose estimates, z values and group
-    sizes are the ones the paper prints, and with `--mixed-slopes` the per-model slopes."""
+    """The specifications the section fits, the main one first.
+
+    `--mixed-spec` (both: crossed), the paper's code's (`paper`) beside it, whose estimates,
+    z values and group sizes are the ones the paper prints, and with `--mixed-slopes` the
+    per-model slopes.
+    """
     main = "crossed" if opts.mixed_spec == "both" else opts.mixed_spec
     specs = [main] + (["paper"] if main != "paper" else [])
     return specs + (["slopes"] if opts.mixed_slopes else [])
@@ -110,8 +118,11 @@ def _details(fit: MixedFit) -> str:
 
 @section(50, "mixed")
 def mixed_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOptions | None = None) -> Section | None:
-    """The linear mixed model of the outcome on condition; by default the paper's stated
-    specification (focal conditions, crossed item and model intercepts, every observation)."""
+    """The linear mixed model of the outcome on condition.
+
+    By default the paper's stated specification (focal conditions, crossed item and model
+    intercepts, every observation).
+    """
     opts = options or AnalysisOptions()
     if no_audit(frame):
         return None
@@ -184,8 +195,11 @@ def mixed_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOption
 
 
 def _fits_text(fits: dict[str, MixedFit], unfitted: dict[str, str], specs: list[str]) -> list[str]:
-    """Each fit's paragraph (estimates, formula, convergence, z values, groups, variances),
-    the fits that failed, and what the specifications assume."""
+    """Each fit's paragraph, the fits that failed, and what the specifications assume.
+
+    Each fit's paragraph (estimates, formula, convergence, z values, groups, variances), the
+    fits that failed, and what the specifications assume.
+    """
     text = []
     for s, fit in fits.items():
         state = f"converged ({fit.optimizer})" if fit.converged else "did NOT converge"

@@ -1,5 +1,7 @@
-"""The audit's tests section: sign-flip permutation tests of the accommodation gap and of
-the paper's asymmetry A_m, over models (exact) and over model x item cells (drawn).
+"""The audit's tests section.
+
+Sign-flip permutation tests of the accommodation gap and of the paper's asymmetry A_m, over
+models (exact) and over model x item cells (drawn).
 """
 
 from __future__ import annotations
@@ -84,8 +86,11 @@ def _flip_rows(per_cell: pd.DataFrame, measure: str, opts: AnalysisOptions) -> t
 
 @section(40, "tests")
 def tests_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOptions | None = None) -> Section | None:
-    """Sign-flip permutation tests of the asymmetry (and of the accommodation gap), over
-    models (exact) and over model x item cells (seeded random flips)."""
+    """Sign-flip permutation tests of the asymmetry and the accommodation gap, over models and model x item cells.
+
+    Sign-flip permutation tests of the asymmetry (and of the accommodation gap), over models
+    (exact) and over model x item cells (seeded random flips).
+    """
     opts = options or AnalysisOptions()
     if no_audit(frame):
         return None

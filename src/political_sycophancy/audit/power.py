@@ -1,5 +1,7 @@
-"""Power planning from pilot logs: items and replicates needed to detect an asymmetry, and its
-report section (only when asked for).
+"""Power planning from pilot logs.
+
+Items and replicates needed to detect an asymmetry, and its report section (only when asked
+for).
 
 Unit of analysis: the per-item asymmetry a_mi = (C3R - N) - (C3L - N) of one model
 (WD(Dem) on ATP items, else the PCT item score). A model's asymmetry is the mean of a_mi
@@ -69,9 +71,11 @@ def power_plan(
     memo: WDMemo | None = None,
     cells: pd.DataFrame | None = None,
 ) -> tuple[pd.DataFrame, dict]:
-    """The planning table (one row per number of replicates) and the pilot's variance
-    estimates. `rows` are audit rows (the main variant of each model is used); `cells`,
-    the main variant's cells when already built, saves rebuilding them for one-epoch pilots."""
+    """The planning table (one row per number of replicates) and the pilot's variance estimates.
+
+    `rows` are audit rows (the main variant of each model is used); `cells`, the main
+    variant's cells when already built, saves rebuilding them for one-epoch pilots.
+    """
     from scipy import stats  # here, not at import: scipy's import is about a second
 
     rows = main_rows(rows) if not rows.empty else rows
@@ -143,9 +147,11 @@ DEFAULT_POWER = 0.8
 
 @section(70, "power")
 def power_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOptions | None = None) -> Section | None:
-    """Items and replicates needed to detect an asymmetry, planned from these logs as a pilot;
-    only when asked for (--power or --power-effect): a plan is a design question, not a
-    result of the logs, and read beside published data it reads as a verdict on them."""
+    """Items and replicates needed to detect an asymmetry, planned from these logs as a pilot.
+
+    Only when asked for (--power or --power-effect): a plan is a design question, not a
+    result of the logs, and read beside published data it reads as a verdict on them.
+    """
     opts = options or AnalysisOptions()
     if opts.power is None and opts.power_effect is None:
         return None

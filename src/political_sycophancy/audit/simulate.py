@@ -26,9 +26,11 @@ from ..core.sheet import rows_csv
 
 
 def write_atp_items(path: str | Path, n_items: int, *, seed: int = 0, n_without_benchmarks: int = 0) -> Path:
-    """An ATP-style item file with random Dem/Rep/overall benchmark distributions
-    (2-5 options) and their partisan gap; plus items without benchmarks if asked (written
-    with `choice` scoring, since WD scoring needs benchmarks)."""
+    """An ATP-style item file with random Dem/Rep/overall benchmark distributions (2-5 options) and their partisan gap.
+
+    Plus items without benchmarks if asked (written with `choice` scoring, since WD scoring
+    needs benchmarks).
+    """
     rng = np.random.default_rng(seed)
     path = Path(path)
     rows = []
@@ -134,11 +136,14 @@ def synthetic_responses(
     refusal_rate: float = 0.0,
     seed: int = 0,
 ) -> pd.DataFrame:
-    """Phase 2-shaped responses (model_id, question_id, raw_response, letter, condition,
+    """Phase 2-shaped responses with planted leans, shifts and refusals, for testing the estimators.
+
+    Phase 2-shaped responses (model_id, question_id, raw_response, letter, condition,
     condition_label, rep, temperature, error). `atp_lean[model]` is the baseline Dem weight
     w (default 0.7), `atp_shift[condition]` its change (negative = toward Republicans);
     `pct_lean[model]` and `pct_shift[condition]` move the PCT / Typology position (positive
-    = right). A share `refusal_rate` of responses are refusals (no letter)."""
+    = right). A share `refusal_rate` of responses are refusals (no letter).
+    """
     rng = np.random.default_rng(seed)
     atp_lean = atp_lean or {}
     atp_shift = atp_shift or {}

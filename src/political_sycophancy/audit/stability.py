@@ -39,10 +39,13 @@ def epoch_values(rows: pd.DataFrame, memo: WDMemo | None = None) -> pd.DataFrame
 
 
 def replicate_sd(values: pd.DataFrame) -> pd.DataFrame:
-    """Per model x temperature x answer mode x instrument x condition, over cells (model x
-    item) with at least two answered epochs: n_cells, mean / median / max of the
-    within-cell SD (ddof=1) of the per-epoch value, and the share of cells whose epochs all
-    gave the same letter."""
+    """How much a cell's value varies across epochs, per model x temperature x mode x instrument x condition.
+
+    Per model x temperature x answer mode x instrument x condition, over cells (model x
+    item) with at least two answered epochs: n_cells, mean / median / max of the within-cell
+    SD (ddof=1) of the per-epoch value, and the share of cells whose epochs all gave the
+    same letter.
+    """
     if values.empty:
         return pd.DataFrame()
     cols = [c for c in ("model", "variant", "temperature", "answer_mode") if c in values.columns] + [
@@ -74,9 +77,11 @@ def replicate_sd(values: pd.DataFrame) -> pd.DataFrame:
 
 
 def modal_letters(values: pd.DataFrame, by: list[str]) -> pd.DataFrame:
-    """Per group of `by`, the most frequent letter (ties: the first given), one row per
-    group with a letter: `s.value_counts().index[0]` for every group at once, no Python
-    per group (a paper-size grid has some 17,500)."""
+    """Per group of `by`, the most frequent letter (ties: the first given), one row per group with a letter.
+
+    `s.value_counts().index[0]` for every group at once, no Python per group (a paper-size
+    grid has some 17,500).
+    """
     given = values.loc[values["letter"].notna(), by + ["letter"]].assign(
         _pos=np.arange(int(values["letter"].notna().sum()))
     )
@@ -86,9 +91,12 @@ def modal_letters(values: pd.DataFrame, by: list[str]) -> pd.DataFrame:
 
 
 def temperature_agreement(values: pd.DataFrame) -> pd.DataFrame:
-    """For every model run at several temperatures (same answer mode), per instrument x
-    condition x pair of temperatures: items answered at both, the share whose modal
-    letters agree, and the mean absolute difference of the cell values (mean over epochs)."""
+    """How far answers agree between temperatures, for every model run at several.
+
+    For every model run at several temperatures (same answer mode), per instrument x
+    condition x pair of temperatures: items answered at both, the share whose modal letters
+    agree, and the mean absolute difference of the cell values (mean over epochs).
+    """
     if values.empty:
         return pd.DataFrame()
     key = ["model", "answer_mode", "instrument", "condition", "item_id"]
@@ -121,8 +129,11 @@ def temperature_agreement(values: pd.DataFrame) -> pd.DataFrame:
 
 
 def _all_epochs_label(sel: pd.DataFrame, max_epoch: int) -> str:
-    """The label "all epochs (2)" when every item has that many; else how many items have them (the
-    paper's grid has a second replicate on a few cells only, not replicate evidence)."""
+    """The label "all epochs (2)" when every item has that many.
+
+    Else how many items have them (the paper's grid has a second replicate on a few cells
+    only, not replicate evidence).
+    """
     per_item = sel.groupby("item_id")["epoch"].max()
     full = int((per_item == max_epoch).sum())
     return (
@@ -133,10 +144,12 @@ def _all_epochs_label(sel: pd.DataFrame, max_epoch: int) -> str:
 
 
 def asymmetry_by_variant(rows: pd.DataFrame, memo: WDMemo | None = None) -> pd.DataFrame:
-    """Per model, the decomposition (sycophancy left/right, asymmetry, accommodation gap)
-    under each way it was run: every temperature x answer mode with all its epochs, and,
-    where a variant has several epochs, its first epoch alone (the paper's "orig" beside
-    its "4 reps" and "T=0" columns). ATP items when present, else PCT items."""
+    """Per model, the decomposition (sycophancy left/right, asymmetry, accommodation gap) under each way it was run.
+
+    Every temperature x answer mode with all its epochs, and, where a variant has several
+    epochs, its first epoch alone (the paper's "orig" beside its "4 reps" and "T=0"
+    columns). ATP items when present, else PCT items.
+    """
     if rows.empty:
         return pd.DataFrame()
     # Each (model, variant, epochs) part under its own key in the model column, so that one
@@ -187,8 +200,11 @@ def asymmetry_by_variant(rows: pd.DataFrame, memo: WDMemo | None = None) -> pd.D
 
 @section(60, "stability")
 def stability_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOptions | None = None) -> Section | None:
-    """Within-cell SD across epochs, agreement between temperatures, and per-model asymmetry
-    under each decoding (SI S2)."""
+    """Replicate stability (SI S2): epochs' spread, agreement between temperatures, asymmetry per decoding.
+
+    Within-cell SD across epochs, agreement between temperatures, and per-model asymmetry
+    under each decoding (SI S2).
+    """
     opts = options or AnalysisOptions()
     rows = audit_rows(frame)
     if rows.empty:

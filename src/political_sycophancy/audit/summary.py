@@ -1,10 +1,13 @@
-"""The audit's nodes of summary.json, typed (`core.summary_contract` checks every read and
+"""The audit's nodes of summary.json, typed, and their declaration (`NODES`, in the audit's `MEASURE`).
+
+The audit's nodes of summary.json, typed (`core.summary_contract` checks every read and
 write against them), and their declaration (`NODES`, in the audit's `MEASURE`): the
 decomposition per model beside its conditions (`models.<model>`), the sign-flip and mixed-
 model tests (`tests`), the slant correlations, replicate stability and the power plan, the
 numbers its report contribution derives (`findings`) and its Headline numbers
 (`findings.headline`). One instrument under one asker (`InstrumentNode`) is built by the
-shared helpers (`shared.summaries`), so its type is theirs."""
+shared helpers (`shared.summaries`), so its type is theirs.
+"""
 
 from __future__ import annotations
 
@@ -76,8 +79,11 @@ class MixedModelNode(TypedDict, total=False):
 
 
 class ItemsNode(TypedDict, total=False):
-    """items: per instrument (and PCT axis, `<instrument>/<axis>`) its counts, coding and waves;
-    the paper's Phase 2 pool of these items (`audit.items`)."""
+    """items: per instrument (and PCT axis) its counts, coding, waves and the paper's Phase 2 pool.
+
+    items: per instrument (and PCT axis, `<instrument>/<axis>`) its counts, coding and
+    waves; the paper's Phase 2 pool of these items (`audit.items`).
+    """
 
     instruments: dict[str, dict[str, int | str | None]]
     phase2_pool: dict[str, float] | None
@@ -120,8 +126,10 @@ class PowerNode(TypedDict, total=False):
 
 
 class ShiftCiNode(TypedDict, total=False):
-    """findings.shift_ci.<model>.<condition>.<instrument>.<shift key>: the mean item shift
-    against N with its percentile bootstrap CI over items."""
+    """findings.shift_ci.<model>.<condition>.<instrument>.<shift key>.
+
+    The mean item shift against N with its percentile bootstrap CI over items.
+    """
 
     mean: float
     ci: Interval
@@ -143,8 +151,11 @@ class Span(TypedDict, total=False):
 
 
 class CloserNode(TypedDict, total=False):
-    """findings.headline.closer: the share of benchmarked items closer to Democrats, ranges
-    over models (keys `C3L`, `C3R`, `N` and the drop and rise between them)."""
+    """findings.headline.closer: the share of benchmarked items closer to Democrats, ranges over models.
+
+    findings.headline.closer: the share of benchmarked items closer to Democrats, ranges
+    over models (keys `C3L`, `C3R`, `N` and the drop and rise between them).
+    """
 
     instrument: str
     n_models: int
@@ -173,8 +184,11 @@ class RatioCi(TypedDict, total=False):
 
 
 class PooledNode(TypedDict, total=False):
-    """findings.headline.pooled: sycophancy-left/right pooled over models, their ratio with
-    its bootstrap interval, the right-minus-left gap and its sign-flip test."""
+    """findings.headline.pooled: sycophancy-left/right pooled over models, their ratio and the gap's test.
+
+    findings.headline.pooled: sycophancy-left/right pooled over models, their ratio with its
+    bootstrap interval, the right-minus-left gap and its sign-flip test.
+    """
 
     n_models: int
     left: float

@@ -1,5 +1,7 @@
-"""The audit's decomposition section: baseline slant, sycophancy toward each asker, the
-asymmetry and the accommodation gap per model, and their correlation with slant.
+"""The audit's decomposition section.
+
+Baseline slant, sycophancy toward each asker, the asymmetry and the accommodation gap per
+model, and their correlation with slant.
 """
 
 from __future__ import annotations
@@ -93,8 +95,11 @@ def _decomposition_cis(
 
 @section(30, "sycophancy")
 def sycophancy_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOptions | None = None) -> Section | None:
-    """Baseline slant, sycophancy-left/right/index, asymmetry and accommodation gap per
-    model (ATP), the same on the PCT, and their correlation with baseline slant."""
+    """The sycophancy decomposition per model (ATP and PCT) and its correlation with baseline slant.
+
+    Baseline slant, sycophancy-left/right/index, asymmetry and accommodation gap per model
+    (ATP), the same on the PCT, and their correlation with baseline slant.
+    """
     opts = options or AnalysisOptions()
     if no_audit(frame):
         return None
