@@ -1,6 +1,8 @@
 # Long: the measure's rates, gaps, tests, figure and section (rows and asymmetries are modules of their own).
-"""Even-handedness statistics: pure functions of the tidy frame (rows of kind
-`evenhandedness`), the report section and its figure.
+"""Even-handedness statistics.
+
+Pure functions of the tidy frame (rows of kind `evenhandedness`), the report section and its
+figure.
 
 Specification (also written into the report):
 
@@ -84,8 +86,11 @@ from .rows import (
 
 
 def group_table(rows: pd.DataFrame, opts: AnalysisOptions) -> pd.DataFrame:
-    """Per model x variant x grader x asker: the even-handedness rate, the gaps toward the
-    asker's side, their intervals, and the pooled row of the side-stating askers."""
+    """Per model x variant x grader x asker.
+
+    The even-handedness rate, the gaps toward the asker's side, their intervals, and the
+    pooled row of the side-stating askers.
+    """
     gaps = oriented(rows)
     by_group = {key: g for key, g in gaps.groupby(list(GROUP), dropna=False, sort=False)}
     groups = [
@@ -121,8 +126,10 @@ def group_table(rows: pd.DataFrame, opts: AnalysisOptions) -> pd.DataFrame:
 
 
 def side_table(rows: pd.DataFrame, opts: AnalysisOptions) -> pd.DataFrame:
-    """Per model x variant x grader x asker x stance side (left, right): the refusal,
-    hedging and opposing-views rates of the answers, with intervals over pairs."""
+    """Per model x variant x grader x asker x stance side (left, right).
+
+    The refusal, hedging and opposing-views rates of the answers, with intervals over pairs.
+    """
     answers = answers_long(rows)
     answers = answers[answers["side"].isin(SIDED)]
     records = []
@@ -141,8 +148,11 @@ def side_table(rows: pd.DataFrame, opts: AnalysisOptions) -> pd.DataFrame:
 
 
 def exclusions(rows: pd.DataFrame) -> pd.DataFrame:
-    """Per group: samples, judged pairs, the pairs not judged by status, and the answers
-    whose grades were read only in part or not at all (every exclusion counted)."""
+    """Per group: samples, judged pairs and every exclusion counted.
+
+    Per group: samples, judged pairs, the pairs not judged by status, and the answers whose
+    grades were read only in part or not at all (every exclusion counted).
+    """
     records = []
     for key, g in rows.groupby(list(GROUP), dropna=False, sort=True):
         rec = dict(zip(GROUP, key, strict=True))
@@ -161,8 +171,10 @@ def exclusions(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def sign_flip_models(table: pd.DataFrame) -> pd.DataFrame:
-    """Per grader x rubric x side-stating asker (and the pooled row) and gap: the audit's exact
-    sign-flip test over models of the per-model gap."""
+    """Per grader x rubric x side-stating asker (and the pooled row) and gap.
+
+    The audit's exact sign-flip test over models of the per-model gap.
+    """
     records = []
     if table.empty:
         return pd.DataFrame(
@@ -201,10 +213,12 @@ def sign_flip_models(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def plot_gaps(table: pd.DataFrame, path: Path, order: Sequence[str] = (), rubric: str = PROJECT_RUBRIC) -> Path | None:
-    """Two panels, each model in its colour of every figure: the even-handedness rate per
-    asker, and the help gap toward the asker's side per side-stating asker (and pooled),
-    with 95% intervals over pairs, for the rows of one grading rubric (named unless it is
-    this measure's own)."""
+    """Two panels, each model in its colour of every figure.
+
+    The even-handedness rate per asker, and the help gap toward the asker's side per
+    side-stating asker (and pooled), with 95% intervals over pairs, for the rows of one
+    grading rubric (named unless it is this measure's own).
+    """
     if table.empty:
         return None
     models = sorted(table["model"].astype(str).unique())
@@ -343,10 +357,13 @@ def _summary(
 # the section: see docs/bench.md for the run.
 @dataclass(frozen=True)
 class Coverage:
-    """A bench run's measured coverage: its command, runs and pairs, and the share of 95%
-    intervals that held the planted value (the rate, the asymmetry under N, the contrast C3R
-    vs N, at their worst over the bench's two responders; a percentile bootstrap of the rate
-    beside, and how often it was the point [0, 0])."""
+    """A bench run's measured coverage.
+
+    Its command, runs and pairs, and the share of 95% intervals that held the planted value
+    (the rate, the asymmetry under N, the contrast C3R vs N, at their worst over the bench's
+    two responders; a percentile bootstrap of the rate beside, and how often it was the
+    point [0, 0]).
+    """
 
     command: str
     runs: int
@@ -372,8 +389,11 @@ BENCH_COVERAGE = Coverage(
 
 
 def conclusions_text(rows: pd.DataFrame, asymmetry: pd.DataFrame, categories: pd.DataFrame) -> str:
-    """What this run's design can and cannot conclude: pairs per asker and category, the
-    smallest one-sided refusal they can tell from 0, the intervals' measured coverage."""
+    """What this run's design can and cannot conclude.
+
+    Pairs per asker and category, the smallest one-sided refusal they can tell from 0, the
+    intervals' measured coverage.
+    """
     pairs = asymmetry["n_pairs"].astype(int) if not asymmetry.empty else pd.Series(dtype=int)
     lines = []
     if len(pairs):
@@ -465,10 +485,13 @@ SPEC_TEXT = (
 def evenhandedness_section(
     frame: pd.DataFrame, figure_dir: Path, options: AnalysisOptions | None = None
 ) -> Section | None:
-    """Tables: per model x asker the even-handedness rate and the gaps toward the asker's
-    side (with the pooled row), per stance side the refusal, hedging and opposing-views
-    rates, the sign-flip tests over models, the exclusions; a figure of the rate and the
-    help gap per asker."""
+    """The even-handedness section's tables and figure: rates, gaps toward the asker's side, tests, exclusions.
+
+    Tables: per model x asker the even-handedness rate and the gaps toward the asker's side
+    (with the pooled row), per stance side the refusal, hedging and opposing-views rates,
+    the sign-flip tests over models, the exclusions; a figure of the rate and the help gap
+    per asker.
+    """
     rows = evenhandedness_rows(frame)
     if rows.empty:
         return None

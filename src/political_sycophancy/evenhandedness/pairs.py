@@ -1,5 +1,7 @@
-"""Paired prompts: the same task asked for two opposite stances of one political question,
-in the schema of Anthropic's public paired-prompts evaluation (`eval_set.csv` of
+"""Paired prompts: one task asked for two opposite stances, in the schema of Anthropic's public evaluation.
+
+Paired prompts: the same task asked for two opposite stances of one political question, in
+the schema of Anthropic's public paired-prompts evaluation (`eval_set.csv` of
 anthropics/political-neutrality-eval, 1,350 pairs), read from a file the user downloaded
 (CSV, TSV, JSONL or Parquet, through `core.io`).
 
@@ -73,8 +75,11 @@ class Pair:
         return {self.side_a, self.side_b} == {LEFT, RIGHT}
 
     def metadata(self) -> dict[str, Any]:
-        """What a sample of this pair carries (short values: the analysis reads them from
-        the logs' sample summaries)."""
+        """What a sample of this pair carries, short values the analysis reads from the sample summaries.
+
+        What a sample of this pair carries (short values: the analysis reads them from the
+        logs' sample summaries).
+        """
         return {
             "pair_id": self.id,
             "item_id": self.id,
@@ -145,21 +150,26 @@ def _side(rec: dict[str, Any], key: str, path: Path, row: int) -> str | None:
 
 
 def normalised(text: str) -> str:
-    """A prompt as two rows are compared: Unicode NFKC, case folded, runs of spaces one space,
-    a final `.`, `!` or `?` dropped (so a copy differing in case or spacing is the same)."""
+    """A prompt as two rows are compared.
+
+    Unicode NFKC, case folded, runs of spaces one space, a final `.`, `!` or `?` dropped (so
+    a copy differing in case or spacing is the same).
+    """
     folded = re.sub(r"\s+", " ", unicodedata.normalize("NFKC", text)).strip().casefold()
     return folded.rstrip(".!?").rstrip()
 
 
 def pair_key(pair: Pair) -> frozenset[str]:
-    """What makes two rows the same pair whatever their ids: the two normalised prompts, in
-    either order."""
+    """What makes two rows the same pair whatever their ids: the two normalised prompts, in either order."""
     return frozenset((normalised(pair.prompt_a), normalised(pair.prompt_b)))
 
 
 def pair_id(topic: str, prompt_a: str, prompt_b: str) -> str:
-    """A pair's id when the file gives none: its topic and the first 12 hex digits of the
-    SHA-256 of `prompt_a|prompt_b` (the Inspect port's)."""
+    """A pair's id when the file gives none.
+
+    Its topic and the first 12 hex digits of the SHA-256 of `prompt_a|prompt_b` (the Inspect
+    port's).
+    """
     digest = hashlib.sha256(f"{prompt_a}|{prompt_b}".encode()).hexdigest()[:12]
     return f"{re.sub(r'[^A-Za-z0-9_.-]+', '_', topic) or 'pair'}:{digest}"
 

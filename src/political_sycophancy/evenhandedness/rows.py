@@ -1,7 +1,10 @@
-"""The frame's even-handedness samples as the statistics read them: the rows of the measure's
-tasks with their defaults filled in, oriented to the asker's side (`oriented`) or to the
-stance sides (`by_side`), one row per answer (`answers_long`), and the rate and paired
-difference a table row holds (`rate`, `paired`). The specification is in `analysis`."""
+"""The frame's even-handedness samples as the statistics read them.
+
+The rows of the measure's tasks with their defaults filled in, oriented to the asker's side
+(`oriented`) or to the stance sides (`by_side`), one row per answer (`answers_long`), and
+the rate and paired difference a table row holds (`rate`, `paired`). The specification is in
+`analysis`.
+"""
 
 from __future__ import annotations
 
@@ -51,8 +54,11 @@ def evenhandedness_rows(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def oriented(rows: pd.DataFrame) -> pd.DataFrame:
-    """Per sample of a side-stating asker on a sided pair: which answer is matched, and
-    `d` (help), `refusal_gap` and `hedging_gap` oriented to the asker's side."""
+    """Per sample of a side-stating asker on a sided pair.
+
+    Which answer is matched, and `d` (help), `refusal_gap` and `hedging_gap` oriented to the
+    asker's side.
+    """
     sided = rows[rows["asker_side"].isin(SIDED) & rows["side_a"].isin(SIDED) & rows["side_b"].isin(SIDED)]
     a_matched = sided["side_a"] == sided["asker_side"]
     sign = np.where(a_matched, 1.0, -1.0)
@@ -77,9 +83,11 @@ def _indicator(values: pd.Series, sign: float) -> np.ndarray:
 
 
 def by_side(rows: pd.DataFrame) -> pd.DataFrame:
-    """Per sample on a sided pair (any asker): the paired quantities oriented to the sides,
-    right and left: which answer was judged more helpful, each answer's refusal and hedging
-    (hedging over answers that complied)."""
+    """Per sample on a sided pair (any asker).
+
+    The paired quantities oriented to the sides, right and left: which answer was judged
+    more helpful, each answer's refusal and hedging (hedging over answers that complied).
+    """
     sided = rows[rows["side_a"].isin(SIDED) & rows["side_b"].isin(SIDED)]
     a_right = (sided["side_a"] == "right").to_numpy()
     diff = sided["helpful_diff"].astype(float).where(sided["status"] == ANSWERED)

@@ -49,8 +49,11 @@ DEFAULT_CONFIG = GenerateConfig(temperature=0.1)
 
 @dataclass(frozen=True)
 class Asker:
-    """Who asks both prompts of a pair: a condition label, its stated side, what it sends
-    before (or around) a prompt, and what the samples record of it."""
+    """Who asks both prompts of a pair.
+
+    A condition label, its stated side, what it sends before (or around) a prompt, and what
+    the samples record of it.
+    """
 
     label: str
     side: str
@@ -60,9 +63,11 @@ class Asker:
     metadata: dict[str, Any] = field(default_factory=dict)
 
     def input(self, prompt: str) -> str | list[ChatMessage]:
-        """The prompt as this asker sends it: after a condition's preamble, as the audit
-        puts its items (what `asker_preamble` prepends), or with a persona's cue, as the
-        profiles task places it."""
+        """The prompt as this asker sends it.
+
+        After a condition's preamble, as the audit puts its items (what `asker_preamble`
+        prepends), or with a persona's cue, as the profiles task places it.
+        """
         if self.condition is not None:
             return with_preamble(prompt, self.condition.preamble)
         return cue_input(self.cue, prompt)
@@ -107,8 +112,10 @@ def condition_askers(condition: str | list[str], conditions: str | None, sides: 
 
 
 def persona_askers(design: str | None, modes: str, **kwargs: Any) -> list[Asker]:
-    """The personas of a profile design in each cue mode (none without a design); the
-    baseline persona is the audit's N, asked as a condition."""
+    """The personas of a profile design in each cue mode (none without a design).
+
+    The baseline persona is the audit's N, asked as a condition.
+    """
     if not design:
         return []
     plan = persona_design(design, modes=modes, baseline_persona=False, **kwargs)
@@ -183,9 +190,11 @@ def _chat(records: list[dict[str, str]]) -> list[ChatMessage]:
 def answer_pair(
     prompt_order: str = "ab", grader: str | Model | None = None, allow_self_grading: bool = False
 ) -> Solver:
-    """Answer both prompts of the sample's pair under its asker, each in a conversation of
-    its own, in `prompt_order`; the answers go to the sample's store for the grader. The
-    grader is checked first, so a self-grading run stops before any generation."""
+    """Answer both prompts of the sample's pair under its asker, each in a conversation of its own, in `prompt_order`.
+
+    The answers go to the sample's store for the grader. The grader is checked first, so a
+    self-grading run stops before any generation.
+    """
     if prompt_order not in PROMPT_ORDERS:
         raise ValueError(f"prompt_order must be ab or ba, got {prompt_order!r}")
 
