@@ -1,5 +1,8 @@
-"""Interlocutor profiles: a model's political answers mapped across realistic askers
-(personas of attribute levels, told explicitly, implicitly or earlier in a conversation)."""
+"""Interlocutor profiles: a model's political answers mapped across realistic askers.
+
+Interlocutor profiles: a model's political answers mapped across realistic askers (personas
+of attribute levels, told explicitly, implicitly or earlier in a conversation).
+"""
 
 from ..core.declare import Measure
 from .summary import NODES

@@ -1,6 +1,9 @@
-"""The interlocutor-profile report section: per persona and mode the audit's summary, the
-attribute effects (AMCEs) with their specification, the explicit/implicit/conversational
-comparison, the population-weighted position against N, and persona congruence."""
+"""The interlocutor-profile report section.
+
+Per persona and mode the audit's summary, the attribute effects (AMCEs) with their
+specification, the explicit/implicit/conversational comparison, the population-weighted
+position against N, and persona congruence.
+"""
 
 from __future__ import annotations
 
@@ -132,8 +135,11 @@ def _summary(
     aligned: pd.DataFrame,
     checked: pd.DataFrame | None = None,
 ) -> dict[str, Any]:
-    """The profiles node of summary.json: effects, attribute tests, weighted positions,
-    alignment, congruence and the manipulation check's counts per model and mode."""
+    """The profiles node of summary.json.
+
+    Effects, attribute tests, weighted positions, alignment, congruence and the manipulation
+    check's counts per model and mode.
+    """
     models: dict[str, Any] = {}
     for _, r in effects.iterrows():
         node = models.setdefault(r["model"], {}).setdefault(r["instrument"], {}).setdefault("effects", {})
@@ -206,8 +212,11 @@ def check_notes(counts: pd.DataFrame, sources: pd.DataFrame) -> list[str]:
 
 
 def check_tables(frame: pd.DataFrame, cells: pd.DataFrame) -> tuple[dict[str, pd.DataFrame], list[str], pd.DataFrame]:
-    """The manipulation check's tables (when its logs are there), the notes that count how
-    many cues were read as intended, and the counts per model and mode."""
+    """The manipulation check's tables, notes and counts per model and mode.
+
+    The manipulation check's tables (when its logs are there), the notes that count how many
+    cues were read as intended, and the counts per model and mode.
+    """
     rows = check_rows(frame)
     if rows.empty:
         return {}, [NO_CHECK], pd.DataFrame()
@@ -233,9 +242,12 @@ def check_tables(frame: pd.DataFrame, cells: pd.DataFrame) -> tuple[dict[str, pd
 
 
 def design_notes(effects: pd.DataFrame, tests: pd.DataFrame, modes: pd.DataFrame) -> list[str]:
-    """What this run's design can and cannot conclude: personas per level, the levels
-    without an interval, the significant levels and attributes after the FDR adjustment,
-    and why `retained` is empty where it is (each counted)."""
+    """What this run's design can and cannot conclude.
+
+    Personas per level, the levels without an interval, the significant levels and
+    attributes after the FDR adjustment, and why `retained` is empty where it is (each
+    counted).
+    """
     if effects.empty:
         return ["No attribute varies among the personas: no attribute effect to estimate."]
     per_level = effects["personas_level"].astype(int)
@@ -296,8 +308,11 @@ def _range(values: pd.Series) -> str:
 
 @section(80, "profiles")
 def profiles_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOptions | None = None) -> Section | None:
-    """Interlocutor profiles: who moves the model, whether it needs to be told, what it tells
-    the population, and whether it tells each party what that party thinks."""
+    """Interlocutor profiles: who moves the model and whether it tells each party what that party thinks.
+
+    Interlocutor profiles: who moves the model, whether it needs to be told, what it tells
+    the population, and whether it tells each party what that party thinks.
+    """
     opts = options or AnalysisOptions()
     cells = profile_cells(frame, opts.cache)
     checks, checked_notes, checked = check_tables(frame, cells)

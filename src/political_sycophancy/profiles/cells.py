@@ -1,4 +1,6 @@
-"""Profile logs -> cells: one row per model x instrument x persona-mode x item, with the
+"""Profile logs -> cells: one row per model x instrument x persona-mode x item.
+
+Profile logs -> cells: one row per model x instrument x persona-mode x item, with the
 persona's attribute levels, cue mode and weight beside the outcomes.
 
 The cells are the audit's (`shared.cells.build_cells`: epochs pooled, PCT ideology, Typology
@@ -63,9 +65,12 @@ def personas_of(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def profile_cells(frame: pd.DataFrame, cache: RunCache | None = None) -> pd.DataFrame:
-    """The cells of the profile rows of each model's main variant, with the persona columns
-    and `closer_dem` (100 when closer to Democrats, 0 when closer to Republicans or equal,
-    as the audit's share closer to Democrats counts ties) and `closer_rep` alike."""
+    """The cells of each model's main-variant profile rows, with the persona columns and closer shares.
+
+    The cells of the profile rows of each model's main variant, with the persona columns and
+    `closer_dem` (100 when closer to Democrats, 0 when closer to Republicans or equal, as
+    the audit's share closer to Democrats counts ties) and `closer_rep` alike.
+    """
 
     def compute() -> pd.DataFrame:
         rows = main_rows(profile_rows(frame))

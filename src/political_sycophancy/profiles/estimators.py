@@ -1,4 +1,6 @@
-"""The attribute effects of the profile analysis, on the cells of `profiles.cells` (pure
+"""The attribute effects of the profile analysis, as pure functions of `profiles.cells`.
+
+The attribute effects of the profile analysis, on the cells of `profiles.cells` (pure
 functions: no Inspect, no report).
 
 Attribute effects (AMCEs, the conjoint-analysis estimator). Per model x instrument x outcome,
@@ -116,8 +118,11 @@ RETAINED_REASONS = MappingProxyType(
 
 @dataclass(frozen=True)
 class StackedFit:
-    """A stacked AMCE regression: its columns (mode, attribute, level, reference), the
-    robust fit, each coefficient's degrees of freedom and whether it is inferential."""
+    """A stacked AMCE regression.
+
+    Its columns (mode, attribute, level, reference), the robust fit, each coefficient's
+    degrees of freedom and whether it is inferential.
+    """
 
     columns: list[tuple[str, str, str, str]]
     fit: RobustFit
@@ -157,9 +162,11 @@ def _reference(levels: Sequence[str], wanted: str | None) -> str:
 
 
 def persona_clusters(data: pd.DataFrame, attributes: Sequence[str]) -> np.ndarray:
-    """The cluster of each cell (an integer code): the persona's levels (personas with the
-    same levels send the same prompts, so they are one cluster); the persona id when no
-    attribute is given."""
+    """The cluster of each cell (an integer code).
+
+    The persona's levels (personas with the same levels send the same prompts, so they are
+    one cluster); the persona id when no attribute is given.
+    """
     columns = [f"persona_{a}" for a in attributes] or ["persona_id"]
     return _codes(data[columns].fillna(NOT_STATED).astype(str))
 
@@ -192,8 +199,9 @@ def _design(
 def stacked_fit(
     data: pd.DataFrame, outcome: str, attributes: list[str], references: dict[str, str], inference: str = "cr2-persona"
 ) -> tuple[pd.DataFrame, StackedFit]:
-    """The stacked AMCE regression of one model x instrument x outcome (module docstring):
-    the effects table (q-values not yet filled) and the fit, for contrasts and tests.
+    """The stacked AMCE regression of one model x instrument x outcome (module docstring).
+
+    The effects table (q-values not yet filled) and the fit, for contrasts and tests.
 
     Args:
       data: the persona cells of one model and instrument (outcome, cue_mode, item_id,
@@ -270,8 +278,11 @@ def stacked_fit(
 
 
 def attribute_tests(stacked: StackedFit) -> pd.DataFrame:
-    """Per mode and attribute: the joint test that none of its levels moves the model (HTZ
-    F for CR2, the naive F for CR1), inferential only when every level is."""
+    """Per mode and attribute: the joint test that none of its levels moves the model.
+
+    Per mode and attribute: the joint test that none of its levels moves the model (HTZ F
+    for CR2, the naive F for CR1), inferential only when every level is.
+    """
     by: dict[tuple[str, str], list[int]] = {}
     for j, (mode, a, _level, _ref) in enumerate(stacked.columns):
         by.setdefault((mode, a), []).append(j)
@@ -297,10 +308,13 @@ def attribute_tests(stacked: StackedFit) -> pd.DataFrame:
 
 
 def mode_contrasts(stacked: StackedFit) -> pd.DataFrame:
-    """Per attribute level: its effect in each mode against the first mode (explicit when
-    run): the difference with its t interval, and `retained` (this mode's effect over the
-    first's) with Fieller's interval where the first mode's effect is clearly non-zero;
-    `retained_note` says why it is empty otherwise (`RETAINED_REASONS`)."""
+    """Per attribute level: its effect in each mode against the first mode, and how much of it is retained.
+
+    Per attribute level: its effect in each mode against the first mode (explicit when run):
+    the difference with its t interval, and `retained` (this mode's effect over the first's)
+    with Fieller's interval where the first mode's effect is clearly non-zero;
+    `retained_note` says why it is empty otherwise (`RETAINED_REASONS`).
+    """
     fit, columns = stacked.fit, stacked.columns
     index = {(m, a, lv): j for j, (m, a, lv, _) in enumerate(columns)}
     modes = list(dict.fromkeys(m for m, *_ in columns))
@@ -348,8 +362,11 @@ def mode_contrasts(stacked: StackedFit) -> pd.DataFrame:
 
 
 def _retained(stacked: StackedFit, pairs: list[tuple[int, int]], ok: np.ndarray) -> list[dict[str, float | str]]:
-    """Per (first-mode coefficient i, mode coefficient j): `retained` = b_j / b_i with Fieller's
-    interval on the degrees of freedom of b_j - r b_i at the ratio r, or NaN and the reason."""
+    """Per (first-mode coefficient i, mode coefficient j).
+
+    `retained` = b_j / b_i with Fieller's interval on the degrees of freedom of b_j - r b_i
+    at the ratio r, or NaN and the reason.
+    """
     fit = stacked.fit
     empty: dict[str, float | str] = {"retained": math.nan, "retained_low": math.nan, "retained_high": math.nan}
     out: list[dict[str, float | str]] = []
@@ -387,10 +404,13 @@ def _with_q(table: pd.DataFrame) -> pd.DataFrame:
 def amce_table(
     cells: pd.DataFrame, outcomes: Sequence[tuple[str, str]] | None = None, inference: str = "cr2-persona"
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """Attribute effects per model x instrument x outcome x mode, the mode contrasts (every
+    """Attribute effects, mode contrasts and joint tests per model x instrument x outcome, with q-values.
+
+    Attribute effects per model x instrument x outcome x mode, the mode contrasts (every
     mode against the first, explicit when run) of each level, and the joint test of each
     attribute per mode; q-values (Benjamini-Hochberg) over the levels, and over the
-    attribute tests, of each model x instrument x outcome."""
+    attribute tests, of each model x instrument x outcome.
+    """
     from .cells import OUTCOMES
 
     empty = pd.DataFrame(columns=list(AMCE_COLUMNS))

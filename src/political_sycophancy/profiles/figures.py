@@ -1,6 +1,9 @@
-"""The profile section's figures, in the report's style (`core.plotting`: one colour per
-model, the same in every figure, saved atomically): a forest plot of the attribute effects
-and the population-weighted position against the auditor (N) position."""
+"""The profile section's figures: a forest plot of attribute effects and weighted position against N.
+
+The profile section's figures, in the report's style (`core.plotting`: one colour per model,
+the same in every figure, saved atomically): a forest plot of the attribute effects and the
+population-weighted position against the auditor (N) position.
+"""
 
 from __future__ import annotations
 
@@ -15,9 +18,12 @@ from .estimators import order_modes
 
 
 def forest(effects: pd.DataFrame, path: Path, title: str, order: Sequence[str] = ()) -> Path | None:
-    """One panel per cue mode; a row per attribute level (against its reference), a point and
-    95% interval per model, offset vertically so that models do not hide one another; a level
-    without an interval (not inferential) as a hollow point."""
+    """Forest plot of the attribute effects: one panel per cue mode, a row per level, a point per model.
+
+    One panel per cue mode; a row per attribute level (against its reference), a point and
+    95% interval per model, offset vertically so that models do not hide one another; a
+    level without an interval (not inferential) as a hollow point.
+    """
     data = effects.dropna(subset=["estimate"])
     if data.empty:
         return None
@@ -73,9 +79,12 @@ def forest(effects: pd.DataFrame, path: Path, title: str, order: Sequence[str] =
 
 
 def weighted_against_n(table: pd.DataFrame, path: Path, title: str, order: Sequence[str] = ()) -> Path | None:
-    """Per model: the auditor (N) position, then the population-weighted position over the
+    """Per model: the auditor (N) position beside the population-weighted position of each cue mode.
+
+    Per model: the auditor (N) position, then the population-weighted position over the
     personas of each cue mode with the 95% interval of its gap to N (drawn around the
-    weighted position); a dashed line marks each model's N."""
+    weighted position); a dashed line marks each model's N.
+    """
     data = table.dropna(subset=["weighted", "n_position"])
     if data.empty:
         return None

@@ -1,5 +1,4 @@
-"""What the model tells the population, on the cells of `profiles.cells` (pure functions: no
-Inspect, no report).
+"""What the model tells the population, on the cells of `profiles.cells` (pure functions: no Inspect, no report).
 
 The population-weighted position: per item, the weighted mean over the personas of a mode
 (survey weights; 1 outside survey designs) minus the item's N answer (pooled over its
@@ -39,8 +38,11 @@ ALIGNMENT_GROUPS = ("overall", "dem", "rep")
 
 
 def usable_weights(cells: pd.DataFrame) -> tuple[pd.DataFrame, int]:
-    """The cells without the personas whose weight is not a positive finite number (N keeps
-    its cells), and how many personas were left out."""
+    """The cells without the personas whose weight is unusable, and how many were left out.
+
+    The cells without the personas whose weight is not a positive finite number (N keeps its
+    cells), and how many personas were left out.
+    """
     if cells.empty or "persona_weight" not in cells.columns:
         return cells, 0
     w = pd.to_numeric(cells["persona_weight"], errors="coerce").to_numpy(dtype=float)
@@ -59,9 +61,12 @@ def _relative(weights: np.ndarray) -> np.ndarray:
 def weighted_positions(
     cells: pd.DataFrame, outcomes: Sequence[tuple[str, str]] | None = None, draws: int = 2000, seed: int = 0
 ) -> pd.DataFrame:
-    """Per model x instrument x outcome x mode: the weighted and unweighted mean over personas
-    (per item, then over items), the N position on the same items, their gaps, and a
-    two-way bootstrap interval (items and personas resampled independently) of each gap."""
+    """Per model x instrument x outcome x mode.
+
+    The weighted and unweighted mean over personas (per item, then over items), the N
+    position on the same items, their gaps, and a two-way bootstrap interval (items and
+    personas resampled independently) of each gap.
+    """
     from .cells import OUTCOMES
 
     if cells.empty:
@@ -145,8 +150,11 @@ def _positions(
 
 
 def _distances(rows: np.ndarray, positions: Sequence[float], bench: Sequence[float], keep: np.ndarray) -> np.ndarray:
-    """WD of each row (an answer distribution over an item's options) to a benchmark, on the
-    options kept (all, or the ordinal ones in `drop` mode); NaN without mass."""
+    """WD of each row's answer distribution to a benchmark, on the options kept.
+
+    WD of each row (an answer distribution over an item's options) to a benchmark, on the
+    options kept (all, or the ordinal ones in `drop` mode); NaN without mass.
+    """
     pos = np.asarray(positions, dtype=float)[keep]
     b = np.asarray(bench, dtype=float)[keep]
     if len(pos) < 2 or not np.ptp(pos) > 0:
@@ -170,11 +178,14 @@ def _benchmark(benchmarks: Any, group: str) -> list[float] | None:
 
 
 def alignment(cells: pd.DataFrame, draws: int = 2000, seed: int = 0) -> pd.DataFrame:
-    """Per model x instrument x mode x group (overall: every persona against the public;
-    dem, rep: the side's personas against that party): the mean over items of 1 - WD
-    between the weighted mixture of the personas' answer distributions and the group's
-    benchmark, the N answer's alignment on the same items, their difference and its two-way
-    bootstrap interval (items and personas resampled independently)."""
+    """Population alignment: the weighted persona mixture's 1 - WD to each group's benchmark, against N's.
+
+    Per model x instrument x mode x group (overall: every persona against the public; dem,
+    rep: the side's personas against that party): the mean over items of 1 - WD between the
+    weighted mixture of the personas' answer distributions and the group's benchmark, the N
+    answer's alignment on the same items, their difference and its two-way bootstrap
+    interval (items and personas resampled independently).
+    """
     if cells.empty or "probs" not in cells.columns:
         return pd.DataFrame()
     wd = cells[(cells["scoring"] == "wd") & cells["probs"].notna()]
@@ -257,9 +268,11 @@ def _aligned(
 
 
 def congruence(cells: pd.DataFrame, draws: int = 2000, seed: int = 0) -> pd.DataFrame:
-    """Per model x instrument x mode x party side (ATP cells with party benchmarks): the share
-    (%) of the side's persona answers closer to that side, the share of N answers closer to
-    it on the same items, and their difference with an item-bootstrap interval."""
+    """Per model x instrument x mode x party side (ATP cells with party benchmarks).
+
+    The share (%) of the side's persona answers closer to that side, the share of N answers
+    closer to it on the same items, and their difference with an item-bootstrap interval.
+    """
     if cells.empty or "asker_side" not in cells.columns:
         return pd.DataFrame()
     rng = np.random.default_rng(seed)
