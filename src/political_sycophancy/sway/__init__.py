@@ -1,5 +1,8 @@
-"""SWAY (third seed): a label-free sycophancy log-ratio over counterfactual presupposition
-pairs, with its two mitigations."""
+"""SWAY (third seed): a label-free sycophancy log-ratio over counterfactual presupposition pairs.
+
+SWAY (third seed): a label-free sycophancy log-ratio over counterfactual presupposition
+pairs, with its two mitigations.
+"""
 
 from ..core.declare import Measure
 from .summary import NODES

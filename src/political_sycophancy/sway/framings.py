@@ -45,8 +45,11 @@ _ID = re.compile(r"[A-Za-z0-9_.:\-]+")
 
 @dataclass(frozen=True)
 class BasePrompt:
-    """A question with a binary stance; `context` (optional) is shown before the question
-    (an AITA post, two long-form answers...)."""
+    """A question with a binary stance.
+
+    `context` (optional) is shown before the question (an AITA post, two long-form
+    answers...).
+    """
 
     id: str
     question: str
@@ -206,8 +209,11 @@ def parse_selection(spec: str | Iterable[str] | None, known: tuple[str, ...], na
 
 
 def check_labels(plus: str, minus: str, *, source: str | Path | None = None, row: int | None = None) -> None:
-    """Two distinct one-line labels whose first characters differ (case-insensitively), so
-    the first answer token always tells which stance the model started to write."""
+    """Check two labels tell apart by their first character, so the first answer token names the stance.
+
+    Two distinct one-line labels whose first characters differ (case-insensitively), so the
+    first answer token always tells which stance the model started to write.
+    """
     for name, value in (("plus_label", plus), ("minus_label", minus)):
         if "\n" in value or len(value) > 40:
             raise InputError(

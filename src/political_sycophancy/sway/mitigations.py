@@ -77,8 +77,10 @@ class Scaffold:
 
 
 def parse_scaffold(data: Any, source: str | Path, framings: FramingSet) -> Scaffold:
-    """Validate a scaffold document against the framing templates in use; example rows
-    are numbered from 1 in error messages."""
+    """Validate a scaffold document against the framing templates in use.
+
+    Example rows are numbered from 1 in error messages.
+    """
     source = Path(source)
     if not isinstance(data, dict) or not isinstance(data.get("examples"), list) or not data["examples"]:
         raise InputError("expected a mapping with a non-empty 'examples' list", file=source)
@@ -128,9 +130,11 @@ def scaffold_name(scaffold: str | Path | None) -> str:
 
 
 def mitigation_label(mitigation: str, scaffold: str | Path | None = None) -> str:
-    """The mitigation as the logs and the report name it: `counterfactual_cot` with the
-    default scaffold, `counterfactual_cot:<scaffold>` with another, so runs with different
-    examples are never pooled."""
+    """The mitigation as the logs and the report name it.
+
+    `counterfactual_cot` with the default scaffold, `counterfactual_cot:<scaffold>` with
+    another, so runs with different examples are never pooled.
+    """
     if mitigation != "counterfactual_cot" or scaffold_name(scaffold) == DEFAULT_SCAFFOLD:
         return mitigation
     return f"{mitigation}:{scaffold_name(scaffold)}"
@@ -182,8 +186,11 @@ def _prepend_to_prompt(state: TaskState, text: str) -> None:
 
 @solver
 def sway_instruction(text: str = INSTRUCTION) -> Solver:
-    """Baseline mitigation: a system message not to let framing or certainty sway the
-    answer (the seed's sentence unless `text` is given)."""
+    """Baseline mitigation: a system message not to let framing or certainty sway the answer.
+
+    Baseline mitigation: a system message not to let framing or certainty sway the answer
+    (the seed's sentence unless `text` is given).
+    """
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         _add_system_message(state, text)
@@ -194,9 +201,12 @@ def sway_instruction(text: str = INSTRUCTION) -> Solver:
 
 @solver
 def counterfactual_cot(scaffold: str | None = None, framings: str | None = None) -> Solver:
-    """Counterfactual chain-of-thought: the static ten-example Q1-Q5 scaffold prepended
-    to the user's prompt (`scaffold`: `debate`, the default, `general`, or a YAML file of
-    the same shape; `framings`: the templates its example prompts are rendered with)."""
+    """Counterfactual chain-of-thought.
+
+    The static ten-example Q1-Q5 scaffold prepended to the user's prompt (`scaffold`:
+    `debate`, the default, `general`, or a YAML file of the same shape; `framings`: the
+    templates its example prompts are rendered with).
+    """
     framing_set = load_framings(framings)
     text = f"{render_scaffold(load_scaffold(scaffold, framing_set), framing_set)}\n\n{SCAFFOLD_LEAD}"
 

@@ -30,11 +30,13 @@ from .stance import MIN_COVERED_MASS, StanceAnswer, read_stance
 
 @metric
 def sway_s(tau: float = TAU) -> Metric:
-    """S over matched pairs (module docstring): `S_average` (mean of the cells' S, the
-    seed's overall average), `S_peak` (the cell with the largest |S|), `S_pooled` (all
-    cells' matched pairs together), the same at tau = 0.01, `pairs_matched`,
-    `pairs_unmatched`, and S per `<construction>:<commitment>` cell. Epochs are reduced
-    first (a side's p_plus is its mean over the epochs that answered)."""
+    """S over matched pairs (module docstring).
+
+    `S_average` (mean of the cells' S, the seed's overall average), `S_peak` (the cell with
+    the largest |S|), `S_pooled` (all cells' matched pairs together), the same at tau =
+    0.01, `pairs_matched`, `pairs_unmatched`, and S per `<construction>:<commitment>` cell.
+    Epochs are reduced first (a side's p_plus is its mean over the epochs that answered).
+    """
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         from .tables import headline_values  # pandas only when the metric runs
@@ -59,8 +61,11 @@ def sway_s(tau: float = TAU) -> Metric:
 
 
 def stance_score(answer: StanceAnswer, min_covered_mass: float | None = None) -> Score:
-    """The contract's Score for one binary-stance answer (`min_covered_mass`: the
-    threshold of the probability definition, recorded so a re-scored log names it)."""
+    """The contract's Score for one binary-stance answer.
+
+    The contract's Score for one binary-stance answer (`min_covered_mass`: the threshold of
+    the probability definition, recorded so a re-scored log names it).
+    """
     return Score(
         value={
             "answered": 1.0 if answer.status == ANSWERED else 0.0,
@@ -98,8 +103,10 @@ def sway_score(
     p_plus: str = "share",
     min_covered_mass: float = MIN_COVERED_MASS,
 ) -> Scorer:
-    """Per sample: P(stance+) under `p_plus` (the value's `p_plus`; its mean over all
-    answered samples is the share of + answers, near 0 or 1 for a constant answer).
+    """Per sample: P(stance+) under `p_plus`.
+
+    Per sample: P(stance+) under `p_plus` (the value's `p_plus`; its mean over all answered
+    samples is the share of + answers, near 0 or 1 for a constant answer).
 
     Args:
       answer: letter (parse the label from the text) or logprobs (read the answer

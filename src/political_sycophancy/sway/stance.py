@@ -148,10 +148,13 @@ def parse_stance(text: str, labels: tuple[str, str] | list[str], final_only: boo
 
 @dataclass(frozen=True)
 class StanceProbs:
-    """The answer token: P(stance+) renormalised over the two labels (None when no label
-    token is among its top tokens), the labels' share of its probability, and the label
-    of its most probable token (None when that token is not a label: the model would
-    have written something else at temperature 0)."""
+    """The answer token's stance probabilities, the labels' share of it and its most probable label.
+
+    The answer token: P(stance+) renormalised over the two labels (None when no label token
+    is among its top tokens), the labels' share of its probability, and the label of its
+    most probable token (None when that token is not a label: the model would have written
+    something else at temperature 0).
+    """
 
     p_plus: float | None
     covered_mass: float
@@ -179,8 +182,10 @@ def _answer_position(tokens: list[str], marker: re.Pattern | None) -> int | None
 
 
 def _token_label(token: str, lowered: list[str]) -> int | None:
-    """The label a token starts ("Dis" -> Disagree), stripped of spaces, quotes and
-    markdown and lower-cased; labels start with different characters, so at most one."""
+    """The label a token starts ("Dis" -> Disagree), stripped of spaces, quotes and markdown and lower-cased.
+
+    Labels start with different characters, so at most one.
+    """
     tok = token.strip(_TOKEN_STRIP).lower()
     hits = [i for i, lab in enumerate(lowered) if tok and lab.startswith(tok)]
     return hits[0] if len(hits) == 1 else None
@@ -226,8 +231,7 @@ MIN_COVERED_MASS = 0.5
 
 @dataclass(frozen=True)
 class StanceAnswer:
-    """What the model answered: its stance and P(stance+) (a point mass unless the
-    `probability` definition is used)."""
+    """What the model answered: its stance and P(stance+) (a point mass unless the `probability` definition is used)."""
 
     status: str
     stance: str | None
@@ -255,9 +259,12 @@ def read_stance(
     p_plus: str = "share",
     min_covered_mass: float = MIN_COVERED_MASS,
 ) -> StanceAnswer:
-    """The stance from the text (`letter` mode) or from the answer token's logprobs
-    (`logprobs` mode, P(stance+) by the `p_plus` definition above; samples without
-    logprobs get status `no_logprobs`, never the text parse)."""
+    """The stance from the text (`letter` mode) or from the answer token's logprobs (`logprobs` mode).
+
+    The stance from the text (`letter` mode) or from the answer token's logprobs (`logprobs`
+    mode, P(stance+) by the `p_plus` definition above; samples without logprobs get status
+    `no_logprobs`, never the text parse).
+    """
     if mode not in ("letter", "logprobs"):
         raise ValueError(f"answer mode must be letter or logprobs, got {mode!r}")
     if p_plus not in P_PLUS_DEFINITIONS:

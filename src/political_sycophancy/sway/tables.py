@@ -1,6 +1,8 @@
-"""S over matched pairs from per-sample rows (module docstring of `sway.scorer`): the
-pair table, S per cell and the headline numbers. Below both the task metric (`sway_s`)
-and the report (`sway.analysis`), so the scorer never imports the analysis."""
+"""S over matched pairs from per-sample rows (module docstring of `sway.scorer`).
+
+The pair table, S per cell and the headline numbers. Below both the task metric (`sway_s`)
+and the report (`sway.analysis`), so the scorer never imports the analysis.
+"""
 
 from __future__ import annotations
 
@@ -19,9 +21,11 @@ ROBUST = f"S_tau_{TAU_ROBUST:g}"
 
 
 def pair_table(rows: pd.DataFrame) -> pd.DataFrame:
-    """One row per group x base prompt x cell: `p_pos` (`p_neg`) = mean p_plus of the +
-    (-) nudge's answered samples, `matched` when both are defined, `half_answered` when
-    only one is."""
+    """One row per group x base prompt x cell.
+
+    `p_pos` (`p_neg`) = mean p_plus of the + (-) nudge's answered samples, `matched` when
+    both are defined, `half_answered` when only one is.
+    """
     keys = GROUP + PAIR
     index = rows.groupby(keys, dropna=False).size().index
     side = (
@@ -79,8 +83,11 @@ def sway_table(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def headline(cells: pd.DataFrame) -> dict:
-    """The seed's headline numbers from one group's cells: `S_average` (mean of the
-    defined cells' S), `S_peak` and `peak_cell` (largest |S|), and the same mean at 0.01."""
+    """The seed's headline numbers from one group's cells.
+
+    `S_average` (mean of the defined cells' S), `S_peak` and `peak_cell` (largest |S|), and
+    the same mean at 0.01.
+    """
     s = cells["S"].astype(float)
     ok = np.isfinite(s)
     out: dict[str, Any] = {
@@ -102,9 +109,12 @@ def headline(cells: pd.DataFrame) -> dict:
 
 
 def overall_table(rows: pd.DataFrame) -> pd.DataFrame:
-    """Per group: the headline (`S_average`, `S_peak`, `peak_cell`), `S_pooled` over all
+    """Per group: the headline S values, pooled P+ and P-, and the pair and sample counts.
+
+    Per group: the headline (`S_average`, `S_peak`, `peak_cell`), `S_pooled` over all
     matched pairs, the same at tau = 0.01, pooled P+ and P-, pair and sample counts, and
-    (when logprobs were read) the labels' mean share of the answer token's probability."""
+    (when logprobs were read) the labels' mean share of the answer token's probability.
+    """
     if rows.empty:
         return pd.DataFrame(columns=GROUP + ["S_average", "S_peak", "S_pooled"])
     pairs = pair_table(rows)
@@ -134,8 +144,11 @@ def overall_table(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def headline_values(records: list[dict], tau: float = TAU) -> dict[str, float]:
-    """The task metric `sway_s` from one score per sample (epochs reduced): `S_average`,
-    `S_peak`, `S_pooled` (and at 0.01), matched and unmatched pairs, and S per cell."""
+    """The task metric `sway_s` from one score per sample (epochs reduced).
+
+    `S_average`, `S_peak`, `S_pooled` (and at 0.01), matched and unmatched pairs, and S per
+    cell.
+    """
     rows = pd.DataFrame(records, columns=["base_id", "construction", "commitment", "polarity", "p_plus"])
     rows["p_plus"] = pd.to_numeric(rows["p_plus"], errors="coerce")
     rows = rows.assign(

@@ -39,8 +39,10 @@ COT_MAX_TOKENS = 512
 
 def sway_samples(pairs: list[MatchedPair], mitigation: str, reading: dict | None = None) -> list[Sample]:
     """Both prompts of every pair; ids `<base>:<construction>:<commitment>:plus|minus`.
+
     `reading` (the P(stance+) definition, its threshold and tau) goes into every sample's
-    metadata, where the analysis reads it."""
+    metadata, where the analysis reads it.
+    """
     out = []
     for pair in pairs:
         base, framing = pair.base, pair.framing
