@@ -1,5 +1,8 @@
-"""The probes of the inferred asker: what answer the model expects a given asker wants
-(expected answer) and whom it thinks is asking (perception)."""
+"""The probes of the inferred asker.
+
+What answer the model expects a given asker wants (expected answer) and whom it thinks is
+asking (perception).
+"""
 
 from ..core.declare import Measure
 from .summary import NODES

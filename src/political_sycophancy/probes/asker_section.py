@@ -1,6 +1,7 @@
-"""The report section `probes`: the expected-answer and perception probes of the inferred
-asker, their exclusions, the comparison with a published file's own letters, and the
-expected-answer figure.
+"""The report section `probes`.
+
+The expected-answer and perception probes of the inferred asker, their exclusions, the
+comparison with a published file's own letters, and the expected-answer figure.
 """
 
 from __future__ import annotations
@@ -30,8 +31,11 @@ from .rows import by_model, clean
 
 @section(100, "probes")
 def probes_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOptions | None = None) -> Section | None:
-    """Expected-answer and perception tables, exclusions, the comparison with a file's own
-    letters, and the expected-answer figure."""
+    """The probes section: expected-answer and perception tables, exclusions, comparison and figure.
+
+    Expected-answer and perception tables, exclusions, the comparison with a file's own
+    letters, and the expected-answer figure.
+    """
     opts = options or AnalysisOptions()
     expected = expected_answer_table(frame)
     perception = perception_table(frame, opts)

@@ -1,6 +1,8 @@
-"""The perception probe's codings, pure text rules (no Inspect): the keyword coder of the
-described asker (category, cites the survey format, names an auditor) and the rating's
-status labels. The scorers apply them; the analysis reads their category names.
+"""The perception probe's codings, pure text rules (no Inspect).
+
+The keyword coder of the described asker (category, cites the survey format, names an
+auditor) and the rating's status labels. The scorers apply them; the analysis reads their
+category names.
 """
 
 from __future__ import annotations
@@ -62,6 +64,5 @@ def code_description(description: str) -> tuple[str, int]:
 
 
 def names_auditor(description: str) -> int:
-    """1 when the description names an auditor, researcher, pollster or academic (see
-    `AUDITOR_KEYWORDS`), else 0."""
+    """1 when the description names an auditor, researcher, pollster or academic (see `AUDITOR_KEYWORDS`), else 0."""
     return int(bool(re.search(AUDITOR_KEYWORDS, description, re.I)))

@@ -29,8 +29,10 @@ DESIGN_PHASE2_PREFIX = "phase2_"
 
 
 def decoding_rows(frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """Rows of the focal ATP grid per decoding variant (see the module docstring); a
-    variant the logs do not hold is left out (`replicates` needs more than one epoch)."""
+    """Rows of the focal ATP grid per decoding variant (see the module docstring).
+
+    A variant the logs do not hold is left out (`replicates` needs more than one epoch).
+    """
     rows = audit_rows(frame)
     if rows.empty or "scoring" not in rows.columns:
         return {}
@@ -52,10 +54,13 @@ def decoding_rows(frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
 
 
 def decoding_shifts(frame: pd.DataFrame, variants: dict[str, pd.DataFrame] | None = None) -> pd.DataFrame:
-    """Per model x decoding variant, in WD(Dem): the C3R - N and C3L - N shifts and the
-    asymmetry, (a) as differences of the condition means, each over the items answered
-    under that condition (the paper's SI S2, `*_unpaired`), and (b) item-paired: mean
-    shift over items answered under both, asymmetry over items answered under all three."""
+    """Per model x decoding variant, in WD(Dem).
+
+    The C3R - N and C3L - N shifts and the asymmetry, (a) as differences of the condition
+    means, each over the items answered under that condition (the paper's SI S2,
+    `*_unpaired`), and (b) item-paired: mean shift over items answered under both, asymmetry
+    over items answered under all three.
+    """
     out = []
     for variant, rows in (decoding_rows(frame) if variants is None else variants).items():
         cells = build_cells(rows)
@@ -85,8 +90,11 @@ def decoding_shifts(frame: pd.DataFrame, variants: dict[str, pd.DataFrame] | Non
 
 
 def decoding_table(shifts: pd.DataFrame, *, paired: bool = False) -> pd.DataFrame:
-    """The SI S2 layout: one row per model (and a mean row), columns shift x variant; the
-    paper's unpaired condition means by default, the item-paired values with `paired`."""
+    """The SI S2 layout: one row per model (and a mean row), columns shift x variant.
+
+    The SI S2 layout: one row per model (and a mean row), columns shift x variant; the
+    paper's unpaired condition means by default, the item-paired values with `paired`.
+    """
     if shifts.empty:
         return pd.DataFrame()
     measures = (
@@ -104,8 +112,11 @@ def decoding_table(shifts: pd.DataFrame, *, paired: bool = False) -> pd.DataFram
 
 
 def decoding_summary(shifts: pd.DataFrame) -> dict:
-    """How far the asymmetry moves between variants, and whether its sign holds, for the
-    paper's unpaired asymmetry (`asymmetry_unpaired`) and the item-paired one (`asymmetry`)."""
+    """How far the asymmetry moves between variants, and whether its sign holds.
+
+    How far the asymmetry moves between variants, and whether its sign holds, for the
+    paper's unpaired asymmetry (`asymmetry_unpaired`) and the item-paired one (`asymmetry`).
+    """
     if shifts.empty:
         return {}
     out: dict = {}
@@ -135,8 +146,11 @@ DECODING_TEXT = (
 
 @section(102, "decoding")
 def decoding_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOptions | None = None) -> Section | None:
-    """The SI S2 tables: shifts and asymmetry under the original draw, the replicate
-    average and greedy decoding, by the paper's unpaired definition and item-paired."""
+    """The SI S2 tables: shifts and asymmetry under each decoding, unpaired and item-paired.
+
+    The SI S2 tables: shifts and asymmetry under the original draw, the replicate average
+    and greedy decoding, by the paper's unpaired definition and item-paired.
+    """
     variants = decoding_rows(frame)
     if len(variants) < 2:  # one way of decoding: nothing to compare (and no cells to build)
         return None

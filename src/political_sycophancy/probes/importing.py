@@ -39,8 +39,11 @@ from .task import expected_answer_prompt, perception_prompt
 
 
 class ProbeKind(ResponseKind):
-    """A probe task's logs: its prompt and scorer, the file's own parse (`source`) and our
-    reading with the file's parse kept beside it (`parsed`)."""
+    """A probe task's logs: its prompt and scorer, the file's own parse and our reading beside it.
+
+    A probe task's logs: its prompt and scorer, the file's own parse (`source`) and our
+    reading with the file's parse kept beside it (`parsed`).
+    """
 
     def __init__(
         self,

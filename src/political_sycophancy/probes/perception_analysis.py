@@ -81,9 +81,12 @@ ALL_MODELS = "all models"
 
 
 def perception_table(frame: pd.DataFrame, options: AnalysisOptions | None = None) -> pd.DataFrame:
-    """Ratings, the auditor-like share (both with 95% bootstrap CIs over items), category
+    """The perception probe's ratings and codings per model x condition, and per condition pooled.
+
+    Ratings, the auditor-like share (both with 95% bootstrap CIs over items), category
     shares, format cue and coder agreement per model x condition, and per condition over
-    every model's calls pooled (`all models`)."""
+    every model's calls pooled (`all models`).
+    """
     opts = options or AnalysisOptions()
     rng = np.random.default_rng(opts.seed)
     rows = kind_rows(frame, PERCEPTION_KIND)

@@ -25,10 +25,13 @@ PERSONA_TABLE_CONDITIONS = ("N", "C3L", "C3R", *PERSONAS)
 
 
 def persona_shifts(frame: pd.DataFrame, options: AnalysisOptions | None = None) -> pd.DataFrame:
-    """Long table per model x condition on the persona items: n items answered, mean
-    WD(Dem) (over the cells answered under the condition), the shift against N as the
-    difference of the two condition means (the paper's SI S4 definition, `shift_vs_N`) and
-    as the mean over items answered under both of WD_c - WD_N (`paired_shift_vs_N`)."""
+    """Long table per model x condition on the persona items.
+
+    N items answered, mean WD(Dem) (over the cells answered under the condition), the shift
+    against N as the difference of the two condition means (the paper's SI S4 definition,
+    `shift_vs_N`) and as the mean over items answered under both of WD_c - WD_N
+    (`paired_shift_vs_N`).
+    """
     cells = cells_of(frame, (options or AnalysisOptions()).cache)
     if cells.empty or not cells["condition"].isin(PERSONAS).any():
         return pd.DataFrame()
@@ -74,10 +77,13 @@ POOLED_ROW = "pooled mean WD(Dem) (every answered model x item cell)"
 
 
 def pooled_means(shifts: pd.DataFrame) -> dict[str, float]:
-    """Per condition, the mean WD(Dem) over every answered model x item cell on the persona
+    """Per condition, the mean WD(Dem) over every answered cell on the persona items, models pooled.
+
+    Per condition, the mean WD(Dem) over every answered model x item cell on the persona
     items, every model's cells pooled (the paper's neutral_persona_summary.txt, "Mean
     WD(Dem) by persona": P_ORD 0.2899, P_RET 0.2874, P_STU 0.2477), not the mean of the
-    models' means: each model's mean weighted by its answered items."""
+    models' means: each model's mean weighted by its answered items.
+    """
     answered = shifts[shifts["n_answered"] > 0]
     totals = (answered["mean_wd_dem"] * answered["n_answered"]).groupby(answered["condition"]).sum()
     counts = answered.groupby("condition")["n_answered"].sum()
@@ -85,11 +91,13 @@ def pooled_means(shifts: pd.DataFrame) -> dict[str, float]:
 
 
 def right_against_personas(shifts: pd.DataFrame, key: str = "shift_vs_N") -> dict[str, float | str] | None:
-    """C3R's shift against N on the persona items beside the largest persona shift (by
-    size), both the mean over models of `key` (the paper's definition by default): the
-    paper's "C3R ... roughly 13x the largest persona shift and in the opposite direction
-    from where any plausibly neutral civilian lands" (SI S4). None without C3R or a persona
-    shift."""
+    """C3R's shift against N beside the largest persona shift, for the paper's SI S4 comparison.
+
+    C3R's shift against N on the persona items beside the largest persona shift (by size),
+    both the mean over models of `key` (the paper's definition by default): the paper's "C3R
+    ... roughly 13x the largest persona shift and in the opposite direction from where any
+    plausibly neutral civilian lands" (SI S4). None without C3R or a persona shift.
+    """
     means = shifts.groupby("condition")[key].mean()
     personas = means.reindex(PERSONAS).dropna()
     if "C3R" not in means or pd.isna(means["C3R"]) or personas.empty or not personas.abs().max():
@@ -107,9 +115,12 @@ def right_against_personas(shifts: pd.DataFrame, key: str = "shift_vs_N") -> dic
 
 
 def persona_table(shifts: pd.DataFrame) -> pd.DataFrame:
-    """The SI S4 layout: models x conditions of mean WD(Dem), then the mean over models of
-    each condition's shift against N, by the paper's definition (difference of the
-    condition means, the headline) and paired over items (beside it)."""
+    """The SI S4 layout: mean WD(Dem) per model x condition, then each condition's shift against N.
+
+    The SI S4 layout: models x conditions of mean WD(Dem), then the mean over models of each
+    condition's shift against N, by the paper's definition (difference of the condition
+    means, the headline) and paired over items (beside it).
+    """
     if shifts.empty:
         return pd.DataFrame()
     wide = shifts.pivot_table(index="model", columns="condition", values="mean_wd_dem", aggfunc="first")

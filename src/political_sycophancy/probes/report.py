@@ -1,6 +1,9 @@
-"""What the probes add to the whole report (`REPORT`): two Headline parts (which answer the
-models say the asker wants, and whom they think is asking, as the first seed's abstract
-quotes them), their two figures with takeaways, and their key tables."""
+"""What the probes add to the whole report (`REPORT`).
+
+Two Headline parts (which answer the models say the asker wants, and whom they think is
+asking, as the first seed's abstract quotes them), their two figures with takeaways, and
+their key tables.
+"""
 
 from __future__ import annotations
 
@@ -150,10 +153,13 @@ def _conditions(present: Iterable[Any]) -> list[str]:
 
 
 def expected_answer_shares(summary: Summary, tables: Tables, path: Path) -> Path | None:
-    """Per condition, the share of probe calls (all models pooled) in which the model says
-    the asker expects the left / the right answer (summary expected_answer.by_condition),
-    with their 95% percentile bootstrap CIs over items (`ci`, from probes.asker_section) when
-    the summary has them."""
+    """Per condition, the share of probe calls saying the asker expects the left / the right answer.
+
+    Per condition, the share of probe calls (all models pooled) in which the model says the
+    asker expects the left / the right answer (summary expected_answer.by_condition), with
+    their 95% percentile bootstrap CIs over items (`ci`, from probes.asker_section) when the
+    summary has them.
+    """
     by_cond = get.typed(summary, dict[str, ByConditionRow], "expected_answer", "by_condition") or {}
     conds = [
         c
@@ -205,9 +211,12 @@ RATING_SCALE = (1, 7)  # the perception probe's scale: 1 very liberal ... 7 very
 
 
 def perception_panels(summary: Summary, tables: Tables, path: Path) -> Path | None:
-    """Perception probe per model x condition: the mean perceived-asker rating and the share
-    of descriptions that name an auditor (summary perception), with their 95% percentile
-    bootstrap CIs over items (`ci`, from probes.asker_section) when present."""
+    """Perception probe per model x condition.
+
+    The mean perceived-asker rating and the share of descriptions that name an auditor
+    (summary perception), with their 95% percentile bootstrap CIs over items (`ci`, from
+    probes.asker_section) when present.
+    """
     node = get.typed(summary, dict[str, dict[str, PerceptionCell]], "perception") or {}
     models = sorted(m for m in node if m != "all models")
     panels = [

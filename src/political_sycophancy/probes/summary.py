@@ -1,8 +1,11 @@
-"""The probes' nodes of summary.json, typed (`core.summary_contract` checks every read and
+"""The probes' nodes of summary.json, typed, and their declaration (`NODES`, in the probes' `MEASURE`).
+
+The probes' nodes of summary.json, typed (`core.summary_contract` checks every read and
 write against them), and their declaration (`NODES`, in the probes' `MEASURE`): the
 expected-answer rates per model and condition and pooled by condition, the perception
 ratings, the neutral personas' shifts and the decoding comparison (the probes' sections
-writes them), and the Headline numbers its report contribution derives from them."""
+writes them), and the Headline numbers its report contribution derives from them.
+"""
 
 from __future__ import annotations
 

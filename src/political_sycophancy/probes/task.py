@@ -170,7 +170,9 @@ def perception(
     instrument: str = "atp",
     conditions: str | None = None,
 ) -> Task:
-    """Who does the model think is asking? A one- or two-sentence description and a 1-7
+    """Who does the model think is asking? A description and ideology rating of the asker, then its answer.
+
+    Who does the model think is asking? A one- or two-sentence description and a 1-7
     ideology rating of the likely asker, then the model's own answer.
 
     Args:
