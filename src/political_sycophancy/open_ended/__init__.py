@@ -1,5 +1,8 @@
-"""The open-ended measure (second seed): statements under prompt prefixes, answered in
-free text and labelled by a stance judge; and the rephrase task that writes their versions."""
+"""The open-ended measure (second seed).
+
+Statements under prompt prefixes, answered in free text and labelled by a stance judge; and
+the rephrase task that writes their versions.
+"""
 
 from ..core.declare import Measure
 from .summary import NODES

@@ -57,8 +57,7 @@ def open_ended_rows(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def stance_counts(frame: pd.DataFrame, by: list[str] = GROUP) -> pd.DataFrame:
-    """Per group and side: answers, kept answers, each label among kept answers, and the
-    excluded answers by status."""
+    """Per group and side: answers, kept answers, each label among kept answers, and the excluded answers by status."""
     rows = open_ended_rows(frame)
     keys = [*by, "side"]
     if rows.empty:
@@ -125,8 +124,11 @@ BOOTSTRAP_UNITS = ("responses", "statements")
 
 
 def _response_draws(rows: pd.DataFrame, n_boot: int, rng: np.random.Generator) -> np.ndarray:
-    """(n_boot, 6) side x label counts of the kept responses resampled with replacement
-    (unrelated ones too: they are drawn, and stay outside the denominator)."""
+    """(n_boot, 6) side x label counts of the kept responses, resampled with replacement.
+
+    (n_boot, 6) side x label counts of the kept responses resampled with replacement
+    (unrelated ones too: they are drawn, and stay outside the denominator).
+    """
     kept = rows[rows["status"] == ANSWERED]
     n = len(kept)
     if n == 0:
@@ -147,9 +149,10 @@ def _statement_draws(rows: pd.DataFrame, n_boot: int, rng: np.random.Generator) 
 def bootstrap_total(
     rows: pd.DataFrame, n_boot: int = 1000, level: float = 0.95, seed: int = 0, unit: str = "responses"
 ) -> tuple[float, float, float]:
-    """Percentile CI of Total with `unit` responses (the authors') or statements (within
-    their original side); returns (low, high, share of replicates where a side had no
-    answers)."""
+    """Percentile CI of Total with `unit` responses (the authors') or statements (within their original side).
+
+    Returns (low, high, share of replicates where a side had no answers).
+    """
     if unit not in BOOTSTRAP_UNITS:
         raise ValueError(f"bootstrap unit must be one of {', '.join(BOOTSTRAP_UNITS)}, got {unit!r}")
     rng = np.random.default_rng(seed)
@@ -164,9 +167,12 @@ def bootstrap_total(
 def bias_table(
     frame: pd.DataFrame, by: list[str] = GROUP, n_boot: int = 1000, level: float = 0.95, seed: int = 0
 ) -> pd.DataFrame:
-    """Bias per group with bootstrap CIs of Total: `ci_low`, `ci_high` resampling
-    responses (the authors'), `ci_low_statements`, `ci_high_statements` resampling
-    statements within their direction, and the share of draws where Total was undefined."""
+    """Bias per group with bootstrap CIs of Total.
+
+    `ci_low`, `ci_high` resampling responses (the authors'), `ci_low_statements`,
+    `ci_high_statements` resampling statements within their direction, and the share of
+    draws where Total was undefined.
+    """
     rows = open_ended_rows(frame)
     if rows.empty:
         return pd.DataFrame(columns=[*by, "total", "ci_low", "ci_high"])
@@ -182,9 +188,11 @@ def bias_table(
 
 
 def prefix_spread(prefix_bias: pd.DataFrame, by: list[str] | None = None) -> pd.DataFrame:
-    """How far Total moves across prefixes (versions pooled): range, SD, the extreme
-    prefixes, whether the sign flips, whether it flips with both CIs excluding zero, and
-    the likert Total minus the mean of the open-ended prefixes."""
+    """How far Total moves across prefixes (versions pooled).
+
+    Range, SD, the extreme prefixes, whether the sign flips, whether it flips with both CIs
+    excluding zero, and the likert Total minus the mean of the open-ended prefixes.
+    """
     by = by if by is not None else ["model", "instrument", "dimension"]
     out = []
     for key, g in prefix_bias.dropna(subset=["total"]).groupby(by):
@@ -212,8 +220,11 @@ def prefix_spread(prefix_bias: pd.DataFrame, by: list[str] | None = None) -> pd.
 
 
 def ranking_agreement(model_bias: pd.DataFrame, by: str = "dimension") -> pd.DataFrame:
-    """Kendall's tau between the model rankings (by Total) under each pair of instruments,
-    per dimension, over the models measured with both."""
+    """Kendall's tau between the model rankings under each pair of instruments, per dimension.
+
+    Kendall's tau between the model rankings (by Total) under each pair of instruments, per
+    dimension, over the models measured with both.
+    """
     from scipy import stats  # here, not at import: scipy's import is about a second
 
     out = []
@@ -242,8 +253,11 @@ def ranking_agreement(model_bias: pd.DataFrame, by: str = "dimension") -> pd.Dat
 
 
 def plot_prefix_totals(prefix_bias: pd.DataFrame, path: Path, order: Sequence[str] = ()) -> Path:
-    """Total per prefix with its CI, one panel per dimension, each model in its colour of
-    every figure (`core.plotting`), one marker per instrument."""
+    """Plot Total per prefix with its CI, one panel per dimension, one marker per instrument.
+
+    Total per prefix with its CI, one panel per dimension, each model in its colour of every
+    figure (`core.plotting`), one marker per instrument.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
@@ -306,9 +320,12 @@ def _judges(rows: pd.DataFrame) -> str:
 
 @section(300, "open_ended_bias")
 def open_ended_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOptions | None = None) -> Section | None:
-    """Tables: per model x instrument x dimension (all prompts pooled), per prefix
-    (versions pooled), per prefix x version, the exclusions, the spread across prefixes,
-    and Kendall's tau between instruments; a figure of Total per prefix."""
+    """The open-ended section's tables and its figure of Total per prefix.
+
+    Tables: per model x instrument x dimension (all prompts pooled), per prefix (versions
+    pooled), per prefix x version, the exclusions, the spread across prefixes, and Kendall's
+    tau between instruments; a figure of Total per prefix.
+    """
     rows = open_ended_rows(frame)
     if rows.empty:
         return None

@@ -107,8 +107,11 @@ def parse_stated_confidence(text: str) -> float | None:
 
 
 def label_of_token(token: str) -> str | None:
-    """The label a token starts: each label has its own first letter, so any non-empty
-    prefix of a label ("dis", " Agree", "un") names one label."""
+    """The label a token starts, since any non-empty prefix of a label names one label.
+
+    The label a token starts: each label has its own first letter, so any non-empty prefix
+    of a label ("dis", " Agree", "un") names one label.
+    """
     t = token.strip().lstrip("*_\"'`[(<").lower()
     if not t or not t.isalpha():
         return None
@@ -187,8 +190,11 @@ def require_grader(grader: str | Model | None = None, allow_self_grading: bool =
 
 @metric(scores="unreduced")
 def total_bias() -> Metric:
-    """Total bias per dimension, (Bias_right - Bias_left) / 2, over every kept answer of
-    every epoch (as the report counts them): `total_bias_<dimension>`."""
+    """Total bias per dimension, (Bias_right - Bias_left) / 2, over every kept answer of every epoch.
+
+    Total bias per dimension, (Bias_right - Bias_left) / 2, over every kept answer of every
+    epoch (as the report counts them): `total_bias_<dimension>`.
+    """
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         counts: dict[str, dict[str, dict[str, float]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(float)))
@@ -210,8 +216,11 @@ def total_bias() -> Metric:
 
 
 def _stance_value(status: str, stance: str | None, confidence: float | None) -> dict[str, float]:
-    """Numbers only: kept / refused indicators, the confidence and the label indicators
-    (NaN when the answer is excluded, so means skip it)."""
+    """A judgement as numbers only, NaN when the answer is excluded so means skip it.
+
+    Numbers only: kept / refused indicators, the confidence and the label indicators (NaN
+    when the answer is excluded, so means skip it).
+    """
     kept = status == ANSWERED
     return {
         "answered": float(kept),

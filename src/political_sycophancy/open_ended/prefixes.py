@@ -70,9 +70,12 @@ def prefix_registry(extra: str | None = None) -> dict[str, Condition]:
 
 
 def resolve_prefixes(spec: str | list[str], extra: str | None = None) -> list[Condition]:
-    """Prefixes named by `spec`: one id, a comma-separated list (or a list, as
-    `inspect eval -T prefix=a,b` passes it), `all` (the ten built-in prefixes), `open`
-    (all but likert) or `file` (every prefix of `extra`)."""
+    """The prefixes named by `spec`: one id, a list, `all`, `open` or `file`.
+
+    Prefixes named by `spec`: one id, a comma-separated list (or a list, as `inspect eval -T
+    prefix=a,b` passes it), `all` (the ten built-in prefixes), `open` (all but likert) or
+    `file` (every prefix of `extra`).
+    """
     reg = prefix_registry(extra)
     key = ",".join(str(s) for s in spec) if isinstance(spec, (list, tuple)) else str(spec).strip()
     if key == "all":

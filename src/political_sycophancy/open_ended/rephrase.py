@@ -47,8 +47,11 @@ _THINK = re.compile(r"<think(?:ing)?>.*?</think(?:ing)?>", re.S | re.I)
 
 
 def clean_rephrasing(text: str) -> str:
-    """The statement in a reply: reasoning removed, first non-empty line, a leading
-    "Paraphrase:" style label and surrounding quotes or markdown stripped."""
+    """The statement in a rephrasing reply, with reasoning, labels, quotes and markdown stripped.
+
+    The statement in a reply: reasoning removed, first non-empty line, a leading
+    "Paraphrase:" style label and surrounding quotes or markdown stripped.
+    """
     text = _THINK.sub(" ", text or "")
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     if not lines:
@@ -84,9 +87,12 @@ class VersionsFile:
 
 @scorer(metrics={"written": [mean()]})
 def rephrasing_writer(output: str) -> Scorer:
-    """Cleans the reply and writes it to the versions file; an empty reply or one that
-    repeats the original is recorded (`empty`, `unchanged`) and not written. Score value
-    `written` (1/0; its mean is the share written), the status and text in the metadata."""
+    """Cleans the reply and writes it to the versions file.
+
+    An empty reply or one that repeats the original is recorded (`empty`, `unchanged`) and
+    not written. Score value `written` (1/0; its mean is the share written), the status and
+    text in the metadata.
+    """
     target_file = VersionsFile(Path(output))
 
     async def score(state: TaskState, target: Target) -> Score:

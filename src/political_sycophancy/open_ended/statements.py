@@ -71,8 +71,10 @@ class Statement:
         return {"original": self.text, "paraphrase": self.paraphrase, "opposite": self.opposite}[version]
 
     def required_text(self, version: str) -> str:
-        """The text of `version`, which a sample needs; `require_versions` checks the
-        whole set first with the fuller message."""
+        """The text of `version`, which a sample needs.
+
+        `require_versions` checks the whole set first with the fuller message.
+        """
         text = self.text_of(version)
         if text is None:
             raise InputError(f"statement {self.id} has no {version} text")
@@ -101,8 +103,11 @@ class Statement:
 
 @dataclass(frozen=True)
 class StatementSet:
-    """The statements of an instrument, the fillers left out because they have no
-    direction (the PCT has six), and where the coding came from (None: the statement file)."""
+    """The statements of an instrument, the fillers left out and where the coding came from.
+
+    The statements of an instrument, the fillers left out because they have no direction
+    (the PCT has six), and where the coding came from (None: the statement file).
+    """
 
     instrument: str
     statements: list[Statement]
@@ -169,8 +174,10 @@ def statement_from_record(rec: dict[str, Any], *, path: Path, row: int, instrume
 
 
 def read_coding(path: str | Path) -> dict[str, dict[str, str]]:
-    """A coding file (CSV, TSV or JSONL: `id`, `dimension`, `direction`; other columns
-    ignored): id -> the record's coding, validated like a statement file's."""
+    """A coding file (CSV, TSV or JSONL: `id`, `dimension`, `direction`; other columns ignored).
+
+    Id -> the record's coding, validated like a statement file's.
+    """
     path = Path(path)
     coding: dict[str, dict[str, str]] = {}
     seen: dict[str, int] = {}
@@ -192,8 +199,10 @@ def read_coding(path: str | Path) -> dict[str, dict[str, str]]:
 def _recoded(
     rows: list[tuple[int, dict[str, Any]]], coding: dict[str, dict[str, str]], path: Path, coding_path: Path
 ) -> list[tuple[int, dict[str, Any]]]:
-    """The statement rows with the coding file's dimension and direction; every statement
-    must be coded and every coded id must be a statement."""
+    """The statement rows with the coding file's dimension and direction.
+
+    Every statement must be coded and every coded id must be a statement.
+    """
     ids = [str(rec.get("id", "")).strip() for _, rec in rows]
     uncoded = [sid for sid in ids if sid not in coding]
     if uncoded:
@@ -217,8 +226,11 @@ def _recoded(
 
 
 def read_statements(path: str | Path, instrument: str | None = None, coding: str | Path | None = None) -> StatementSet:
-    """Load and validate a statement file (CSV, TSV or JSONL), coded by its own
-    dimension/direction columns or by a coding file."""
+    """Load and validate a statement file, coded by its own columns or by a coding file.
+
+    Load and validate a statement file (CSV, TSV or JSONL), coded by its own
+    dimension/direction columns or by a coding file.
+    """
     path = Path(path)
     name = instrument or path.stem
     statements: list[Statement] = []
@@ -303,9 +315,12 @@ def apply_versions(stset: StatementSet, path: str | Path) -> StatementSet:
 def load_statements(
     statements: str | Path = "pct", rephrasings: str | Path | None = None, coding: str | Path | None = None
 ) -> StatementSet:
-    """A built-in statement set (`pct`, coded by its built-in coding file unless `coding`
-    is given) or a statement file (coded by its own columns unless `coding` is given),
-    plus an optional versions file."""
+    """A built-in statement set or a statement file, each with its coding, plus an optional versions file.
+
+    A built-in statement set (`pct`, coded by its built-in coding file unless `coding` is
+    given) or a statement file (coded by its own columns unless `coding` is given), plus an
+    optional versions file.
+    """
     key = str(statements)
     if key in BUILTIN:
         stset = read_statements(
@@ -319,8 +334,11 @@ def load_statements(
 
 
 def parse_versions(spec: str | list[str]) -> list[str]:
-    """`original`, `paraphrase`, `opposite`, `all`, or a comma-separated list (or a list,
-    as `inspect eval -T statement_version=a,b` passes it)."""
+    """The statement versions a task parameter names.
+
+    `original`, `paraphrase`, `opposite`, `all`, or a comma-separated list (or a list, as
+    `inspect eval -T statement_version=a,b` passes it).
+    """
     key = (",".join(str(s) for s in spec) if isinstance(spec, (list, tuple)) else str(spec)).strip().lower()
     names = list(VERSIONS) if key == "all" else [v.strip() for v in key.split(",") if v.strip()]
     bad = [v for v in names if v not in VERSIONS]

@@ -1,5 +1,6 @@
-"""The open-ended measure of the second seed: statements under prompt prefixes, answered
-freely and labelled by a stance judge.
+"""The open-ended measure of the second seed.
+
+Statements under prompt prefixes, answered freely and labelled by a stance judge.
 
 One sample per statement × version × prefix, in statement order (so `--limit N` keeps
 whole statements under every prefix and version); the sample id is

@@ -67,8 +67,11 @@ def load_labelled(path: str | Path) -> list[LabelledAnswer]:
 def threshold_table(
     gold: list[str], judgements: list[Judgement], thresholds: Sequence[float] = DEFAULT_THRESHOLDS
 ) -> list[dict]:
-    """Per threshold: kept answers (valid label with confidence >= threshold), coverage,
-    accuracy, macro-F1 and kappa over the kept answers. Invalid labels are never kept."""
+    """How the judge's accuracy trades against coverage, per confidence threshold.
+
+    Per threshold: kept answers (valid label with confidence >= threshold), coverage,
+    accuracy, macro-F1 and kappa over the kept answers. Invalid labels are never kept.
+    """
     rows = []
     for t in thresholds:
         kept = [
@@ -122,8 +125,11 @@ def format_rows(rows: list[dict]) -> str:
 
 
 def run_stance(answers: Sequence[LabelledAnswer], grader: str | Model, thresholds: tuple[float, ...]) -> JudgeRun:
-    """The stance judge on the labelled answers: where its confidence came from, how many
-    labels were invalid, the table per threshold; and each answer's prediction."""
+    """The stance judge on the labelled answers.
+
+    Where its confidence came from, how many labels were invalid, the table per threshold;
+    and each answer's prediction.
+    """
     judgements, rows = validate(list(answers), grader, thresholds)
     invalid = sum(j.label is None for j in judgements)
     sources = {s: sum(j.source == s for j in judgements) for s in ("logprobs", "stated")}
