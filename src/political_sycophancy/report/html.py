@@ -1,5 +1,4 @@
-"""report.html for reading: one self-contained page (figures as data URIs) that opens offline
-and prints cleanly.
+"""report.html for reading: one self-contained page (figures as data URIs) that opens offline and prints cleanly.
 
 Findings first; each section opens with a one-sentence definition, the rest of its text
 (formulas, caveats) folded under "Definitions and formulas"; small tables are shown, wide
@@ -89,11 +88,13 @@ nav.toc a{margin-right:.8em;white-space:nowrap}
 
 @dataclass(frozen=True)
 class Layout:
-    """How the page shows the measures' tables and figures, from their report contributions:
-    the tables a reader of the printed report needs (shown open, so they print; every other
+    """How the page shows the measures' tables and figures, from their report contributions.
+
+    The tables a reader of the printed report needs (shown open, so they print; every other
     folded table prints as its CSV path, not a toggle), the sections whose tables are
     bookkeeping (always folded), and the section figures the Figures section redraws with
-    their CIs (section figure stem -> Figures figure stem: shown once, there)."""
+    their CIs (section figure stem -> Figures figure stem: shown once, there).
+    """
 
     key_tables: frozenset[str]
     folded_sections: frozenset[str]
@@ -111,17 +112,23 @@ def layout() -> Layout:
 
 
 def markdown_to_html(text: str) -> str:
-    """Markdown as HTML; raw HTML in the text is escaped, not rendered, and no link, image
-    or autolink is made (the sections' texts have none of their own: one would come from
-    the logs, and an image would load from the network when the page is opened)."""
+    """Markdown as HTML, with raw HTML escaped and no link or image made, so the page stays offline and safe.
+
+    Markdown as HTML; raw HTML in the text is escaped, not rendered, and no link, image or
+    autolink is made (the sections' texts have none of their own: one would come from the
+    logs, and an image would load from the network when the page is opened).
+    """
     from markdown_it import MarkdownIt
 
     return MarkdownIt("commonmark", {"html": False}).disable(["link", "image", "autolink"]).render(text)
 
 
 def _is_p_column(name: str) -> bool:
-    """A p-value (or a test's floor `min_p`): `p`, `*_p`, `p_value`, `p_boot_*`; not a
-    probability that starts with p_ (`p_agree_left`, SWAY's `p_plus_*`)."""
+    """A p-value (or a test's floor `min_p`).
+
+    `p`, `*_p`, `p_value`, `p_boot_*`; not a probability that starts with p_
+    (`p_agree_left`, SWAY's `p_plus_*`).
+    """
     name = name.lower()
     return name == "p" or name.endswith("_p") or "p_value" in name or "pvalue" in name or name.startswith("p_boot")
 
@@ -140,9 +147,11 @@ def p_value_columns(table: pd.DataFrame) -> list[str]:
 
 
 def multiplicity_note(table: pd.DataFrame, level: float = 0.05) -> str:
-    """One line for a table with many p-values, each computed alone: how many fall below
-    `level`, how many would by chance with no effect anywhere, and how many stay below it
-    after Holm's adjustment within the table; "" for a table with few."""
+    """One line for a table with many p-values, each computed alone.
+
+    How many fall below `level`, how many would by chance with no effect anywhere, and how
+    many stay below it after Holm's adjustment within the table; "" for a table with few.
+    """
     values = np.concatenate(
         [pd.to_numeric(table[c], errors="coerce").to_numpy(dtype=float) for c in p_value_columns(table)]
         or [np.array([])]
@@ -164,11 +173,14 @@ def _is_label_number(name: str) -> bool:
 
 
 def column_formatter(name: str, values: pd.Series) -> Callable[[Any], str]:
-    """One format per column, never scientific notation: integers as integers (with
-    thousands separators unless they name something, `_is_label_number`); p-values to three
-    significant digits, below 0.001 as "< 0.001"; other floats to three significant digits
-    of the column's median magnitude; an exact zero, or a value that rounds to zero at the
-    column's precision (e.g. -7e-15 for "unchanged"), as 0."""
+    """One format per column, never scientific notation.
+
+    Integers as integers (with thousands separators unless they name something,
+    `_is_label_number`); p-values to three significant digits, below 0.001 as "< 0.001";
+    other floats to three significant digits of the column's median magnitude; an exact
+    zero, or a value that rounds to zero at the column's precision (e.g. -7e-15 for
+    "unchanged"), as 0.
+    """
     if pd.api.types.is_bool_dtype(values) or not pd.api.types.is_numeric_dtype(values):
         return _cell
     x = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
@@ -227,8 +239,10 @@ def table_html(table: pd.DataFrame) -> str:
 
 
 def dump_summary(table: pd.DataFrame, columns: int = 4) -> str:
-    """A long table's one-line summary instead of a preview: per numeric column (the first
-    `columns`), its mean and range at the column's format."""
+    """A long table's one-line summary instead of a preview.
+
+    Per numeric column (the first `columns`), its mean and range at the column's format.
+    """
     parts = []
     for c in [
         c for c in table.columns if pd.api.types.is_numeric_dtype(table[c]) and not pd.api.types.is_bool_dtype(table[c])
@@ -298,8 +312,10 @@ NOT_COMPUTABLE_CHARS = 400
 
 
 def not_computable(section: Section) -> bool:
-    """A section that holds only a short note (why it cannot be computed from these logs):
-    shown as one line of the report's "Not computable" list, not as a heading over it."""
+    """A section that holds only a short note (why it cannot be computed from these logs).
+
+    Shown as one line of the report's "Not computable" list, not as a heading over it.
+    """
     text = section.text.strip()
     return not section.tables and not section.figures and len(text) <= NOT_COMPUTABLE_CHARS and "\n\n" not in text
 

@@ -89,10 +89,12 @@ def _json_safe(value: Any) -> Any:
 def deep_merge(
     into: dict, new: dict, written: dict[tuple[str, ...], str] | None = None, by: str = "", path: tuple[str, ...] = ()
 ) -> dict:
-    """Merge `new` into `into` recursively (dicts merge, lists join, other values are
-    replaced). With `written` (path -> who wrote the value there, kept across merges), a
-    value `by` would replace that someone else wrote is an error naming both: two sections
-    writing one summary value would silently keep the later's."""
+    """Merge `new` into `into` recursively (dicts merge, lists join, other values are replaced).
+
+    With `written` (path -> who wrote the value there, kept across merges), a value `by`
+    would replace that someone else wrote is an error naming both: two sections writing one
+    summary value would silently keep the later's.
+    """
     for k, v in new.items():
         here = (*path, str(k))
         if isinstance(v, dict) and isinstance(into.get(k), dict):
@@ -115,8 +117,11 @@ def deep_merge(
 
 
 def markdown_table(table: pd.DataFrame) -> str:
-    """The table as Markdown, each column in its one format (`html.column_formatter`, the
-    page's), every cell literal text."""
+    """The table as Markdown, each column in the page's one format, every cell literal text.
+
+    The table as Markdown, each column in its one format (`html.column_formatter`, the
+    page's), every cell literal text.
+    """
     fmts = [column_formatter(str(c), table.iloc[:, i]) for i, c in enumerate(table.columns)]
     head = "| " + " | ".join(md_text(str(c)) for c in table.columns) + " |"
     sep = "| " + " | ".join("---" for _ in table.columns) + " |"
@@ -147,8 +152,10 @@ def _render(
     top: list[Finding] | None = None,
     summary: dict | None = None,
 ) -> None:
-    """report.md (for version control) and report.html (for reading, see `report.html`):
-    the headline block first, then the Findings, then the sections."""
+    """report.md (for version control) and report.html (for reading, see `report.html`).
+
+    The headline block first, then the Findings, then the sections.
+    """
     md = [f"# {md_text(title)}", "", *[f"- {md_text(m)}" for m in meta], ""]
     md += headline_markdown(top or [], summary or {})
     if found:
@@ -198,17 +205,22 @@ def _render(
 
 
 def _imported(frame: pd.DataFrame) -> bool:
-    """Whether the logs hold responses imported from a file (`import-responses`: each
-    sample names its source file), such as the first seed's."""
+    """Whether the logs hold responses imported from a file, such as the first seed's.
+
+    Whether the logs hold responses imported from a file (`import-responses`: each sample
+    names its source file), such as the first seed's.
+    """
     return "source_file" in frame.columns and bool(frame["source_file"].notna().any())
 
 
 @dataclass
 class _Built:
-    """A section one of the processes sharing the sections computed (`core.plotting.drawn_by_processes`): what the
-    report shows (a failed builder's section says why), whether it failed, how long it took,
-    and what storing it takes: the options it read and its figure files (relative to the
-    figure folder)."""
+    """A section one of the processes sharing the sections computed (`core.plotting.drawn_by_processes`).
+
+    What the report shows (a failed builder's section says why), whether it failed, how long
+    it took, and what storing it takes: the options it read and its figure files (relative
+    to the figure folder).
+    """
 
     index: int
     name: str
@@ -222,8 +234,10 @@ class _Built:
 def _build_section(
     index: int, name: str, builder: SectionBuilder, frame: pd.DataFrame, figure_dir: Path, options: AnalysisOptions
 ) -> _Built:
-    """Run one builder, recording the options it reads and the figures it saves; a failed
-    one becomes a section that says so."""
+    """Run one builder, recording the options it reads and the figures it saves.
+
+    A failed one becomes a section that says so.
+    """
     saver = BACKGROUND.get()
     if saver is not None:
         saver.owner = name
@@ -254,8 +268,11 @@ def _build_section(
 def _store_sections(
     store: SectionStore, pending: list[_Built], options: AnalysisOptions, figure_dir: Path, result: ReportResult
 ) -> None:
-    """Store every computed section that did not fail, with the figure files it wrote
-    (a figure whose background process and the retry failed has no file)."""
+    """Store every computed section that did not fail, with the figure files it wrote.
+
+    Store every computed section that did not fail, with the figure files it wrote (a figure
+    whose background process and the retry failed has no file).
+    """
     for item in pending:
         if item.name in result.failed:
             continue
@@ -282,18 +299,21 @@ def write_report(
     jobs: int | None = None,
     figure_process: EarlyWorker | None = None,
 ) -> ReportResult:
-    """Build every section (`sections`, default `report.sections.section_builders()`) from
-    the tidy frame with this run's options (and their run cache) and write the outputs.
-    The sections are computed by `jobs` processes (default: one per CPU; `core.forked`),
-    each taking the next one as it finishes one (they share nothing but the frame and the
-    run cache's entries made before, such as the cells); the report takes them in order.
-    Figures are saved by `figure_jobs` background processes per computing process
-    (`core.plotting.saving_in_background`; 0 saves each at once) while the statistics go
-    on; the Figures section by `figure_process` when given (`figure_worker`: a process that
-    imported the plotting library while this one read the logs). With a `store` (of this frame,
-    `report.section_store`) a section computed before from the values these options have
-    for the options it read is restored, and every section computed is stored (once its
-    figures are written)."""
+    """Build every section from the tidy frame with this run's options and write the report's outputs.
+
+    Build every section (`sections`, default `report.sections.section_builders()`) from the
+    tidy frame with this run's options (and their run cache) and write the outputs. The
+    sections are computed by `jobs` processes (default: one per CPU; `core.forked`), each
+    taking the next one as it finishes one (they share nothing but the frame and the run
+    cache's entries made before, such as the cells); the report takes them in order. Figures
+    are saved by `figure_jobs` background processes per computing process
+    (`core.plotting.saving_in_background`; 0 saves each at once) while the statistics go on;
+    the Figures section by `figure_process` when given (`figure_worker`: a process that
+    imported the plotting library while this one read the logs). With a `store` (of this
+    frame, `report.section_store`) a section computed before from the values these options
+    have for the options it read is restored, and every section computed is stored (once its
+    figures are written).
+    """
     out = Path(out_dir)
     (out / "tables").mkdir(parents=True, exist_ok=True)
     figure_dir = out / "figures"
@@ -358,10 +378,13 @@ def write_report(
 
 
 def figure_worker() -> EarlyWorker:
-    """A process that imports the plotting library and loads its fonts now, to draw the
-    Figures section later (`write_report(figure_process=...)`): started before the logs are
-    read, it does this on the CPU the reading leaves idle, and the analysis itself never
-    imports the library unless a section draws (about 0.7 s of a small analysis)."""
+    """A process that loads the plotting library now, to draw the Figures section while the logs are read.
+
+    A process that imports the plotting library and loads its fonts now, to draw the Figures
+    section later (`write_report(figure_process=...)`): started before the logs are read, it
+    does this on the CPU the reading leaves idle, and the analysis itself never imports the
+    library unless a section draws (about 0.7 s of a small analysis).
+    """
     return EarlyWorker(_prepare_figures, doing="drawing the figures")
 
 
@@ -378,8 +401,7 @@ def _prepare_figures() -> None:
 def drawn_figures(
     summary: dict, figure_dir: Path, tables: dict[str, pd.DataFrame], figure_jobs: int | None
 ) -> tuple[Section | None, list[FigureFailure]]:
-    """The Figures section drawn and saved in this process (a `figure_worker`), and the
-    figures that failed to save."""
+    """The Figures section drawn and saved in this process (a `figure_worker`), and the figures that failed to save."""
     with saving_in_background(figure_jobs) as saver:
         if saver is not None:
             saver.owner = "figures"
@@ -388,8 +410,11 @@ def drawn_figures(
 
 
 def _figure_failures(failures: list[FigureFailure], shown: list[tuple[str, Section]], result: ReportResult) -> None:
-    """A figure its background process and this one failed to save: its section says so
-    and counts as failed (as a figure that failed while its section was built did)."""
+    """A figure its background process and this one failed to save.
+
+    Its section says so and counts as failed (as a figure that failed while its section was
+    built did).
+    """
     for failure in failures:
         for name, section in shown:
             if name == failure.owner:
@@ -413,9 +438,12 @@ def _build(
     jobs: int | None,
     draw_figures: Callable[[dict, dict[str, pd.DataFrame]], Section | None],
 ) -> tuple[list[tuple[str, Section]], list[Finding], list[Finding]]:
-    """Every section (restored from `store`, else computed by `jobs` processes and added to
+    """The sections to show, in order: every section restored or computed, the findings and the Figures.
+
+    Every section (restored from `store`, else computed by `jobs` processes and added to
     `pending`), the derived findings and the Figures section (`draw_figures`): the sections
-    to show, in order."""
+    to show, in order.
+    """
     summary = result.summary
     figure_dir = out / "figures"
     merge = _merger(summary)
@@ -482,8 +510,10 @@ def _build(
 
 
 def _merger(summary: dict) -> Callable[[str, SectionBuilder, dict], None]:
-    """Merge a section's summary into `summary`, naming the section and its measure: a value
-    another section (or the report) wrote is an error naming both (`deep_merge`)."""
+    """Merge a section's summary into `summary`, naming the section and its measure.
+
+    A value another section (or the report) wrote is an error naming both (`deep_merge`).
+    """
     owners = {module: f"measure {name!r}" if name != REPORT else name for module, name in section_owners().items()}
     written: dict[tuple[str, ...], str] = {(k,): REPORT for k, v in summary.items() if not isinstance(v, dict)}
 
@@ -502,8 +532,11 @@ def _take(
     result: ReportResult,
     merge: Callable[[str, SectionBuilder, dict], None],
 ) -> None:
-    """A computed section into the report: its tables' titles and column meanings (its
-    measure's tables.yaml), its summary merged, its tables written."""
+    """A computed section into the report.
+
+    Its tables' titles and column meanings (its measure's tables.yaml), its summary merged,
+    its tables written.
+    """
     module = sys.modules.get(getattr(builder, "__module__", ""))
     titles, columns = table_descriptions(getattr(module, "__package__", None) or "", list(section.tables))
     section.titles = {**titles, **section.titles}
@@ -522,8 +555,11 @@ def _sentences(
     named: dict[str, pd.DataFrame],
     run_options: AnalysisOptions,
 ) -> tuple[list[Finding], list[Finding]]:
-    """The measures' derived numbers and Headline numbers into `summary["findings"]`, then
-    the Findings and the Headline sentences (also written there)."""
+    """The measures' derived and Headline numbers into `summary["findings"]`, then the sentences quoting them.
+
+    The measures' derived numbers and Headline numbers into `summary["findings"]`, then the
+    Findings and the Headline sentences (also written there).
+    """
     summary["findings"] = derive(summary, named, draws=run_options.bootstrap_draws, seed=run_options.seed)
     summary["findings"]["headline"] = headline_numbers(
         summary, named, draws=run_options.bootstrap_draws, seed=run_options.seed
@@ -536,8 +572,10 @@ def _sentences(
 
 
 def _paper(summary: dict, out: Path, result: ReportResult) -> Section:
-    """The paper's published values beside these logs (`designs.paper_values`): its section,
-    its table written, its counts in `summary["findings"]`."""
+    """The paper's published values beside these logs (`designs.paper_values`).
+
+    Its section, its table written, its counts in `summary["findings"]`.
+    """
     table = paper_vs_logs(_json_safe(summary))
     summary["findings"]["paper_vs_logs"] = paper_counts(table)
     paper = paper_section(table)
