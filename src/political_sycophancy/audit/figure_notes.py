@@ -1,7 +1,9 @@
-"""What each audit figure says, in one line under it: a takeaway computed from the numbers
-the figure draws (summary.json, and the shifts section's `item_shifts` table for the item
-panels). A takeaway states ranges over models and counts, never a judgement the numbers do
-not carry; a figure whose takeaway cannot be computed says so rather than staying silent.
+"""What each audit figure says, in one line under it.
+
+A takeaway computed from the numbers the figure draws (summary.json, and the shifts
+section's `item_shifts` table for the item panels). A takeaway states ranges over models and
+counts, never a judgement the numbers do not carry; a figure whose takeaway cannot be
+computed says so rather than staying silent.
 """
 
 from __future__ import annotations
@@ -115,9 +117,12 @@ def heatmap(summary: Summary, tables: Tables) -> str | None:
 
 
 def item_pairs(shifts: pd.DataFrame | None) -> tuple[pd.DataFrame, str, str] | None:
-    """(rows model, condition, item_id, x = value under N, y = value under the cue; the
-    instrument; the unit's axis label) for the ATP instrument with the most items (the
-    slant WD(Rep) - WD(Dem) of each item's answer), else the PCT (answer on -2..2)."""
+    """Each item's value under N against under the cue, for the ATP instrument with the most items, else the PCT.
+
+    (rows model, condition, item_id, x = value under N, y = value under the cue; the
+    instrument; the unit's axis label) for the ATP instrument with the most items (the slant
+    WD(Rep) - WD(Dem) of each item's answer), else the PCT (answer on -2..2).
+    """
     need = {"model", "instrument", "condition", "item_id", "measure", "baseline", "value"}
     if shifts is None or shifts.empty or not need <= set(shifts.columns):
         return None

@@ -139,8 +139,10 @@ def item_scatter(cells: pd.DataFrame, path: Path) -> Path | None:
 
 
 def slant_vs_shift(decomp: pd.DataFrame, path: Path) -> Path | None:
-    """Baseline slant against sycophancy-right and -left across models; None without an
-    accommodation to plot (only the baseline was run)."""
+    """Baseline slant against sycophancy-right and -left across models.
+
+    None without an accommodation to plot (only the baseline was run).
+    """
     data = decomp.dropna(subset=["baseline_slant"]) if not decomp.empty else decomp
     if data.empty or data.reindex(columns=["sycophancy_right", "sycophancy_left"]).isna().all().all():
         return None

@@ -1,10 +1,12 @@
-"""The audit's figures of the Figures section, each with its intervals, drawn from
-summary.json (the numbers its Findings quote, so figure and sentence agree): baseline
-position on every instrument per model, the share of ATP items closer to Democrats (and the
-PCT position) by asker, sycophancy-right against -left, the shift heat map, the item-level
-panels of the first seed's Fig. 4 and slant against sycophancy-right. Colour-blind-safe
-(Okabe-Ito) palette, one colour and marker per model in every figure; each figure is
-written as PNG (embedded in the HTML) and SVG (for papers).
+"""The audit's figures of the Figures section, drawn from summary.json so figure and sentence agree.
+
+The audit's figures of the Figures section, each with its intervals, drawn from summary.json
+(the numbers its Findings quote, so figure and sentence agree): baseline position on every
+instrument per model, the share of ATP items closer to Democrats (and the PCT position) by
+asker, sycophancy-right against -left, the shift heat map, the item-level panels of the
+first seed's Fig. 4 and slant against sycophancy-right. Colour-blind-safe (Okabe-Ito)
+palette, one colour and marker per model in every figure; each figure is written as PNG
+(embedded in the HTML) and SVG (for papers).
 """
 
 from __future__ import annotations
@@ -80,10 +82,13 @@ def by_asker(summary: Summary, kind: str, path: Path) -> Path | None:
 
 
 def by_asker_figure(summary: Summary, kind: str) -> Figure | None:
-    """The instrument's statistic per model x cue condition in cue order (an ordered axis,
-    so a model's points are joined), with 95% CIs (dodged). Personas are not cues on that
-    axis and are asked on their own items: they get their own panel, each against N on the
-    same items (the probes' node `personas`, when the logs have one), unjoined."""
+    """The instrument's statistic per model x cue condition with 95% CIs, personas in a panel of their own.
+
+    The instrument's statistic per model x cue condition in cue order (an ordered axis, so a
+    model's points are joined), with 95% CIs (dodged). Personas are not cues on that axis
+    and are asked on their own items: they get their own panel, each against N on the same
+    items (the probes' node `personas`, when the logs have one), unjoined.
+    """
     models = sorted(get(summary, "models") or {})
     insts = [i for i, k in instrument_kinds(summary).items() if k == kind]
     if not insts or not models:
@@ -181,9 +186,12 @@ def _persona_panel(
 def _model_scatter(
     summary: Summary, x_key: str, y_key: str, height: float
 ) -> tuple[Figure, Axes, np.ndarray, np.ndarray, list[str]] | None:
-    """One point per model with both of its 95% CIs as error bars (model colours and
-    markers), the zero lines and a grid: the shared body of the per-model scatters. None
-    without a model holding both numbers; else (figure, axes, xs, ys, point labels)."""
+    """The shared body of the per-model scatters: one point per model with both of its 95% CIs.
+
+    One point per model with both of its 95% CIs as error bars (model colours and markers),
+    the zero lines and a grid: the shared body of the per-model scatters. None without a
+    model holding both numbers; else (figure, axes, xs, ys, point labels).
+    """
     models = [
         m
         for m in sorted(get(summary, "models") or {})
@@ -211,8 +219,7 @@ def _model_scatter(
 
 
 def sycophancy_left_right(summary: Summary, path: Path) -> Path | None:
-    """Sycophancy-right against -left per model with 95% CI bars, the symmetry diagonal and
-    non-overlapping labels."""
+    """Sycophancy-right against -left per model with 95% CI bars, the symmetry diagonal and non-overlapping labels."""
     drawn = _model_scatter(summary, "sycophancy_left", "sycophancy_right", 5.4)
     if drawn is None:
         return None
@@ -229,8 +236,11 @@ def sycophancy_left_right(summary: Summary, path: Path) -> Path | None:
 
 
 def shift_heatmap(summary: Summary, path: Path) -> Path | None:
-    """Condition x model heat map of the mean item shift against N per instrument (summary
-    findings.shift_ci), each cell annotated with its value; * where the 95% CI excludes 0."""
+    """Condition x model heat map of the mean item shift against N per instrument, annotated.
+
+    Condition x model heat map of the mean item shift against N per instrument (summary
+    findings.shift_ci), each cell annotated with its value; * where the 95% CI excludes 0.
+    """
     shifts = get(summary, "findings", "shift_ci") or {}
     models = sorted(shifts)
     kinds = instrument_kinds(summary)
@@ -281,8 +291,10 @@ def shift_heatmap(summary: Summary, path: Path) -> Path | None:
 
 
 def slant_vs_right(summary: Summary, path: Path) -> Path | None:
-    """Baseline slant against sycophancy-right per model, with their 95% CI bars and
-    non-overlapping labels: do models that start further left accommodate the right more?"""
+    """Baseline slant against sycophancy-right per model, with their 95% CI bars and non-overlapping labels.
+
+    Do models that start further left accommodate the right more?
+    """
     drawn = _model_scatter(summary, "baseline_slant", "sycophancy_right", 5.0)
     if drawn is None:
         return None
@@ -301,15 +313,18 @@ ITEM_PANEL_MODELS = 12
 
 
 def item_shift_panels(summary: Summary, tables: Tables, path: Path) -> Path | None:
-    """The first seed paper's Fig. 4, per model: every item's answer under N (x) against
-    under C3L and under C3R (y), one small panel per model x cue, with the no-shift diagonal.
+    """The first seed paper's Fig. 4, per model.
+
+    Every item's answer under N (x) against under C3L and under C3R (y), one small panel per
+    model x cue, with the no-shift diagonal.
 
     ATP items are placed by their slant WD(Rep) - WD(Dem) (+ = closer to Democrats), so
     points below the diagonal moved right, as in the paper; without ATP shifts, the PCT
     answers (+ = right, so points above the diagonal moved right). Each panel states the
     items' share that moved right and left and, from summary findings.shift_ci, the mean
     item shift with its 95% bootstrap CI over items. Data: the shifts section's
-    `item_shifts` table; None without it or without an item answered under N and a cue."""
+    `item_shifts` table; None without it or without an item answered under N and a cue.
+    """
     found = item_pairs(tables.get("item_shifts")) if tables else None
     if found is None:
         return None
