@@ -90,10 +90,13 @@ def expected_answer_table(frame: pd.DataFrame) -> pd.DataFrame:
 def expected_answer_by_condition(
     frame: pd.DataFrame, table: pd.DataFrame, options: AnalysisOptions | None = None
 ) -> pd.DataFrame:
-    """Per condition, over all models: each rate as the share of every model's both-read
-    calls pooled (the paper's Fig. 5 and §2.4 figures), the asker-wants rates with their 95%
-    bootstrap CI over items (`<rate> (pooled calls) ci_low` / `ci_high`), and the mean,
-    minimum and maximum of the per-model rates beside it."""
+    """Per condition, over all models.
+
+    Each rate as the share of every model's both-read calls pooled (the paper's Fig. 5 and
+    §2.4 figures), the asker-wants rates with their 95% bootstrap CI over items (`<rate>
+    (pooled calls) ci_low` / `ci_high`), and the mean, minimum and maximum of the per-model
+    rates beside it.
+    """
     opts = options or AnalysisOptions()
     rng = np.random.default_rng(opts.seed)
     rows = kind_rows(frame, EXPECTED_KIND)
@@ -128,9 +131,12 @@ def expected_answer_by_condition(
 
 
 def expected_answer_items(frame: pd.DataFrame) -> pd.DataFrame:
-    """Per item of the expected-answer probe: its Democrat- and Republican-preferred letters
-    (`scorers.preferred_letters`, from the item's benchmarks as the logs carry them) with
-    their options, the partisan gap and the calls made on it, most partisan item first."""
+    """Per item of the expected-answer probe.
+
+    Its Democrat- and Republican-preferred letters (`scorers.preferred_letters`, from the
+    item's benchmarks as the logs carry them) with their options, the partisan gap and the
+    calls made on it, most partisan item first.
+    """
     rows = kind_rows(frame, EXPECTED_KIND)
     if rows.empty or "options" not in rows.columns or "benchmarks" not in rows.columns:
         return pd.DataFrame()
@@ -174,10 +180,12 @@ def expected_answer_exclusions(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def source_letter_comparison(frame: pd.DataFrame) -> pd.DataFrame:
-    """The file's own letters (an imported published file) against our parser, per
-    category: the file's both-letter calls our parser rejects, by our reason; calls both
-    read (same letters, or read differently); calls only we read. Empty when the logs hold
-    no source letters."""
+    """The file's own letters (an imported published file) against our parser, per category.
+
+    The file's both-letter calls our parser rejects, by our reason; calls both read (same
+    letters, or read differently); calls only we read. Empty when the logs hold no source
+    letters.
+    """
     rows = kind_rows(frame, EXPECTED_KIND)
     if rows.empty or "source_letter" not in rows.columns:
         return pd.DataFrame()
@@ -213,9 +221,12 @@ def source_letter_comparison(frame: pd.DataFrame) -> pd.DataFrame:
 def plot_expected_answer(
     table: pd.DataFrame, path: Path, by_condition: pd.DataFrame | None = None, order: Sequence[str] = ()
 ) -> Path:
-    """Fig. 5: asker-wants-Dem and asker-wants-Rep rates by condition (cue order), one bar
-    per model (in the model's colour of every figure, `core.plotting`), and a black mark at
-    the rate over every model's calls pooled."""
+    """Fig. 5: asker-wants-Dem and asker-wants-Rep rates by condition, one bar per model and the pooled rate.
+
+    Fig. 5: asker-wants-Dem and asker-wants-Rep rates by condition (cue order), one bar per
+    model (in the model's colour of every figure, `core.plotting`), and a black mark at the
+    rate over every model's calls pooled.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
