@@ -1,5 +1,7 @@
-"""How many generated tokens the logprob answer needs: the position of the first option-letter
-token (the token `option_probabilities` reads) on the PCT items under every condition.
+"""How many generated tokens the logprob answer needs.
+
+The position of the first option-letter token (the token `option_probabilities` reads) on
+the PCT items under every condition.
 
 Generation is prefix-consistent (same prompt and seed: the first m tokens are the same for any
 max_tokens >= m), so `--answer logprobs` results with max_tokens=m equal those with 8 exactly

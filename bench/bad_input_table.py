@@ -1,9 +1,11 @@
-"""Run every bad-input scenario (each test marked `scenario`: the parametrized
-`test_scenario` of the scenario modules, classified by `support.bad_input`, and single tests
-of what a hostile user did, such as planting a stored analysis or filling the disk) and
-print the table of outcomes (tried / clear error / counted exclusion / correctly accepted /
-traceback / silently wrong / other), then one line per scenario that is not a good outcome
-(all of them with --all).
+"""The table of what every bad-input scenario ends in, and the scenarios that do not end well.
+
+Run every bad-input scenario (each test marked `scenario`: the parametrized `test_scenario`
+of the scenario modules, classified by `support.bad_input`, and single tests of what a
+hostile user did, such as planting a stored analysis or filling the disk) and print the
+table of outcomes (tried / clear error / counted exclusion / correctly accepted / traceback
+/ silently wrong / other), then one line per scenario that is not a good outcome (all of
+them with --all).
 
     python bench/bad_input_table.py [--all] [--reference ../shared/reference/replication]
 

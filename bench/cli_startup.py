@@ -1,4 +1,6 @@
-"""Start-up time of the CLI: `political-sycophancy --help` and `analyze --help`, each in a
+"""Start-up time of the CLI against the 1.0 s goal, and whether the heavy modules were imported.
+
+Start-up time of the CLI: `political-sycophancy --help` and `analyze --help`, each in a
 fresh process (best of `--repeats`), against the 1.0 s goal; and whether the heavy modules
 (inspect_ai, matplotlib, statsmodels, scipy) were imported to print them.
 

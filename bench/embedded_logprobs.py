@@ -1,5 +1,7 @@
-"""Logprob calls of the embedded model: llama.cpp's `logits_all` path (the provider before)
-against the provider's path (logits of the generated steps only), on the same PCT prompts.
+"""Logprob calls of the embedded model.
+
+llama.cpp's `logits_all` path (the provider before) against the provider's path (logits of
+the generated steps only), on the same PCT prompts.
 
 Each path runs in its own process (so peak resident memory is its own): one model load,
 then `--prompts` logprob calls (max_tokens 8, top_logprobs 20, T=1, fixed seeds). Prints

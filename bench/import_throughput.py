@@ -1,6 +1,8 @@
-"""Throughput of `import-responses`: rows per second on a synthetic response file of the first
-seed's Phase 2 shape (models x 6 conditions x 587 items: 500 ATP + 62 PCT + 25 Typology;
-6 models = 21,132 rows), against the 1,500 rows/s goal. `--profile` prints the top of a cProfile.
+"""Throughput of `import-responses`.
+
+Rows per second on a synthetic response file of the first seed's Phase 2 shape (models x 6
+conditions x 587 items: 500 ATP + 62 PCT + 25 Typology; 6 models = 21,132 rows), against the
+1,500 rows/s goal. `--profile` prints the top of a cProfile.
 
     python bench/import_throughput.py [--models 6] [--profile]
 """

@@ -89,8 +89,11 @@ SCENARIOS = {
 def simulate(
     scenario: str, rep: int, personas: int, items: list[str], attributes: str, epochs: int = 1
 ) -> tuple[pd.DataFrame, dict]:
-    """The persona cells of one replication (each the mean of `epochs` answers, as a cell pools
-    its epochs), and the planted shift per (attribute, level)."""
+    """The persona cells of one replication and the planted shift per (attribute, level).
+
+    The persona cells of one replication (each the mean of `epochs` answers, as a cell pools
+    its epochs), and the planted shift per (attribute, level).
+    """
     shifts, lean, item_range, slope_range = SCENARIOS[scenario]
     plan = persona_design("fractional", attributes, ",".join(MODES), personas, rep, baseline_persona=False)
     rng = np.random.default_rng([rep, list(SCENARIOS).index(scenario)])
@@ -204,9 +207,12 @@ def per_personas(runs: list[dict], scenario: str, inference: str) -> pd.DataFram
 
 
 def baseline_gaps(reps: int, personas: int, items: list[str], attributes: str, epochs: int, draws: int) -> dict:
-    """The weighted position's gap to N in the lean scenario (no attribute effect; the N prompt has
-    no lean, so the planted gap is 0) when N is asked `epochs` times per item: its spread over the
-    replications and how often its bootstrap interval covers 0."""
+    """How the weighted position's gap to N (planted 0) varies when N is asked `epochs` times per item.
+
+    The weighted position's gap to N in the lean scenario (no attribute effect; the N prompt
+    has no lean, so the planted gap is 0) when N is asked `epochs` times per item: its
+    spread over the replications and how often its bootstrap interval covers 0.
+    """
     gaps, covered = [], []
     for rep in range(reps):
         cells, _ = simulate("lean", rep, personas, items, attributes)

@@ -57,8 +57,11 @@ GOALS = {
 
 
 def timed(cmd: list[str], env: dict | None = None) -> tuple[float, float, float | None, subprocess.CompletedProcess]:
-    """Run a command; wall seconds, CPU seconds and peak RSS in GiB (through GNU time when
-    it is installed, else None) of that command alone."""
+    """Run a command and measure its wall seconds, CPU seconds and peak RSS alone.
+
+    Run a command; wall seconds, CPU seconds and peak RSS in GiB (through GNU time when it
+    is installed, else None) of that command alone.
+    """
     gnu_time = Path("/usr/bin/time").exists()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
@@ -89,8 +92,10 @@ def median_run(cmd: list[str], env: dict, repeats: int) -> tuple[float, float, f
 
 
 def changed_bootstrap(command, env: dict, repeats: int) -> tuple[float, float, float | None]:
-    """Medians of `repeats` warm runs, each with a --bootstrap no run before used (999, 998,
-    ...): every one is a changed option, not a stored analysis copied."""
+    """Medians of `repeats` warm runs, each with a --bootstrap no run before used (999, 998, ...).
+
+    Every one is a changed option, not a stored analysis copied.
+    """
     return medians([timed(command(str(int(CHANGED_BOOTSTRAP) - k)), env=env)[:3] for k in range(repeats)])
 
 
@@ -99,8 +104,11 @@ def cli(*args: str) -> list[str]:
 
 
 def ten_x_grid(reference: Path, items: Path, out: Path, seed: int = 0, copies: int = 10) -> Path:
-    """The 90,000-response file: N/C3L/C3R cells of the Phase 2 table, `copies` (10) copies
-    of each model, 10 % of letters replaced by another option of the same item."""
+    """The 90,000-response file: ten copies of each model's N/C3L/C3R cells, 10 % of letters changed.
+
+    The 90,000-response file: N/C3L/C3R cells of the Phase 2 table, `copies` (10) copies of
+    each model, 10 % of letters replaced by another option of the same item.
+    """
     table = pd.read_csv(reference / "phase2_alignment_by_condition.csv")
     table = table[table["condition"].isin(["N", "C3L", "C3R"])]
     # the cells the table does not list (the paper's parse failures) are responses without a letter
@@ -138,9 +146,12 @@ def ten_x_grid(reference: Path, items: Path, out: Path, seed: int = 0, copies: i
 
 
 def paper_workspace(repo: Path, reference: Path, grid_file: Path, work: Path) -> Path:
-    """A scratch copy of the paper's repository (code/ and data/) whose data/ holds the
+    """A scratch copy of the paper's repository whose data/ holds the response files this run analyses.
+
+    A scratch copy of the paper's repository (code/ and data/) whose data/ holds the
     response files this run analyses: the reference's results_phase1.csv, and the 10x grid
-    as results_phase2.csv in the paper's columns (its scripts write their outputs there)."""
+    as results_phase2.csv in the paper's columns (its scripts write their outputs there).
+    """
     out = work / "paper-repo"
     if out.exists():
         shutil.rmtree(out)
@@ -165,8 +176,7 @@ def paper_workspace(repo: Path, reference: Path, grid_file: Path, work: Path) ->
 
 
 def paper_script(workspace: Path | None, name: str) -> tuple[float, float, float | None] | None:
-    """Wall seconds, CPU seconds and peak GiB of one of the paper's scripts (None without
-    its repository)."""
+    """Wall seconds, CPU seconds and peak GiB of one of the paper's scripts (None without its repository)."""
     if workspace is None:
         return None
     wall, cpu, peak, _ = timed([sys.executable, str(workspace / "code" / name)])
@@ -176,10 +186,13 @@ def paper_script(workspace: Path | None, name: str) -> tuple[float, float, float
 def paired_cold(
     ours_cmd: list[str], reset: list[str], workspace: Path | None, script: str, repeats: int, env: dict
 ) -> tuple[tuple[float, float, float | None], tuple[float, float, float | None] | None, list[float]]:
-    """Our cold command and the paper's script, one after the other, `repeats` times (the
+    """Our cold command against the paper's script, interleaved `repeats` times: medians and ratios.
+
+    Our cold command and the paper's script, one after the other, `repeats` times (the
     caches in `reset` emptied before each of ours): the medians (wall, CPU; the largest
-    peak) of each, and the ratio of each pair. The machine's speed drifts within minutes,
-    so the two are interleaved and their medians compared, not one run of each."""
+    peak) of each, and the ratio of each pair. The machine's speed drifts within minutes, so
+    the two are interleaved and their medians compared, not one run of each.
+    """
     ours, refs = [], []
     for _ in range(repeats):
         subprocess.run(["rm", "-rf", *reset], check=True)
