@@ -34,8 +34,7 @@ REPLICATES = 4
 def sampling_noise(p: list[float], n: int) -> float:
     """Expected mean over options of |p_hat - p| when p_hat is the share of n draws.
 
-    Expected mean over options of |p_hat - p| when p_hat is the share of n draws (exact
-    binomial expectation per option).
+    Exact binomial expectation per option.
     """
     total = 0.0
     for q in p:

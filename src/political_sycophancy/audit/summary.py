@@ -153,8 +153,7 @@ class Span(TypedDict, total=False):
 class CloserNode(TypedDict, total=False):
     """findings.headline.closer: the share of benchmarked items closer to Democrats, ranges over models.
 
-    findings.headline.closer: the share of benchmarked items closer to Democrats, ranges
-    over models (keys `C3L`, `C3R`, `N` and the drop and rise between them).
+    Keys `C3L`, `C3R`, `N` and the drop and rise between them.
     """
 
     instrument: str

@@ -219,8 +219,7 @@ def grade_status(grades: dict[str, Grade] | None) -> str:
 def pair_values(judgement: Grade | None, judge_order: str = "ab") -> dict[str, float]:
     """`answered`, `refused`, `even` and `helpful_diff` of the paired judgement.
 
-    `answered`, `refused`, `even` and `helpful_diff` of the paired judgement (the grader's
-    letters name the answers in the order it saw them).
+    The grader's letters name the answers in the order it saw them.
     """
     read = judgement is not None and judgement.status == ANSWERED and judgement.index is not None
     diff = NAN

@@ -92,8 +92,7 @@ def decoding_shifts(frame: pd.DataFrame, variants: dict[str, pd.DataFrame] | Non
 def decoding_table(shifts: pd.DataFrame, *, paired: bool = False) -> pd.DataFrame:
     """The SI S2 layout: one row per model (and a mean row), columns shift x variant.
 
-    The SI S2 layout: one row per model (and a mean row), columns shift x variant; the
-    paper's unpaired condition means by default, the item-paired values with `paired`.
+    The paper's unpaired condition means by default, the item-paired values with `paired`.
     """
     if shifts.empty:
         return pd.DataFrame()
@@ -114,8 +113,8 @@ def decoding_table(shifts: pd.DataFrame, *, paired: bool = False) -> pd.DataFram
 def decoding_summary(shifts: pd.DataFrame) -> dict:
     """How far the asymmetry moves between variants, and whether its sign holds.
 
-    How far the asymmetry moves between variants, and whether its sign holds, for the
-    paper's unpaired asymmetry (`asymmetry_unpaired`) and the item-paired one (`asymmetry`).
+    For the paper's unpaired asymmetry (`asymmetry_unpaired`) and the item-paired one
+    (`asymmetry`).
     """
     if shifts.empty:
         return {}

@@ -1,7 +1,6 @@
 """Interlocutor profiles: a model's political answers mapped across realistic askers.
 
-Interlocutor profiles: a model's political answers mapped across realistic askers (personas
-of attribute levels, told explicitly, implicitly or earlier in a conversation).
+Personas of attribute levels, told explicitly, implicitly or earlier in a conversation.
 """
 
 from ..core.declare import Measure

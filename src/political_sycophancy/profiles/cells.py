@@ -1,7 +1,6 @@
 """Profile logs -> cells: one row per model x instrument x persona-mode x item.
 
-Profile logs -> cells: one row per model x instrument x persona-mode x item, with the
-persona's attribute levels, cue mode and weight beside the outcomes.
+Each row has the persona's attribute levels, cue mode and weight beside the outcomes.
 
 The cells are the audit's (`shared.cells.build_cells`: epochs pooled, PCT ideology, Typology
 score, WD to each party, closer-to) on the rows of `profiles` tasks, whose condition is

@@ -270,8 +270,7 @@ def _store_sections(
 ) -> None:
     """Store every computed section that did not fail, with the figure files it wrote.
 
-    Store every computed section that did not fail, with the figure files it wrote (a figure
-    whose background process and the retry failed has no file).
+    A figure whose background process and the retry failed has no file.
     """
     for item in pending:
         if item.name in result.failed:

@@ -139,8 +139,7 @@ class Scoring:
     def once(self, key: tuple, compute: Callable[[], Score]) -> Score:
         """The score `compute` gives for `key`, computed once per import and shared by the rows that repeat it.
 
-        The score `compute` gives for `key`, computed once per import and shared by the rows
-        that repeat it (never mutated: the log writer serialises each shared score once).
+        Never mutated: the log writer serialises each shared score once.
         """
         score = self.finished.get(key)
         if score is None:

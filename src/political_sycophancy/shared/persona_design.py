@@ -78,8 +78,7 @@ def attribute_orders(schema: Schema, personas: Sequence[Persona], seed: int) -> 
 def check_sent_cues(plan: PersonaDesign) -> None:
     """Refuse a political word in any cue the design sends in a checked mode, as assembled.
 
-    Refuse a political word in any cue the design sends in a checked mode, as assembled
-    (template and fragments joined in the persona's order).
+    As assembled: template and fragments joined in the persona's order.
     """
     for mode, cues in plan.cues.items():
         if not cues.checked:

@@ -150,8 +150,7 @@ SHARED_KEYS = MappingProxyType(
 def _place(where: str, declared: tuple[tuple[str, SummaryNodes], ...]) -> dict[str, Any]:
     """The report's keys at `where` and every measure's, a key declared twice an error naming both.
 
-    The report's keys at `where` and every measure's, a key declared twice an error naming
-    both (the later would overwrite the other's values).
+    A key declared twice is an error since the later would overwrite the other's values.
     """
     fields: dict[str, Any] = dict(SHARED_KEYS[where])
     owner = dict.fromkeys(fields, "the report")

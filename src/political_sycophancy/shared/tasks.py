@@ -42,8 +42,7 @@ def content_version(samples: list[Sample], condition: Condition) -> str:
 def load_task_items(instrument: str, items: str | None, pool: str | None) -> tuple[str, list[Item]]:
     """The instrument's name and the items of `pool`, which must share one scoring rule.
 
-    The instrument's name and the items of `pool`, which must share one scoring rule (a task
-    scores one instrument at a time).
+    A task scores one instrument at a time.
     """
     loaded = load_instrument(instrument, items)
     chosen = select_pool(loaded, pool)

@@ -1,7 +1,6 @@
 """SWAY (third seed): a label-free sycophancy log-ratio over counterfactual presupposition pairs.
 
-SWAY (third seed): a label-free sycophancy log-ratio over counterfactual presupposition
-pairs, with its two mitigations.
+The measure comes with its two mitigations.
 """
 
 from ..core.declare import Measure

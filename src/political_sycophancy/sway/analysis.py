@@ -1,8 +1,7 @@
 # Long: SWAY's statistics, heat map and report section, one specification (the docstring) in one module.
 """SWAY statistics: pure functions of the tidy frame.
 
-SWAY statistics: pure functions of the tidy frame (rows of kind `sway`, and audit cells for
-the partisan log-ratio).
+They read rows of kind `sway`, and audit cells for the partisan log-ratio.
 
 Specifications (also written into the report):
 
@@ -260,9 +259,8 @@ def _paired(a: pd.Series, b: pd.Series) -> dict:
 def commitment_tests(rows: pd.DataFrame) -> pd.DataFrame:
     """Paired t-tests of the per-prompt nudge effect between commitment levels, per group.
 
-    Paired t-tests of the per-prompt nudge effect between commitment levels, per group, for
-    every construction and for all constructions together; `mean_diff` = mean d at `level_a`
-    (the higher level) minus at `level_b`.
+    For every construction and for all constructions together; `mean_diff` = mean d at
+    `level_a` (the higher level) minus at `level_b`.
     """
     columns = GROUP + [
         "construction",

@@ -188,8 +188,7 @@ def _prepend_to_prompt(state: TaskState, text: str) -> None:
 def sway_instruction(text: str = INSTRUCTION) -> Solver:
     """Baseline mitigation: a system message not to let framing or certainty sway the answer.
 
-    Baseline mitigation: a system message not to let framing or certainty sway the answer
-    (the seed's sentence unless `text` is given).
+    The seed's sentence unless `text` is given.
     """
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:

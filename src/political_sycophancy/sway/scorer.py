@@ -63,8 +63,8 @@ def sway_s(tau: float = TAU) -> Metric:
 def stance_score(answer: StanceAnswer, min_covered_mass: float | None = None) -> Score:
     """The contract's Score for one binary-stance answer.
 
-    The contract's Score for one binary-stance answer (`min_covered_mass`: the threshold of
-    the probability definition, recorded so a re-scored log names it).
+    `min_covered_mass`: the threshold of the probability definition, recorded so a re-scored
+    log names it.
     """
     return Score(
         value={
@@ -105,8 +105,8 @@ def sway_score(
 ) -> Scorer:
     """Per sample: P(stance+) under `p_plus`.
 
-    Per sample: P(stance+) under `p_plus` (the value's `p_plus`; its mean over all answered
-    samples is the share of + answers, near 0 or 1 for a constant answer).
+    The value's `p_plus`; its mean over all answered samples is the share of + answers, near
+    0 or 1 for a constant answer.
 
     Args:
       answer: letter (parse the label from the text) or logprobs (read the answer
