@@ -148,7 +148,7 @@ def _all_answered_text(checked: pd.DataFrame) -> str:
 
 @section(10, "conditions")
 def conditions_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOptions | None = None) -> Section | None:
-    """Per model x condition x instrument.
+    """The per-condition section: the headline values per model x condition x instrument with their CIs.
 
     PCT, Typology, WD and closer-to-Dem, parse and refusal rates, with bootstrap CIs over
     items.

@@ -158,7 +158,7 @@ def audit_tasks(
 
 
 def _condition_task(condition_id: str) -> Callable[..., Task]:
-    """`political_sycophancy/audit_<id>`.
+    """The audit task of one condition, named `political_sycophancy/audit_<id>`.
 
     The audit with its condition fixed, so several conditions run as one `inspect eval-set`
     (which takes tasks, not task sources); every other parameter is the audit's own (one

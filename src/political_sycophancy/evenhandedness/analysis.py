@@ -86,7 +86,7 @@ from .rows import (
 
 
 def group_table(rows: pd.DataFrame, opts: AnalysisOptions) -> pd.DataFrame:
-    """Per model x variant x grader x asker.
+    """The even-handedness rate and side gaps per model x variant x grader x asker.
 
     The even-handedness rate, the gaps toward the asker's side, their intervals, and the
     pooled row of the side-stating askers.
@@ -126,7 +126,7 @@ def group_table(rows: pd.DataFrame, opts: AnalysisOptions) -> pd.DataFrame:
 
 
 def side_table(rows: pd.DataFrame, opts: AnalysisOptions) -> pd.DataFrame:
-    """Per model x variant x grader x asker x stance side (left, right).
+    """Refusal, hedging and opposing-views rates per model x variant x grader x asker x stance side (left, right).
 
     The refusal, hedging and opposing-views rates of the answers, with intervals over pairs.
     """
@@ -171,7 +171,7 @@ def exclusions(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def sign_flip_models(table: pd.DataFrame) -> pd.DataFrame:
-    """Per grader x rubric x side-stating asker (and the pooled row) and gap.
+    """Sign-flip tests over models per grader x rubric x side-stating asker (and the pooled row) and gap.
 
     The audit's exact sign-flip test over models of the per-model gap.
     """

@@ -61,7 +61,7 @@ def _asymmetries(rec: dict, g: pd.DataFrame, components: bool = True) -> None:
 
 
 def asymmetry_table(rows: pd.DataFrame, opts: AnalysisOptions | None = None) -> pd.DataFrame:
-    """Per model x variant x grader x rubric x asker (N included), on the sided pairs.
+    """The side asymmetries per model x variant x grader x rubric x asker (N included), on the sided pairs.
 
     The side asymmetry, right minus left, of help (which answer was judged more helpful),
     refusal and hedging (over samples whose two answers complied), with Newcombe's intervals
@@ -132,7 +132,7 @@ def _contrast(g: pd.DataFrame, asker: str, versus: str, right: str, left: str, o
 
 
 def contrast_table(rows: pd.DataFrame, opts: AnalysisOptions | None = None) -> pd.DataFrame:
-    """Per model x variant x grader x rubric, per contrast of askers (`contrast_pairs`) and asymmetry.
+    """Asymmetry contrasts between askers (`contrast_pairs`) per model x variant x grader x rubric and asymmetry.
 
     asymmetry(asker) - asymmetry(versus), its 95% interval (`CONTRAST_METHOD`) and the pairs
     asked under both.

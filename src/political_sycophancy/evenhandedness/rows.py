@@ -54,7 +54,7 @@ def evenhandedness_rows(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def oriented(rows: pd.DataFrame) -> pd.DataFrame:
-    """Per sample of a side-stating asker on a sided pair.
+    """The paired gaps oriented to the asker's side, per sample of a side-stating asker on a sided pair.
 
     Which answer is matched, and `d` (help), `refusal_gap` and `hedging_gap` oriented to the
     asker's side.
@@ -83,7 +83,7 @@ def _indicator(values: pd.Series, sign: float) -> np.ndarray:
 
 
 def by_side(rows: pd.DataFrame) -> pd.DataFrame:
-    """Per sample on a sided pair (any asker).
+    """The paired quantities by side, per sample on a sided pair (any asker).
 
     The paired quantities oriented to the sides, right and left: which answer was judged
     more helpful, each answer's refusal and hedging (hedging over answers that complied).

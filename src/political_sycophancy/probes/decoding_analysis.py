@@ -54,7 +54,7 @@ def decoding_rows(frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
 
 
 def decoding_shifts(frame: pd.DataFrame, variants: dict[str, pd.DataFrame] | None = None) -> pd.DataFrame:
-    """Per model x decoding variant, in WD(Dem).
+    """The shifts and asymmetry per model x decoding variant, in WD(Dem), unpaired and item-paired.
 
     The C3R - N and C3L - N shifts and the asymmetry, (a) as differences of the condition
     means, each over the items answered under that condition (the paper's SI S2,

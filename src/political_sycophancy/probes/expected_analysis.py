@@ -90,7 +90,7 @@ def expected_answer_table(frame: pd.DataFrame) -> pd.DataFrame:
 def expected_answer_by_condition(
     frame: pd.DataFrame, table: pd.DataFrame, options: AnalysisOptions | None = None
 ) -> pd.DataFrame:
-    """Per condition, over all models.
+    """The expected-answer rates per condition, over all models.
 
     Each rate as the share of every model's both-read calls pooled (the paper's Fig. 5 and
     §2.4 figures), the asker-wants rates with their 95% bootstrap CI over items (`<rate>
@@ -131,7 +131,7 @@ def expected_answer_by_condition(
 
 
 def expected_answer_items(frame: pd.DataFrame) -> pd.DataFrame:
-    """Per item of the expected-answer probe.
+    """The items of the expected-answer probe, with their preferred letters and partisan gap.
 
     Its Democrat- and Republican-preferred letters (`scorers.preferred_letters`, from the
     item's benchmarks as the logs carry them) with their options, the partisan gap and the

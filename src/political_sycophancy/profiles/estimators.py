@@ -362,7 +362,7 @@ def mode_contrasts(stacked: StackedFit) -> pd.DataFrame:
 
 
 def _retained(stacked: StackedFit, pairs: list[tuple[int, int]], ok: np.ndarray) -> list[dict[str, float | str]]:
-    """Per (first-mode coefficient i, mode coefficient j).
+    """The share of an effect retained, per (first-mode coefficient i, mode coefficient j).
 
     `retained` = b_j / b_i with Fieller's interval on the degrees of freedom of b_j - r b_i
     at the ratio r, or NaN and the reason.

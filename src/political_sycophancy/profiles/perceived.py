@@ -76,7 +76,7 @@ def _reading(g: pd.DataFrame, prefix: str = "") -> dict:
 
 
 def perception_by_persona(rows: pd.DataFrame) -> pd.DataFrame:
-    """Per model x persona x mode.
+    """How each persona's cue was read, per model x persona x mode.
 
     The cue, the party meant, the readings, the party read (majority), the shares read as
     each party and as intended, the mean leaning; with a grader, its party read and share as
@@ -112,7 +112,7 @@ def _checked(rows: pd.DataFrame) -> bool:
 
 
 def perception_by_cue(rows: pd.DataFrame, personas: pd.DataFrame) -> pd.DataFrame:
-    """Per model x mode x partisanship text (the cue).
+    """How each partisanship text was read, per model x mode x partisanship text (the cue).
 
     The personas that send it, the party meant, the readings' shares as each party and as
     intended, the mean leaning, the personas whose majority reading is the intended party,

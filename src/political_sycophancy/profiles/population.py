@@ -61,7 +61,7 @@ def _relative(weights: np.ndarray) -> np.ndarray:
 def weighted_positions(
     cells: pd.DataFrame, outcomes: Sequence[tuple[str, str]] | None = None, draws: int = 2000, seed: int = 0
 ) -> pd.DataFrame:
-    """Per model x instrument x outcome x mode.
+    """The population-weighted position against N, per model x instrument x outcome x mode.
 
     The weighted and unweighted mean over personas (per item, then over items), the N
     position on the same items, their gaps, and a two-way bootstrap interval (items and
@@ -268,7 +268,7 @@ def _aligned(
 
 
 def congruence(cells: pd.DataFrame, draws: int = 2000, seed: int = 0) -> pd.DataFrame:
-    """Per model x instrument x mode x party side (ATP cells with party benchmarks).
+    """Party congruence per model x instrument x mode x party side (ATP cells with party benchmarks).
 
     The share (%) of the side's persona answers closer to that side, the share of N answers
     closer to it on the same items, and their difference with an item-bootstrap interval.

@@ -79,7 +79,7 @@ def _describe(g: pd.DataFrame) -> dict[str, Any]:
 
 
 def letter_table(frame: pd.DataFrame) -> pd.DataFrame:
-    """Per model x kind x condition, and per model x kind over all conditions (condition `all conditions`).
+    """Answer letters per model x kind x condition, and per model x kind over all conditions (`all conditions`).
 
     The answer-letter distribution (`n_A`, `n_B`, ...), its most frequent letter, that
     letter's share, the entropy in bits and the mean top probability of the answers read
@@ -122,7 +122,7 @@ def _num(value: Any) -> Any:
 
 
 def letter_summary(table: pd.DataFrame) -> dict[str, Any]:
-    """summary.json's `answer_letters`.
+    """The answer-letter figures of summary.json's `answer_letters`.
 
     The threshold, and per model and kind the pooled distribution's figures with each
     condition's beside them.

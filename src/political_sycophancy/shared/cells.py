@@ -132,7 +132,7 @@ def _keyed(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def variants(rows: pd.DataFrame) -> pd.DataFrame:
-    """Per model and variant (generate config, see `analysis.identity`) x answer mode.
+    """The run variants per model and variant (generate config, see `analysis.identity`) x answer mode.
 
     Samples, epochs, and which is the main one.
     """

@@ -47,7 +47,7 @@ def _usable(cells: pd.DataFrame, scoring: str) -> pd.DataFrame:
 
 
 def item_shifts(cells: pd.DataFrame, baseline: str = BASELINE) -> pd.DataFrame:
-    """Per model x instrument x condition (not N) x item x measure, for items answered under both.
+    """Each item's shift against N per model x instrument x condition (not N) x measure, items answered under both.
 
     Baseline = value under N, value = value under the condition, shift = value - baseline.
     Measures: wd_dem and wd_rep (ATP), ideology (PCT, items with direction != 0), typology
@@ -157,7 +157,7 @@ def wilcoxon_test(shifts: ArrayLike) -> dict[str, Any]:
 
 
 def shift_summary(shifts: pd.DataFrame) -> pd.DataFrame:
-    """Per model x instrument x condition x measure.
+    """The item shifts summarised and tested per model x instrument x condition x measure.
 
     n_items (paired), mean_shift, sd_shift, median_shift, n_positive, n_negative, and the
     Wilcoxon signed-rank test of the nonzero shifts (see `wilcoxon_test`).
@@ -206,7 +206,7 @@ def largest_shifts(shifts: pd.DataFrame, cells: pd.DataFrame, top: int = 15) -> 
 
 
 def movement(cells: pd.DataFrame, baseline: str = BASELINE) -> pd.DataFrame:
-    """Per model x instrument x condition (not N), over items answered under both.
+    """Which way items moved against N, per model x instrument x condition (not N), items answered under both.
 
     ATP: % of items that moved closer to Democrats (WD_dem - WD_rep decreased), closer to
     Republicans (increased), unchanged; and % closer to Dem under N and under the condition
@@ -256,7 +256,7 @@ def _focal_items(cells: pd.DataFrame, scoring: str, measure_cols: list[str]) -> 
 
 
 def asymmetry_cells(cells: pd.DataFrame) -> pd.DataFrame:
-    """Per model x ATP item answered under N, C3L and C3R.
+    """The asymmetry and accommodation gap per model x ATP item answered under N, C3L and C3R.
 
     Asymmetry = (WD_dem(C3R) - WD_dem(N)) - (WD_dem(C3L) - WD_dem(N))  (the paper's A_mi),
     gap = -(WD_rep(C3R) - WD_rep(N)) - (-(WD_dem(C3L) - WD_dem(N)))  (right minus left
@@ -274,7 +274,7 @@ def asymmetry_cells(cells: pd.DataFrame) -> pd.DataFrame:
 
 
 def pct_asymmetry_cells(cells: pd.DataFrame) -> pd.DataFrame:
-    """Per model x directional PCT item answered under N, C3L and C3R.
+    """The asymmetry and accommodation gap per model x directional PCT item answered under N, C3L and C3R.
 
     Asymmetry = (I(C3R) - I(N)) - (I(C3L) - I(N)) in the item score I (positive = right),
     gap = (I(C3R) - I(N)) + (I(C3L) - I(N)) (rightward minus leftward accommodation).

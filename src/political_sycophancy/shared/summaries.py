@@ -210,7 +210,7 @@ TOP_GAP_FLOOR = GAP_FLOORS[-1]
 
 
 def closer_by_gap(cells: pd.DataFrame, floors: tuple[float, ...] = GAP_FLOORS) -> pd.DataFrame:
-    """Per model x ATP instrument x condition x floor.
+    """The share closer to Democrats by partisan-gap floor, per model x ATP instrument x condition x floor.
 
     The % of items closer to Democrats among the matched, parsed items with benchmarks whose
     partisan gap is at least the floor (`condition_summary`'s pct_closer_dem at floor 0,
