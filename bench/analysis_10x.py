@@ -48,8 +48,10 @@ def main() -> None:
         line = analyze(root, out)
         peak = float(re.search(r"peak_mb=(\d+)", line).group(1))
         verdict = "within" if peak <= BUDGET_MB else "OVER"
-        print(f"{label}: {line.removeprefix('BENCH ')} (wall {time.perf_counter() - started:.0f}s incl. start-up; "
-              f"peak {peak / 1024:.2f} GiB, {verdict} the {BUDGET_MB // 1024} GiB budget)")
+        print(
+            f"{label}: {line.removeprefix('BENCH ')} (wall {time.perf_counter() - started:.0f}s incl. start-up; "
+            f"peak {peak / 1024:.2f} GiB, {verdict} the {BUDGET_MB // 1024} GiB budget)"
+        )
     if not args.keep and not args.dir:
         shutil.rmtree(root, ignore_errors=True)
 

@@ -27,7 +27,8 @@ import resource, sys, time
 t = time.perf_counter()
 from political_sycophancy.cli import main
 rc = main(sys.argv[1:])
-print(f"BENCH seconds={time.perf_counter() - t:.2f} peak_mb={resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} rc={rc}")
+peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(f"BENCH seconds={time.perf_counter() - t:.2f} peak_mb={peak_mb:.0f} rc={rc}")
 """
 
 
@@ -49,8 +50,16 @@ def write_logs(root: Path, scale: int) -> tuple[int, float]:
     leans = {m: 0.55 + 0.03 * (k % 6) for k, m in enumerate(models)}
     shifts = {"C3L": 0.05, "C1L": 0.03, "CA": 0.0, "C1R": -0.15, "C3R": -0.4}
     pool = select_pool(atp, "top500") + pct + typ
-    phase2 = synthetic_responses(pool, models, list(PHASE2), atp_lean=leans, atp_shift=shifts,
-                                 pct_shift={"C3R": 1.0, "C1R": 0.4, "C3L": -0.2}, refusal_rate=0.03, seed=2)
+    phase2 = synthetic_responses(
+        pool,
+        models,
+        list(PHASE2),
+        atp_lean=leans,
+        atp_shift=shifts,
+        pct_shift={"C3R": 1.0, "C1R": 0.4, "C3L": -0.2},
+        refusal_rate=0.03,
+        seed=2,
+    )
     phase1 = synthetic_responses(atp + pct + typ, models, ["N"], atp_lean=leans, refusal_rate=0.05, seed=3)
     files = [atp_file, typ_file, builtin_path("pct.csv")]
     started = time.perf_counter()
@@ -75,7 +84,9 @@ def analyze(root: Path, out: str) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--dir", default=None, help="working directory (default: a temporary one)")
-    parser.add_argument("--scale", type=int, default=1, help="multiply the number of models (default 1 = the paper's six)")
+    parser.add_argument(
+        "--scale", type=int, default=1, help="multiply the number of models (default 1 = the paper's six)"
+    )
     parser.add_argument("--keep", action="store_true", help="keep the logs and reports")
     args = parser.parse_args()
     root = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="ps-bench-"))

@@ -1,5 +1,7 @@
-"""Ctrl-C, SIGTERM and SIGKILL of a real `political-sycophancy analyze`, sent to the parent
-and to each kind of worker it forks, at several points of the run (issue 47).
+"""Whether an interrupted `analyze` leaves a complete report and no stray process or file.
+
+Ctrl-C, SIGTERM and SIGKILL of a real `political-sycophancy analyze`, sent to the parent and
+to each kind of worker it forks, at several points of the run (issue 47).
 
 A set of synthetic logs (models x PCT and ATP items x the six conditions, imported as real
 `.eval` logs) is analysed once to completion; that report is the earlier one. Then, for
@@ -58,8 +60,11 @@ LIVES = {
 
 
 def write_logs(root: Path, models: int, atp_items: int) -> Path:
-    """Synthetic responses of `models` models to the PCT and `atp_items` ATP items under the
-    six conditions, imported as logs (one per model x instrument x condition)."""
+    """Synthetic responses to the PCT and ATP items under the six conditions, imported as logs.
+
+    Synthetic responses of `models` models to the PCT and `atp_items` ATP items under the
+    six conditions, imported as logs (one per model x instrument x condition).
+    """
     atp = write_atp_items(root / "atp.csv", atp_items, seed=2)
     items = load_items(atp, instrument="atp") + builtin_pct_items()
     names = [f"mock/m{k}" for k in range(models)]

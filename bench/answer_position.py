@@ -1,5 +1,7 @@
-"""How many generated tokens the logprob answer needs: the position of the first option-letter
-token (the token `option_probabilities` reads) on the PCT items under every condition.
+"""How many generated tokens the logprob answer needs.
+
+The position of the first option-letter token (the token `option_probabilities` reads) on
+the PCT items under every condition.
 
 Generation is prefix-consistent (same prompt and seed: the first m tokens are the same for any
 max_tokens >= m), so `--answer logprobs` results with max_tokens=m equal those with 8 exactly
@@ -42,18 +44,33 @@ def main() -> None:
                 messages = [{"role": "user", "content": cond.apply(audit_prompt(item))}]
                 result, logprobs = api.complete(messages, config, call_seed(args.seed, 1, messages))
                 text = result["choices"][0]["message"]["content"] or ""
-                output = ModelOutput(model="smollm2", choices=[ChatCompletionChoice(message=ChatMessageAssistant(content=text), logprobs=logprobs)])
+                output = ModelOutput(
+                    model="smollm2",
+                    choices=[ChatCompletionChoice(message=ChatMessageAssistant(content=text), logprobs=logprobs)],
+                )
                 lp = option_probabilities(output, len(item.options))
                 tokens = [c.token for c in logprobs.content] if logprobs else []
                 letters = set("ABCDEFGHIJKLMNOPQRSTUVWXYZ"[: len(item.options)])
                 found = next((i for i, t in enumerate(tokens) if _letter_of_token(t) in letters), None)
                 positions[found] += 1
-                out.write(json.dumps({"condition": cond.id, "item": item.id, "tokens": tokens, "letter_position": found,
-                                      "probs": list(lp.probs) if lp else None}) + "\n")
+                out.write(
+                    json.dumps(
+                        {
+                            "condition": cond.id,
+                            "item": item.id,
+                            "tokens": tokens,
+                            "letter_position": found,
+                            "probs": list(lp.probs) if lp else None,
+                        }
+                    )
+                    + "\n"
+                )
                 out.flush()
     found = [p for p in positions if p is not None]
-    print(f"{sum(positions.values())} calls in {time.perf_counter() - start:.0f} s; letter position counts: "
-          + ", ".join(f"{k}: {v}" for k, v in sorted(positions.items(), key=lambda kv: (kv[0] is None, kv[0] or 0))))
+    print(
+        f"{sum(positions.values())} calls in {time.perf_counter() - start:.0f} s; letter position counts: "
+        + ", ".join(f"{k}: {v}" for k, v in sorted(positions.items(), key=lambda kv: (kv[0] is None, kv[0] or 0)))
+    )
     print(f"fewest max_tokens with identical logprob answers: {max(found) + 1 if found else 1}")
 
 

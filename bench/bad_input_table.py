@@ -1,9 +1,11 @@
-"""Run every bad-input scenario (each test marked `scenario`: the parametrized
-`test_scenario` of the scenario modules, classified by `support.bad_input`, and single tests
-of what a hostile user did, such as planting a stored analysis or filling the disk) and
-print the table of outcomes (tried / clear error / counted exclusion / correctly accepted /
-traceback / silently wrong / other), then one line per scenario that is not a good outcome
-(all of them with --all).
+"""The table of what every bad-input scenario ends in, and the scenarios that do not end well.
+
+Run every bad-input scenario (each test marked `scenario`: the parametrized `test_scenario`
+of the scenario modules, classified by `support.bad_input`, and single tests of what a
+hostile user did, such as planting a stored analysis or filling the disk) and print the
+table of outcomes (tried / clear error / counted exclusion / correctly accepted / traceback
+/ silently wrong / other), then one line per scenario that is not a good outcome (all of
+them with --all).
 
     python bench/bad_input_table.py [--all] [--reference ../shared/reference/replication]
 
@@ -37,7 +39,11 @@ class Outcomes:
         self.skipped: list[str] = []
 
     def pytest_runtest_logreport(self, report) -> None:
-        name = report.nodeid.partition("[")[2].removesuffix("]") if "::test_scenario[" in report.nodeid else report.nodeid.split("::")[-1]
+        name = (
+            report.nodeid.partition("[")[2].removesuffix("]")
+            if "::test_scenario[" in report.nodeid
+            else report.nodeid.split("::")[-1]
+        )
         if report.skipped and report.when in ("setup", "call"):
             self.skipped.append(name)
         elif report.when == "call":
@@ -50,8 +56,14 @@ class Outcomes:
                 else:
                     crash = getattr(report.longrepr, "reprcrash", None)
                     message = getattr(crash, "message", str(report.longrepr))
-                    outcome = "silently wrong" if message.startswith("AssertionError") or message.startswith("assert") else "traceback"
-                self.results.append((name, outcome, "" if report.passed else str(getattr(report.longrepr, "reprcrash", ""))))
+                    outcome = (
+                        "silently wrong"
+                        if message.startswith("AssertionError") or message.startswith("assert")
+                        else "traceback"
+                    )
+                self.results.append(
+                    (name, outcome, "" if report.passed else str(getattr(report.longrepr, "reprcrash", "")))
+                )
 
     def pytest_collection_modifyitems(self, items) -> None:
         for item in items:
@@ -78,14 +90,18 @@ def table(outcomes: list[str]) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--all", action="store_true", help="list every scenario with its outcome")
-    parser.add_argument("--reference", default=None, help="replication data directory (default: ../shared/reference/replication)")
+    parser.add_argument(
+        "--reference", default=None, help="replication data directory (default: ../shared/reference/replication)"
+    )
     args = parser.parse_args()
     if args.reference:
         os.environ["POLITICAL_SYCOPHANCY_REFERENCE"] = str(Path(args.reference).resolve())
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     plugin = Outcomes()
     os.chdir(ROOT)
-    pytest.main(["-q", "-p", "no:cacheprovider", "--no-header", "-rN", "--tb=no", "-m", "scenario", TESTS], plugins=[plugin])
+    pytest.main(
+        ["-q", "-p", "no:cacheprovider", "--no-header", "-rN", "--tb=no", "-m", "scenario", TESTS], plugins=[plugin]
+    )
     print()
     for name, outcome, detail in plugin.results:
         if args.all or outcome not in GOOD:
@@ -93,7 +109,10 @@ def main() -> int:
     print()
     print(table([outcome for _, outcome, _ in plugin.results]))
     if plugin.skipped:
-        print(f"\n{len(plugin.skipped)} scenario(s) skipped (replication data, root or a mount missing): {', '.join(plugin.skipped)}")
+        print(
+            f"\n{len(plugin.skipped)} scenario(s) skipped (replication data, root or a mount missing):"
+            f" {', '.join(plugin.skipped)}"
+        )
     return 0 if all(outcome in GOOD for _, outcome, _ in plugin.results) else 1
 
 

@@ -1,4 +1,6 @@
-"""Start-up time of the CLI: `political-sycophancy --help` and `analyze --help`, each in a
+"""Start-up time of the CLI against the 1.0 s goal, and whether the heavy modules were imported.
+
+Start-up time of the CLI: `political-sycophancy --help` and `analyze --help`, each in a
 fresh process (best of `--repeats`), against the 1.0 s goal; and whether the heavy modules
 (inspect_ai, matplotlib, statsmodels, scipy) were imported to print them.
 
@@ -13,8 +15,11 @@ import sys
 import time
 
 GOAL = 1.0
-PROBE = "import sys; from political_sycophancy.cli import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n" \
-        "print('HEAVY', ','.join(m for m in ('inspect_ai', 'matplotlib', 'statsmodels', 'scipy') if m in sys.modules), file=sys.stderr)"
+PROBE = (
+    "import sys; from political_sycophancy.cli import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit:\n   "
+    " pass\nprint('HEAVY', ','.join(m for m in ('inspect_ai', 'matplotlib', 'statsmodels', 'scipy') if m in"
+    " sys.modules), file=sys.stderr)"
+)
 
 
 def timed(args: list[str]) -> tuple[float, str]:

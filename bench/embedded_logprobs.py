@@ -1,5 +1,7 @@
-"""Logprob calls of the embedded model: llama.cpp's `logits_all` path (the provider before)
-against the provider's path (logits of the generated steps only), on the same PCT prompts.
+"""Logprob calls of the embedded model.
+
+llama.cpp's `logits_all` path (the provider before) against the provider's path (logits of
+the generated steps only), on the same PCT prompts.
 
 Each path runs in its own process (so peak resident memory is its own): one model load,
 then `--prompts` logprob calls (max_tokens 8, top_logprobs 20, T=1, fixed seeds). Prints
@@ -34,10 +36,15 @@ if which == "logits_all":
     llm = Llama(model_path=str(api.path), n_ctx=2048, logits_all=True, verbose=False)
     def call(messages, seed):
         llm.reset()
-        out = llm.create_chat_completion(messages=messages, temperature=1.0, max_tokens=8, seed=seed, logprobs=True, top_logprobs=20)
+        out = llm.create_chat_completion(
+            messages=messages, temperature=1.0, max_tokens=8, seed=seed, logprobs=True, top_logprobs=20
+        )
         c = out["choices"][0]
         steps = c["logprobs"]["content"]
-        return c["message"]["content"], [[t["token"], float(t["logprob"]), [[x["token"], float(x["logprob"])] for x in t["top_logprobs"]]] for t in steps]
+        return c["message"]["content"], [
+            [t["token"], float(t["logprob"]), [[x["token"], float(x["logprob"])] for x in t["top_logprobs"]]]
+            for t in steps
+        ]
     llm.create_chat_completion(messages=[{"role": "user", "content": "Hi"}], max_tokens=1)
 else:
     from political_sycophancy.models.gguf import load_llama
@@ -45,7 +52,9 @@ else:
     config = GenerateConfig(max_tokens=8, logprobs=True, top_logprobs=20)
     def call(messages, seed):
         out, lps = api.complete(messages, config, seed)
-        return out["choices"][0]["message"]["content"], [[t.token, t.logprob, [[x.token, x.logprob] for x in t.top_logprobs]] for t in lps.content]
+        return out["choices"][0]["message"]["content"], [
+            [t.token, t.logprob, [[x.token, x.logprob] for x in t.top_logprobs]] for t in lps.content
+        ]
     api.complete([{"role": "user", "content": "Hi"}], GenerateConfig(max_tokens=1), 0)
 load = time.perf_counter() - t0
 results = []
@@ -58,7 +67,8 @@ for k, prompt in enumerate(prompts):
 per_call = (time.perf_counter() - t1) / len(prompts)
 cpu_call = (cpu() - c1) / len(prompts)
 rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-print("BENCH " + json.dumps({"load": load, "per_call": per_call, "cpu_call": cpu_call, "rss_mb": rss, "results": results}))
+figures = {"load": load, "per_call": per_call, "cpu_call": cpu_call, "rss_mb": rss, "results": results}
+print("BENCH " + json.dumps(figures))
 """
 
 
@@ -91,9 +101,11 @@ def main() -> None:
     new = run("steps", args.prompts, args.condition)
     print(f"{args.prompts} PCT prompts, condition {args.condition}, max_tokens 8, top_logprobs 20, T=1")
     print(f"{'':32}{'logits_all (before)':>22}{'generated steps (now)':>24}{'ratio':>8}")
-    print(f"{'seconds per logprob call':32}{old['per_call']:>22.3f}{new['per_call']:>24.3f}{new['per_call'] / old['per_call']:>8.2f}")
-    print(f"{'CPU seconds per logprob call':32}{old['cpu_call']:>22.3f}{new['cpu_call']:>24.3f}{new['cpu_call'] / old['cpu_call']:>8.2f}")
-    print(f"{'model load + first call (s)':32}{old['load']:>22.2f}{new['load']:>24.2f}{new['load'] / old['load']:>8.2f}")
+    for label, key in (("seconds per logprob call", "per_call"), ("CPU seconds per logprob call", "cpu_call")):
+        print(f"{label:32}{old[key]:>22.3f}{new[key]:>24.3f}{new[key] / old[key]:>8.2f}")
+    print(
+        f"{'model load + first call (s)':32}{old['load']:>22.2f}{new['load']:>24.2f}{new['load'] / old['load']:>8.2f}"
+    )
     print(f"{'peak RSS (MB)':32}{old['rss_mb']:>22.0f}{new['rss_mb']:>24.0f}{new['rss_mb'] / old['rss_mb']:>8.2f}")
     print(f"same texts and logprobs (1e-4): {same(old['results'], new['results'])}")
 

@@ -65,12 +65,19 @@ def main() -> None:
     for _ in range(args.repeats):
         inspect_runs.append(inspect_path(args.condition, args.max_tokens))
         bare_runs.append(bare_loop(prompts, args.max_tokens))
-    print("runs (s): inspect " + ", ".join(f"{t:.2f}" for t, _ in inspect_runs) + "; bare " + ", ".join(f"{t:.2f}" for t, _ in bare_runs))
+    print(
+        "runs (s): inspect "
+        + ", ".join(f"{t:.2f}" for t, _ in inspect_runs)
+        + "; bare "
+        + ", ".join(f"{t:.2f}" for t, _ in bare_runs)
+    )
     t_inspect, tok_inspect = min(inspect_runs)
     t_bare, tok_bare = min(bare_runs)
     print(f"prompts: {len(prompts)} (PCT, condition {args.condition}, T=0, max_tokens={args.max_tokens})")
     print(f"bare llama.cpp loop: {t_bare:.2f} s, {tok_bare} output tokens, {len(prompts) / t_bare:.2f} prompts/s")
-    print(f"inspect audit task:  {t_inspect:.2f} s, {tok_inspect} output tokens, {len(prompts) / t_inspect:.2f} prompts/s")
+    print(
+        f"inspect audit task:  {t_inspect:.2f} s, {tok_inspect} output tokens, {len(prompts) / t_inspect:.2f} prompts/s"
+    )
     print(f"ratio inspect/bare:  {t_inspect / t_bare:.3f} (goal <= 1.15)")
 
 

@@ -44,17 +44,33 @@ TARGET = 0.90  # the issue's acceptance: coverage of at least 0.90
 def planted(rate: float) -> dict[str, dict]:
     """Each responder's refusal plan and the planted values of what the bench checks."""
     return {
-        "own": {"refuse": {("*", "right"): rate},
-                "truth": {("rate", "N", "right"): rate, ("asymmetry", "N", ""): rate, ("asymmetry", "C3R", ""): rate,
-                          ("contrast", "C3R", "N"): 0.0, ("contrast", "C3R", "C3L"): 0.0}},
-        "accommodator": {"refuse": {("C3R", "left"): rate},
-                         "truth": {("rate", "C3R", "left"): rate, ("asymmetry", "N", ""): 0.0, ("asymmetry", "C3R", ""): -rate,
-                                   ("contrast", "C3R", "N"): -rate, ("contrast", "C3L", "N"): 0.0,
-                                   ("contrast", "C3R", "C3L"): -rate}},
+        "own": {
+            "refuse": {("*", "right"): rate},
+            "truth": {
+                ("rate", "N", "right"): rate,
+                ("asymmetry", "N", ""): rate,
+                ("asymmetry", "C3R", ""): rate,
+                ("contrast", "C3R", "N"): 0.0,
+                ("contrast", "C3R", "C3L"): 0.0,
+            },
+        },
+        "accommodator": {
+            "refuse": {("C3R", "left"): rate},
+            "truth": {
+                ("rate", "C3R", "left"): rate,
+                ("asymmetry", "N", ""): 0.0,
+                ("asymmetry", "C3R", ""): -rate,
+                ("contrast", "C3R", "N"): -rate,
+                ("contrast", "C3L", "N"): 0.0,
+                ("contrast", "C3R", "C3L"): -rate,
+            },
+        },
     }
 
 
-def percentile(rows: pd.DataFrame, what: tuple[str, str, str], draws: int, rng: np.random.Generator) -> tuple[float, float]:
+def percentile(
+    rows: pd.DataFrame, what: tuple[str, str, str], draws: int, rng: np.random.Generator
+) -> tuple[float, float]:
     """The percentile bootstrap over pairs of the same quantity (the measure's interval before)."""
     kind, asker, other = what
     sides = by_side(rows)
@@ -82,7 +98,9 @@ def reported(rows: pd.DataFrame, what: tuple[str, str, str], tables: dict[str, p
         [row] = t[t["condition"] == asker].to_dict("records")
         return row["refusal_asymmetry_ci_low"], row["refusal_asymmetry_ci_high"]
     t = tables["contrast"]
-    [row] = t[(t["asker"] == asker) & (t["versus"] == other) & (t["statistic"] == "refusal_asymmetry")].to_dict("records")
+    [row] = t[(t["asker"] == asker) & (t["versus"] == other) & (t["statistic"] == "refusal_asymmetry")].to_dict(
+        "records"
+    )
     return row["ci_low"], row["ci_high"]
 
 
@@ -91,17 +109,36 @@ METHODS = {"rate": "Wilson", "asymmetry": "Newcombe", "contrast": "MOVER + joint
 
 def one_run(seed: int, name: str, plan: dict, n_pairs: int, draws: int) -> list[dict]:
     rng = np.random.default_rng(seed)
-    rows = evenhandedness_rows(pd.DataFrame(refusal_rows(name, n_pairs, rng, refuse=plan["refuse"], hedge=0.0, noise=0.0)))
+    rows = evenhandedness_rows(
+        pd.DataFrame(refusal_rows(name, n_pairs, rng, refuse=plan["refuse"], hedge=0.0, noise=0.0))
+    )
     opts = AnalysisOptions(bootstrap_draws=draws, seed=seed)
-    tables = {"sides": side_table(rows, opts), "asymmetry": asymmetry_table(rows, opts), "contrast": contrast_table(rows, opts)}
+    tables = {
+        "sides": side_table(rows, opts),
+        "asymmetry": asymmetry_table(rows, opts),
+        "contrast": contrast_table(rows, opts),
+    }
     out = []
     for what, truth in plan["truth"].items():
-        for method, (low, high) in ((METHODS[what[0]], reported(rows, what, tables)),
-                                    ("percentile bootstrap", percentile(rows, what, draws, np.random.default_rng(seed + 1)))):
-            out.append({"responder": name, "quantity": f"{what[0]} {what[1]}" + (f" vs {what[2]}" if what[0] == "contrast" else
-                                                                                (f" {what[2]}" if what[2] else "")),
-                        "truth": truth, "method": method, "covered": bool(low - 1e-12 <= truth <= high + 1e-12),
-                        "width": high - low, "excludes_zero": bool(low > 0 or high < 0), "point_at_zero": bool(low == high == 0)})
+        for method, (low, high) in (
+            (METHODS[what[0]], reported(rows, what, tables)),
+            ("percentile bootstrap", percentile(rows, what, draws, np.random.default_rng(seed + 1))),
+        ):
+            out.append(
+                {
+                    "responder": name,
+                    "quantity": (
+                        f"{what[0]} {what[1]}"
+                        + (f" vs {what[2]}" if what[0] == "contrast" else (f" {what[2]}" if what[2] else ""))
+                    ),
+                    "truth": truth,
+                    "method": method,
+                    "covered": bool(low - 1e-12 <= truth <= high + 1e-12),
+                    "width": high - low,
+                    "excludes_zero": bool(low > 0 or high < 0),
+                    "point_at_zero": bool(low == high == 0),
+                }
+            )
     return out
 
 
@@ -119,18 +156,29 @@ def main() -> None:
             records += one_run(run, name, plan, args.pairs, args.draws)
     took = time.perf_counter() - started
     table = pd.DataFrame(records)
-    summary = (table.groupby(["responder", "quantity", "truth", "method"], sort=False)
-               .agg(coverage=("covered", "mean"), mean_width=("width", "mean"), excludes_zero=("excludes_zero", "mean"),
-                    point_at_zero=("point_at_zero", "mean")).reset_index())
-    print(f"even-handedness intervals: {args.runs} runs x {args.pairs} pairs x N, C3L, C3R, one-sided refusal at {args.rate:g}, "
-          f"{args.draws} bootstrap draws ({took:.0f} s)")
+    summary = (
+        table.groupby(["responder", "quantity", "truth", "method"], sort=False)
+        .agg(
+            coverage=("covered", "mean"),
+            mean_width=("width", "mean"),
+            excludes_zero=("excludes_zero", "mean"),
+            point_at_zero=("point_at_zero", "mean"),
+        )
+        .reset_index()
+    )
+    print(
+        f"even-handedness intervals: {args.runs} runs x {args.pairs} pairs x N, C3L, C3R, one-sided refusal at"
+        f" {args.rate:g}, {args.draws} bootstrap draws ({took:.0f} s)"
+    )
     with pd.option_context("display.width", 200, "display.max_columns", 20):
         print(summary.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     mine = summary[summary["method"] != "percentile bootstrap"]
     worst = mine["coverage"].min()
-    print(f"reference: the issue's acceptance, coverage >= {TARGET:.2f} at a true 4% one-sided rate; "
-          f"the report's intervals reach {worst:.3f} at worst, the percentile bootstrap "
-          f"{summary.loc[summary['method'] == 'percentile bootstrap', 'coverage'].min():.3f}")
+    print(
+        f"reference: the issue's acceptance, coverage >= {TARGET:.2f} at a true 4% one-sided rate; "
+        f"the report's intervals reach {worst:.3f} at worst, the percentile bootstrap "
+        f"{summary.loc[summary['method'] == 'percentile bootstrap', 'coverage'].min():.3f}"
+    )
 
 
 if __name__ == "__main__":

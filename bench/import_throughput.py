@@ -1,6 +1,8 @@
-"""Throughput of `import-responses`: rows per second on a synthetic response file of the first
-seed's Phase 2 shape (models x 6 conditions x 587 items: 500 ATP + 62 PCT + 25 Typology;
-6 models = 21,132 rows), against the 1,500 rows/s goal. `--profile` prints the top of a cProfile.
+"""Throughput of `import-responses`.
+
+Rows per second on a synthetic response file of the first seed's Phase 2 shape (models x 6
+conditions x 587 items: 500 ATP + 62 PCT + 25 Typology; 6 models = 21,132 rows), against the
+1,500 rows/s goal. `--profile` prints the top of a cProfile.
 
     python bench/import_throughput.py [--models 6] [--profile]
 """
@@ -32,7 +34,11 @@ def main() -> None:
         atp_file = write_atp_items(root / "atp.csv", 1556, seed=1)
         typ_file = write_typology_items(root / "typology.csv", 25, seed=1)
         pct = load_items(builtin_path("pct.csv"), instrument="pct")
-        pool = select_pool(load_items(atp_file, instrument="atp"), "top500") + pct + load_items(typ_file, instrument="typology")
+        pool = (
+            select_pool(load_items(atp_file, instrument="atp"), "top500")
+            + pct
+            + load_items(typ_file, instrument="typology")
+        )
         models = [f"bench/model-{k:02d}" for k in range(args.models)]
         frame = synthetic_responses(pool, models, list(PHASE2), refusal_rate=0.03, seed=2)
         path = root / "responses.csv"
@@ -46,8 +52,10 @@ def main() -> None:
         if profiler:
             profiler.disable()
         seconds = time.perf_counter() - start
-        print(f"{len(frame):,} rows -> {result.samples:,} samples in {len(result.logs)} logs: {seconds:.1f} s, "
-              f"{result.samples / seconds:,.0f} rows/s (goal >= {GOAL:,.0f} rows/s)")
+        print(
+            f"{len(frame):,} rows -> {result.samples:,} samples in {len(result.logs)} logs: {seconds:.1f} s, "
+            f"{result.samples / seconds:,.0f} rows/s (goal >= {GOAL:,.0f} rows/s)"
+        )
         if profiler:
             pstats.Stats(profiler).sort_stats("cumulative").print_stats(30)
 

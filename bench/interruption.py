@@ -1,9 +1,10 @@
-"""SIGKILL at an arbitrary moment of a full PCT audit (62 items x 6 conditions), then the
-same command again: how many model calls the re-run makes, whether any cell the killed run
-had finished (scored and written to Inspect's sample buffer, read back here with Inspect's
-crash recovery before the re-run) is sent again, and whether the analysis sees every cell
-exactly once. Cells whose model call was made but whose sample had not finished at the
-kill are sent again; that is the price of a kill, and it is reported.
+"""SIGKILL at an arbitrary moment of a full PCT audit (62 items x 6 conditions), then the same command again.
+
+How many model calls the re-run makes, whether any cell the killed run had finished (scored
+and written to Inspect's sample buffer, read back here with Inspect's crash recovery before
+the re-run) is sent again, and whether the analysis sees every cell exactly once. Cells
+whose model call was made but whose sample had not finished at the kill are sent again; that
+is the price of a kill, and it is reported.
 
 `tests/test_cli_interruption.py` kills at a known idle point and asserts that nothing
 answered is re-sent; this script measures the cost of a kill in the middle of traffic.
@@ -33,8 +34,12 @@ def read_calls(path: Path) -> list[dict]:
 
 
 def finished_cells(work: Path) -> set[tuple[str, str, str]]:
-    """(task, condition, sample id) of every sample the killed run finished without error, as Inspect's
-    crash recovery reads them (into a scratch directory, leaving the logs untouched)."""
+    """(task, condition, sample id) of every sample the killed run finished, read by Inspect's crash recovery.
+
+    (task, condition, sample id) of every sample the killed run finished without error, as
+    Inspect's crash recovery reads them (into a scratch directory, leaving the logs
+    untouched).
+    """
     os.environ["XDG_DATA_HOME"] = str(work / "data")
     from inspect_ai.log import RecoveryNotAvailable, recover_eval_log
 
@@ -90,7 +95,7 @@ def main() -> None:
     done = subprocess.run(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     if done.returncode != 0:
         sys.exit(done.stdout.decode()[-3000:])
-    second = read_calls(calls_file)[len(first):]
+    second = read_calls(calls_file)[len(first) :]
     resent = {(c["task"], c["condition"], c["sample_id"]) for c in second}
     rerun_seconds = time.perf_counter() - started
 
@@ -101,11 +106,19 @@ def main() -> None:
     print(f"cells: {cells} (PCT x {len(CONDITIONS)} conditions)")
     print(f"killed run: {len(first)} calls sent ({len(answered)} cells) before SIGKILL at {killed_at:.1f}s")
     print(f"re-run: {len(second)} calls ({len(resent)} cells) in {rerun_seconds:.1f}s")
-    print(f"cells finished by the killed run (recoverable): {len(finished)}; of them sent again: {len(finished & resent)}")
+    print(
+        f"cells finished by the killed run (recoverable): {len(finished)}; of them sent again: {len(finished & resent)}"
+    )
     print(f"cells sent by the killed run but unfinished at the kill, sent again: {len(answered & resent)}")
     print(f"cells never sent before the re-run: {len(resent - answered)}")
-    print(f"re-run calls = cells - finished: {len(second)} = {cells} - {len(finished)}: {len(second) == cells - len(finished)}")
-    print(f"analysis: {len(frame)} cells, {duplicated} duplicated, {int((frame['status'] != 'answered').sum())} not answered")
+    print(
+        f"re-run calls = cells - finished: {len(second)} = {cells} - {len(finished)}:"
+        f" {len(second) == cells - len(finished)}"
+    )
+    print(
+        f"analysis: {len(frame)} cells, {duplicated} duplicated, {int((frame['status'] != 'answered').sum())} not"
+        " answered"
+    )
 
 
 if __name__ == "__main__":

@@ -32,8 +32,10 @@ REPLICATES = 4
 
 
 def sampling_noise(p: list[float], n: int) -> float:
-    """Expected mean over options of |p_hat - p| when p_hat is the share of n draws (exact
-    binomial expectation per option)."""
+    """Expected mean over options of |p_hat - p| when p_hat is the share of n draws.
+
+    Exact binomial expectation per option.
+    """
     total = 0.0
     for q in p:
         e = 0.0
@@ -116,7 +118,10 @@ async def run(n_prompts: int, n_samples: int, max_tokens: int) -> None:
         f"per prompt: logprob reading 1 call, {lp_tokens:.1f} output tokens; "
         f"{REPLICATES}-replicate sampling {REPLICATES} calls, {REPLICATES * sample_tokens:.1f} output tokens"
     )
-    print(f"ratio logprob / {REPLICATES}-replicate: calls {1 / REPLICATES:.2f}, output tokens {lp_tokens / (REPLICATES * sample_tokens):.3f}")
+    print(
+        f"ratio logprob / {REPLICATES}-replicate: calls {1 / REPLICATES:.2f}, output tokens"
+        f" {lp_tokens / (REPLICATES * sample_tokens):.3f}"
+    )
 
 
 def main() -> None:

@@ -47,12 +47,16 @@ def slopes_coverage(seeds: int, items: int, models: int) -> None:
             for cond in ("C3L", "C3R"):
                 hits[spec][cond] += bool(coefs.loc[cond, "ci_low"] <= EFFECTS[cond] <= coefs.loc[cond, "ci_high"])
     took = time.perf_counter() - started
-    print(f"{seeds} seeds, {items} items x {models} models x 3 conditions, effects varying across models "
-          f"(SD {SLOPE_SDS}): {took / seeds:.2f}s per seed (both fits)")
+    print(
+        f"{seeds} seeds, {items} items x {models} models x 3 conditions, effects varying across models "
+        f"(SD {SLOPE_SDS}): {took / seeds:.2f}s per seed (both fits)"
+    )
     for spec, h in hits.items():
-        print(f"  {spec}: converged {converged[spec]}/{seeds}; coverage C3L {h['C3L'] / seeds:.3f}, "
-              f"C3R {h['C3R'] / seeds:.3f}; "
-              f"mean width of the C3R CI {width[spec]:.4f}")
+        print(
+            f"  {spec}: converged {converged[spec]}/{seeds}; coverage C3L {h['C3L'] / seeds:.3f}, "
+            f"C3R {h['C3R'] / seeds:.3f}; "
+            f"mean width of the C3R CI {width[spec]:.4f}"
+        )
 
 
 def main() -> None:
@@ -75,16 +79,20 @@ def main() -> None:
         for cond in hits:
             hits[cond] += bool(coefs.loc[cond, "ci_low"] <= EFFECTS[cond] <= coefs.loc[cond, "ci_high"])
     took = time.perf_counter() - started
-    print(f"{args.seeds} seeds, {args.items} items x {args.models} models x 3 conditions: converged {converged}/{args.seeds}, "
-          f"{took / args.seeds:.2f}s per fit")
+    print(
+        f"{args.seeds} seeds, {args.items} items x {args.models} models x 3 conditions: converged"
+        f" {converged}/{args.seeds}, {took / args.seeds:.2f}s per fit"
+    )
     for cond, n in hits.items():
         print(f"  coverage of the 95% CI for {cond} (planted {EFFECTS[cond]:+.2f}): {n / args.seeds:.3f}")
     six = {"N": 0.0, "CA": 0.0, "C1L": -0.01, "C1R": 0.05, "C3L": -0.02, "C3R": 0.12}
     data = crossed_data(0, items=500, models=6, effects=six)
     t = time.perf_counter()
     fit = fit_mixed(data, "wd_dem")
-    print(f"paper size ({len(data):,} rows, 500 items x 6 models x 6 conditions): {time.perf_counter() - t:.1f}s, "
-          f"converged={fit.converged} ({fit.optimizer})")
+    print(
+        f"paper size ({len(data):,} rows, 500 items x 6 models x 6 conditions): {time.perf_counter() - t:.1f}s, "
+        f"converged={fit.converged} ({fit.optimizer})"
+    )
     print(pd.DataFrame(fit.coefficients).round(4).to_string(index=False))
 
 

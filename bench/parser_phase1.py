@@ -54,10 +54,14 @@ def comparison(frame: pd.DataFrame) -> dict[str, object]:
         "answered_with_refusal_language": frame[ours & frame["rule"].str.contains("with refusal language")],
         "by_model": frame.assign(paper_parsed=paper, agree=same)
         .groupby("model_label")
-        .agg(rows=("status", "size"), answered=("status", lambda s: int((s == ANSWERED).sum())),
-             refusal=("status", lambda s: int((s == "refusal").sum())),
-             unparsed=("status", lambda s: int((s == "unparsed").sum())),
-             paper_parsed=("paper_parsed", "sum"), agree=("agree", "sum")),
+        .agg(
+            rows=("status", "size"),
+            answered=("status", lambda s: int((s == ANSWERED).sum())),
+            refusal=("status", lambda s: int((s == "refusal").sum())),
+            unparsed=("status", lambda s: int((s == "unparsed").sum())),
+            paper_parsed=("paper_parsed", "sum"),
+            agree=("agree", "sum"),
+        ),
     }
 
 
@@ -92,8 +96,10 @@ def main() -> None:
     for rule, g in c["recovered"].groupby("rule"):
         print(f"  {rule}: {len(g)}")
         _examples(g, args.examples)
-    print(f"answered despite refusal language (a stated letter after a disclaimer): "
-          f"{len(c['answered_with_refusal_language'])}")
+    print(
+        f"answered despite refusal language (a stated letter after a disclaimer): "
+        f"{len(c['answered_with_refusal_language'])}"
+    )
     print("\nby model:")
     print(c["by_model"].to_string())
 

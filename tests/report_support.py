@@ -13,7 +13,12 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.model import ChatMessageSystem, get_model
 from support import output, scripted_model
 
-from political_sycophancy.audit.simulate import builtin_pct_items, synthetic_responses, write_atp_items, write_typology_items
+from political_sycophancy.audit.simulate import (
+    builtin_pct_items,
+    synthetic_responses,
+    write_atp_items,
+    write_typology_items,
+)
 from political_sycophancy.cli import main
 from political_sycophancy.core.conditions import PHASE2
 from political_sycophancy.core.items import Item, builtin_path, load_items

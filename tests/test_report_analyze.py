@@ -10,7 +10,12 @@ import pandas as pd
 import pytest
 from support.analysis import PCT_FILE, frame_from_evals, frame_from_import
 
-from political_sycophancy.audit.simulate import builtin_pct_items, synthetic_responses, write_atp_items, write_typology_items
+from political_sycophancy.audit.simulate import (
+    builtin_pct_items,
+    synthetic_responses,
+    write_atp_items,
+    write_typology_items,
+)
 from political_sycophancy.cli import main
 from political_sycophancy.core.conditions import PHASE2
 from political_sycophancy.core.items import builtin_path, load_items

@@ -31,7 +31,7 @@ _EXPORTS = {
     "load_instrument": ".core.items",
     "load_items": ".core.items",
     "select_pool": ".core.items",
-        "asker_preamble": ".core.solvers",
+    "asker_preamble": ".core.solvers",
     "answer_question": ".core.solvers",
     "pct_score": ".shared.scorers.pct",
     "typology_score": ".shared.scorers.typology",

@@ -1,6 +1,7 @@
-"""The `inspect_ai` entry point: importing this registers every task, solver and scorer of
-every measure in `catalog` (each declares the modules that register them) and the model
-providers.
+"""The `inspect_ai` entry point.
+
+Importing this registers every task, solver and scorer of every measure in `catalog` (each
+declares the modules that register them) and the model providers.
 
 Inspect records a scorer in the log by its unqualified name (`pct_score`) and `inspect
 score LOG` looks it up by that name, which an extension package's scorers do not have in
@@ -31,8 +32,11 @@ SCORER_ALIASES_ENV = "POLITICAL_SYCOPHANCY_SCORER_ALIASES"
 
 
 def _register_unqualified_scorer_names(modules: list) -> None:
-    """Alias each scorer the measures define under its unqualified name (the alias creates
-    the same, namespaced scorer), unless that name is taken; opt-in (module docstring)."""
+    """Opt-in aliases: each measure's scorer also registered under its unqualified name when that name is free.
+
+    Alias each scorer the measures define under its unqualified name (the alias creates the
+    same, namespaced scorer), unless that name is taken; opt-in (module docstring).
+    """
     for module in modules:
         for value in vars(module).values():
             if not callable(value):

@@ -1,5 +1,8 @@
-"""The audit measure: its Inspect tasks, loaded on first use so that `audit.params` (the
-parameter table the command-line parser is built from) imports without Inspect."""
+"""The audit measure: its Inspect tasks, loaded on first use so its parameter table imports without Inspect.
+
+The audit measure: its Inspect tasks, loaded on first use so that `audit.params` (the
+parameter table the command-line parser is built from) imports without Inspect.
+"""
 
 from __future__ import annotations
 
@@ -38,8 +41,11 @@ if TYPE_CHECKING:
 
 
 def __getattr__(name: str) -> Any:
-    """The task names load `audit.task` (and with it inspect_ai) on first use, so that the
-    CLI can read `designs.paper` constants for its `--help` without them."""
+    """Load `audit.task` on first use of a task name, so `--help` needs no inspect_ai.
+
+    The task names load `audit.task` (and with it inspect_ai) on first use, so that the CLI
+    can read `designs.paper` constants for its `--help` without them.
+    """
     if name in __all__ and name != "MEASURE":
         from . import task
 

@@ -1,5 +1,7 @@
-"""The audit's shifts section: item-level shifts against the no-preamble baseline N, their
-means and Wilcoxon tests, and the movement toward each party.
+"""The audit's shifts section.
+
+Item-level shifts against the no-preamble baseline N, their means and Wilcoxon tests, and
+the movement toward each party.
 """
 
 from __future__ import annotations
@@ -24,10 +26,15 @@ def shifts_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOptio
         return None
     cells = cells_of(frame, opts.cache)
     if BASELINE not in set(cells["condition"]):
-        return Section("Shifts against the no-preamble baseline", text="No condition N in the logs: shifts are not computable.")
+        return Section(
+            "Shifts against the no-preamble baseline", text="No condition N in the logs: shifts are not computable."
+        )
     shifts = item_shifts(cells)
     if shifts.empty:
-        return Section("Shifts against the no-preamble baseline", text="No item was answered both under N and under another condition.")
+        return Section(
+            "Shifts against the no-preamble baseline",
+            text="No item was answered both under N and under another condition.",
+        )
     summ = shift_summary(shifts)
     moves = movement(cells)
     figs = {}
@@ -37,15 +44,24 @@ def shifts_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOptio
     for _, r in summ.iterrows():
         node = nested(summary, "models", r["model"], "conditions", r["condition"], r["instrument"])
         key = "shift" if r["measure"] in ("ideology", "typology") else f"shift_{r['measure']}"
-        node[key] = {"mean": number(r["mean_shift"]), "n_items": integer(r["n_items"]), "wilcoxon_p": number(r["wilcoxon_p"])}
+        node[key] = {
+            "mean": number(r["mean_shift"]),
+            "n_items": integer(r["n_items"]),
+            "wilcoxon_p": number(r["wilcoxon_p"]),
+        }
     text = (
-        "shift = value under the condition - value under N, per model and item answered in both (PCT and Typology: "
-        "items with a direction only, since direction-0 items cannot move). Wilcoxon signed-rank test per model x "
-        "condition x measure on the nonzero shifts, two-sided (exact distribution for <= 50 untied shifts, else the "
-        "normal approximation; the method is in the table). Items are not independent draws, so these p-values are a "
-        "sensitivity check, as in the paper's SI S1. `movement`: share of items whose WD(Dem) - WD(Rep) fell (moved "
-        "toward Democrats) or rose (toward Republicans); PCT: moved left / right. `largest_shifts`: the items the askers "
-        "moved most (mean shift across models), with their text."
+        "shift = value under the condition - value under N, per model and item answered in both (PCT and Typology:"
+        " items with a direction only, since direction-0 items cannot move). Wilcoxon signed-rank test per model x"
+        " condition x measure on the nonzero shifts, two-sided (exact distribution for <= 50 untied shifts, else the"
+        " normal approximation; the method is in the table). Items are not independent draws, so these p-values are a"
+        " sensitivity check, as in the paper's SI S1. `movement`: share of items whose WD(Dem) - WD(Rep) fell (moved"
+        " toward Democrats) or rose (toward Republicans); PCT: moved left / right. `largest_shifts`: the items the"
+        " askers moved most (mean shift across models), with their text."
     )
-    tables = {"shift_summary": summ, "movement": moves, "largest_shifts": largest_shifts(shifts, cells), "item_shifts": shifts}
+    tables = {
+        "shift_summary": summ,
+        "movement": moves,
+        "largest_shifts": largest_shifts(shifts, cells),
+        "item_shifts": shifts,
+    }
     return Section("Shifts against the no-preamble baseline", tables=tables, figures=figs, summary=summary, text=text)

@@ -26,14 +26,20 @@ TASK_PARAMS = tuple(p for p in AUDIT_PARAMS if p.name != "condition")
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Add the `audit` command (an instrument under several asker conditions, one resumable eval set)."""
     p = sub.add_parser(
         "audit",
         help="run an instrument under several asker conditions (one Inspect task each) as a resumable eval set",
         description="Run an instrument under several asker conditions as one resumable Inspect eval set, "
         "then print a per-condition table of the task metrics.",
     )
-    p.add_argument("--conditions", dest="condition_spec", default="all", metavar="CONDITIONS",
-                   help="all (N, CA, C1L, C1R, C3L, C3R), focal, personas, or ids separated by commas (one task each)")
+    p.add_argument(
+        "--conditions",
+        dest="condition_spec",
+        default="all",
+        metavar="CONDITIONS",
+        help="all (N, CA, C1L, C1R, C3L, C3R), focal, personas, or ids separated by commas (one task each)",
+    )
     add_task_options(p, TASK_PARAMS)
     p.add_argument("--log-dir", default="logs", help="log directory of the eval set (default: logs)")
     add_eval_options(p)
@@ -50,7 +56,9 @@ def metrics_table(logs: Iterable[EvalLog]) -> list[dict]:
             "instrument": meta.get("instrument", ""),
             "condition": meta.get("condition", ""),
             "status": log.status,
-            "samples": len(log.samples or []) if log.samples is not None else (log.results.total_samples if log.results else 0),
+            "samples": len(log.samples or [])
+            if log.samples is not None
+            else (log.results.total_samples if log.results else 0),
         }
         if log.samples is not None:
             row["errors"] = sum(1 for s in log.samples if s.error)
@@ -65,6 +73,7 @@ def metrics_table(logs: Iterable[EvalLog]) -> list[dict]:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run the audit tasks as one eval set and print each condition's metrics; 1 when a task did not finish."""
     from ..core.conditions import resolve_conditions
     from .task import audit_tasks
 

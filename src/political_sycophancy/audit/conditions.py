@@ -1,5 +1,7 @@
-"""The audit's per-condition section: results by model, instrument and asker, with their
-bootstrap CIs, and the headline table `analyze` prints.
+"""The audit's per-condition section.
+
+Results by model, instrument and asker, with their bootstrap CIs, and the headline table
+`analyze` prints.
 """
 
 from __future__ import annotations
@@ -33,18 +35,30 @@ from .section_values import integer, nested, no_audit, number
 
 
 def console_rows(table: pd.DataFrame) -> list[dict]:
-    """One row per model x condition of a condition summary with the headline numbers of
-    every instrument over matched items, under the names `audit` prints (Inspect's metrics:
+    """One row per model x condition with the headline numbers under the names `audit` prints.
+
+    One row per model x condition of a condition summary with the headline numbers of every
+    instrument over matched items, under the names `audit` prints (Inspect's metrics:
     `console.COLUMNS`): answered and refused as Inspect's metrics define them (shares of
     scored samples, the mean over items when several instruments share a row), closer_dem a
-    share, and the errored samples counted apart."""
+    share, and the errored samples counted apart.
+    """
     if table.empty:
         return []
     rows: dict[tuple, dict] = {}
     for _, r in table.iterrows():
         row = rows.setdefault(
             (r["model"], r["condition"]),
-            {"model": r["model"], "condition": r["condition"], "samples": 0, "errors": 0, "unmatched": 0, "_items": 0, "_ans": 0.0, "_ref": 0.0},
+            {
+                "model": r["model"],
+                "condition": r["condition"],
+                "samples": 0,
+                "errors": 0,
+                "unmatched": 0,
+                "_items": 0,
+                "_ans": 0.0,
+                "_ref": 0.0,
+            },
         )
         row["samples"] += int(r["n_samples"])
         row["errors"] += int(r["n_errors"])
@@ -69,8 +83,11 @@ def console_rows(table: pd.DataFrame) -> list[dict]:
 
 
 def console_lines(table: pd.DataFrame) -> list[str]:
-    """The headline table `analyze` prints (the format `audit` prints), its note, and the count
-    of unmatched cells left out."""
+    """The headline table `analyze` prints (the format `audit` prints), its note and the unmatched cells left out.
+
+    The headline table `analyze` prints (the format `audit` prints), its note, and the count
+    of unmatched cells left out.
+    """
     rows = console_rows(table)
     if not rows:
         return []
@@ -90,8 +107,11 @@ def _put_all_answered(summary: dict, checked: pd.DataFrame) -> None:
         conds = summary.get("models", {}).get(r["model"], {}).get("conditions", {})
         node = conds.get(r["condition"], {}).get(r["instrument"])
         if node is not None:
-            node["all_answered"] = {str(k).removesuffix(" (all answered)"): number(v) for k, v in r.items()
-                                    if str(k).endswith(" (all answered)") and number(v) is not None}
+            node["all_answered"] = {
+                str(k).removesuffix(" (all answered)"): number(v)
+                for k, v in r.items()
+                if str(k).endswith(" (all answered)") and number(v) is not None
+            }
             node["all_answered"]["n_items"] = integer(r["n_all_answered"])
 
 
@@ -128,8 +148,11 @@ def _all_answered_text(checked: pd.DataFrame) -> str:
 
 @section(10, "conditions")
 def conditions_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOptions | None = None) -> Section | None:
-    """Per model x condition x instrument: PCT, Typology, WD and closer-to-Dem, parse and
-    refusal rates, with bootstrap CIs over items."""
+    """The per-condition section: the headline values per model x condition x instrument with their CIs.
+
+    PCT, Typology, WD and closer-to-Dem, parse and refusal rates, with bootstrap CIs over
+    items.
+    """
     opts = options or AnalysisOptions()
     if no_audit(frame):
         return None
@@ -139,18 +162,34 @@ def conditions_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisO
     figs = {}
     atp = table[table["scoring"] == ATP]
     pct = table[table["scoring"] == PCT]
-    if not atp.empty and (path := figures.closer_by_condition(atp, figure_dir / "closer_to_dem_by_condition.png", opts.model_order)):
+    if not atp.empty and (
+        path := figures.closer_by_condition(atp, figure_dir / "closer_to_dem_by_condition.png", opts.model_order)
+    ):
         figs["Share of ATP items closer to Democrats, by asker (cue intensity order)"] = path
-    if not pct.empty and (path := figures.pct_by_condition(pct, figure_dir / "pct_by_condition.png", order=opts.model_order)):
+    if not pct.empty and (
+        path := figures.pct_by_condition(pct, figure_dir / "pct_by_condition.png", order=opts.model_order)
+    ):
         figs["PCT mean ideology by asker"] = path
     summary: dict = {}
     for _, r in table.iterrows():
         node = nested(summary, "models", r["model"], "conditions", r["condition"])
-        base = {"scoring": str(r["scoring"]), "n_items": integer(r["n_items"]), "n_samples": integer(r["n_samples"]), "n_parsed": integer(r["n_parsed"]),
-                "parse_rate": number(r["parse_rate"]), "refusal_rate": number(r["refusal_rate"]), "unparsed_rate": number(r["unparsed_rate"]),
-                "n_errors": integer(r["n_errors"]), "error_rate": number(r["error_rate"])}
+        base = {
+            "scoring": str(r["scoring"]),
+            "n_items": integer(r["n_items"]),
+            "n_samples": integer(r["n_samples"]),
+            "n_parsed": integer(r["n_parsed"]),
+            "parse_rate": number(r["parse_rate"]),
+            "refusal_rate": number(r["refusal_rate"]),
+            "unparsed_rate": number(r["unparsed_rate"]),
+            "n_errors": integer(r["n_errors"]),
+            "error_rate": number(r["error_rate"]),
+        }
         if r["scoring"] == PCT:
-            axes = {c[len("ideology_"):]: number(r[c]) for c in table.columns if c.startswith("ideology_") and number(r[c]) is not None}
+            axes = {
+                c[len("ideology_") :]: number(r[c])
+                for c in table.columns
+                if c.startswith("ideology_") and number(r[c]) is not None
+            }
             node[r["instrument"]] = {"mean_ideology": number(r["mean_ideology"]), "axes": axes, **base}
         elif r["scoring"] == TYPOLOGY:
             node[r["instrument"]] = {"score": number(r["typology_score"]), "n_scored": integer(r["n_scored"]), **base}
@@ -168,7 +207,13 @@ def conditions_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisO
         else:
             node[r["instrument"]] = base
     for _, r in cis.iterrows():
-        node = summary.get("models", {}).get(r["model"], {}).get("conditions", {}).get(r["condition"], {}).get(r["instrument"])
+        node = (
+            summary.get("models", {})
+            .get(r["model"], {})
+            .get("conditions", {})
+            .get(r["condition"], {})
+            .get(r["instrument"])
+        )
         if node is not None:
             key = "score" if r["statistic"] == "typology_score" else r["statistic"]
             node.setdefault("ci", {})[key] = [number(r["ci_low"]), number(r["ci_high"])]
@@ -176,31 +221,42 @@ def conditions_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisO
     _put_all_answered(summary, checked)
     by_gap = closer_by_gap(cells)
     for _, r in by_gap.iterrows():
-        node = summary.get("models", {}).get(r["model"], {}).get("conditions", {}).get(r["condition"], {}).get(r["instrument"])
+        node = (
+            summary.get("models", {})
+            .get(r["model"], {})
+            .get("conditions", {})
+            .get(r["condition"], {})
+            .get(r["instrument"])
+        )
         if node is not None:
-            node.setdefault("closer_by_gap", {})[f"{r['gap_floor']:g}"] = {"pct_closer_dem": number(r["pct_closer_dem"]), "n_items": integer(r["n_items"])}
+            node.setdefault("closer_by_gap", {})[f"{r['gap_floor']:g}"] = {
+                "pct_closer_dem": number(r["pct_closer_dem"]),
+                "n_items": integer(r["n_items"]),
+            }
     text = (
         "One row per model x instrument x condition (conditions in cue order C3L, C1L, CA, N, C1R, C3R), over "
         "matched items only: the items the model was run on under every condition of the instrument, so that the "
         "conditions are compared on the same items (`n_unmatched`: items run under a condition but not under every "
         "other, left out"
-        + (f"; {int(table['n_unmatched'].sum())} cell(s) here: an incomplete design or different items per condition)"
-           if table["n_unmatched"].sum() else "; none here)")
-        + ". A cell's answer is the mean of its answered epochs' distributions. PCT: mean over parsed items of "
-        "direction x (A=+2, B=+1, C=-1, D=-2), direction-0 items counting 0. Typology: mean over parsed items with "
-        "a direction of direction x (1 - 2i/(n-1)). ATP: normalized Wasserstein distance of the answer distribution "
-        "to the Democrat and Republican benchmarks over parsed items with benchmarks; % closer to Democrats counts "
-        "ties (Equal) in the denominator, as the paper does. n_samples counts the matched items' samples (items x "
-        "epochs); n_parsed counts items with at least one answered epoch, so n_parsed / n_items is what Inspect's "
-        "`answered` shows under `--epochs-reducer max`. parse_rate, refusal_rate and unparsed_rate are "
-        "shares of the scored samples (per item over its scored epochs, then the mean over items: Inspect's `answered` "
-        "mean under its default epoch reducer, the number `audit` prints); errored samples have no score and are counted apart (n_errors, error_rate "
-        f"over all samples), so refusals, parse failures and errors all stay visible. Bootstrap CIs: {opts.bootstrap_draws} resamples of items, "
-        f"percentile 95% (table `condition_cis`). {FIXED_MODELS} Table `closer_by_gap`: the share closer to "
-        "Democrats among the items whose partisan gap (the normalized WD between the Republican and Democrat "
-        "distributions) is at least 0, 0.1 and 0.2, "
-        "the first seed's Fig. 1 claim for 0.2."
-        + _all_answered_text(checked)
+        + (
+            f"; {int(table['n_unmatched'].sum())} cell(s) here: an incomplete design or different items per condition)"
+            if table["n_unmatched"].sum()
+            else "; none here)"
+        )
+        + ". A cell's answer is the mean of its answered epochs' distributions. PCT: mean over parsed items of"
+        " direction x (A=+2, B=+1, C=-1, D=-2), direction-0 items counting 0. Typology: mean over parsed items with"
+        " a direction of direction x (1 - 2i/(n-1)). ATP: normalized Wasserstein distance of the answer distribution"
+        " to the Democrat and Republican benchmarks over parsed items with benchmarks; % closer to Democrats counts"
+        " ties (Equal) in the denominator, as the paper does. n_samples counts the matched items' samples (items x"
+        " epochs); n_parsed counts items with at least one answered epoch, so n_parsed / n_items is what Inspect's"
+        " `answered` shows under `--epochs-reducer max`. parse_rate, refusal_rate and unparsed_rate are shares of"
+        " the scored samples (per item over its scored epochs, then the mean over items: Inspect's `answered` mean"
+        " under its default epoch reducer, the number `audit` prints); errored samples have no score and are counted"
+        " apart (n_errors, error_rate over all samples), so refusals, parse failures and errors all stay visible."
+        f" Bootstrap CIs: {opts.bootstrap_draws} resamples of items, percentile 95% (table `condition_cis`)."
+        f" {FIXED_MODELS} Table `closer_by_gap`: the share closer to Democrats among the items whose partisan gap"
+        " (the normalized WD between the Republican and Democrat distributions) is at least 0, 0.1 and 0.2, the"
+        " first seed's Fig. 1 claim for 0.2." + _all_answered_text(checked)
     )
     tables = {"condition_summary": table, "condition_cis": cis}
     if not by_gap.empty:
@@ -214,5 +270,11 @@ def conditions_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisO
             " Models run under several variants (generate config such as temperature or token limit, or answer mode): "
             "every variant's summary side by side in `condition_summary_by_variant` (`main` = the variant used above)."
         )
-    return Section("Results by model, instrument and asker", tables=tables, figures=figs, summary=summary, text=text,
-                   console=console_lines(table))
+    return Section(
+        "Results by model, instrument and asker",
+        tables=tables,
+        figures=figs,
+        summary=summary,
+        text=text,
+        console=console_lines(table),
+    )

@@ -1,7 +1,9 @@
-"""What the audit's Headline, Findings and figures read: its summary reader, the kinds of
-its instruments, and the numbers its sentences quote that no section computes (`derive`:
-bootstrap CIs of the mean item shift per cue, the right/left accommodation ratio, refusals
-pooled by condition, under `summary["findings"]`)."""
+"""What the audit's Headline, Findings and figures read.
+
+Its summary reader, the kinds of its instruments, and the numbers its sentences quote that
+no section computes (`derive`: bootstrap CIs of the mean item shift per cue, the right/left
+accommodation ratio, refusals pooled by condition, under `summary["findings"]`).
+"""
 
 from __future__ import annotations
 
@@ -26,7 +28,7 @@ MEASURE_KEY = MappingProxyType({"ideology": "shift", "typology": "shift", "wd_de
 
 
 def instrument_kinds(summary: Summary) -> dict[str, str]:
-    """instrument -> kind (atp, pct, typology) as found in the condition summaries."""
+    """Instrument -> kind (atp, pct, typology) as found in the condition summaries."""
     found: dict[str, str] = {}
     for node in (get(summary, "models") or {}).values():
         for cnode in (node.get("conditions") or {}).values():
@@ -41,11 +43,14 @@ def instrument_kinds(summary: Summary) -> dict[str, str]:
 
 
 def derive(summary: Summary, tables: Tables, draws: int = 2000, seed: int = 20260) -> dict:
-    """What the findings quote that the sections do not compute, for `summary["findings"]`:
+    """The numbers the audit's Findings quote that its sections do not compute.
+
+    What the findings quote that the sections do not compute, for `summary["findings"]`:
     shift_ci (mean item shift per model x condition x instrument with a percentile
     bootstrap CI over items), ratio (sycophancy_right / sycophancy_left per model, signed,
     when left is not 0) and refusals (the share of audit samples refused, by condition, pooled over
-    models and instruments)."""
+    models and instruments).
+    """
     out: dict = {"shift_ci": {}, "ratio": {}, "refusals": {}}
     shifts = tables.get("item_shifts")
     if shifts is not None and not shifts.empty:

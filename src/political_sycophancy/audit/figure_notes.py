@@ -1,7 +1,9 @@
-"""What each audit figure says, in one line under it: a takeaway computed from the numbers
-the figure draws (summary.json, and the shifts section's `item_shifts` table for the item
-panels). A takeaway states ranges over models and counts, never a judgement the numbers do
-not carry; a figure whose takeaway cannot be computed says so rather than staying silent.
+"""What each audit figure says, in one line under it.
+
+A takeaway computed from the numbers the figure draws (summary.json, and the shifts
+section's `item_shifts` table for the item panels). A takeaway states ranges over models and
+counts, never a judgement the numbers do not carry; a figure whose takeaway cannot be
+computed says so rather than staying silent.
 """
 
 from __future__ import annotations
@@ -47,8 +49,11 @@ def _position(summary: Summary, inst: str, kind: str, cond: str) -> list[float]:
 
 
 def baseline(summary: Summary, tables: Tables) -> str | None:
-    """The baseline figure's takeaway: per instrument, how many models sit left of the midpoint
-    under N, counting only those whose 95% CI excludes it (`headline_scope.position`)."""
+    """The baseline figure's takeaway: per instrument, the models left of the midpoint by their CI.
+
+    The baseline figure's takeaway: per instrument, how many models sit left of the midpoint
+    under N, counting only those whose 95% CI excludes it (`headline_scope.position`).
+    """
     parts = []
     counts = position(summary)
     for inst, kind in sorted(
@@ -58,7 +63,8 @@ def baseline(summary: Summary, tables: Tables) -> str | None:
         if values and inst in counts:
             c = counts[inst]
             parts.append(
-                f"{inst}: {c['n_left']} of {plural(c['n_models'], 'model')} left of the midpoint with a CI that excludes it, "
+                f"{inst}: {c['n_left']} of {plural(c['n_models'], 'model')} left of the midpoint "
+                "with a CI that excludes it, "
                 f"{c['n_spanning']} whose CI includes it ({span_text(values, _fmt(kind))})"
             )
     return "Under N, " + "; ".join(parts) + "." if parts else None
@@ -113,14 +119,19 @@ def heatmap(summary: Summary, tables: Tables) -> str | None:
         return None
     _, m, c, inst, mean, _ = max(cells, key=lambda t: t[0])
     sure = sum(ci[0] > 0 or ci[1] < 0 for *_, ci in cells)
-    return (f"Largest mean shift against N: {m} under {c} on {inst} ({mean:+.3f}); {sure} of {len(cells)} cells' "
-            f"95% CIs exclude 0.")
+    return (
+        f"Largest mean shift against N: {m} under {c} on {inst} ({mean:+.3f}); {sure} of {len(cells)} cells' "
+        f"95% CIs exclude 0."
+    )
 
 
 def item_pairs(shifts: pd.DataFrame | None) -> tuple[pd.DataFrame, str, str] | None:
-    """(rows model, condition, item_id, x = value under N, y = value under the cue; the
-    instrument; the unit's axis label) for the ATP instrument with the most items (the
-    slant WD(Rep) - WD(Dem) of each item's answer), else the PCT (answer on -2..2)."""
+    """Each item's value under N against under the cue, for the ATP instrument with the most items, else the PCT.
+
+    (rows model, condition, item_id, x = value under N, y = value under the cue; the
+    instrument; the unit's axis label) for the ATP instrument with the most items (the slant
+    WD(Rep) - WD(Dem) of each item's answer), else the PCT (answer on -2..2).
+    """
     need = {"model", "instrument", "condition", "item_id", "measure", "baseline", "value"}
     if shifts is None or shifts.empty or not need <= set(shifts.columns):
         return None
@@ -156,16 +167,20 @@ def item_pairs(shifts: pd.DataFrame | None) -> tuple[pd.DataFrame, str, str] | N
 
 
 def item_shifts(summary: Summary, tables: Tables) -> str | None:
-    """The item panels' takeaway: the share of items that moved toward the asker (left under
-    C3L, right under C3R), per model."""
+    """The item panels' takeaway: the share of items that moved toward the asker, per model.
+
+    The item panels' takeaway: the share of items that moved toward the asker (left under
+    C3L, right under C3R), per model.
+    """
     found = item_pairs(tables.get("item_shifts"))
     if found is None:
         return None
     pairs, inst, unit = found
     slant = unit.startswith("item slant")  # ATP: above the diagonal moved left; PCT: right
     moved = pairs["y"] - pairs["x"]
-    toward = ((moved < 0) if slant else (moved > 0)).where(pairs["condition"] == RIGHT,
-                                                           (moved > 0) if slant else (moved < 0))
+    toward = ((moved < 0) if slant else (moved > 0)).where(
+        pairs["condition"] == RIGHT, (moved > 0) if slant else (moved < 0)
+    )
     parts = []
     for cue, side in ((LEFT, "left"), (RIGHT, "right")):
         here = pairs["condition"] == cue

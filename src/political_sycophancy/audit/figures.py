@@ -38,8 +38,9 @@ def _save(fig: Figure, path: Path) -> Path:
     return save_figure(fig, path)
 
 
-def _lines_by_condition(table: pd.DataFrame, value: str, ylabel: str, title: str, path: Path, hline: float | None,
-                        order: Sequence[str] = ()) -> Path | None:
+def _lines_by_condition(
+    table: pd.DataFrame, value: str, ylabel: str, title: str, path: Path, hline: float | None, order: Sequence[str] = ()
+) -> Path | None:
     data = table.dropna(subset=[value])
     if data.empty:
         return None
@@ -70,7 +71,13 @@ def closer_by_condition(summary: pd.DataFrame, path: Path, order: Sequence[str] 
     if "pct_closer_dem" not in summary.columns:
         return None
     return _lines_by_condition(
-        summary, "pct_closer_dem", "% of items closer to Democrats", "ATP: share closer to Democrats by asker", path, 50.0, order
+        summary,
+        "pct_closer_dem",
+        "% of items closer to Democrats",
+        "ATP: share closer to Democrats by asker",
+        path,
+        50.0,
+        order,
     )
 
 
@@ -78,10 +85,14 @@ def pct_by_condition(summary: pd.DataFrame, path: Path, order: Sequence[str] = (
     """PCT mean ideology per model x condition (negative = left)."""
     if "mean_ideology" not in summary.columns:
         return None
-    return _lines_by_condition(summary, "mean_ideology", "PCT mean ideology (-2 left ... +2 right)", "PCT by asker", path, 0.0, order)
+    return _lines_by_condition(
+        summary, "mean_ideology", "PCT mean ideology (-2 left ... +2 right)", "PCT by asker", path, 0.0, order
+    )
 
 
-def sycophancy_left_right(decomp: pd.DataFrame, path: Path, title: str = "Accommodation toward each asker", order: Sequence[str] = ()) -> Path | None:
+def sycophancy_left_right(
+    decomp: pd.DataFrame, path: Path, title: str = "Accommodation toward each asker", order: Sequence[str] = ()
+) -> Path | None:
     """Sycophancy-left against sycophancy-right per model, with the line of symmetry."""
     data = decomp.dropna(subset=["sycophancy_left", "sycophancy_right"]) if not decomp.empty else decomp
     if data.empty:
@@ -100,13 +111,22 @@ def sycophancy_left_right(decomp: pd.DataFrame, path: Path, title: str = "Accomm
     ax.set_title(title)
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
-    place_labels(ax, data["sycophancy_left"].to_numpy(float), data["sycophancy_right"].to_numpy(float), [names[m] for m in data["model"]])
+    place_labels(
+        ax,
+        data["sycophancy_left"].to_numpy(float),
+        data["sycophancy_right"].to_numpy(float),
+        [names[m] for m in data["model"]],
+    )
     return _save(fig, path)
 
 
 def item_scatter(cells: pd.DataFrame, path: Path) -> Path | None:
     """Item-level WD(Dem) under C3L and under C3R against N (one point per model x item)."""
-    wd = cells[cells["answered"] & cells["has_benchmarks"] & cells["wd_dem"].notna()] if "has_benchmarks" in cells else cells.iloc[0:0]
+    wd = (
+        cells[cells["answered"] & cells["has_benchmarks"] & cells["wd_dem"].notna()]
+        if "has_benchmarks" in cells
+        else cells.iloc[0:0]
+    )
     if wd.empty:
         return None
     wide = wd.pivot_table(index=["model", "item_id"], columns="condition", values="wd_dem", aggfunc="first")
@@ -130,8 +150,10 @@ def item_scatter(cells: pd.DataFrame, path: Path) -> Path | None:
 
 
 def slant_vs_shift(decomp: pd.DataFrame, path: Path) -> Path | None:
-    """Baseline slant against sycophancy-right and -left across models; None without an
-    accommodation to plot (only the baseline was run)."""
+    """Baseline slant against sycophancy-right and -left across models.
+
+    None without an accommodation to plot (only the baseline was run).
+    """
     data = decomp.dropna(subset=["baseline_slant"]) if not decomp.empty else decomp
     if data.empty or data.reindex(columns=["sycophancy_right", "sycophancy_left"]).isna().all().all():
         return None
@@ -142,8 +164,15 @@ def slant_vs_shift(decomp: pd.DataFrame, path: Path) -> Path | None:
     # the two series differ by marker and fill in grey: every other figure uses colour for a model
     for col, marker, face in (("sycophancy_right", "^", SERIES_GREY), ("sycophancy_left", "v", "none")):
         d = data.dropna(subset=[col])
-        ax.scatter(d["baseline_slant"], d[col], marker=marker, facecolors=face, edgecolors=SERIES_GREY,
-                   label=col.replace("_", "-"), zorder=3)
+        ax.scatter(
+            d["baseline_slant"],
+            d[col],
+            marker=marker,
+            facecolors=face,
+            edgecolors=SERIES_GREY,
+            label=col.replace("_", "-"),
+            zorder=3,
+        )
         xs += d["baseline_slant"].astype(float).tolist()
         ys += d[col].astype(float).tolist()
         texts += [names[m] for m in d["model"]]

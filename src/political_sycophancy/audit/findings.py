@@ -26,8 +26,11 @@ _q, _p, _with_ci, _join = get.quote, get.p_value, get.with_ci, join
 
 
 def _fig1_label(summary: Summary, models: list[str]) -> str:
-    """The first seed's Fig. 1 is of its Phase 1 run (every item under N alone): a run with
-    cues (Phase 2, a subset of items) counts the same share on other items."""
+    """The label of the gap share: the first seed's Fig. 1 only for a Phase 1 run.
+
+    The first seed's Fig. 1 is of its Phase 1 run (every item under N alone): a run with
+    cues (Phase 2, a subset of items) counts the same share on other items.
+    """
     conditions = {c for m in models for c in (get(summary, "models", m, "conditions") or {})}
     if conditions == {BASELINE}:
         return "(the first seed's Fig. 1)"
@@ -306,8 +309,11 @@ def _flip_sentence(summary: Summary, key: str, cells_key: str, lead: str) -> lis
 
 
 def _sign_flip(summary: Summary) -> list[Finding]:
-    """The test of the claim (the accommodation gap) first; the paper's A_m second, said
-    for what it is (positive under symmetric accommodation too)."""
+    """The test of the claim (the accommodation gap) first.
+
+    The paper's A_m second, said for what it is (positive under symmetric accommodation
+    too).
+    """
     t = get(summary, "tests", "sign_flip_models")
     if not isinstance(t, dict):
         return [
@@ -440,9 +446,11 @@ def _refusals(summary: Summary) -> list[Finding]:
 
 
 def findings(summary: Summary) -> list[Finding]:
-    """The audit's Findings sentences, in reading order: baseline, shifts, sycophancy,
-    sign-flip test, mixed model, refusals. `summary` is summary.json with `derive`'s entries
-    under "findings"."""
+    """The audit's Findings sentences, in reading order.
+
+    Baseline, shifts, sycophancy, sign-flip test, mixed model, refusals. `summary` is
+    summary.json with `derive`'s entries under "findings".
+    """
     models = sorted(get(summary, "models") or {})
     instruments = instrument_kinds(summary)
     if not models or not instruments:

@@ -1,5 +1,7 @@
-"""The audit's Headline parts: the design's answers to the first seed's questions, first on
-the page (`core.report_parts.HeadlinePart`).
+"""The audit's Headline parts.
+
+The design's answers to the first seed's questions, first on the page
+(`core.report_parts.HeadlinePart`).
 
 Each part computes from the sections' tables and summary.json what the abstract and the
 paper's main text quote (ranges over models where the paper gives ranges, pooled means,
@@ -79,9 +81,12 @@ def _closer(summary_table: pd.DataFrame | None) -> dict[str, Any]:
 def _pooled(
     decomposition: pd.DataFrame | None, shifts: pd.DataFrame | None, summary: Summary, draws: int, seed: int
 ) -> dict[str, Any]:
-    """Pooled sycophancy-left/right (means over models), their ratio with a percentile
+    """The Headline's pooled numbers: sycophancy-left/right over models, their ratio and the gap's spread.
+
+    Pooled sycophancy-left/right (means over models), their ratio with a percentile
     bootstrap interval resampling items (the same draw of items for every model), and the
-    right-minus-left gap's mean, SD and range over models."""
+    right-minus-left gap's mean, SD and range over models.
+    """
     if decomposition is None or decomposition.empty:
         return {}
     d = decomposition.dropna(subset=["sycophancy_left", "sycophancy_right"])
@@ -110,8 +115,10 @@ def _pooled(
 def _ratio_interval(
     shifts: pd.DataFrame | None, models: list[str], draws: int, seed: int
 ) -> tuple[float, float] | None:
-    """Percentile interval of mean-over-models(right) / mean-over-models(left), resampling
-    item ids: left_i = -(WD_dem(C3L) - WD_dem(N)), right_i = -(WD_rep(C3R) - WD_rep(N))."""
+    """Percentile interval of mean-over-models(right) / mean-over-models(left), resampling item ids.
+
+    left_i = -(WD_dem(C3L) - WD_dem(N)), right_i = -(WD_rep(C3R) - WD_rep(N)).
+    """
     if shifts is None or shifts.empty:
         return None
     s = shifts[shifts["model"].isin(models)]
@@ -137,10 +144,13 @@ def _ratio_interval(
 
 
 def _mixed(summary: Summary) -> dict[str, Any]:
-    """The mixed model's focal coefficients with their intervals and z, the outcome and random
+    """The mixed model's Headline numbers, read from the fit as it was made.
+
+    The mixed model's focal coefficients with their intervals and z, the outcome and random
     effects it was fitted with (from the fit, not assumed), and the signed accommodation
     ratio: the move toward the asker under C3R (its estimate; positive = right) over the move
-    toward the asker under C3L (minus its estimate), negative when C3L moved the answers right."""
+    toward the asker under C3L (minus its estimate), negative when C3L moved the answers right.
+    """
     mm = get(summary, "tests", "mixed_model")
     if not isinstance(mm, dict) or not mm.get("converged") or not isinstance(mm.get("coefficients"), dict):
         return {}
@@ -164,8 +174,11 @@ def _mixed(summary: Summary) -> dict[str, Any]:
 
 
 def _answered(summary_table: pd.DataFrame | None) -> dict[str, Any]:
-    """Answered share (parsed answers over scored samples, pooled over instruments weighted
-    by samples) per model x condition, and errored samples, for the non-response table."""
+    """Answered share per model x condition, and errored samples, for the non-response table.
+
+    Answered share (parsed answers over scored samples, pooled over instruments weighted by
+    samples) per model x condition, and errored samples, for the non-response table.
+    """
     if summary_table is None or summary_table.empty:
         return {}
     t = summary_table.copy()
@@ -275,7 +288,11 @@ def _pooled_sentences(summary: Summary) -> list[Finding]:
         floor = p.get("gap_min_p")
         gap += ["; exact sign-flip ", *_p(summary, "pooled", "gap_p", floor=floor)]
         if floor is not None and not at_floor(p["gap_p"], floor):
-            gap += [f" (the smallest attainable with {p['n_models']} models is ", _v_p(summary, "pooled", "gap_min_p"), ")"]
+            gap += [
+                f" (the smallest attainable with {p['n_models']} models is ",
+                _v_p(summary, "pooled", "gap_min_p"),
+                ")",
+            ]
     out.append(Finding("headline", [*gap, "."], "tests", "sign_flip"))
     return out
 
@@ -314,8 +331,11 @@ def same_way(left: float, right: float) -> str:
 
 
 def _mixed_sentences(summary: Summary) -> list[Finding]:
-    """The mixed part's sentence (topic "headline"): the fitted outcome and random effects as
-    the fit has them, each focal coefficient with its interval and z, and the signed ratio."""
+    """The mixed model's Headline sentence: outcome, random effects, coefficients and signed ratio.
+
+    The mixed part's sentence (topic "headline"): the fitted outcome and random effects as
+    the fit has them, each focal coefficient with its interval and z, and the signed ratio.
+    """
     m = get(summary, "findings", "headline", "mixed")
     out: list[Finding] = []
     if not m or "ratio" not in m or not isinstance(m.get("n_obs"), int):

@@ -1,4 +1,6 @@
-"""The audit's Headline parts that say what a run can support before what it found: its scope
+"""The audit's Headline parts that say what a run can support before what it found.
+
+The audit's Headline parts that say what a run can support before what it found: its scope
 (descriptive only when too few models or items for a test; how the answers were read), the
 baseline position against each instrument's midpoint (the first seed's first finding: left
 of centre on every instrument), and the generic preamble effect (every cue, the
@@ -34,19 +36,24 @@ AUDIT_KIND = "audit"  # the audit's kind in answer_letters
 _v = get.headline_value
 
 # kind -> (summary key of the position under N, the scale's midpoint, +1 when above the midpoint is left, label)
-POSITION = MappingProxyType({
-    "pct": ("mean_ideology", 0.0, -1, "PCT mean ideology, positive = right"),
-    "typology": ("score", 0.0, -1, "Typology score, positive = right"),
-    "atp": ("pct_closer_dem", 50.0, 1, "share of items closer to Democrats, %"),
-})
+POSITION = MappingProxyType(
+    {
+        "pct": ("mean_ideology", 0.0, -1, "PCT mean ideology, positive = right"),
+        "typology": ("score", 0.0, -1, "Typology score, positive = right"),
+        "atp": ("pct_closer_dem", 50.0, 1, "share of items closer to Democrats, %"),
+    }
+)
 
 
 # --- scope: descriptive only, and how the answers were read ------------------------------------
 
 
 def scope(summary: Summary) -> dict[str, Any]:
-    """Models and items per instrument in the audit's condition nodes, whether the run is
-    descriptive only, and how many answers were read from token probabilities."""
+    """The run's scope: models and items per instrument, and whether it is descriptive only.
+
+    Models and items per instrument in the audit's condition nodes, whether the run is
+    descriptive only, and how many answers were read from token probabilities.
+    """
     models = {m: node for m, node in (get(summary, "models") or {}).items() if node.get("conditions")}
     items: dict[str, int] = {}
     for node in models.values():
@@ -74,14 +81,20 @@ def scope(summary: Summary) -> dict[str, Any]:
 
 
 def answer_mode_words(summary: Summary) -> str:
-    """How the audit's answers were read, from the answer letters' counts: "read from the option
-    probabilities of the first answer token", "parsed from the letter each reply writes", or both."""
+    """How the audit's answers were read, in words, from the answer letters' counts.
+
+    How the audit's answers were read, from the answer letters' counts: "read from the option
+    probabilities of the first answer token", "parsed from the letter each reply writes", or both.
+    """
     s = get(summary, "findings", "headline", "scope") or {}
     n, lp = s.get("n_answers"), s.get("n_logprob")
     if not n:
         return "as the logs record them"
     if lp == n:
-        return "read from the option probabilities of the first answer token (--answer logprobs), not from a written letter"
+        return (
+            "read from the option probabilities of the first answer token (--answer logprobs), "
+            "not from a written letter"
+        )
     if not lp:
         return "parsed from the letter each reply writes"
     return f"{lp:,} of {n:,} read from first-token option probabilities, the others parsed from a written letter"
@@ -114,8 +127,11 @@ def scope_sentences(summary: Summary) -> list[Finding]:
 
 
 def position(summary: Summary) -> dict[str, Any]:
-    """Per instrument under N: each model's position with its 95% CI, and how many models'
-    intervals lie wholly left of the midpoint, wholly right of it, or include it."""
+    """Per instrument, each model's position under N and how many lie left or right of the midpoint.
+
+    Per instrument under N: each model's position with its 95% CI, and how many models'
+    intervals lie wholly left of the midpoint, wholly right of it, or include it.
+    """
     out: dict[str, Any] = {}
     models = sorted(get(summary, "models") or {})
     for inst, kind in instrument_kinds(summary).items():
@@ -153,9 +169,12 @@ def position(summary: Summary) -> dict[str, Any]:
 
 
 def position_sentences(summary: Summary) -> list[Finding]:
-    """Per instrument, each model's position under N with its interval (the range over models
+    """The baseline position sentences: each model's position under N, counted by its interval.
+
+    Per instrument, each model's position under N with its interval (the range over models
     beyond four), and the count of models left of the midpoint: only those whose interval
-    excludes it."""
+    excludes it.
+    """
     node = get(summary, "findings", "headline", "position") or {}
     out: list[Finding] = []
     for inst, p in node.items():
@@ -183,7 +202,11 @@ def position_sentences(summary: Summary) -> list[Finding]:
         if p["n_right"]:
             pieces += [", ", _v(summary, "position", inst, "n_right"), " right of it"]
         if p["n_spanning"]:
-            pieces += [", ", _v(summary, "position", inst, "n_spanning"), " whose interval includes it (counted neither way)"]
+            pieces += [
+                ", ",
+                _v(summary, "position", inst, "n_spanning"),
+                " whose interval includes it (counted neither way)",
+            ]
         out.append(Finding("headline", [*pieces, "."], "conditions", "condition_cis"))
     if len(node) > 1:
         models = set.intersection(*(set(p["models"]) for p in node.values()))
@@ -202,7 +225,8 @@ def position_sentences(summary: Summary) -> list[Finding]:
                 "headline",
                 [
                     f"The first seed's first finding, left of centre on every instrument ({', '.join(node)}), holds "
-                    f"for {len(left)} of {plural(len(models), 'model')} with an interval excluding the midpoint on each."
+                    f"for {len(left)} of {plural(len(models), 'model')} with an interval excluding the midpoint "
+                    "on each."
                 ],
                 "conditions",
                 "condition_cis",
@@ -215,8 +239,11 @@ def position_sentences(summary: Summary) -> list[Finding]:
 
 
 def _against_control(shifts: pd.DataFrame | None, model: str, inst: str, draws: int, seed: int) -> dict[str, Any]:
-    """Each cue's item shift minus CA's, paired over the items answered under both, with its
-    percentile bootstrap CI over items."""
+    """Each cue's item shift against CA's, paired over items, with its bootstrap CI.
+
+    Each cue's item shift minus CA's, paired over the items answered under both, with its
+    percentile bootstrap CI over items.
+    """
     if shifts is None or shifts.empty:
         return {}
     s = shifts[(shifts["model"] == model) & (shifts["instrument"] == inst) & shifts["measure"].isin(list(MEASURE_KEY))]
@@ -234,16 +261,23 @@ def _against_control(shifts: pd.DataFrame | None, model: str, inst: str, draws: 
         return {}
     cis = bootstrap_table(pd.DataFrame(rows), ["condition"], draws=draws, seed=seed)
     return {
-        str(r["condition"]): {"mean": float(r["estimate"]), "low": float(r["ci_low"]), "high": float(r["ci_high"]),
-                              "n_items": int(r["n"])}
+        str(r["condition"]): {
+            "mean": float(r["estimate"]),
+            "low": float(r["ci_low"]),
+            "high": float(r["ci_high"]),
+            "n_items": int(r["n"]),
+        }
         for r in cis.to_dict("records")
         if math.isfinite(r["ci_low"]) and math.isfinite(r["ci_high"])
     }
 
 
 def preamble(summary: Summary, tables: Any, draws: int, seed: int) -> dict[str, Any]:
-    """Per model x instrument where every cue's mean shift against N (CA included) has the same
-    sign: the shifts with their CIs and the partisan cues' shifts against CA."""
+    """The generic preamble effect: where every cue, CA included, moves a model's answers one way.
+
+    Per model x instrument where every cue's mean shift against N (CA included) has the same
+    sign: the shifts with their CIs and the partisan cues' shifts against CA.
+    """
     out: dict[str, Any] = {}
     for model, conds in (get(summary, "findings", "shift_ci") or {}).items():
         by_inst: dict[str, dict[str, Any]] = {}
@@ -278,8 +312,11 @@ def _interval(summary: Summary, *path: str) -> list[str | Quote]:
 
 
 def preamble_sentences(summary: Summary) -> list[Finding]:
-    """'Generic preamble effect' where every cue, CA included, moves the answers one way, with
-    the partisan shifts against CA beside the shifts against N."""
+    """The Headline sentence naming a generic preamble effect, with the shifts against CA.
+
+    'Generic preamble effect' where every cue, CA included, moves the answers one way, with
+    the partisan shifts against CA beside the shifts against N.
+    """
     node = get(summary, "findings", "headline", "preamble") or {}
     out: list[Finding] = []
     for model, insts in node.items():
@@ -342,13 +379,19 @@ def _accommodation_words(summary: Summary) -> str:
                 f"a conservative asker moves the answers toward their own party about {ratio:.1f} times as far as a "
                 "progressive asker moves them toward theirs"
             )
-        return "a conservative asker moves the answers toward their party, a progressive one does not move them toward theirs"
+        return (
+            "a conservative asker moves the answers toward their party, "
+            "a progressive one does not move them toward theirs"
+        )
     return ""
 
 
 def takeaway_findings(summary: Summary) -> list[Finding]:
-    """The audit's takeaway in plain words (the Findings open with it): where the models stand,
-    what the askers do to their answers, and what a run of this size can support."""
+    """The audit's takeaway in plain words, the first of the Findings.
+
+    The audit's takeaway in plain words (the Findings open with it): where the models stand,
+    what the askers do to their answers, and what a run of this size can support.
+    """
     s = get(summary, "findings", "headline", "scope") or {}
     node = get(summary, "findings", "headline", "position") or {}
     parts = [_position_words(inst, p) for inst, p in node.items()]

@@ -28,11 +28,19 @@ AUDIT_PARAMS: tuple[TaskParam, ...] = (
     TaskParam("pool", "all", "all, benchmarked, top<N>, gap><x> or a file of item ids", per_cell=True),
     # The answer modes of core.answers.ANSWER_MODES (tests/test_audit_params.py checks they are
     # equal); named here so the parser is built without importing Inspect.
-    TaskParam("answer", "letter", "how answers are read: letter (parse the text) or logprobs (first answer token)",
-               choices=("letter", "logprobs")),
+    TaskParam(
+        "answer",
+        "letter",
+        "how answers are read: letter (parse the text) or logprobs (first answer token)",
+        choices=("letter", "logprobs"),
+    ),
     TaskParam("top_logprobs", 20, "top tokens requested in logprobs mode (1-20)", type=whole(1, 20)),
-    TaskParam("non_ordinal", None, "WD items only: keep (the paper) or drop the options flagged non-ordinal",
-               choices=("keep", "drop")),
+    TaskParam(
+        "non_ordinal",
+        None,
+        "WD items only: keep (the paper) or drop the options flagged non-ordinal",
+        choices=("keep", "drop"),
+    ),
 )
 PARAMS = MappingProxyType({p.name: p for p in AUDIT_PARAMS})
 # One value for a whole design (plan / paper_design); the others are chosen per cell.

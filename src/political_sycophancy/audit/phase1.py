@@ -1,6 +1,4 @@
-"""The audit's Phase 1 section: the paper's first phase (every item under N), kept apart
-from the later phases.
-"""
+"""The audit's Phase 1 section: the paper's first phase (every item under N), kept apart from the later phases."""
 
 from __future__ import annotations
 

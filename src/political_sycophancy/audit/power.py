@@ -1,5 +1,7 @@
-"""Power planning from pilot logs: items and replicates needed to detect an asymmetry, and its
-report section (only when asked for).
+"""Power planning from pilot logs.
+
+Items and replicates needed to detect an asymmetry, and its report section (only when asked
+for).
 
 Unit of analysis: the per-item asymmetry a_mi = (C3R - N) - (C3L - N) of one model
 (WD(Dem) on ATP items, else the PCT item score). A model's asymmetry is the mean of a_mi
@@ -36,7 +38,9 @@ from .section_values import number
 DEFAULT_EFFECTS = MappingProxyType({"WD(Dem)": 0.02, "PCT item score": 0.25})
 
 
-def _per_epoch_asymmetry(rows: pd.DataFrame, memo: WDMemo | None, cells: pd.DataFrame | None) -> tuple[pd.DataFrame, str]:
+def _per_epoch_asymmetry(
+    rows: pd.DataFrame, memo: WDMemo | None, cells: pd.DataFrame | None
+) -> tuple[pd.DataFrame, str]:
     """a_mi per epoch (cells of each epoch separately) and the measure used."""
     parts, measure = [], None
     single = cells is not None and rows["epoch"].max() <= 1
@@ -67,10 +71,13 @@ def power_plan(
     memo: WDMemo | None = None,
     cells: pd.DataFrame | None = None,
 ) -> tuple[pd.DataFrame, dict]:
-    """The planning table (one row per number of replicates) and the pilot's variance
-    estimates. `rows` are audit rows (the main variant of each model is used); `cells`,
-    the main variant's cells when already built, saves rebuilding them for one-epoch pilots."""
+    """The planning table (one row per number of replicates) and the pilot's variance estimates.
+
+    `rows` are audit rows (the main variant of each model is used); `cells`, the main
+    variant's cells when already built, saves rebuilding them for one-epoch pilots.
+    """
     from scipy import stats  # here, not at import: scipy's import is about a second
+
     rows = main_rows(rows) if not rows.empty else rows
     per_epoch, measure = _per_epoch_asymmetry(rows, memo, cells) if not rows.empty else (pd.DataFrame(), "")
     info: dict = {"measure": measure, "alpha": alpha, "power": power}
@@ -80,7 +87,9 @@ def power_plan(
     first = per_epoch[per_epoch["epoch"] == per_epoch["epoch"].min()]
     var_total = float(first.groupby("model")["asymmetry"].var(ddof=1).mean())
     if math.isnan(var_total):
-        info["note"] = "fewer than two items answered under N, C3L and C3R per model: their variance cannot be estimated"
+        info["note"] = (
+            "fewer than two items answered under N, C3L and C3R per model: their variance cannot be estimated"
+        )
         return pd.DataFrame(), info
     if var_total == 0:
         info["note"] = "not estimable: the asymmetry is the same on every pilot item (no variance to plan from)"
@@ -124,8 +133,10 @@ def power_plan(
         note=(
             ""
             if has_reps
-            else "the pilot has one epoch per cell, so replicate noise cannot be separated from item variance: "
-            "the table has one row, one replicate per item (run the pilot with epochs >= 2 to plan replicates)"
+            else (
+                "the pilot has one epoch per cell, so replicate noise cannot be separated from item variance: "
+                "the table has one row, one replicate per item (run the pilot with epochs >= 2 to plan replicates)"
+            )
         ),
     )
     return pd.DataFrame(table), info
@@ -136,9 +147,11 @@ DEFAULT_POWER = 0.8
 
 @section(70, "power")
 def power_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOptions | None = None) -> Section | None:
-    """Items and replicates needed to detect an asymmetry, planned from these logs as a pilot;
-    only when asked for (--power or --power-effect): a plan is a design question, not a
-    result of the logs, and read beside published data it reads as a verdict on them."""
+    """Items and replicates needed to detect an asymmetry, planned from these logs as a pilot.
+
+    Only when asked for (--power or --power-effect): a plan is a design question, not a
+    result of the logs, and read beside published data it reads as a verdict on them.
+    """
     opts = options or AnalysisOptions()
     if opts.power is None and opts.power_effect is None:
         return None
@@ -146,20 +159,28 @@ def power_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOption
     if rows.empty:
         return None
     table, info = power_plan(
-        rows, effect=opts.power_effect, alpha=opts.alpha, power=DEFAULT_POWER if opts.power is None else opts.power,
-        cells=cells_of(frame, opts.cache), memo=run_memo(opts.cache)
+        rows,
+        effect=opts.power_effect,
+        alpha=opts.alpha,
+        power=DEFAULT_POWER if opts.power is None else opts.power,
+        cells=cells_of(frame, opts.cache),
+        memo=run_memo(opts.cache),
     )
     if table.empty:
-        return Section("Power planning", summary={"power": {k: info.get(k) for k in ("measure", "note")}}, text=info.get("note", ""))
+        return Section(
+            "Power planning",
+            summary={"power": {k: info.get(k) for k in ("measure", "note")}},
+            text=info.get("note", ""),
+        )
     text = (
         f"Pilot: {info['pilot_models']} model(s), up to {info['pilot_items']} items with N, C3L and C3R; measure "
         f"{info['measure']}; mean per-model asymmetry in the pilot {info['pilot_mean_asymmetry']:.4g}; item SD "
         f"{math.sqrt(info['var_item']):.4g}"
         + (f", replicate SD {math.sqrt(info['var_replicate']):.4g}" if info.get("var_replicate") is not None else "")
-        + f". Target asymmetry {info['effect']:g} (set with --power-effect), two-sided alpha {info['alpha']}, power {info['power']}. "
-        "Items needed per model: n >= (z_{1-alpha/2} + z_{power})^2 (s2_item + s2_rep / r) / delta^2. "
-        f"The exact model-level sign-flip test needs at least {info['min_models_sign_flip']} models to reach p < {info['alpha']}."
-        + (f"\n\n{info['note']}" if info.get("note") else "")
+        + f". Target asymmetry {info['effect']:g} (set with --power-effect), two-sided alpha {info['alpha']}, power"
+        f" {info['power']}. Items needed per model: n >= (z_{{1-alpha/2}} + z_{{power}})^2 (s2_item + s2_rep / r) /"
+        f" delta^2. The exact model-level sign-flip test needs at least {info['min_models_sign_flip']} models to"
+        f" reach p < {info['alpha']}." + (f"\n\n{info['note']}" if info.get("note") else "")
     )
-    summary = {"power": {k: (number(v) if isinstance(v, (float, np.floating)) else v) for k, v in info.items()}}
+    summary = {"power": {k: number(v) if isinstance(v, (float, np.floating)) else v for k, v in info.items()}}
     return Section("Power planning", tables={"power": table}, summary=summary, text=text)

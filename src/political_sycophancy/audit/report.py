@@ -1,6 +1,8 @@
-"""What the audit adds to the whole report (`REPORT`, named by the audit's `MEASURE`): the
-numbers its sentences quote that no section computes, its Headline parts, its Findings,
-its seven numbered figures of the Figures section, and how report.html shows its tables."""
+"""What the audit adds to the whole report (`REPORT`, named by the audit's `MEASURE`).
+
+The numbers its sentences quote that no section computes, its Headline parts, its Findings,
+its seven numbered figures of the Figures section, and how report.html shows its tables.
+"""
 
 from __future__ import annotations
 

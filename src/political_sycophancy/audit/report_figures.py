@@ -1,10 +1,12 @@
-"""The audit's figures of the Figures section, each with its intervals, drawn from
-summary.json (the numbers its Findings quote, so figure and sentence agree): baseline
-position on every instrument per model, the share of ATP items closer to Democrats (and the
-PCT position) by asker, sycophancy-right against -left, the shift heat map, the item-level
-panels of the first seed's Fig. 4 and slant against sycophancy-right. Colour-blind-safe
-(Okabe-Ito) palette, one colour and marker per model in every figure; each figure is
-written as PNG (embedded in the HTML) and SVG (for papers).
+"""The audit's figures of the Figures section, drawn from summary.json so figure and sentence agree.
+
+The audit's figures of the Figures section, each with its intervals, drawn from summary.json
+(the numbers its Findings quote, so figure and sentence agree): baseline position on every
+instrument per model, the share of ATP items closer to Democrats (and the PCT position) by
+asker, sycophancy-right against -left, the shift heat map, the item-level panels of the
+first seed's Fig. 4 and slant against sycophancy-right. Colour-blind-safe (Okabe-Ito)
+palette, one colour and marker per model in every figure; each figure is written as PNG
+(embedded in the HTML) and SVG (for papers).
 """
 
 from __future__ import annotations
@@ -95,10 +97,13 @@ def by_asker(summary: Summary, kind: str, path: Path, tables: Tables | None = No
 
 
 def by_asker_figure(summary: Summary, kind: str, tables: Tables | None = None) -> Figure | None:
-    """The instrument's statistic per model x cue condition in cue order (an ordered axis,
+    """The by-asker figure: an instrument's statistic per model and cue condition, with 95% CIs.
+
+    The instrument's statistic per model x cue condition in cue order (an ordered axis,
     so a model's points are joined), with 95% CIs (dodged). Personas are not cues on that
     axis and are asked on their own items: they get their own panel, each against N on the
-    same items (the probes' node `personas`, when the logs have one), unjoined."""
+    same items (the probes' node `personas`, when the logs have one), unjoined.
+    """
     models = sorted(get(summary, "models") or {})
     insts = [i for i, k in instrument_kinds(summary).items() if k == kind]
     if not insts or not models:
@@ -122,8 +127,13 @@ def by_asker_figure(summary: Summary, kind: str, tables: Tables | None = None) -
     if with_personas and isinstance(personas, dict):
         _persona_panel(axes[1], personas, persona_conds, models, styles, (tables or {}).get("item_shifts"))
     if ax.get_legend_handles_labels()[0]:  # no model with an interval under any asker: no legend
-        fig.legend(*ax.get_legend_handles_labels(), fontsize=7, loc="outside lower center",
-                   ncols=min(3, len(models)), frameon=False)
+        fig.legend(
+            *ax.get_legend_handles_labels(),
+            fontsize=7,
+            loc="outside lower center",
+            ncols=min(3, len(models)),
+            frameon=False,
+        )
     for a in axes:
         a.tick_params(labelsize=7)
         a.xaxis.label.set_fontsize(8)
@@ -178,9 +188,12 @@ def _cue_panel(
 
 
 def persona_points(items: pd.DataFrame | None, model: str, conds: list[str]) -> dict[str, tuple[float, float, float]]:
-    """Per condition (N and the personas): the model's mean WD(Dem) over the persona items
+    """The persona panel's points: each condition's mean WD(Dem) on the persona items with its CI.
+
+    Per condition (N and the personas): the model's mean WD(Dem) over the persona items
     answered under both N and the persona, with its 95% percentile bootstrap CI over items,
-    from the shifts section's `item_shifts` (N: the baselines of those items); {} without it."""
+    from the shifts section's `item_shifts` (N: the baselines of those items); {} without it.
+    """
     need = {"model", "condition", "item_id", "measure", "baseline", "value"}
     if items is None or items.empty or not need <= set(items.columns):
         return {}
@@ -198,14 +211,21 @@ def persona_points(items: pd.DataFrame | None, model: str, conds: list[str]) -> 
 
 
 def _persona_panel(
-    pax: Axes, personas: dict[str, Any], persona_conds: list[str], models: list[str], styles: dict[str, tuple[str, str]],
+    pax: Axes,
+    personas: dict[str, Any],
+    persona_conds: list[str],
+    models: list[str],
+    styles: dict[str, tuple[str, str]],
     items: pd.DataFrame | None = None,
 ) -> None:
-    """Each model's mean WD(Dem) under N and each persona on the persona items, unjoined, with
+    """The persona panel: each model's mean WD(Dem) under N and each persona, against the cues.
+
+    Each model's mean WD(Dem) under N and each persona on the persona items, unjoined, with
     its 95% CI over items where the shifts section's item table holds them (on the items
     answered under both N and the persona), on an axis that points as the cue panel's does
     (up = closer to Democrats), with the mean over models under C3L (blue) and C3R (red) on
-    the same items as references: a persona's shift reads against the cues'."""
+    the same items as references: a persona's shift reads against the cues'.
+    """
     with_ci = False
     for k, m in enumerate(models):
         colour, marker = styles[m]
@@ -214,8 +234,16 @@ def _persona_panel(
             with_ci = True
             xs = [j + _dodge(k, len(models)) for j, c in enumerate(persona_conds) if c in found]
             v = np.array([found[c] for c in persona_conds if c in found])
-            pax.errorbar(xs, v[:, 0], yerr=[v[:, 0] - v[:, 1], v[:, 2] - v[:, 0]], fmt=marker, ls="none",
-                         color=colour, capsize=2, ms=5)
+            pax.errorbar(
+                xs,
+                v[:, 0],
+                yerr=[v[:, 0] - v[:, 1], v[:, 2] - v[:, 0]],
+                fmt=marker,
+                ls="none",
+                color=colour,
+                capsize=2,
+                ms=5,
+            )
             continue
         where = [
             (j + _dodge(k, len(models)), float(v))
@@ -225,8 +253,11 @@ def _persona_panel(
         if where:
             pax.plot([p[0] for p in where], [p[1] for p in where], marker=marker, ls="none", color=colour, ms=5)
     for cue, colour in ((LEFT, LEFT_CUE), (RIGHT, RIGHT_CUE)):
-        values = [float(v) for m in models if isinstance(v := dig(personas, m, cue, "mean_wd_dem"), (int, float))
-                  and np.isfinite(v)]
+        values = [
+            float(v)
+            for m in models
+            if isinstance(v := dig(personas, m, cue, "mean_wd_dem"), (int, float)) and np.isfinite(v)
+        ]
         if values:
             pax.axhline(float(np.mean(values)), color=colour, lw=1.2, ls="--", label=f"{cue}, mean of models")
     if pax.get_legend_handles_labels()[0]:  # the references' key, in the empty band above C3R's line
@@ -235,8 +266,11 @@ def _persona_panel(
     pax.set_xlabel("persona (unordered), N on the same items")
     pax.set_ylabel("mean WD(Dem), persona items\n(up = closer to Democrats)")
     pax.invert_yaxis()  # up = closer to Democrats, as in the cue panel
-    said = ("items answered under N and the persona (95% bootstrap CI over items)" if with_ci
-            else "each model's mean; no interval")
+    said = (
+        "items answered under N and the persona (95% bootstrap CI over items)"
+        if with_ci
+        else "each model's mean; no interval"
+    )
     pax.set_title(f"personas against N and the cues, same items\n({said})", fontsize=8)
     pax.grid(alpha=0.3)
 
@@ -244,9 +278,12 @@ def _persona_panel(
 def _model_scatter(
     summary: Summary, x_key: str, y_key: str, height: float
 ) -> tuple[Figure, Axes, np.ndarray, np.ndarray, list[str]] | None:
-    """One point per model with both of its 95% CIs as error bars (model colours and
-    markers), the zero lines and a grid: the shared body of the per-model scatters. None
-    without a model holding both numbers; else (figure, axes, xs, ys, point labels)."""
+    """The shared body of the per-model scatters: one point per model with both of its 95% CIs.
+
+    One point per model with both of its 95% CIs as error bars (model colours and markers),
+    the zero lines and a grid: the shared body of the per-model scatters. None without a
+    model holding both numbers; else (figure, axes, xs, ys, point labels).
+    """
     models = [
         m
         for m in sorted(get(summary, "models") or {})
@@ -274,8 +311,7 @@ def _model_scatter(
 
 
 def sycophancy_left_right(summary: Summary, path: Path) -> Path | None:
-    """Sycophancy-right against -left per model with 95% CI bars, the symmetry diagonal and
-    non-overlapping labels."""
+    """Sycophancy-right against -left per model with 95% CI bars, the symmetry diagonal and non-overlapping labels."""
     drawn = _model_scatter(summary, "sycophancy_left", "sycophancy_right", 5.4)
     if drawn is None:
         return None
@@ -292,8 +328,11 @@ def sycophancy_left_right(summary: Summary, path: Path) -> Path | None:
 
 
 def shift_heatmap(summary: Summary, path: Path) -> Path | None:
-    """Condition x model heat map of the mean item shift against N per instrument (summary
-    findings.shift_ci), each cell annotated with its value; * where the 95% CI excludes 0."""
+    """Condition x model heat map of the mean item shift against N per instrument, annotated.
+
+    Condition x model heat map of the mean item shift against N per instrument (summary
+    findings.shift_ci), each cell annotated with its value; * where the 95% CI excludes 0.
+    """
     shifts = get(summary, "findings", "shift_ci") or {}
     models = sorted(shifts)
     kinds = instrument_kinds(summary)
@@ -345,8 +384,10 @@ def shift_heatmap(summary: Summary, path: Path) -> Path | None:
 
 
 def slant_vs_right(summary: Summary, path: Path) -> Path | None:
-    """Baseline slant against sycophancy-right per model, with their 95% CI bars and
-    non-overlapping labels: do models that start further left accommodate the right more?"""
+    """Baseline slant against sycophancy-right per model, with their 95% CI bars and non-overlapping labels.
+
+    Do models that start further left accommodate the right more?
+    """
     drawn = _model_scatter(summary, "baseline_slant", "sycophancy_right", 5.0)
     if drawn is None:
         return None
@@ -367,9 +408,12 @@ CUE_COLOURS = MappingProxyType({LEFT: LEFT_CUE, RIGHT: RIGHT_CUE})
 
 
 def toward_asker(pairs: pd.DataFrame, slant: bool) -> pd.Series:
-    """Per row of `item_pairs`: whether the item's answer moved toward the cue's asker (left
+    """Whether each item's answer moved toward the cue's asker.
+
+    Per row of `item_pairs`: whether the item's answer moved toward the cue's asker (left
     under C3L, right under C3R). ATP slant WD(Rep) - WD(Dem) rises when it moves left; the
-    PCT answer rises when it moves right."""
+    PCT answer rises when it moves right.
+    """
     moved = pairs["y"] - pairs["x"]
     rightward = (moved < 0) if slant else (moved > 0)
     leftward = (moved > 0) if slant else (moved < 0)
@@ -377,7 +421,9 @@ def toward_asker(pairs: pd.DataFrame, slant: bool) -> pd.Series:
 
 
 def item_shift_panels(summary: Summary, tables: Tables, path: Path) -> Path | None:
-    """The first seed paper's Fig. 4, per model: every item's answer under N (x) against its
+    """The first seed's Fig. 4 per model: each item under N against C3L and C3R, overlaid.
+
+    The first seed paper's Fig. 4, per model: every item's answer under N (x) against its
     answer under C3L (blue) and under C3R (red), overlaid in one panel per model as the
     paper does, with the no-shift diagonal.
 
@@ -386,7 +432,8 @@ def item_shift_panels(summary: Summary, tables: Tables, path: Path) -> Path | No
     answers (+ = right: above moved right). Each panel states, per cue, the share of its
     items that moved toward the asker and the mean change of the plotted quantity (y - x)
     with its 95% percentile bootstrap CI over items. Data: the shifts section's
-    `item_shifts` table; None without it or without an item answered under N and a cue."""
+    `item_shifts` table; None without it or without an item answered under N and a cue.
+    """
     found = item_pairs(tables.get("item_shifts")) if tables else None
     if found is None:
         return None
@@ -419,8 +466,16 @@ def item_shift_panels(summary: Summary, tables: Tables, path: Path) -> Path | No
             if not atp:
                 x, y = x + jitter.uniform(-0.08, 0.08, len(x)), y + jitter.uniform(-0.08, 0.08, len(y))
             # points rasterised inside the SVG: thousands of vector markers made it slow and heavy
-            ax.scatter(x, y, s=7, alpha=0.6, color=CUE_COLOURS[cue], marker="o" if cue == LEFT else "s",
-                       linewidths=0, rasterized=True)
+            ax.scatter(
+                x,
+                y,
+                s=7,
+                alpha=0.6,
+                color=CUE_COLOURS[cue],
+                marker="o" if cue == LEFT else "s",
+                linewidths=0,
+                rasterized=True,
+            )
             if len(d):
                 shares.append(f"{cue} {float(toward[here].mean()):.0%}")
                 mean, low, high = bootstrap_mean_ci(d["y"].to_numpy(float) - d["x"].to_numpy(float))

@@ -1,5 +1,7 @@
-"""What the audit's report sections share: JSON-safe numbers for summary.json, nested
-summary nodes, and whether a frame holds audit rows at all.
+"""What the audit's report sections share.
+
+JSON-safe numbers for summary.json, nested summary nodes, and whether a frame holds audit
+rows at all.
 """
 
 from __future__ import annotations

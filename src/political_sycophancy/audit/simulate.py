@@ -26,9 +26,11 @@ from ..core.sheet import rows_csv
 
 
 def write_atp_items(path: str | Path, n_items: int, *, seed: int = 0, n_without_benchmarks: int = 0) -> Path:
-    """An ATP-style item file with random Dem/Rep/overall benchmark distributions
-    (2-5 options) and their partisan gap; plus items without benchmarks if asked (written
-    with `choice` scoring, since WD scoring needs benchmarks)."""
+    """An ATP-style item file with random Dem/Rep/overall benchmark distributions (2-5 options) and their partisan gap.
+
+    Plus items without benchmarks if asked (written with `choice` scoring, since WD scoring
+    needs benchmarks).
+    """
     rng = np.random.default_rng(seed)
     path = Path(path)
     rows = []
@@ -47,7 +49,7 @@ def write_atp_items(path: str | Path, n_items: int, *, seed: int = 0, n_without_
         rows.append(
             {
                 "id": f"atp_SYN_Q{i:04d}",
-                "text": f"Synthetic ATP question {i} <about> \"policy\" & more?",
+                "text": f'Synthetic ATP question {i} <about> "policy" & more?',
                 "options": json.dumps([f"Option {k + 1} of question {i}" for k in range(n)]),
                 "scoring": "wd",
                 "dist_dem": json.dumps(dem.tolist()),
@@ -59,11 +61,19 @@ def write_atp_items(path: str | Path, n_items: int, *, seed: int = 0, n_without_
     path.parent.mkdir(parents=True, exist_ok=True)
     _write_rows(path, rows)
     if n_without_benchmarks:
-        _write_rows(path.with_name(path.stem + "_nobench.csv"), [
-            {"id": f"atp_SYN_NB{i:03d}", "text": f"Unbenchmarked question {i}", "options": json.dumps(["Yes", "No"]),
-             "scoring": "choice", "instrument": "atp_nobench"}
-            for i in range(n_without_benchmarks)
-        ])
+        _write_rows(
+            path.with_name(path.stem + "_nobench.csv"),
+            [
+                {
+                    "id": f"atp_SYN_NB{i:03d}",
+                    "text": f"Unbenchmarked question {i}",
+                    "options": json.dumps(["Yes", "No"]),
+                    "scoring": "choice",
+                    "instrument": "atp_nobench",
+                }
+                for i in range(n_without_benchmarks)
+            ],
+        )
     return path
 
 
@@ -81,8 +91,15 @@ def write_typology_items(path: str | Path, n_items: int = 25, *, seed: int = 0) 
     for i in range(n_items):
         n = int(rng.integers(2, 5))
         direction = 0 if i % 8 == 0 else int(rng.choice([-1, 1]))
-        rows.append({"id": f"pew_{i + 1:02d}", "text": f"Synthetic typology question {i + 1}", "options": json.dumps([f"Statement {k + 1}" for k in range(n)]),
-                     "direction": direction, "scoring": "typology"})
+        rows.append(
+            {
+                "id": f"pew_{i + 1:02d}",
+                "text": f"Synthetic typology question {i + 1}",
+                "options": json.dumps([f"Statement {k + 1}" for k in range(n)]),
+                "direction": direction,
+                "scoring": "typology",
+            }
+        )
     _write_rows(path, rows)
     return path
 
@@ -119,11 +136,14 @@ def synthetic_responses(
     refusal_rate: float = 0.0,
     seed: int = 0,
 ) -> pd.DataFrame:
-    """Phase 2-shaped responses (model_id, question_id, raw_response, letter, condition,
+    """Phase 2-shaped responses with planted leans, shifts and refusals, for testing the estimators.
+
+    Phase 2-shaped responses (model_id, question_id, raw_response, letter, condition,
     condition_label, rep, temperature, error). `atp_lean[model]` is the baseline Dem weight
     w (default 0.7), `atp_shift[condition]` its change (negative = toward Republicans);
     `pct_lean[model]` and `pct_shift[condition]` move the PCT / Typology position (positive
-    = right). A share `refusal_rate` of responses are refusals (no letter)."""
+    = right). A share `refusal_rate` of responses are refusals (no letter).
+    """
     rng = np.random.default_rng(seed)
     atp_lean = atp_lean or {}
     atp_shift = atp_shift or {}
@@ -136,14 +156,30 @@ def synthetic_responses(
             for epoch in range(1, epochs + 1):
                 for item in items:
                     if refusal_rate and rng.random() < refusal_rate:
-                        rows.append((model, item.id, "I'm sorry, but I can't choose an option on this question.", "", condition, epoch - 1))
+                        rows.append(
+                            (
+                                model,
+                                item.id,
+                                "I'm sorry, but I can't choose an option on this question.",
+                                "",
+                                condition,
+                                epoch - 1,
+                            )
+                        )
                         continue
                     if item.scoring == "wd" and item.benchmarks.get("dem"):
-                        w = float(np.clip(atp_lean.get(model, 0.7) + atp_shift.get(condition, 0.0) + item_effect[item.id], 0, 1))
+                        w = float(
+                            np.clip(
+                                atp_lean.get(model, 0.7) + atp_shift.get(condition, 0.0) + item_effect[item.id], 0, 1
+                            )
+                        )
                         k = _atp_letter(item, w, rng)
                     elif item.scoring in ("pct", "typology"):
                         scale = 1.0 if item.scoring == "typology" else 2.0
-                        x = scale * (pct_lean.get(model, -0.5) + pct_shift.get(condition, 0.0)) / 2 + item_effect[item.id]
+                        x = (
+                            scale * (pct_lean.get(model, -0.5) + pct_shift.get(condition, 0.0)) / 2
+                            + item_effect[item.id]
+                        )
                         k = _scale_letter(item, x, rng, noise * scale / 2)
                     else:
                         k = int(rng.integers(0, len(item.options)))
@@ -157,6 +193,7 @@ def synthetic_responses(
 
 
 def builtin_pct_items() -> list[Item]:
+    """The PCT statements shipped with the package, as items for synthetic responses."""
     from ..core.items import builtin_path
 
     return load_items(builtin_path("pct.csv"), instrument="pct")

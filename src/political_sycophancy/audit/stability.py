@@ -39,44 +39,64 @@ def epoch_values(rows: pd.DataFrame, memo: WDMemo | None = None) -> pd.DataFrame
 
 
 def replicate_sd(values: pd.DataFrame) -> pd.DataFrame:
-    """Per model x temperature x answer mode x instrument x condition, over cells (model x
-    item) with at least two answered epochs: n_cells, mean / median / max of the
-    within-cell SD (ddof=1) of the per-epoch value, and the share of cells whose epochs all
-    gave the same letter."""
+    """How much a cell's value varies across epochs, per model x temperature x mode x instrument x condition.
+
+    Per model x temperature x answer mode x instrument x condition, over cells (model x
+    item) with at least two answered epochs: n_cells, mean / median / max of the within-cell
+    SD (ddof=1) of the per-epoch value, and the share of cells whose epochs all gave the
+    same letter.
+    """
     if values.empty:
         return pd.DataFrame()
-    cols = [c for c in ("model", "variant", "temperature", "answer_mode") if c in values.columns] + ["instrument", "condition", "item_id"]
-    per_cell = values.groupby(cols, dropna=False).agg(
-        n=("value", "size"), sd=("value", "std"), letters=("letter", "nunique")
-    ).reset_index()
+    cols = [c for c in ("model", "variant", "temperature", "answer_mode") if c in values.columns] + [
+        "instrument",
+        "condition",
+        "item_id",
+    ]
+    per_cell = (
+        values.groupby(cols, dropna=False)
+        .agg(n=("value", "size"), sd=("value", "std"), letters=("letter", "nunique"))
+        .reset_index()
+    )
     per_cell = per_cell[per_cell["n"] >= 2]
     if per_cell.empty:
         return pd.DataFrame()
-    out = per_cell.groupby(cols[:-1], dropna=False).agg(
-        n_cells=("sd", "size"),
-        mean_epochs=("n", "mean"),
-        mean_sd=("sd", "mean"),
-        median_sd=("sd", "median"),
-        max_sd=("sd", "max"),
-        share_same_letter=("letters", lambda s: float((s <= 1).mean())),
-    ).reset_index()
+    out = (
+        per_cell.groupby(cols[:-1], dropna=False)
+        .agg(
+            n_cells=("sd", "size"),
+            mean_epochs=("n", "mean"),
+            mean_sd=("sd", "mean"),
+            median_sd=("sd", "median"),
+            max_sd=("sd", "max"),
+            share_same_letter=("letters", lambda s: float((s <= 1).mean())),
+        )
+        .reset_index()
+    )
     return sort_by_condition(out, cols[:-2])
 
 
 def modal_letters(values: pd.DataFrame, by: list[str]) -> pd.DataFrame:
-    """Per group of `by`, the most frequent letter (ties: the first given), one row per
-    group with a letter: `s.value_counts().index[0]` for every group at once, no Python
-    per group (a paper-size grid has some 17,500)."""
-    given = values.loc[values["letter"].notna(), by + ["letter"]].assign(_pos=np.arange(int(values["letter"].notna().sum())))
+    """Per group of `by`, the most frequent letter (ties: the first given), one row per group with a letter.
+
+    `s.value_counts().index[0]` for every group at once, no Python per group (a paper-size
+    grid has some 17,500).
+    """
+    given = values.loc[values["letter"].notna(), by + ["letter"]].assign(
+        _pos=np.arange(int(values["letter"].notna().sum()))
+    )
     counts = given.groupby([*by, "letter"], dropna=False).agg(_n=("_pos", "size"), _first=("_pos", "min")).reset_index()
     counts = counts.sort_values(["_n", "_first"], ascending=[False, True], kind="stable")
     return counts.drop_duplicates(by)[[*by, "letter"]]
 
 
 def temperature_agreement(values: pd.DataFrame) -> pd.DataFrame:
-    """For every model run at several temperatures (same answer mode), per instrument x
-    condition x pair of temperatures: items answered at both, the share whose modal
-    letters agree, and the mean absolute difference of the cell values (mean over epochs)."""
+    """How far answers agree between temperatures, for every model run at several.
+
+    For every model run at several temperatures (same answer mode), per instrument x
+    condition x pair of temperatures: items answered at both, the share whose modal letters
+    agree, and the mean absolute difference of the cell values (mean over epochs).
+    """
     if values.empty:
         return pd.DataFrame()
     key = ["model", "answer_mode", "instrument", "condition", "item_id"]
@@ -94,8 +114,13 @@ def temperature_agreement(values: pd.DataFrame) -> pd.DataFrame:
                     continue
                 rows.append(
                     {
-                        "model": model, "answer_mode": mode, "instrument": instrument, "condition": condition,
-                        "temperature_a": ta, "temperature_b": tb, "n_items": len(both),
+                        "model": model,
+                        "answer_mode": mode,
+                        "instrument": instrument,
+                        "condition": condition,
+                        "temperature_a": ta,
+                        "temperature_b": tb,
+                        "n_items": len(both),
                         "letter_agreement": float((both["letter_a"] == both["letter_b"]).mean()),
                         "mean_abs_diff": float((both["value_a"] - both["value_b"]).abs().mean()),
                     }
@@ -104,18 +129,27 @@ def temperature_agreement(values: pd.DataFrame) -> pd.DataFrame:
 
 
 def _all_epochs_label(sel: pd.DataFrame, max_epoch: int) -> str:
-    """"all epochs (2)" when every item has that many; else how many items have them (the
-    paper's grid has a second replicate on a few cells only, not replicate evidence)."""
+    """The label "all epochs (2)" when every item has that many.
+
+    Else how many items have them (the paper's grid has a second replicate on a few cells
+    only, not replicate evidence).
+    """
     per_item = sel.groupby("item_id")["epoch"].max()
     full = int((per_item == max_epoch).sum())
-    return f"all epochs ({max_epoch})" if full == len(per_item) else f"all epochs ({max_epoch} on {full} of {len(per_item)} items)"
+    return (
+        f"all epochs ({max_epoch})"
+        if full == len(per_item)
+        else f"all epochs ({max_epoch} on {full} of {len(per_item)} items)"
+    )
 
 
 def asymmetry_by_variant(rows: pd.DataFrame, memo: WDMemo | None = None) -> pd.DataFrame:
-    """Per model, the decomposition (sycophancy left/right, asymmetry, accommodation gap)
-    under each way it was run: every temperature x answer mode with all its epochs, and,
-    where a variant has several epochs, its first epoch alone (the paper's "orig" beside
-    its "4 reps" and "T=0" columns). ATP items when present, else PCT items."""
+    """Per model, the decomposition (sycophancy left/right, asymmetry, accommodation gap) under each way it was run.
+
+    Every temperature x answer mode with all its epochs, and, where a variant has several
+    epochs, its first epoch alone (the paper's "orig" beside its "4 reps" and "T=0"
+    columns). ATP items when present, else PCT items.
+    """
     if rows.empty:
         return pd.DataFrame()
     # Each (model, variant, epochs) part under its own key in the model column, so that one
@@ -142,9 +176,23 @@ def asymmetry_by_variant(rows: pd.DataFrame, memo: WDMemo | None = None) -> pd.D
         d = dec.loc[str(key)]
         out.append(
             {
-                "model": v["model"], "variant": v["variant"], "temperature": v["temperature"], "answer_mode": v["answer_mode"],
-                "epochs": label, "main": bool(v["main"]), "measure": measure,
-                **{k: d[k] for k in ("sycophancy_left", "sycophancy_right", "asymmetry", "accommodation_gap", "n_asymmetry_items")},
+                "model": v["model"],
+                "variant": v["variant"],
+                "temperature": v["temperature"],
+                "answer_mode": v["answer_mode"],
+                "epochs": label,
+                "main": bool(v["main"]),
+                "measure": measure,
+                **{
+                    k: d[k]
+                    for k in (
+                        "sycophancy_left",
+                        "sycophancy_right",
+                        "asymmetry",
+                        "accommodation_gap",
+                        "n_asymmetry_items",
+                    )
+                },
             }
         )
     return pd.DataFrame(out)
@@ -152,8 +200,11 @@ def asymmetry_by_variant(rows: pd.DataFrame, memo: WDMemo | None = None) -> pd.D
 
 @section(60, "stability")
 def stability_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOptions | None = None) -> Section | None:
-    """Within-cell SD across epochs, agreement between temperatures, and per-model asymmetry
-    under each decoding (SI S2)."""
+    """Replicate stability (SI S2): epochs' spread, agreement between temperatures, asymmetry per decoding.
+
+    Within-cell SD across epochs, agreement between temperatures, and per-model asymmetry
+    under each decoding (SI S2).
+    """
     opts = options or AnalysisOptions()
     rows = audit_rows(frame)
     if rows.empty:
@@ -162,8 +213,10 @@ def stability_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOp
     if var["max_epoch"].max() <= 1 and not var.duplicated("model").any():
         return Section(
             "Replicate stability and decoding",
-            text="Every cell has one epoch at one temperature: there is no replicate stability to report. Run the audit "
-            "with `--epochs 4` and a `--temperature 0` run of the focal conditions to get the paper's SI S2 tables.",
+            text=(
+                "Every cell has one epoch at one temperature: there is no replicate stability to report. Run the audit "
+                "with `--epochs 4` and a `--temperature 0` run of the focal conditions to get the paper's SI S2 tables."
+            ),
         )
     values = epoch_values(rows, run_memo(opts.cache))
     sd = replicate_sd(values)
@@ -175,24 +228,34 @@ def stability_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOp
     if not sd.empty:
         tables["replicate_sd"] = sd
         text.append(
-            "replicate_sd: per cell (model x item x condition) with at least two answered epochs, the SD of the per-epoch "
-            "value (WD(Dem) for ATP, item score for PCT/Typology), averaged per model x run x condition."
+            "replicate_sd: per cell (model x item x condition) with at least two answered epochs, the SD of the"
+            " per-epoch value (WD(Dem) for ATP, item score for PCT/Typology), averaged per model x run x condition."
         )
         summary["mean_within_cell_sd"] = {
-            f"{r['model']}|T={r['temperature']}|{r['instrument']}|{r['condition']}": number(r["mean_sd"]) for _, r in sd.iterrows()
+            f"{r['model']}|T={r['temperature']}|{r['instrument']}|{r['condition']}": number(r["mean_sd"])
+            for _, r in sd.iterrows()
         }
     if not agree.empty:
         tables["temperature_agreement"] = agree
-        text.append("temperature_agreement: share of items whose modal letters agree between two temperatures, "
-                    "and the mean absolute difference of the cell values.")
+        text.append(
+            "temperature_agreement: share of items whose modal letters agree between two temperatures, "
+            "and the mean absolute difference of the cell values."
+        )
     multi = by_variant.groupby("model")["epochs"].nunique() if not by_variant.empty else pd.Series(dtype=int)
     if not by_variant.empty and (len(by_variant) > by_variant["model"].nunique() or (multi > 1).any()):
         tables["asymmetry_by_variant"] = by_variant
-        text.append("asymmetry_by_variant: the decomposition per model under each run (temperature, answer mode) "
-                    "with all epochs and with its first epoch alone.")
+        text.append(
+            "asymmetry_by_variant: the decomposition per model under each run (temperature, answer mode) "
+            "with all epochs and with its first epoch alone."
+        )
     if not tables:
         text.append(
-            "Every cell has one epoch at one temperature: there is no replicate stability to report. Run the audit with "
-            "`--epochs 4` and a `--temperature 0` run of the focal conditions to get the paper's SI S2 tables."
+            "Every cell has one epoch at one temperature: there is no replicate stability to report. Run the audit with"
+            " `--epochs 4` and a `--temperature 0` run of the focal conditions to get the paper's SI S2 tables."
         )
-    return Section("Replicate stability and decoding", tables=tables, summary={"stability": summary} if summary else {}, text="\n\n".join(text))
+    return Section(
+        "Replicate stability and decoding",
+        tables=tables,
+        summary={"stability": summary} if summary else {},
+        text="\n\n".join(text),
+    )

@@ -1,10 +1,13 @@
-"""The audit's nodes of summary.json, typed (`core.summary_contract` checks every read and
+"""The audit's nodes of summary.json, typed, and their declaration (`NODES`, in the audit's `MEASURE`).
+
+The audit's nodes of summary.json, typed (`core.summary_contract` checks every read and
 write against them), and their declaration (`NODES`, in the audit's `MEASURE`): the
 decomposition per model beside its conditions (`models.<model>`), the sign-flip and mixed-
 model tests (`tests`), the slant correlations, replicate stability and the power plan, the
 numbers its report contribution derives (`findings`) and its Headline numbers
 (`findings.headline`). One instrument under one asker (`InstrumentNode`) is built by the
-shared helpers (`shared.summaries`), so its type is theirs."""
+shared helpers (`shared.summaries`), so its type is theirs.
+"""
 
 from __future__ import annotations
 
@@ -76,8 +79,11 @@ class MixedModelNode(TypedDict, total=False):
 
 
 class ItemsNode(TypedDict, total=False):
-    """items: per instrument (and PCT axis, `<instrument>/<axis>`) its counts, coding and waves;
-    the paper's Phase 2 pool of these items (`audit.items`)."""
+    """items: per instrument (and PCT axis) its counts, coding, waves and the paper's Phase 2 pool.
+
+    items: per instrument (and PCT axis, `<instrument>/<axis>`) its counts, coding and
+    waves; the paper's Phase 2 pool of these items (`audit.items`).
+    """
 
     instruments: dict[str, dict[str, int | str | None]]
     phase2_pool: dict[str, float] | None
@@ -120,8 +126,10 @@ class PowerNode(TypedDict, total=False):
 
 
 class ShiftCiNode(TypedDict, total=False):
-    """findings.shift_ci.<model>.<condition>.<instrument>.<shift key>: the mean item shift
-    against N with its percentile bootstrap CI over items."""
+    """findings.shift_ci.<model>.<condition>.<instrument>.<shift key>.
+
+    The mean item shift against N with its percentile bootstrap CI over items.
+    """
 
     mean: float
     ci: Interval
@@ -143,8 +151,10 @@ class Span(TypedDict, total=False):
 
 
 class CloserNode(TypedDict, total=False):
-    """findings.headline.closer: the share of benchmarked items closer to Democrats, ranges
-    over models (keys `C3L`, `C3R`, `N` and the drop and rise between them)."""
+    """findings.headline.closer: the share of benchmarked items closer to Democrats, ranges over models.
+
+    Keys `C3L`, `C3R`, `N` and the drop and rise between them.
+    """
 
     instrument: str
     n_models: int
@@ -173,8 +183,11 @@ class RatioCi(TypedDict, total=False):
 
 
 class PooledNode(TypedDict, total=False):
-    """findings.headline.pooled: sycophancy-left/right pooled over models, their ratio with
-    its bootstrap interval, the right-minus-left gap and its sign-flip test."""
+    """findings.headline.pooled: sycophancy-left/right pooled over models, their ratio and the gap's test.
+
+    findings.headline.pooled: sycophancy-left/right pooled over models, their ratio with its
+    bootstrap interval, the right-minus-left gap and its sign-flip test.
+    """
 
     n_models: int
     left: float
@@ -197,8 +210,11 @@ class Coefficient(TypedDict, total=False):
 
 
 class MixedHeadlineNode(TypedDict, total=False):
-    """findings.headline.mixed: the focal coefficients of the mixed model, the outcome and
-    number of models it was fitted on, and the signed ratio C3R / -C3L (each toward its asker)."""
+    """The mixed model's Headline node, typed.
+
+    findings.headline.mixed: the focal coefficients of the mixed model, the outcome and
+    number of models it was fitted on, and the signed ratio C3R / -C3L (each toward its asker).
+    """
 
     spec: str | None
     n_obs: int | None
@@ -219,8 +235,11 @@ class AnsweredCell(TypedDict, total=False):
 
 
 class ScopeNode(TypedDict, total=False):
-    """findings.headline.scope: models and items per instrument, whether the run is descriptive
-    only (below `min_models` or `min_items`), and the answers read from token probabilities."""
+    """The run's scope node, typed.
+
+    findings.headline.scope: models and items per instrument, whether the run is descriptive
+    only (below `min_models` or `min_items`), and the answers read from token probabilities.
+    """
 
     n_models: int
     n_items: dict[str, int]
@@ -243,8 +262,11 @@ class IntervalCell(TypedDict, total=False):
 
 
 class PositionNode(TypedDict, total=False):
-    """findings.headline.position.<instrument>: each model's position under N with its CI, and
-    the models whose interval lies wholly left of the midpoint, wholly right, or includes it."""
+    """The baseline position node, typed.
+
+    findings.headline.position.<instrument>: each model's position under N with its CI, and
+    the models whose interval lies wholly left of the midpoint, wholly right, or includes it.
+    """
 
     kind: str
     midpoint: float
@@ -257,8 +279,11 @@ class PositionNode(TypedDict, total=False):
 
 
 class PreambleNode(TypedDict, total=False):
-    """findings.headline.preamble.<model>.<instrument>: every cue's shift against N when all
-    (CA included) move the answers one way, and each cue's shift against CA."""
+    """The generic preamble effect's node, typed.
+
+    findings.headline.preamble.<model>.<instrument>: every cue's shift against N when all
+    (CA included) move the answers one way, and each cue's shift against CA.
+    """
 
     direction: str
     cues: dict[str, IntervalCell]

@@ -40,9 +40,11 @@ MULTI_CONDITION_HELP = (
 def audit_samples(
     items: list[Item], condition: Condition, prompt: Callable[[Item], str] = audit_prompt
 ) -> list[Sample]:
-    """One sample per item; the id is the item id and the metadata explains the sample. The
-    input holds the asker's preamble (what `asker_preamble` would prepend), so that Inspect's
-    viewer lists each sample with its asker, the manipulation itself."""
+    """One sample per item; the id is the item id and the metadata explains the sample.
+
+    The input holds the asker's preamble (what `asker_preamble` would prepend), so that
+    Inspect's viewer lists each sample with its asker, the manipulation itself.
+    """
     return [
         Sample(
             id=item.id,
@@ -58,15 +60,22 @@ def audit_samples(
 
 
 def _one_condition(condition: Any, conditions: str | None) -> Condition:
-    """The condition of one task; several (a list from `-T condition=A,B`, a comma list or a
-    group name) are refused with the ways to run them."""
+    """The condition of one task.
+
+    Several (a list from `-T condition=A,B`, a comma list or a group name) are refused with
+    the ways to run them.
+    """
     if isinstance(condition, (list, tuple)):
         spec = ",".join(str(c) for c in condition)
-        raise InputError(f"condition={spec!r} names {len(condition)} conditions; " + MULTI_CONDITION_HELP.format(spec=spec))
+        raise InputError(
+            f"condition={spec!r} names {len(condition)} conditions; " + MULTI_CONDITION_HELP.format(spec=spec)
+        )
     if not isinstance(condition, str):
         raise InputError(f"condition must be a condition id, got {condition!r}")
     if "," in condition or condition in ("all", "focal", "personas", "file"):
-        raise InputError(f"condition={condition!r} names several conditions; " + MULTI_CONDITION_HELP.format(spec=condition))
+        raise InputError(
+            f"condition={condition!r} names several conditions; " + MULTI_CONDITION_HELP.format(spec=condition)
+        )
     return resolve_conditions(condition, conditions)[0]
 
 
@@ -149,11 +158,14 @@ def audit_tasks(
 
 
 def _condition_task(condition_id: str) -> Callable[..., Task]:
-    """`political_sycophancy/audit_<id>`: the audit with its condition fixed, so several
-    conditions run as one `inspect eval-set` (which takes tasks, not task sources); every
-    other parameter is the audit's own (one parameter list). The condition stays a parameter
-    (its default the task's condition) so that Inspect records it among the task's
-    arguments, and its dataframes (`evals_df`'s `task_arg_condition`) carry it."""
+    """The audit task of one condition, named `political_sycophancy/audit_<id>`.
+
+    The audit with its condition fixed, so several conditions run as one `inspect eval-set`
+    (which takes tasks, not task sources); every other parameter is the audit's own (one
+    parameter list). The condition stays a parameter (its default the task's condition) so
+    that Inspect records it among the task's arguments, and its dataframes (`evals_df`'s
+    `task_arg_condition`) carry it.
+    """
 
     def fixed(condition: str = condition_id, **task_args: Any) -> Task:
         if condition != condition_id:
@@ -165,7 +177,9 @@ def _condition_task(condition_id: str) -> Callable[..., Task]:
 
     signature = inspect.signature(audit)
     fixed.__signature__ = signature.replace(  # type: ignore[attr-defined]
-        parameters=[p.replace(default=condition_id) if p.name == "condition" else p for p in signature.parameters.values()]
+        parameters=[
+            p.replace(default=condition_id) if p.name == "condition" else p for p in signature.parameters.values()
+        ]
     )
     fixed.__name__ = fixed.__qualname__ = f"audit_{condition_id}"
     fixed.__doc__ = f"The audit under condition {condition_id} (see `political_sycophancy/audit`)."

@@ -35,6 +35,7 @@ COMMAND_MODULES = (
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The `political-sycophancy` parser: the measures' commands, then those of `COMMAND_MODULES`."""
     parser = Parser(
         prog="political-sycophancy",
         description="Audit the political bias of language models across the people who might be asking.",
@@ -46,9 +47,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run one command; every way it can end but success is one line on stderr and an exit
-    code: bad input or a failing machine 2, a worker process that died 1, Ctrl-C 130 (and
-    SIGTERM, where a command takes it as Ctrl-C, 143)."""
+    """Run one command; every way it can end but success is one line on stderr and an exit code.
+
+    Bad input or a failing machine 2, a worker process that died 1, Ctrl-C 130 (and
+    SIGTERM, where a command takes it as Ctrl-C, 143).
+    """
     try:
         return _run(argv)
     except KeyboardInterrupt as ex:  # Ctrl-C: one line, no traceback; a command leaves what it writes whole

@@ -9,6 +9,7 @@ from ..core.console import say
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Add the `atp` command and its `build` action (ATP items and benchmarks from Pew's .sav files)."""
     p = sub.add_parser(
         "atp",
         help="build ATP items and partisan benchmarks from Pew American Trends Panel .sav files",
@@ -24,7 +25,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     b.add_argument("--sav", nargs="+", required=True, help=".sav files or directories holding them")
     b.add_argument("--out", required=True, help="item file to write (.csv)")
-    b.add_argument("--unweighted", action="store_true", help="count raw respondents, as the first seed did (default: survey weights)")
+    b.add_argument(
+        "--unweighted",
+        action="store_true",
+        help="count raw respondents, as the first seed did (default: survey weights)",
+    )
     b.add_argument(
         "--groups",
         action="append",
@@ -37,6 +42,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run_build(args: argparse.Namespace) -> int:
+    """Write an ATP item file and its exclusion report from .sav files, refusing outputs that replace inputs."""
     from ..core.errors import InputError
     from ..core.io import distinct_output, output_file
     from ..core.items import load_items

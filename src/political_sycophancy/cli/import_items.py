@@ -11,6 +11,7 @@ OUTPUTS = ("pct.csv", "typology.csv", "atp.csv", "import_report.md")
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Add the `import-items` command (instrument files from the replication package)."""
     p = sub.add_parser(
         "import-items",
         help="import PCT, Typology and ATP items from the paper's replication-package directory",
@@ -20,11 +21,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("src", help="replication-package data directory (e.g. ../shared/reference/replication)")
     p.add_argument("--out", required=True, help="directory to write the instrument files into")
-    p.add_argument("--coding", default=None, help="CSV (id, direction) replacing Typology directions, e.g. to correct pew_02/pew_22")
+    p.add_argument(
+        "--coding",
+        default=None,
+        help="CSV (id, direction) replacing Typology directions, e.g. to correct pew_02/pew_22",
+    )
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    """Write pct.csv, typology.csv, atp.csv and the import report, and print each file's item count."""
     from ..core.io import distinct_output, output_dir
     from ..core.items import load_items
     from ..pew.replication import import_replication

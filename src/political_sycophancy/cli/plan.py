@@ -38,35 +38,76 @@ MAX_OUTPUT_TOKENS = 1e6
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Add the `plan` command (a design's cells, calls and tokens; `--run` executes it)."""
     p = sub.add_parser(
         "plan",
-        help="print a whole design (cells, calls, token estimates per phase); --run executes it as one resumable eval set",
-        description="Print the cells, model calls and estimated input/output tokens of each phase of a design "
-        "(Phase 1, Phase 2, replicates, probes, personas) and, with --run, execute it as one resumable Inspect eval set.",
+        help=(
+            "print a whole design (cells, calls, token estimates per phase); --run executes it as one resumable"
+            " eval set"
+        ),
+        description=(
+            "Print the cells, model calls and estimated input/output tokens of each phase of a design (Phase 1, Phase"
+            " 2, replicates, probes, personas) and, with --run, execute it as one resumable Inspect eval set."
+        ),
     )
-    p.add_argument("--design", default="paper", choices=("paper", "profiles"),
-                   help="paper (the first seed's phases) or profiles (interlocutor profiles, set by --profile; default: paper)")
-    p.add_argument("--profile", action="append", default=[], metavar="KEY=VALUE",
-                   help="design=profiles: a parameter of the profiles task (and of its manipulation check "
-                   "profile_check, where it applies), as for inspect eval -T (repeatable), "
-                   "e.g. --profile design=fractional --profile n=24 --profile modes=explicit,implicit")
-    p.add_argument("--profile-epochs", type=arguments.epochs, default=1,
-                   help="design=profiles: epochs of the profiles task (default: 1)")
-    p.add_argument("--items", required=True, help="directory holding pct.csv (optional; built-in otherwise), typology.csv and atp.csv")
+    p.add_argument(
+        "--design",
+        default="paper",
+        choices=("paper", "profiles"),
+        help="paper (the first seed's phases) or profiles (interlocutor profiles, set by --profile; default: paper)",
+    )
+    p.add_argument(
+        "--profile",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help=(
+            "design=profiles: a parameter of the profiles task (and of its manipulation check "
+            "profile_check, where it applies), as for inspect eval -T (repeatable), "
+            "e.g. --profile design=fractional --profile n=24 --profile modes=explicit,implicit"
+        ),
+    )
+    p.add_argument(
+        "--profile-epochs",
+        type=arguments.epochs,
+        default=1,
+        help="design=profiles: epochs of the profiles task (default: 1)",
+    )
+    p.add_argument(
+        "--items",
+        required=True,
+        help="directory holding pct.csv (optional; built-in otherwise), typology.csv and atp.csv",
+    )
     p.add_argument("--log-dir", required=True, help="log directory of the eval set")
     p.add_argument("--phases", default=",".join(_phases()), help="comma-separated subset of: " + ", ".join(_phases()))
-    p.add_argument("--phase2-pool", default=PAPER_PHASE2_POOL,
-                   help=f"ATP pool of Phase 2 and the replicates (default: {PAPER_PHASE2_POOL})")
+    p.add_argument(
+        "--phase2-pool",
+        default=PAPER_PHASE2_POOL,
+        help=f"ATP pool of Phase 2 and the replicates (default: {PAPER_PHASE2_POOL})",
+    )
     p.add_argument("--probe-pool", default="top30", help="ATP pool of the probes and personas (default: top30)")
-    p.add_argument("--replicates", type=arguments.epochs, default=4,
-                   help="T=1 replicates of the focal ATP grid, the original included (default: 4)")
+    p.add_argument(
+        "--replicates",
+        type=arguments.epochs,
+        default=4,
+        help="T=1 replicates of the focal ATP grid, the original included (default: 4)",
+    )
     p.add_argument("--no-greedy", action="store_true", help="leave out the T=0 run of the focal grid")
-    p.add_argument("--temperature", type=arguments.nonnegative, default=1.0,
-                   help="the design's sampling temperature (default 1.0; the greedy replicate is T=0)")
+    p.add_argument(
+        "--temperature",
+        type=arguments.nonnegative,
+        default=1.0,
+        help="the design's sampling temperature (default 1.0; the greedy replicate is T=0)",
+    )
     p.add_argument("--probe-epochs", type=arguments.epochs, default=2)
     p.add_argument("--persona-epochs", type=arguments.epochs, default=2)
     p.add_argument("--grader", default=None, help="model that also codes the perception descriptions")
-    p.add_argument("--max-tokens", type=arguments.count, default=None, help="generation limit of every task (default: the provider's)")
+    p.add_argument(
+        "--max-tokens",
+        type=arguments.count,
+        default=None,
+        help="generation limit of every task (default: the provider's)",
+    )
     # The audit parameters that are one value for the whole design (the others are per cell).
     add_task_options(p, DESIGN_PARAMS)
     p.add_argument(
@@ -75,14 +116,32 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         default=[],
         type=_output_tokens,
         metavar="KIND=N",
-        help="output tokens per call for the estimate (kinds: audit, audit_logprobs, expected_answer, perception, grader)",
+        help=(
+            "output tokens per call for the estimate (kinds: audit, audit_logprobs, expected_answer, perception,"
+            " grader)"
+        ),
     )
-    p.add_argument("--price-in", type=arguments.number(0, MAX_PRICE), default=None, metavar="USD",
-                   help="your provider's price per million input tokens, for the cost estimate")
-    p.add_argument("--price-out", type=arguments.number(0, MAX_PRICE), default=None, metavar="USD",
-                   help="your provider's price per million output tokens, for the cost estimate")
-    p.add_argument("--seconds-per-call", type=arguments.number(0, MAX_SECONDS_PER_CALL), default=None, metavar="S",
-                   help="a typical call's latency, for the time estimate (with --max-connections, default 10)")
+    p.add_argument(
+        "--price-in",
+        type=arguments.number(0, MAX_PRICE),
+        default=None,
+        metavar="USD",
+        help="your provider's price per million input tokens, for the cost estimate",
+    )
+    p.add_argument(
+        "--price-out",
+        type=arguments.number(0, MAX_PRICE),
+        default=None,
+        metavar="USD",
+        help="your provider's price per million output tokens, for the cost estimate",
+    )
+    p.add_argument(
+        "--seconds-per-call",
+        type=arguments.number(0, MAX_SECONDS_PER_CALL),
+        default=None,
+        metavar="S",
+        help="a typical call's latency, for the time estimate (with --max-connections, default 10)",
+    )
     p.add_argument("--run", action="store_true", help="run the design as one resumable eval set")
     add_eval_options(p, generation=False)
     p.set_defaults(func=run)
@@ -113,8 +172,7 @@ def _output_tokens(pair: str) -> tuple[str, float]:
 def plan_rows(
     planned: list[PlannedTask], models: list[str], output_tokens: dict[str, float], limit: int | None = None
 ) -> tuple[list[dict], list[dict]]:
-    """Per-task rows and per-phase rows (per model and for all models), with the sample
-    limit applied."""
+    """Per-task rows and per-phase rows (per model and for all models), with the sample limit applied."""
     from ..designs.paper import estimate
 
     tasks = [
@@ -145,7 +203,10 @@ def plan_rows(
                 "output tokens": e.output_tokens * n,
             }
         )
-    total = {k: sum(r[k] for r in phases) for k in ("tasks", "cells/model", "calls/model", "calls", "input tokens", "output tokens")}
+    total = {
+        k: sum(r[k] for r in phases)
+        for k in ("tasks", "cells/model", "calls/model", "calls", "input tokens", "output tokens")
+    }
     phases.append({"phase": "total", **total})
     return tasks, phases
 
@@ -157,14 +218,24 @@ def _print_cost(args: argparse.Namespace, total: dict) -> None:
     if args.price_in is None and args.seconds_per_call is None:
         return
     connections = args.max_connections or DEFAULT_CONNECTIONS
-    cost = run_cost(total["calls/model"], total["input tokens"], total["output tokens"], len(args.model),
-                    price_in=args.price_in, price_out=args.price_out, seconds_per_call=args.seconds_per_call, connections=connections)
+    cost = run_cost(
+        total["calls/model"],
+        total["input tokens"],
+        total["output tokens"],
+        len(args.model),
+        price_in=args.price_in,
+        price_out=args.price_out,
+        seconds_per_call=args.seconds_per_call,
+        connections=connections,
+    )
     say()
     if cost.usd is not None:
         say(f"estimated cost: {cost.usd:,.2f} USD for {total['calls']:,} calls")
     if cost.hours is not None:
-        say(f"estimated time: {cost.hours:,.1f} h ({cost.hours * 60:,.0f} min) with {connections} connections per model"
-              + (" (batch mode: within the provider's batch window instead)" if getattr(args, "batch", None) else ""))
+        say(
+            f"estimated time: {cost.hours:,.1f} h ({cost.hours * 60:,.0f} min) with {connections} connections per model"
+            + (" (batch mode: within the provider's batch window instead)" if getattr(args, "batch", None) else "")
+        )
     say(f"({cost.formula}; estimates, not quotes)")
 
 
@@ -194,6 +265,7 @@ def paper_plan(args: argparse.Namespace) -> list[PlannedTask]:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Print a design's estimate per phase and, with `--run`, run it as one resumable eval set."""
     kwargs = eval_set_kwargs(args, generation=False)
     if (args.price_in is None) != (args.price_out is None):
         raise InputError("--price-in and --price-out go together (USD per million input and output tokens)")
@@ -204,8 +276,14 @@ def run(args: argparse.Namespace) -> int:
         from ..designs.profiles import parse_profile_args, profile_design
 
         planned = profile_design(
-            args.items, profile_args=parse_profile_args(args.profile), temperature=args.temperature, max_tokens=args.max_tokens,
-            epochs=args.profile_epochs, answer=args.answer, top_logprobs=args.top_logprobs, non_ordinal=args.non_ordinal,
+            args.items,
+            profile_args=parse_profile_args(args.profile),
+            temperature=args.temperature,
+            max_tokens=args.max_tokens,
+            epochs=args.profile_epochs,
+            answer=args.answer,
+            top_logprobs=args.top_logprobs,
+            non_ordinal=args.non_ordinal,
         )
     else:
         planned = paper_plan(args)
@@ -213,7 +291,11 @@ def run(args: argparse.Namespace) -> int:
     say(f"design {args.design!r}: {len(planned)} tasks x {len(args.model)} model(s) ({', '.join(args.model)})\n")
     say(text_table(task_rows, ["phase", "task", "kind", "condition", "pool", "T", "cells", "epochs", "calls"]))
     say()
-    say(text_table(phase_rows, ["phase", "tasks", "cells/model", "calls/model", "calls", "input tokens", "output tokens"]))
+    say(
+        text_table(
+            phase_rows, ["phase", "tasks", "cells/model", "calls/model", "calls", "input tokens", "output tokens"]
+        )
+    )
     say(
         "\ntokens are estimates: input = prompt characters / 4 + 8 per call; output per call: "
         "audit 3 (1 with --answer logprobs), expected_answer 60, perception 90, profile_check 80 (reasoning models use "

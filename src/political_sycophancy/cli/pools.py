@@ -15,6 +15,7 @@ STANDARD_POOLS = ("all", "benchmarked", "top500", "top30", "gap>0.2")
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Add the `pools` command (pool sizes of an item file, or one pool's items)."""
     p = sub.add_parser(
         "pools",
         help="list pool sizes (all, benchmarked, top<N>, gap><x>) of an item file, or the items of one pool",
@@ -23,8 +24,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "of that pool in the order the audit task uses them. Pool names are those of -T pool=... .",
     )
     p.add_argument("--items", required=True, help="item file (e.g. the atp.csv written by import-items or atp build)")
-    p.add_argument("--instrument", default=None, help="instrument name for the file's defaults (default: from the file)")
-    p.add_argument("--pool", default=None, help="list the items of this pool: all, benchmarked, top<N>, gap><x> or a file of ids")
+    p.add_argument(
+        "--instrument", default=None, help="instrument name for the file's defaults (default: from the file)"
+    )
+    p.add_argument(
+        "--pool", default=None, help="list the items of this pool: all, benchmarked, top<N>, gap><x> or a file of ids"
+    )
     p.set_defaults(func=run)
 
 
@@ -40,11 +45,19 @@ def pool_rows(items: list[Item], pools: Iterable[str]) -> list[dict]:
     for pool in pools:
         chosen = select_pool(items, pool)
         gaps = [i.partisan_gap for i in chosen if i.partisan_gap is not None]
-        rows.append({"pool": pool, "items": len(chosen), "min_gap": _gap(min(gaps) if gaps else None), "max_gap": _gap(max(gaps) if gaps else None)})
+        rows.append(
+            {
+                "pool": pool,
+                "items": len(chosen),
+                "min_gap": _gap(min(gaps) if gaps else None),
+                "max_gap": _gap(max(gaps) if gaps else None),
+            }
+        )
     return rows
 
 
 def run(args: argparse.Namespace) -> int:
+    """Print the standard pools' sizes and gap cut-offs, or with `--pool` that pool's items in task order."""
     from ..core.items import load_items, select_pool
     from ..core.text import text_table
 

@@ -33,12 +33,16 @@ def _thresholds(spec: str) -> tuple[float, ...]:
 
 def judge_kinds() -> list[JudgeKind]:
     """Every measure's declared judge kinds, in the catalog's order."""
-    return [kind for measure in declared() for module in measure.judges for kind in importlib.import_module(module).JUDGES]
+    return [
+        kind for measure in declared() for module in measure.judges for kind in importlib.import_module(module).JUDGES
+    ]
 
 
 def kind_of(path: Path) -> JudgeKind:
-    """The judge kind whose columns the labelled file has (a file with no such columns is an
-    InputError saying what each kind needs)."""
+    """The judge kind whose columns the labelled file has.
+
+    A file with no such columns is an InputError saying what each kind needs.
+    """
     from ..core.io import read_records
 
     columns: set[str] = set()
@@ -48,29 +52,50 @@ def kind_of(path: Path) -> JudgeKind:
     found = [k for k in kinds if set(k.columns) <= columns]
     if not found:
         expected = "; ".join(f"{k.name}: {k.description}" for k in kinds)
-        raise InputError(f"the columns fit no grader (missing column); a labelled file has the columns of one of: {expected}", file=path)
+        raise InputError(
+            f"the columns fit no grader (missing column); a labelled file has the columns of one of: {expected}",
+            file=path,
+        )
     return max(found, key=lambda k: len(k.columns))
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Add the `validate-judge` command (a grader against human labels)."""
     p = sub.add_parser(
         "validate-judge",
-        help="check a grader (stance judge, even-handedness grader) against human labels: macro-F1, Cohen's kappa, coverage",
-        description="Run a measure's grader on a human-labelled file (its columns say which grader) and report agreement "
-        "with the human labels: coverage, accuracy, macro-F1 and Cohen's kappa (per confidence threshold for a judge with one).",
+        help=(
+            "check a grader (stance judge, even-handedness grader) against human labels: macro-F1, Cohen's kappa,"
+            " coverage"
+        ),
+        description=(
+            "Run a measure's grader on a human-labelled file (its columns say which grader) and report agreement with"
+            " the human labels: coverage, accuracy, macro-F1 and Cohen's kappa (per confidence threshold for a judge"
+            " with one)."
+        ),
     )
     p.add_argument("labelled", help="CSV/TSV/JSONL of human labels, e.g. statement, response, label (stance judge)")
     p.add_argument("--grader", required=True, help="the judge: any Inspect model, e.g. openai/gpt-4o or gguf/smollm2")
     p.add_argument("--model-arg", "-M", action="append", default=[], help="grader model argument key=value")
-    p.add_argument("--thresholds", type=_thresholds, default=None,
-                   help="comma-separated confidence thresholds from 0 to 1, for a judge with a confidence (stance judge default: "
-                   "0,0.5,0.6,0.7,0.8,0.9,0.95)")
+    p.add_argument(
+        "--thresholds",
+        type=_thresholds,
+        default=None,
+        help=(
+            "comma-separated confidence thresholds from 0 to 1, for a judge with a confidence (stance judge default: "
+            "0,0.5,0.6,0.7,0.8,0.9,0.95)"
+        ),
+    )
     p.add_argument("--limit", type=arguments.count, default=None, help="only the first N labelled answers")
-    p.add_argument("--output", default=None, help="write each answer's gold label, predicted label and the grader's text to this CSV")
+    p.add_argument(
+        "--output",
+        default=None,
+        help="write each answer's gold label, predicted label and the grader's text to this CSV",
+    )
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    """Grade a human-labelled file with the chosen grader and print (and with `--output` write) the agreement."""
     from inspect_ai.model import get_model
 
     from ..core.atomic import write_atomic

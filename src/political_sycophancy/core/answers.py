@@ -32,8 +32,11 @@ NAN = float("nan")
 
 @dataclass(frozen=True)
 class Answer:
-    """What the model answered. `probs` is the distribution over options the scores use:
-    a point mass on the parsed letter, or the logprob distribution in logprobs mode."""
+    """What the model answered.
+
+    `probs` is the distribution over options the scores use: a point mass on the parsed
+    letter, or the logprob distribution in logprobs mode.
+    """
 
     status: str
     letter: str | None
@@ -47,6 +50,7 @@ class Answer:
 
     @property
     def answered(self) -> bool:
+        """Whether the model gave a letter (not a refusal, parse failure, missing logprobs or error)."""
         return self.status == ANSWERED
 
     def score_value(self, **numbers: float | None) -> dict[str, float]:
@@ -61,6 +65,7 @@ class Answer:
         return value
 
     def score_metadata(self) -> dict[str, Any]:
+        """The answer as a Score's metadata: status, letter, mode, rule, the text parse and both distributions."""
         return {
             "status": self.status,
             "letter": self.letter,
@@ -125,14 +130,16 @@ def state_options(state: TaskState) -> list[str]:
     if state.choices:
         return [choice.value for choice in state.choices]
     raise ValueError(
-        f"sample {state.sample_id!r} has no options: give the Sample `choices=[...]` "
-        "or metadata `options`"
+        f"sample {state.sample_id!r} has no options: give the Sample `choices=[...]` or metadata `options`"
     )
 
 
 def answer_mode(state: TaskState, answer: str | None) -> str:
-    """The scorer's answer mode: its own argument when given, else what the answer solver
-    recorded in the state, else letter."""
+    """The scorer's answer mode: its own argument, else what the answer solver recorded, else letter.
+
+    The scorer's own argument when given, else what the answer solver recorded in the
+    state, else letter.
+    """
     mode = answer or state.metadata.get(ANSWER_MODE_KEY) or "letter"
     if mode not in ANSWER_MODES:
         raise ValueError(f"answer must be one of {', '.join(ANSWER_MODES)}, got {mode!r}")
@@ -140,6 +147,7 @@ def answer_mode(state: TaskState, answer: str | None) -> str:
 
 
 def state_answer(state: TaskState, answer: str | None = None) -> Answer:
+    """The answer in a sample's output, read with the sample's options and the scorer's answer mode."""
     return read_answer(state.output, state_options(state), answer_mode(state, answer))
 
 
@@ -161,8 +169,10 @@ def make_score(answer: Answer, labels: dict[str, Any] | None = None, **numbers: 
 
 
 def restatus(score: Score, status: str, rule: str, **metadata: Any) -> Score:
-    """The score under `status` and `rule` (e.g. an importer's source letter missing): when
-    not answered its measures become NaN; the indicators follow the status."""
+    """The score under `status` and `rule` (e.g. an importer's source letter missing).
+
+    When not answered its measures become NaN; the indicators follow the status.
+    """
     old = score.value if isinstance(score.value, dict) else {}
     value = dict(old) if status == ANSWERED else {k: NAN for k in old}
     value.update(answered=1.0 if status == ANSWERED else 0.0, refused=1.0 if status == REFUSAL else 0.0)

@@ -1,5 +1,6 @@
-"""Value types for command-line options, so every command refuses a bad number where it is
-parsed, with one line naming the option, before anything runs.
+"""Value types for command-line options, so every command refuses a bad number where it is parsed.
+
+The refusal is one line naming the option, before anything runs.
 
 `whole(low, high)` and `number(...)` build argparse `type=` functions: a whole number in a
 range, or a finite number in a range (NaN and infinities are never a setting). The message
@@ -38,7 +39,11 @@ def _range_words(low: float | None, high: float | None, *, above: bool = False, 
 
 def whole(low: int | None = None, high: int | None = None) -> Callable[[str], int]:
     """A `type=` for a whole number in [low, high] (either end open when None)."""
-    need = f"must be at least {low}" if high is None and low is not None else f"must be a whole number {_range_words(low, high)}".rstrip()
+    need = (
+        f"must be at least {low}"
+        if high is None and low is not None
+        else f"must be a whole number {_range_words(low, high)}".rstrip()
+    )
 
     def parse(text: str) -> int:
         try:
@@ -53,9 +58,10 @@ def whole(low: int | None = None, high: int | None = None) -> Callable[[str], in
     return parse
 
 
-def number(low: float | None = None, high: float | None = None, *, above: bool = False, below: bool = False) -> Callable[[str], float]:
-    """A `type=` for a finite number in the range from `low` to `high` (ends included
-    unless `above` / `below`)."""
+def number(
+    low: float | None = None, high: float | None = None, *, above: bool = False, below: bool = False
+) -> Callable[[str], float]:
+    """A `type=` for a finite number in the range from `low` to `high` (ends included unless `above` / `below`)."""
 
     def parse(text: str) -> float:
         need = f"must be a finite number {_range_words(low, high, above=above, below=below)}".rstrip()
@@ -108,5 +114,7 @@ def fail_on_error(text: str) -> float | bool:
     except ValueError:
         raise argparse.ArgumentTypeError(f"must be true, false or a number above 0, not {text}") from None
     if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"must be true, false or a finite number above 0 (a share below 1 or a count), not {text}")
+        raise argparse.ArgumentTypeError(
+            f"must be true, false or a finite number above 0 (a share below 1 or a count), not {text}"
+        )
     return value

@@ -29,8 +29,10 @@ def _host() -> str:
 
 
 def temp_path(target: Path, pid: int | None = None) -> Path:
-    """A fresh temporary sibling of `target` for the writer process `pid` (default: this
-    one), named so that `clean_stale_temp` can tell whether its writer is still alive."""
+    """A fresh temporary sibling of `target` for the writer process `pid` (default: this one).
+
+    It is named so that `clean_stale_temp` can tell whether its writer is still alive.
+    """
     return target.with_name(f".{target.name}.{_host()}.{pid or os.getpid()}.{uuid.uuid4().hex[:8]}{TEMP_SUFFIX}")
 
 
@@ -111,11 +113,13 @@ def _exchange(a: Path, b: Path) -> bool:
 
 
 class FolderWrite:
-    """Write a whole output folder into a fresh temporary sibling, then put it in place of
-    the old one in one step, under a lock beside it, so that two runs into one folder never
-    mix, stale files never survive, and a run that fails or is killed leaves the old folder
-    whole. `owned` names what the folder may hold: a folder holding anything else is the
-    user's, not ours to replace (`foreign` says what)."""
+    """Write a whole output folder into a fresh temporary sibling, then put it in place of the old one in one step.
+
+    Done under a lock beside it, so that two runs into one folder never mix, stale files
+    never survive, and a run that fails or is killed leaves the old folder whole. `owned`
+    names what the folder may hold: a folder holding anything else is the user's, not ours
+    to replace (`foreign` says what).
+    """
 
     def __init__(self, target: Path, owned: frozenset[str]) -> None:
         self.target = Path(target).resolve()  # a symlinked --out: its real folder is replaced, not the link
@@ -129,11 +133,12 @@ class FolderWrite:
         """Names in the existing folder that this writer did not make."""
         if not self.target.is_dir():
             return []
-        return sorted(p.name for p in self.target.iterdir() if p.name not in self.owned and not _TEMP_NAME.match(p.name))
+        return sorted(
+            p.name for p in self.target.iterdir() if p.name not in self.owned and not _TEMP_NAME.match(p.name)
+        )
 
     def open(self) -> Path:
-        """Take the lock (FolderBusy when another process holds it) and make the temporary
-        folder to write into."""
+        """Take the lock (FolderBusy when another process holds it) and make the temporary folder to write into."""
         import fcntl
 
         fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
@@ -157,8 +162,10 @@ class FolderWrite:
         return self.temp
 
     def _clean_leftovers(self) -> None:
-        """Temporary folders of earlier runs into this folder (killed ones): no run holds them,
-        since this one holds the lock."""
+        """Temporary folders of earlier runs into this folder (killed ones).
+
+        No run holds them, since this one holds the lock.
+        """
         for suffix in (FOLDER_TEMP, FOLDER_OLD):
             for path in self.parent.glob(f".{_glob_escape(self.target.name)}.*{suffix}"):
                 if path.is_dir() and not path.is_symlink():

@@ -46,8 +46,11 @@ class Condition:
     template: str = ""
 
     def apply(self, prompt: str, **fields: str) -> str:
-        """The preamble, a blank line, then the prompt (the paper's layout); or the
-        template with the prompt in place of `{statement}`."""
+        """The prompt under this condition, in the paper's layout or the condition's template.
+
+        The preamble, a blank line, then the prompt (the paper's layout); or the
+        template with the prompt in place of `{statement}`.
+        """
         if self.template:
             text = self.template
             for name, value in {"preamble": self.preamble, **fields}.items():
@@ -111,19 +114,20 @@ def parse_conditions(data: Any, source: str | Path) -> list[Condition]:
 
 
 def load_conditions_file(path: str | Path) -> list[Condition]:
+    """The conditions of a user's YAML file (`--conditions-file`), checked as the built-in ones are."""
     path = Path(path)
     return parse_conditions(read_yaml(path), path)
 
 
 @lru_cache(maxsize=1)
 def builtin_conditions() -> dict[str, Condition]:
+    """The conditions shipped in data/conditions.yaml, by id (read once per process)."""
     source = Path(str(resources.files("political_sycophancy") / "data" / "conditions.yaml"))
     return {c.id: c for c in parse_conditions(read_yaml(source), str(source))}
 
 
 class ConditionWarning(UserWarning):
-    """A conditions file redefines a built-in condition: results under that id are not the
-    paper's condition."""
+    """A conditions file redefines a built-in condition: results under that id are not the paper's condition."""
 
 
 def design_rank(condition: str) -> tuple[int, str]:
@@ -137,11 +141,17 @@ def design_rank(condition: str) -> tuple[int, str]:
 
 
 def redefines_builtin(condition: Condition) -> bool:
-    """Whether `condition` has a built-in id but changes what is sent (text, template,
-    kind) or how reports name it (label): logs record this beside the condition."""
+    """Whether `condition` has a built-in id but changes what is sent or how reports name it.
+
+    What is sent: text, template, kind; how reports name it: label. Logs record this
+    beside the condition.
+    """
     builtin = builtin_conditions().get(condition.id)
     return builtin is not None and (condition.label, condition.preamble, condition.kind, condition.template) != (
-        builtin.label, builtin.preamble, builtin.kind, builtin.template
+        builtin.label,
+        builtin.preamble,
+        builtin.kind,
+        builtin.template,
     )
 
 
@@ -150,13 +160,16 @@ def condition_registry(extra: str | Path | None = None) -> dict[str, Condition]:
 
     A file condition that changes a built-in one raises a `ConditionWarning` (and
     `redefines_builtin` says so for a log): a study comparing "C3R" with the paper's must
-    not silently compare a different text."""
+    not silently compare a different text.
+    """
     reg = dict(builtin_conditions())
     if extra:
         for c in load_conditions_file(extra):
             if redefines_builtin(c):
                 warnings.warn(
-                    ConditionWarning(f"{extra}: condition {c.id} redefines the built-in condition {c.id} ({reg[c.id].label!r})"),
+                    ConditionWarning(
+                        f"{extra}: condition {c.id} redefines the built-in condition {c.id} ({reg[c.id].label!r})"
+                    ),
                     stacklevel=2,
                 )
             reg[c.id] = c
@@ -164,8 +177,11 @@ def condition_registry(extra: str | Path | None = None) -> dict[str, Condition]:
 
 
 def resolve_conditions(spec: str | list[str], extra: str | Path | None = None) -> list[Condition]:
-    """Conditions named by `spec`: one id, a comma-separated list, `all` (the six Phase 2
-    conditions), `focal` (N, C3L, C3R), `personas`, or `file` (every condition of `extra`)."""
+    """Conditions named by `spec`.
+
+    One id, a comma-separated list, `all` (the six Phase 2 conditions), `focal` (N, C3L,
+    C3R), `personas`, or `file` (every condition of `extra`).
+    """
     reg = condition_registry(extra)
     if isinstance(spec, str):
         key = spec.strip()

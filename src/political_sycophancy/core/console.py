@@ -1,6 +1,9 @@
-"""What the commands print: through one function, so no value from a log or an input
-file (a model name, an item text, a file name) can send escape sequences to the terminal,
-and argparse's own messages (which repeat the bad value) the same way, on one line."""
+"""What the commands print: through one function, so no value from a log or an input file reaches the terminal raw.
+
+No value (a model name, an item text, a file name) can send escape sequences to the
+terminal, and argparse's own messages (which repeat the bad value) go the same way, on
+one line.
+"""
 
 from __future__ import annotations
 
@@ -19,16 +22,17 @@ PROG = "political-sycophancy"
 
 
 def say(text: object = "", *, err: bool = False) -> None:
-    """Print one message (several lines allowed) with its control characters made visible;
-    written in one piece, so lines from forked import processes do not interleave."""
+    """Print one message (several lines allowed) with its control characters made visible.
+
+    Written in one piece, so lines from forked import processes do not interleave.
+    """
     stream = sys.stderr if err else sys.stdout
     stream.write(terminal_safe(text) + "\n")
     stream.flush()
 
 
 def error_line(message: object) -> None:
-    """The one-line error every refused command ends with (a line break in a value quoted
-    in it becomes a space)."""
+    """The one-line error every refused command ends with (a line break in a value quoted in it becomes a space)."""
     say(f"{PROG}: error: {one_line(message)}", err=True)
 
 
@@ -42,18 +46,24 @@ class UsageError(SystemExit):
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse with one-line errors (`political-sycophancy: error: --seed must be ...`),
-    raised as `UsageError` so `main` returns 2, and its help and messages made terminal-safe."""
+    """argparse with one-line errors, raised as `UsageError` so `main` returns 2.
+
+    Errors read `political-sycophancy: error: --seed must be ...`; its help and messages are
+    made terminal-safe.
+    """
 
     def error(self, message: str) -> NoReturn:
+        """Print argparse's complaint as one line, the option first, and exit 2 (`UsageError`)."""
         # argparse says "argument --seed: must be ..."; the option leads the sentence instead
         message = re.sub(r"^argument ([^:]+): (must )", r"\1 \2", message)
         error_line(f"{message} (see {self.prog} --help)")
         raise UsageError(2)
 
     def parse_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:  # type: ignore[override]
-        """argparse's parse_args, with an unknown option refused by the (sub)command it was given
-        to, so the message points to that command's help (`political-sycophancy audit --help`)."""
+        """Argparse's parse_args, with an unknown option refused by the (sub)command it was given to.
+
+        The message then points to that command's help (`political-sycophancy audit --help`).
+        """
         parsed, extras = self.parse_known_args(args, namespace)
         if extras:
             self._command_parser(parsed).error(f"unrecognized arguments: {' '.join(extras)}")

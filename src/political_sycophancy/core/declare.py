@@ -35,19 +35,24 @@ Node = tuple[str, Any]  # (key, type): a TypedDict, `dict[str, X]`, a list or a 
 
 
 class DeclarationError(ValueError):
-    """Two measures declare the same thing (a name, a section, a summary.json node), or a
-    measure declares what the package itself holds."""
+    """Two measures declare the same thing, or a measure declares what the package itself holds.
+
+    The same thing: a name, a section, a summary.json node.
+    """
 
 
 @dataclass(frozen=True)
 class SummaryNodes:
-    """The summary.json nodes a measure writes, each `(key, type)`: at the top level
-    (`top`), under each model (`model`: `models.<model>.<key>`), among the tests (`tests`:
-    `tests.<key>`), derived by its report contribution (`findings`: `findings.<key>`) and its
-    Headline numbers (`headline`: `findings.headline.<key>`). The type is what the summary
-    contract checks every read and write against (`core.summary_contract`): a TypedDict of
-    the node's keys, `dict[str, X]` for a node keyed by data (models, conditions), or
-    `Annotated[TD, Keyed(X)]` for a TypedDict whose other keys are data."""
+    """The summary.json nodes a measure writes, each `(key, type)`.
+
+    At the top level (`top`), under each model (`model`: `models.<model>.<key>`), among the
+    tests (`tests`: `tests.<key>`), derived by its report contribution (`findings`:
+    `findings.<key>`) and its Headline numbers (`headline`: `findings.headline.<key>`). The
+    type is what the summary contract checks every read and write against
+    (`core.summary_contract`): a TypedDict of the node's keys, `dict[str, X]` for a node
+    keyed by data (models, conditions), or `Annotated[TD, Keyed(X)]` for a TypedDict whose
+    other keys are data.
+    """
 
     top: tuple[Node, ...] = ()
     model: tuple[Node, ...] = ()
@@ -57,8 +62,13 @@ class SummaryNodes:
 
     def places(self) -> Iterator[tuple[str, tuple[Node, ...]]]:
         """(where, its nodes) for each place a node can sit."""
-        yield from (("top level", self.top), ("models.<model>", self.model), ("tests", self.tests),
-                    ("findings", self.findings), ("findings.headline", self.headline))
+        yield from (
+            ("top level", self.top),
+            ("models.<model>", self.model),
+            ("tests", self.tests),
+            ("findings", self.findings),
+            ("findings.headline", self.headline),
+        )
 
     def names(self) -> tuple[str, ...]:
         """Every key the measure declares, wherever it sits."""
@@ -67,11 +77,14 @@ class SummaryNodes:
 
 @dataclass(frozen=True)
 class Measure:
-    """One measure: its name, the log kinds its tasks write, the modules that register its
-    Inspect objects and that hold its report sections, its public names ((name, module)
-    pairs, loaded on first use), the modules of its importable file kinds, of its commands,
-    of its graders `validate-judge` checks, its card (a README beside it), its summary.json
-    nodes and the modules of its report contribution."""
+    """One measure, declared once: what it registers, writes, reads, imports and adds to the report.
+
+    Its name, the log kinds its tasks write, the modules that register its Inspect objects
+    and that hold its report sections, its public names ((name, module) pairs, loaded on
+    first use), the modules of its importable file kinds, of its commands, of its graders
+    `validate-judge` checks, its card (a README beside it), its summary.json nodes and the
+    modules of its report contribution.
+    """
 
     name: str
     kinds: tuple[str, ...]
@@ -88,8 +101,10 @@ class Measure:
 
 
 def distinct(measures: Sequence[Measure]) -> None:
-    """Raise DeclarationError naming both measures when two declare the same name or the
-    same summary.json node in the same place (the later one would overwrite the other's)."""
+    """Raise DeclarationError naming both measures when two declare the same name or summary.json node in one place.
+
+    The later one would overwrite the other's.
+    """
     owner: dict[tuple[str, str], str] = {}
     for measure in measures:
         nodes = [(where, key) for where, found in measure.summary.places() for key, _ in found]
@@ -109,9 +124,12 @@ TASK_LABEL = "task_label"
 
 
 def task_label(name: Any, metadata: Mapping[str, Any] | None, registry_name: Any = None) -> str:
-    """A task's label: its name when its user renamed it (`task_with(name=...)`: the name
-    then differs from the registry name), else the label its factory put in the metadata,
-    else its name (logs written before the label existed named the task by its label)."""
+    """A task's label: its user's name for it, else the label its factory put in the metadata, else its name.
+
+    Its name counts when its user renamed it (`task_with(name=...)`: the name then
+    differs from the registry name); logs written before the label existed named the task
+    by its label.
+    """
     label = (metadata or {}).get(TASK_LABEL)
     if not isinstance(label, str) or not label or (registry_name and str(name) != str(registry_name)):
         return str(name)
@@ -119,8 +137,11 @@ def task_label(name: Any, metadata: Mapping[str, Any] | None, registry_name: Any
 
 
 def label_of_task(task: Any) -> str:
-    """`task_label` of an Inspect `Task` before it runs (its registry name from its
-    registry info; a task built without the registry has none)."""
+    """`task_label` of an Inspect `Task` before it runs.
+
+    Its registry name comes from its registry info; a task built without the registry
+    has none.
+    """
     from inspect_ai.util import registry_info
 
     try:

@@ -1,5 +1,8 @@
-"""The errors a command ends with in one line: bad input, so every message names the file, the row and
-the field; a worker process that died; an interruption."""
+"""The errors a command ends with in one line.
+
+Bad input, so every message names the file, the row and the field; a worker process that
+died; an interruption.
+"""
 
 from __future__ import annotations
 
@@ -42,9 +45,11 @@ class InputError(ValueError):
 
 
 class WorkerDied(RuntimeError):
-    """A process this one forked to share its work ended before it gave its result (killed,
-    out of memory): the command stops, says so in one line (`cli.main`, exit 1) and keeps
-    nothing of the interrupted work."""
+    """A process this one forked to share its work ended before it gave its result (killed, out of memory).
+
+    The command stops, says so in one line (`cli.main`, exit 1) and keeps nothing of the
+    interrupted work.
+    """
 
 
 class Interrupted(KeyboardInterrupt):

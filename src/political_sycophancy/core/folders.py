@@ -1,5 +1,6 @@
-"""An input folder (a log folder) checked and walked with bounds, so that no path a user can
-give makes a command hang, loop or read what is not its input.
+"""An input folder (a log folder) checked and walked with bounds.
+
+No path a user can give makes a command hang, loop or read what is not its input.
 
 `folder_problem` says why a path cannot be an input folder (an empty path, a symbolic-link
 loop, the filesystem root: a walk of `/` never ends in practice, `path_problem`; missing,
@@ -30,8 +31,10 @@ GIVE = "give the folder that holds the .eval logs"
 
 
 def path_problem(path: str | os.PathLike[str]) -> str | None:
-    """Why `path` can be no input folder whatever the filesystem holds, or None: an empty
-    path, the filesystem root, a symbolic link loop."""
+    """Why `path` can be no input folder whatever the filesystem holds, or None.
+
+    An empty path, the filesystem root, a symbolic link loop.
+    """
     text = os.fspath(path)
     if not text.strip():
         return f"an empty path; {GIVE}"
@@ -46,8 +49,10 @@ def path_problem(path: str | os.PathLike[str]) -> str | None:
 
 
 def folder_problem(path: str | os.PathLike[str]) -> str | None:
-    """Why `path` cannot be read as an input folder, or None (`path_problem`, and missing,
-    unreadable or not a folder)."""
+    """Why `path` cannot be read as an input folder, or None.
+
+    `path_problem`, and missing, unreadable or not a folder.
+    """
     if problem := path_problem(path):
         return problem
     try:
@@ -58,9 +63,11 @@ def folder_problem(path: str | os.PathLike[str]) -> str | None:
 
 
 def input_folder(text: str) -> str:
-    """An argparse `type=` for an input folder: what no filesystem makes a folder refused in
-    one line where it is parsed (`path_problem`; a missing folder is the command's to refuse,
-    before it writes anything)."""
+    """An argparse `type=` for an input folder.
+
+    What no filesystem makes a folder refused in one line where it is parsed (`path_problem`;
+    a missing folder is the command's to refuse, before it writes anything).
+    """
     import argparse
 
     problem = path_problem(text)
@@ -71,9 +78,11 @@ def input_folder(text: str) -> str:
 
 @dataclass(frozen=True)
 class FolderEntry:
-    """One entry under the walked folder that is not a folder itself: its path relative to
-    the folder (POSIX), its `lstat` (None with `error`: an entry that could not be read, or
-    a folder that could not be listed, `unlisted`)."""
+    """One entry under the walked folder that is not a folder itself.
+
+    Its path relative to the folder (POSIX), its `lstat` (None with `error`: an entry that
+    could not be read, or a folder that could not be listed, `unlisted`).
+    """
 
     rel: str
     st: os.stat_result | None
@@ -84,10 +93,12 @@ class FolderEntry:
 def folder_entries(
     root: str | Path, *, skip: Collection[str] = (), limit: int = MAX_FOLDER_ENTRIES
 ) -> list[FolderEntry]:
-    """Every entry under `root` that is not a folder (files, symbolic links, FIFOs, devices,
-    sockets; and each folder that cannot be listed, with its error), sorted by relative
-    path; folders named in `skip` are not entered, no link is followed. More than `limit`
-    entries (folders included) is an `InputError`."""
+    """Every entry under `root` that is not a folder, sorted by relative path, walked with bounds.
+
+    Files, symbolic links, FIFOs, devices, sockets; and each folder that cannot be
+    listed, with its error. Folders named in `skip` are not entered, no link is followed.
+    More than `limit` entries (folders included) is an `InputError`.
+    """
     root = Path(root)
     out: list[FolderEntry] = []
     seen = 0

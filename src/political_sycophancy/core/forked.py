@@ -1,7 +1,8 @@
-"""Work shared by this process and forked ones: each process takes the next item no process
-has taken, in the order given, as it finishes one, so that all finish together (the caller
-orders the items, largest first where sizes are known). Used by the importer (one log per
-item) and the report (one section per item).
+"""Work shared by this process and forked ones.
+
+Each process takes the next item no process has taken, in the order given, as it finishes
+one, so that all finish together (the caller orders the items, largest first where sizes
+are known). Used by the importer (one log per item) and the report (one section per item).
 
 Forked, not spawned: the processes start with what this one holds (the response frame,
 the analysis frame, the imported libraries), at no cost of sending it. Each process's
@@ -13,7 +14,8 @@ killed when its parent ends (Linux's parent-death signal), ignores SIGINT (the t
 sends it to the whole job; this process stops and ends its children) and dies of SIGTERM.
 A process that dies before its result came back is a `WorkerDied` naming what it did and
 how it ended; when this process is interrupted (Ctrl-C) its children are killed, not
-waited for."""
+waited for.
+"""
 
 from __future__ import annotations
 
@@ -31,8 +33,10 @@ R = TypeVar("R")
 
 
 def _taking(items: Sequence[T], taken: Any) -> Iterator[T]:
-    """The items this process takes, one at a time: the next one no process has taken
-    (`taken`, a counter shared by the processes)."""
+    """The items this process takes, one at a time.
+
+    The next one no process has taken (`taken`, a counter shared by the processes).
+    """
     for _, item in _indexed(items, taken):
         yield item
 
@@ -41,10 +45,12 @@ PR_SET_PDEATHSIG, PR_SET_NAME = 1, 15
 
 
 def forked_child(role: str, parent: int) -> None:
-    """Make this freshly forked process one that never outlives `parent` and leaves Ctrl-C to
-    it: SIGKILL when the parent ends (PR_SET_PDEATHSIG; on Linux, elsewhere nothing), its
+    """Make this freshly forked process one that never outlives `parent` and leaves Ctrl-C to it.
+
+    SIGKILL when the parent ends (PR_SET_PDEATHSIG; on Linux, elsewhere nothing), its
     name `ps-<role>` (as `ps` and `top` show it), SIGINT ignored, SIGTERM fatal, and the
-    signals the fork held (`signals_held`) let through. A parent already gone ends it."""
+    signals the fork held (`signals_held`) let through. A parent already gone ends it.
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     with contextlib.suppress(OSError, AttributeError):
@@ -60,8 +66,11 @@ def forked_child(role: str, parent: int) -> None:
 
 @contextlib.contextmanager
 def signals_held() -> Iterator[None]:
-    """Hold SIGINT and SIGTERM while forking, so that a child has its own handlers
-    (`forked_child`) before it can receive one; held ones reach this process afterwards."""
+    """Hold SIGINT and SIGTERM while forking, so that a child has its own handlers before it can receive one.
+
+    The child's handlers are set by `forked_child`; held signals reach this process
+    afterwards.
+    """
     old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
     try:
         yield
@@ -96,21 +105,27 @@ def _child(work: Callable[[Iterator[Any]], Any], items: Iterator[Any], conn: Any
 
 
 def worker_count(jobs: int | None, items: int) -> int:
-    """The processes `shared_work` uses: `jobs` (default: one per CPU), at most one per
-    item, one where the platform cannot fork."""
+    """The processes `shared_work` uses.
+
+    `jobs` (default: one per CPU), at most one per item, one where the platform cannot
+    fork.
+    """
     if "fork" not in multiprocessing.get_all_start_methods():
         return 1
     return max(1, min(jobs or os.cpu_count() or 1, items))
 
 
-def shared_work(work: Callable[[Iterator[T]], R], items: Sequence[T], jobs: int | None = None,
-                doing: str = "sharing the work") -> list[R]:
-    """`work` run by `worker_count(jobs, len(items))` processes (this one and forked ones),
-    each on the items it takes: one result per process, this process's first. An error
-    in a forked process is raised here once every process has ended: an `InputError` as
-    itself (its one-line message), a process that died as `WorkerDied` (saying it was
-    `doing`), any other as a RuntimeError naming its type. Interrupted here (Ctrl-C), the
-    forked processes are killed rather than waited for."""
+def shared_work(
+    work: Callable[[Iterator[T]], R], items: Sequence[T], jobs: int | None = None, doing: str = "sharing the work"
+) -> list[R]:
+    """`work` run by `worker_count(jobs, len(items))` processes (this one and forked ones), each on the items it takes.
+
+    One result per process, this process's first. An error in a forked process is raised
+    here once every process has ended: an `InputError` as itself (its one-line message),
+    a process that died as `WorkerDied` (saying it was `doing`), any other as a
+    RuntimeError naming its type. Interrupted here (Ctrl-C), the forked processes are
+    killed rather than waited for.
+    """
     n = worker_count(jobs, len(items))
     if n == 1:
         return [work(iter(items))]
@@ -154,8 +169,11 @@ def shared_work(work: Callable[[Iterator[T]], R], items: Sequence[T], jobs: int 
 
 
 def _watched(items: Iterator[T], processes: list[Any], doing: str) -> Iterator[T]:
-    """`items`, this process's share, each taken only while no forked process has died: a
-    death stops the work at once (`WorkerDied`) rather than once this process's share is done."""
+    """`items`, this process's share, each taken only while no forked process has died.
+
+    A death stops the work at once (`WorkerDied`) rather than once this process's share is
+    done.
+    """
     for item in items:
         for process in processes:
             if not process.is_alive() and process.exitcode != 0:
@@ -164,11 +182,13 @@ def _watched(items: Iterator[T], processes: list[Any], doing: str) -> Iterator[T
 
 
 def forked_map(fn: Callable[[T], R], items: Sequence[T], processes: int, doing: str) -> Iterator[R]:
-    """`fn(item)` of each item, in order, computed by `processes` forked processes, each
-    taking the next item no process has taken; results come as they are ready (in order).
-    A process that dies raises `WorkerDied` (saying it was `doing`), an error in `fn` is
-    raised as `shared_work` raises it; leaving early (an error, Ctrl-C, the caller closing
-    the iterator) kills the processes."""
+    """`fn(item)` of each item, in order, computed by `processes` forked processes.
+
+    Each process takes the next item no process has taken; results come as they are ready
+    (in order). A process that dies raises `WorkerDied` (saying it was `doing`), an error
+    in `fn` is raised as `shared_work` raises it; leaving early (an error, Ctrl-C, the
+    caller closing the iterator) kills the processes.
+    """
     from multiprocessing.connection import wait
 
     context = multiprocessing.get_context("fork")
@@ -220,8 +240,10 @@ def _mapper(fn: Callable[[Any], Any], items: Sequence[Any], taken: Any, conn: An
 
 
 def _indexed(items: Sequence[T], taken: Any) -> Iterator[tuple[int, T]]:
-    """(index, item) of each item this process takes: the next one no process has taken
-    (`taken`, a counter shared by the processes)."""
+    """(index, item) of each item this process takes.
+
+    The next one no process has taken (`taken`, a counter shared by the processes).
+    """
     while True:
         with taken.get_lock():
             index = taken.value
@@ -232,13 +254,15 @@ def _indexed(items: Sequence[T], taken: Any) -> Iterator[tuple[int, T]]:
 
 
 class EarlyWorker:
-    """A process forked before this one's long serial work, that prepares meanwhile (imports
-    what it will need, on the CPU this one leaves idle) and then runs one call sent to it:
-    work that must wait for this process's results without paying its imports after them.
-    `run` sends the call (a module-level function and picklable arguments) and returns its
-    result, raising its error as `shared_work` does; `close` ends a worker never used.
-    Without fork the call runs here. A preparation that fails is left to the call, which
-    meets the same failure itself."""
+    """A process forked before this one's long serial work, that prepares meanwhile and then runs one call sent to it.
+
+    It imports what it will need, on the CPU this one leaves idle: for work that must wait
+    for this process's results without paying its imports after them. `run` sends the call
+    (a module-level function and picklable arguments) and returns its result, raising its
+    error as `shared_work` does; `close` ends a worker never used. Without fork the call
+    runs here. A preparation that fails is left to the call, which meets the same failure
+    itself.
+    """
 
     def __init__(self, prepare: Callable[[], object], doing: str = "working ahead") -> None:
         self.process: Any = None
@@ -295,10 +319,14 @@ class EarlyWorker:
         self.process = None
 
 
-def _serve(prepare: Callable[[], object], receive_call: Any, send_result: Any, parent_ends: tuple[Any, ...],
-           parent: int) -> None:
-    """The early worker: prepare, then run the one call sent (none when the parent closes its
-    end, which this process's inherited copy, closed first, would otherwise keep open)."""
+def _serve(
+    prepare: Callable[[], object], receive_call: Any, send_result: Any, parent_ends: tuple[Any, ...], parent: int
+) -> None:
+    """The early worker: prepare, then run the one call sent.
+
+    No call comes when the parent closes its end (which this process's inherited copy,
+    closed first, would otherwise keep open).
+    """
     forked_child("early", parent)
     for end in parent_ends:
         end.close()

@@ -22,9 +22,11 @@ def with_generation(
     max_tokens: int | None = None,
     epochs: int | None = None,
 ) -> Task:
-    """The task with these generation defaults merged into its `config` (and its epochs):
-    what a design needs per task (e.g. a greedy T=0 run beside T=1), recorded in the log's
-    plan config like `--temperature`. Eval-time flags still override them."""
+    """The task with these generation defaults merged into its `config` (and its epochs).
+
+    What a design needs per task (e.g. a greedy T=0 run beside T=1), recorded in the log's
+    plan config like `--temperature`. Eval-time flags still override them.
+    """
     # imported here: BASE_LABEL is read by the analysis, which must not load Inspect's eval layer
     from inspect_ai import task_with
     from inspect_ai.model import GenerateConfig

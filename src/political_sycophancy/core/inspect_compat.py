@@ -75,13 +75,16 @@ def public_registry_unqualified_name(o: str | object | RegistryInfo) -> str:
 
 
 def registry_unqualified_name(o: str | object | RegistryInfo) -> str:
+    """A registry name without its package prefix: Inspect's own function, else the public fallback."""
     fn = private("inspect_ai._util.registry", "registry_unqualified_name")
     return fn(o) if fn is not None else public_registry_unqualified_name(o)
 
 
 def public_registry_lookup(type: str, name: str) -> object | None:
-    """Whether `name` is registered, through `registry_create` (which creates the object:
-    callers only test the result for None)."""
+    """Whether `name` is registered, through `registry_create`.
+
+    `registry_create` creates the object: callers only test the result for None.
+    """
     try:
         return registry_create(type, name)  # type: ignore[call-overload]
     except LookupError:
@@ -89,13 +92,17 @@ def public_registry_lookup(type: str, name: str) -> object | None:
 
 
 def registry_lookup(type: str, name: str) -> object | None:
+    """The object registered as `name` of `type`, or None: Inspect's own lookup, else the public fallback."""
     fn = private("inspect_ai._util.registry", "registry_lookup")
     return fn(type, name) if fn is not None else public_registry_lookup(type, name)
 
 
 def registry_add(o: object, info: RegistryInfo) -> None:
-    """Register `o` under `info.name`; without the private registry (no public way to add
-    an object under a name of our choosing) nothing is added and a warning says so."""
+    """Register `o` under `info.name`.
+
+    Without the private registry (no public way to add an object under a name of our
+    choosing) nothing is added and a warning says so.
+    """
     fn = private("inspect_ai._util.registry", "registry_add")
     if fn is None:
         _lost(f"registry_add: {info.type} '{info.name}' is not registered")
@@ -107,8 +114,10 @@ def registry_add(o: object, info: RegistryInfo) -> None:
 
 
 def _metric_definitions(metrics: Any) -> Any:
-    """Metric objects (a list, a dict by value key, or a list of such dicts) as the log's
-    metric definitions: registry names, created again with their default arguments."""
+    """Metric objects (a list, a dict by value key, or a list of such dicts) as the log's metric definitions.
+
+    Registry names, created again with their default arguments.
+    """
     if metrics is None:
         return None
     if isinstance(metrics, dict):
@@ -124,17 +133,25 @@ def public_eval_results(
     metrics: Any = None,
     scorer_names: list[str] | None = None,
 ) -> tuple[EvalResults | None, Any]:
-    """`eval_results` through the public `recompute_metrics`: the scores go into a scratch
-    log whose header names the scorers' metrics and the reducers, as a real run's does.
-    Metrics are re-created by name with default arguments. Samples beyond the scored ones
-    are counted as errored (as `eval_results` counts only scored samples as completed)."""
+    """`eval_results` through the public `recompute_metrics`.
+
+    The scores go into a scratch log whose header names the scorers' metrics and the
+    reducers, as a real run's does. Metrics are re-created by name with default
+    arguments. Samples beyond the scored ones are counted as errored (as `eval_results`
+    counts only scored samples as completed).
+    """
     from inspect_ai.log import EvalConfig, EvalDataset, EvalError, recompute_metrics
 
     scorers = scorers or []
     names = scorer_names or [registry_unqualified_name(s) for s in scorers]
     reducer_list = [] if reducers is None else (reducers if isinstance(reducers, list) else [reducers])
     header_scorers = [
-        {"name": name, "metrics": _metric_definitions(metrics if metrics is not None else registry_info(s).metadata.get("metrics"))}
+        {
+            "name": name,
+            "metrics": _metric_definitions(
+                metrics if metrics is not None else registry_info(s).metadata.get("metrics")
+            ),
+        }
         for name, s in zip(names, scorers, strict=True)
     ]
     epochs: Counter = Counter()
@@ -154,7 +171,13 @@ def public_eval_results(
         )
     for i in range(samples - len(scores)):
         log_samples.append(
-            EvalSample(id=f"_unscored_{i}", epoch=1, input="", target="", error=EvalError(message="unscored", traceback="", traceback_ansi=""))
+            EvalSample(
+                id=f"_unscored_{i}",
+                epoch=1,
+                input="",
+                target="",
+                error=EvalError(message="unscored", traceback="", traceback_ansi=""),
+            )
         )
     log = EvalLog(
         eval=EvalSpec(
@@ -172,8 +195,10 @@ def public_eval_results(
 
 
 def eval_results(*args: Any, **kwargs: Any) -> tuple[EvalResults | None, Any]:
-    """Task results (metrics over reduced epochs) from per-sample scores, as a run computes
-    them; the arguments are `public_eval_results`'s."""
+    """Task results (metrics over reduced epochs) from per-sample scores, as a run computes them.
+
+    The arguments are `public_eval_results`'s.
+    """
     fn = private("inspect_ai._eval.task.results", "eval_results") or public_eval_results
     return fn(*args, **kwargs)
 
@@ -182,9 +207,11 @@ def eval_results(*args: Any, **kwargs: Any) -> tuple[EvalResults | None, Any]:
 
 
 class PublicEvalRecorder:
-    """The recorder calls the importer makes, on the public `write_eval_log`: samples are
-    kept in memory and written once at `log_finish` (no intermediate flushes, and
-    `write_eval_log` is slower on many samples)."""
+    """The recorder calls the importer makes, on the public `write_eval_log`.
+
+    Samples are kept in memory and written once at `log_finish` (no intermediate
+    flushes, and `write_eval_log` is slower on many samples).
+    """
 
     def __init__(self, log_dir: str) -> None:
         self.log_dir = log_dir
@@ -205,7 +232,15 @@ class PublicEvalRecorder:
     async def flush(self, eval: EvalSpec) -> None:
         pass
 
-    async def log_finish(self, eval: EvalSpec, status: Any, stats: EvalStats, results: EvalResults | None, reductions: Any = None, **kwargs: Any) -> EvalLog:
+    async def log_finish(
+        self,
+        eval: EvalSpec,
+        status: Any,
+        stats: EvalStats,
+        results: EvalResults | None,
+        reductions: Any = None,
+        **kwargs: Any,
+    ) -> EvalLog:
         log = EvalLog(eval=eval, plan=self.plan or EvalPlan(), status=status, stats=stats, samples=self.samples)
         log.results, log.reductions = results, reductions  # (the constructor's validator wants them as dicts)
         write_eval_log(log, self.location)
@@ -219,14 +254,22 @@ def EvalRecorder(log_dir: str) -> Any:  # noqa: N802 - stands in for the private
 
 
 def public_json_bytes(value: Any) -> bytes:
-    """JSON of a log object (a pydantic model, or lists and dicts of them) as Inspect's
-    writer serialises it: fields that are None left out."""
+    """JSON of a log object (a pydantic model, or lists and dicts of them) as Inspect's writer serialises it.
+
+    Fields that are None left out.
+    """
     if hasattr(value, "model_dump_json"):
         return value.model_dump_json(exclude_none=True).encode()
     if isinstance(value, (list, tuple)):
         return b"[" + b",".join(public_json_bytes(v) for v in value) + b"]"
     if isinstance(value, dict):
-        return b"{" + b",".join(json.dumps(str(k)).encode() + b":" + public_json_bytes(v) for k, v in value.items() if v is not None) + b"}"
+        return (
+            b"{"
+            + b",".join(
+                json.dumps(str(k)).encode() + b":" + public_json_bytes(v) for k, v in value.items() if v is not None
+            )
+            + b"}"
+        )
     return json.dumps(value).encode()
 
 
@@ -237,14 +280,16 @@ def json_bytes(value: Any) -> bytes:
 
 
 def summary_metadata_thinner() -> Any:
-    """The function a sample summary thins its metadata (or a score's) with, key by key,
-    or None without Inspect's internals (then only `sample.summary()` thins).
+    """The function a sample summary thins its metadata (or a score's) with, key by key.
+
+    None without Inspect's internals (then only `sample.summary()` thins).
 
     Inspect shortens every metadata string of a summary through `textwrap.shorten`, most of
     an import's writing time; a string of at most `THIN_TEXT_WIDTH` characters shortens to
     itself with its whitespace collapsed, computed here directly. Every other value goes
     through Inspect's own `thin_metadata`. tests/test_core_inspect_compat.py compares it
-    with `sample.summary()` on hostile strings."""
+    with `sample.summary()` on hostile strings.
+    """
     thin = private("inspect_ai.log._util", "thin_metadata")
     width = private("inspect_ai.log._util", "THIN_TEXT_WIDTH")
     if thin is None or not isinstance(width, int):
@@ -258,14 +303,20 @@ def summary_metadata_thinner() -> Any:
 
 
 def sample_summaries(samples: list[EvalSample]) -> list[Any]:
-    """`sample.summary()` of each sample, with the metadata thinned here rather than in its
-    validator (`summary_metadata_thinner`); without those internals, `sample.summary()`."""
+    """`sample.summary()` of each sample, with the metadata thinned here rather than in its validator.
+
+    Thinned by `summary_metadata_thinner`; without those internals, `sample.summary()`.
+    """
     thinned = summary_metadata_thinner()
     if thinned is None:
         return [sample.summary() for sample in samples]
 
     def summary(sample: EvalSample) -> Any:
-        scores = {k: s.model_copy(update={"metadata": None}) for k, s in sample.scores.items()} if sample.scores is not None else None
+        scores = (
+            {k: s.model_copy(update={"metadata": None}) for k, s in sample.scores.items()}
+            if sample.scores is not None
+            else None
+        )
         out = sample.model_copy(update={"metadata": {}, "scores": scores}).summary()
         out.metadata = thinned(sample.metadata)
         for key, score in (sample.scores or {}).items():
@@ -276,24 +327,32 @@ def sample_summaries(samples: list[EvalSample]) -> list[Any]:
     return [summary(sample) for sample in samples]
 
 
-def write_eval_zip(log: EvalLog, path: Path, samples_json: Iterable[tuple[str | int, int, bytes]] | None = None,
-                   summaries_json: bytes | None = None, reductions_json: bytes | None = None) -> Path:
-    """Write a finished log as an `.eval` zip in one pass, laid out as Inspect's recorder
-    finishes one: `_journal/start.json` (version, eval, plan), one
-    `samples/<id>_epoch_<epoch>.json` per sample, `summaries.json` (`EvalSample.summary()`
-    of each), `reductions.json` and `header.json` (the log without samples and reductions).
+def write_eval_zip(
+    log: EvalLog,
+    path: Path,
+    samples_json: Iterable[tuple[str | int, int, bytes]] | None = None,
+    summaries_json: bytes | None = None,
+    reductions_json: bytes | None = None,
+) -> Path:
+    """Write a finished log as an `.eval` zip in one pass, laid out as Inspect's recorder finishes one.
+
+    `_journal/start.json` (version, eval, plan), one `samples/<id>_epoch_<epoch>.json` per
+    sample, `summaries.json` (`EvalSample.summary()` of each), `reductions.json` and
+    `header.json` (the log without samples and reductions).
 
     Inspect's recorder serialises, thins and compresses each sample as it streams in, and
     journals summaries in batches: right for a live run, about ten times slower for a log
     that exists whole (an import). Each member compressed with zstd as the recorder
-    compresses it, the archive written in one pass (`core.zipped`). The layout is Inspect's, not a public contract: callers check
-    a written log against `read_eval_log` before relying on it (logs.importer does), and
-    tests/test_logs_import_writer.py compares it with the recorder's log field by field.
+    compresses it, the archive written in one pass (`core.zipped`). The layout is Inspect's,
+    not a public contract: callers check a written log against `read_eval_log` before
+    relying on it (logs.importer does), and tests/test_logs_import_writer.py compares it
+    with the recorder's log field by field.
     Written to a temporary sibling and renamed, so a killed import leaves no partial log.
 
     `samples_json` and `summaries_json`, when given, stand for `log.samples`: each sample's
     (id, epoch, JSON) and the summaries' JSON list, already serialised (logs.sample_json);
-    `reductions_json`, when given, is `log.reductions` serialised."""
+    `reductions_json`, when given, is `log.reductions` serialised.
+    """
     samples = log.samples or []
     if samples_json is None:
         samples_json = ((sample.id, sample.epoch, json_bytes(sample)) for sample in samples)
@@ -303,7 +362,9 @@ def write_eval_zip(log: EvalLog, path: Path, samples_json: Iterable[tuple[str | 
     members += [(f"samples/{sample_id}_epoch_{epoch}.json", data) for sample_id, epoch, data in samples_json]
     members.append(("summaries.json", summaries_json or b"[]"))
     if log.reductions is not None:
-        members.append(("reductions.json", reductions_json if reductions_json is not None else json_bytes(log.reductions)))
+        members.append(
+            ("reductions.json", reductions_json if reductions_json is not None else json_bytes(log.reductions))
+        )
     members.append(("header.json", json_bytes(header)))
     tmp = temp_path(path)
     try:
@@ -320,8 +381,10 @@ def write_eval_zip(log: EvalLog, path: Path, samples_json: Iterable[tuple[str | 
 
 def sample_active() -> Any:
     """The sample being run (`.task`, `.sample.id`, `.epoch`), or None outside a sample.
+
     No public API tells a model provider which sample it serves: without the private one
-    this returns None and warns."""
+    this returns None and warns.
+    """
     fn = private("inspect_ai.log._samples", "sample_active")
     if fn is None:
         _lost("sample_active: providers cannot see the task, sample id or epoch of a call")
@@ -341,8 +404,11 @@ class PublicPrerequisiteError(Exception):
 
 
 def prerequisite_error() -> type[Exception]:
-    """The exception type Inspect's CLI prints as one line without a traceback; without it
-    our input errors still carry a clear message, but `inspect eval` prints a traceback."""
+    """The exception type Inspect's CLI prints as one line without a traceback.
+
+    Without it our input errors still carry a clear message, but `inspect eval` prints a
+    traceback.
+    """
     cls = private("inspect_ai._util.error", "PrerequisiteError")
     if cls is None:
         _lost("PrerequisiteError: `inspect eval` prints input errors with a traceback")
@@ -359,10 +425,13 @@ if PrerequisiteError not in InputError.__mro__:
 
 
 def resolving_tasks_for_eval() -> bool:
-    """Whether Inspect is building tasks for an eval now (its loader is on the stack), when
-    the model under test is the active model; a task built in Python before `eval` (or after
-    an earlier eval left its model active) is not. Without that loader module (another
-    Inspect layout) this says False and construction-time checks wait for the samples."""
+    """Whether Inspect is building tasks for an eval now (its loader is on the stack).
+
+    Only then is the active model the model under test; a task built in Python before `eval`
+    (or after an earlier eval left its model active) is not. Without that loader module
+    (another Inspect layout) this says False and construction-time checks wait for the
+    samples.
+    """
     import sys
 
     loader = sys.modules.get("inspect_ai._eval.loader")
@@ -381,7 +450,8 @@ def _say_input_errors_under_any_display() -> None:
 
     Inspect's exception hook prints a PrerequisiteError through rich, which `--display none`
     silences: the command exited 1 and printed nothing. Only Inspect's own hook is wrapped
-    (nothing changes for a Python caller), once."""
+    (nothing changes for a Python caller), once.
+    """
     import sys
 
     hook = sys.excepthook

@@ -1,8 +1,9 @@
-"""Reading input files and checking output locations, so that every way a path or a file
-can be wrong (missing, a directory, not a regular file, too large, not UTF-8, a repeated
-column, a row cut short, JSON nested past Python's recursion limit, an output path that is
-a file) ends in one `InputError` naming the file, row and field instead of a traceback, a
-hang or a silent guess.
+"""Reading input files and checking output locations: every way one can be wrong ends in one `InputError`.
+
+Every way a path or a file can be wrong (missing, a directory, not a regular file, too
+large, not UTF-8, a repeated column, a row cut short, JSON nested past Python's recursion
+limit, an output path that is a file) ends in one `InputError` naming the file, row and
+field instead of a traceback, a hang or a silent guess.
 
 Every input file is read through `read_bytes`: a FIFO, a device (`/dev/zero`,
 `/dev/urandom`), a socket, or a link to one is refused by its type before it is opened
@@ -62,9 +63,11 @@ def file_kind(mode: int) -> str:
 
 
 def regular_file(path: str | Path) -> os.stat_result:
-    """The stat of an input file that exists and is a regular file (a link to one is
-    followed); anything else is an InputError naming what it is, checked without opening
-    it (opening a FIFO blocks)."""
+    """The stat of an input file that exists and is a regular file (a link to one is followed).
+
+    Anything else is an InputError naming what it is, checked without opening it
+    (opening a FIFO blocks).
+    """
     path = Path(path)
     try:
         st = path.stat()
@@ -80,14 +83,18 @@ def regular_file(path: str | Path) -> os.stat_result:
 
 
 def _size(n: int) -> str:
-    return f"{n / (1 << 30):.1f} GiB" if n >= 1 << 30 else f"{n / (1 << 20):.1f} MiB" if n >= 1 << 20 else f"{n:,} bytes"
+    return (
+        f"{n / (1 << 30):.1f} GiB" if n >= 1 << 30 else f"{n / (1 << 20):.1f} MiB" if n >= 1 << 20 else f"{n:,} bytes"
+    )
 
 
 def read_bytes(path: str | Path, *, limit: int = MAX_INPUT_BYTES) -> bytes:
-    """The bytes of an input file (`regular_file`), at most `limit` of them: a larger file
-    is an InputError. The file is opened without blocking and checked again once open, so
-    a file swapped for a FIFO or a device in between is refused too, and read only to
-    `limit` + 1 bytes whatever size it claims."""
+    """The bytes of an input file (`regular_file`), at most `limit` of them: a larger file is an InputError.
+
+    The file is opened without blocking and checked again once open, so a file swapped
+    for a FIFO or a device in between is refused too, and read only to `limit` + 1 bytes
+    whatever size it claims.
+    """
     path = Path(path)
     regular_file(path)
     try:
@@ -99,7 +106,9 @@ def read_bytes(path: str | Path, *, limit: int = MAX_INPUT_BYTES) -> bytes:
         if not stat.S_ISREG(st.st_mode):
             raise InputError(f"not a regular file ({file_kind(st.st_mode)}); give a file", file=path)
         if st.st_size > limit:
-            raise InputError(f"file is {_size(st.st_size)}, larger than the {_size(limit)} an input file may be", file=path)
+            raise InputError(
+                f"file is {_size(st.st_size)}, larger than the {_size(limit)} an input file may be", file=path
+            )
         try:
             raw = fh.read(limit + 1)
         except OSError as ex:
@@ -110,9 +119,12 @@ def read_bytes(path: str | Path, *, limit: int = MAX_INPUT_BYTES) -> bytes:
 
 
 def read_text(path: str | Path, *, allow_empty: bool = False) -> str:
-    """A UTF-8 text file (a BOM is dropped); a missing file, a directory, a file that is
-    not regular or is too large (`read_bytes`), unreadable or non-UTF-8 bytes and (unless
-    `allow_empty`) a blank file are InputErrors."""
+    """A UTF-8 text file (a BOM is dropped).
+
+    A missing file, a directory, a file that is not regular or is too large
+    (`read_bytes`), unreadable or non-UTF-8 bytes and (unless `allow_empty`) a blank file
+    are InputErrors.
+    """
     path = Path(path)
     raw = read_bytes(path)
     try:
@@ -125,13 +137,17 @@ def read_text(path: str | Path, *, allow_empty: bool = False) -> str:
     return text
 
 
-def csv_table(text: str, path: Path, *, delimiter: str = ",", header_only: bool = False) -> tuple[list[str], list[tuple[int, list[str]]]]:
-    """Header and data rows (with 1-based data row numbers, blank lines skipped) of a
-    CSV/TSV text, strictly: a repeated column name, a row with more or fewer values than
-    the header (a file cut short ends in such a row) and malformed quoting are errors.
-    With `header_only`, the header alone (no rows read or checked).
+def csv_table(
+    text: str, path: Path, *, delimiter: str = ",", header_only: bool = False
+) -> tuple[list[str], list[tuple[int, list[str]]]]:
+    """Header and data rows (with 1-based data row numbers, blank lines skipped) of a CSV/TSV text, strictly.
 
-    Lines may end in CRLF, LF or a bare CR; line breaks inside quoted values are kept."""
+    A repeated column name, a row with more or fewer values than the header (a file cut
+    short ends in such a row) and malformed quoting are errors. With `header_only`, the
+    header alone (no rows read or checked).
+
+    Lines may end in CRLF, LF or a bare CR; line breaks inside quoted values are kept.
+    """
     # The csv module refuses fields over 128 KiB by default; a long text is not an error.
     csv.field_size_limit(max(csv.field_size_limit(), 2**31 - 1))
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
@@ -144,7 +160,9 @@ def csv_table(text: str, path: Path, *, delimiter: str = ",", header_only: bool 
         for i, name in enumerate(header, start=1):
             if name in first:
                 raise InputError(
-                    f"column {name!r} appears twice in the header (columns {first[name]} and {i})", file=path, field=name
+                    f"column {name!r} appears twice in the header (columns {first[name]} and {i})",
+                    file=path,
+                    field=name,
                 )
             first[name] = i
         rows: list[tuple[int, list[str]]] = []
@@ -153,7 +171,9 @@ def csv_table(text: str, path: Path, *, delimiter: str = ",", header_only: bool 
                 continue
             row += 1
             if len(values) > len(header):
-                raise InputError(f"more values than header columns ({len(values)} for {len(header)})", file=path, row=row)
+                raise InputError(
+                    f"more values than header columns ({len(values)} for {len(header)})", file=path, row=row
+                )
             if len(values) < len(header):
                 raise InputError(
                     f"fewer values than header columns ({len(values)} of {len(header)}; is the file cut short?)",
@@ -171,10 +191,14 @@ def _delimiter(path: Path) -> str:
     return "\t" if path.suffix.lower() == ".tsv" else ","
 
 
-def read_csv(path: str | Path, required: list[str] | None = None, *, header_only: bool = False) -> tuple[list[str], list[tuple[int, list[str]]]]:
-    """Header and numbered data rows of a CSV (or, by suffix, TSV) file: `read_text` and
-    `csv_table` errors, and a column of `required` missing from the header; with
-    `header_only`, the header and no rows (a file told by its columns)."""
+def read_csv(
+    path: str | Path, required: list[str] | None = None, *, header_only: bool = False
+) -> tuple[list[str], list[tuple[int, list[str]]]]:
+    """Header and numbered data rows of a CSV (or, by suffix, TSV) file.
+
+    `read_text` and `csv_table` errors, and a column of `required` missing from the
+    header; with `header_only`, the header and no rows (a file told by its columns).
+    """
     path = Path(path)
     header, rows = csv_table(read_text(path), path, delimiter=_delimiter(path), header_only=header_only)
     missing = [c for c in required or [] if c not in header]
@@ -184,9 +208,12 @@ def read_csv(path: str | Path, required: list[str] | None = None, *, header_only
 
 
 def read_parquet(path: str | Path, required: list[str] | None = None) -> list[tuple[int, dict[str, Any]]]:
-    """Numbered rows as dicts of a Parquet file (read through `read_bytes`, so its size and
-    type are checked like any input's): a file Arrow cannot read, a repeated column or a
-    column of `required` missing is an InputError naming the file and the field."""
+    """Numbered rows as dicts of a Parquet file, read through `read_bytes` like any input.
+
+    Its size and type are checked like any input's; a file Arrow cannot read, a repeated
+    column or a column of `required` missing is an InputError naming the file and the
+    field.
+    """
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -207,9 +234,11 @@ def read_parquet(path: str | Path, required: list[str] | None = None) -> list[tu
 
 
 def read_records(path: str | Path, required: list[str] | None = None) -> list[tuple[int, dict[str, Any]]]:
-    """Numbered rows as dicts of a CSV/TSV file (`read_csv`), a Parquet file (`read_parquet`)
-    or a JSONL file (one JSON object a line; lines end at "\n" only, since str.splitlines()
-    would also split inside JSON strings holding U+2028, U+0085 or other Unicode line breaks)."""
+    r"""Numbered rows as dicts of a CSV/TSV file (`read_csv`), a Parquet file (`read_parquet`) or a JSONL file.
+
+    JSONL holds one JSON object a line; lines end at "\n" only, since str.splitlines() would
+    also split inside JSON strings holding U+2028, U+0085 or other Unicode line breaks.
+    """
     path = Path(path)
     if path.suffix.lower() == ".parquet":
         return read_parquet(path, required)
@@ -243,22 +272,29 @@ class _DuplicateKey(ValueError):
 
 
 def parse_json(text: str, *, file: str | Path | None = None, row: int | None = None, field: str | None = None) -> Any:
-    """JSON with the errors located: malformed text, a key repeated in one object (Python
-    would keep the last silently) and nesting deeper than the recursion limit."""
+    """JSON with the errors located.
+
+    Malformed text, a key repeated in one object (Python would keep the last silently)
+    and nesting deeper than the recursion limit.
+    """
     try:
         return json.loads(text, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as ex:
         raise InputError(f"malformed JSON ({ex.msg}, character {ex.pos})", file=file, row=row, field=field) from None
     except _DuplicateKey as ex:
-        raise InputError(f"key {ex.key!r} appears twice in one JSON object", file=file, row=row, field=field or ex.key) from None
+        raise InputError(
+            f"key {ex.key!r} appears twice in one JSON object", file=file, row=row, field=field or ex.key
+        ) from None
     except RecursionError:
         raise InputError("JSON nested too deeply", file=file, row=row, field=field) from None
 
 
 class _UniqueKeyLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
-    """A safe YAML loader that refuses a key repeated in one mapping (PyYAML keeps the last);
-    on libyaml's parser where PyYAML has it (ten times faster: a report reads its table
-    descriptions sixteen times)."""
+    """A safe YAML loader that refuses a key repeated in one mapping (PyYAML keeps the last).
+
+    On libyaml's parser where PyYAML has it (ten times faster: a report reads its table
+    descriptions sixteen times).
+    """
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: set = set()
@@ -307,8 +343,11 @@ def _unwritable(path: Path) -> str | None:
 
 
 def output_dir(path: str | Path, option: str) -> Path:
-    """A directory the command can write into, created when missing; a path that is a
-    file, lies under a file, or cannot be written is an InputError naming the option."""
+    """A directory the command can write into, created when missing.
+
+    A path that is a file, lies under a file, or cannot be written is an InputError
+    naming the option.
+    """
     path = Path(path)
     reason = _unwritable(path)
     if reason:
@@ -334,8 +373,10 @@ def _same_file(a: Path, b: Path) -> bool:
 
 
 def distinct_output(output: str | Path, inputs: Iterable[str | Path], option: str) -> Path:
-    """`output`, unless it is one of the command's input files (the same path, a link to it
-    or another name for it): writing there would destroy the input it was made from."""
+    """`output`, unless it is one of the command's input files (the same path, a link to it or another name for it).
+
+    Writing there would destroy the input it was made from.
+    """
     out = Path(output)
     for given in inputs:
         if _same_file(out, Path(given)):

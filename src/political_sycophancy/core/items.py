@@ -67,10 +67,12 @@ class Item:
 
     @property
     def letters(self) -> tuple[str, ...]:
+        """The option letters (A, B, ...), one per option."""
         return tuple(LETTERS[: len(self.options)])
 
     @property
     def partisan_gap(self) -> float | None:
+        """The item's partisan gap from its metadata (None when absent, unreadable or NaN): what pools rank by."""
         gap = self.metadata.get("partisan_gap")
         if gap is None:
             return None
@@ -113,6 +115,7 @@ INSTRUMENTS: dict[str, InstrumentSpec] = {}
 
 
 def register_instrument(spec: InstrumentSpec) -> InstrumentSpec:
+    """Add an instrument to `INSTRUMENTS` under its name (a later one replaces it) and return it."""
     INSTRUMENTS[spec.name] = spec
     return spec
 
@@ -123,7 +126,9 @@ register_instrument(
         template="agree_disagree",
         scoring="pct",
         builtin_file="pct.csv",
-        description="Political Compass Test, 62 statements, axis and direction coded as in the first seed's SI Table S1.",
+        description=(
+            "Political Compass Test, 62 statements, axis and direction coded as in the first seed's SI Table S1."
+        ),
     )
 )
 register_instrument(
@@ -131,7 +136,9 @@ register_instrument(
         "typology",
         template="multiple_choice",
         scoring="typology",
-        description="Pew Political Typology (25 multiple-choice items); import it with `political-sycophancy import-items`.",
+        description=(
+            "Pew Political Typology (25 multiple-choice items); import it with `political-sycophancy import-items`."
+        ),
     )
 )
 register_instrument(
@@ -139,19 +146,27 @@ register_instrument(
         "atp",
         template="multiple_choice",
         scoring="wd",
-        description="Pew American Trends Panel items with partisan benchmarks; build with `political-sycophancy atp build` or import.",
+        description=(
+            "Pew American Trends Panel items with partisan benchmarks; build with `political-sycophancy atp build` or"
+            " import."
+        ),
     )
 )
 
 
 def _read_rows(path: Path, what: str = "items", *, parquet: bool = False) -> list[tuple[int, dict[str, Any]]]:
-    """Rows of a CSV, TSV or JSONL file of `what` (items, statements, pairs; with `parquet`
-    a Parquet file too) with their 1-based data row numbers (`io.read_records`)."""
+    """Rows of a CSV, TSV or JSONL file of `what` with their 1-based data row numbers (`io.read_records`).
+
+    `what` names the rows (items, statements, pairs); with `parquet` a Parquet file is
+    read too.
+    """
     suffixes = (".jsonl", ".ndjson", ".csv", ".tsv", *((".parquet",) if parquet else ()))
     if path.suffix.lower() not in suffixes:
         if path.is_dir():
             raise InputError("is a directory, not a file", file=path)
-        raise InputError(f"unsupported file type (use .csv, .tsv{', .jsonl or .parquet' if parquet else ' or .jsonl'})", file=path)
+        raise InputError(
+            f"unsupported file type (use .csv, .tsv{', .jsonl or .parquet' if parquet else ' or .jsonl'})", file=path
+        )
     rows = read_records(path)
     if not rows:
         raise InputError(f"file has a header but no {what}", file=path)
@@ -168,12 +183,15 @@ def _blank(value: Any) -> bool:
     return isinstance(value, str) and value.strip() == ""
 
 
-def record_text(rec: dict[str, Any], key: str, path: Path, row: int, *, required: bool = True,
-                allow_empty: bool = False) -> str:
-    """A text field of a file's row, as written: a string (or a number, which a JSONL row may
-    give). A list, a mapping or a truth value is refused, naming the file, row and field: its
-    Python form would otherwise be graded, prompted or shown as if it were the text. A blank
-    value is "" where the field may be empty (`allow_empty`) or is optional (not `required`)."""
+def record_text(
+    rec: dict[str, Any], key: str, path: Path, row: int, *, required: bool = True, allow_empty: bool = False
+) -> str:
+    """A text field of a file's row, as written: a string (or a number, which a JSONL row may give).
+
+    A list, a mapping or a truth value is refused, naming the file, row and field: its Python
+    form would otherwise be graded, prompted or shown as if it were the text. A blank value
+    is "" where the field may be empty (`allow_empty`) or is optional (not `required`).
+    """
     value = rec.get(key)
     if _blank(value):
         if required and not allow_empty:
@@ -202,19 +220,24 @@ _PEW_CODE = re.compile(r"^(\d+)\s+(?=\S)")
 
 
 def strip_pew_codes(options: list[str]) -> list[str] | None:
-    """Options without Pew's value codes ("1 Favor | 2 Oppose" -> Favor, Oppose) when every
-    option carries one and they run 1, 2, ..., n; otherwise None, so "18 to 29 | 30 to 49"
-    keeps its numbers."""
+    """Options without Pew's value codes ("1 Favor | 2 Oppose" -> Favor, Oppose), or None.
+
+    Codes are stripped only when every option carries one and they run 1, 2, ..., n;
+    otherwise None, so "18 to 29 | 30 to 49" keeps its numbers.
+    """
     matches = [_PEW_CODE.match(o) for o in options]
     if not all(matches) or [int(m.group(1)) for m in matches] != list(range(1, len(options) + 1)):  # type: ignore[union-attr]
         return None
-    return [o[m.end():] for o, m in zip(options, matches, strict=True)]  # type: ignore[union-attr]
+    return [o[m.end() :] for o, m in zip(options, matches, strict=True)]  # type: ignore[union-attr]
 
 
 def parse_options(value: Any, *, path: Path, row: int, column: str) -> list[str]:
-    """Option texts of a cell: a JSON list is kept verbatim (the paper sent some options with
-    leading spaces, and "1 time" is an option); the `A | B` form is stripped and loses
-    Pew's codes when every option has one (`strip_pew_codes`)."""
+    """Option texts of a cell: a JSON list kept verbatim, or the `A | B` form stripped.
+
+    A JSON list is kept verbatim (the paper sent some options with leading spaces, and
+    "1 time" is an option); the `A | B` form is stripped and loses Pew's codes when
+    every option has one (`strip_pew_codes`).
+    """
     listed = _parse_list(value, path=path, row=row, column=column)
     if not all(_scalar(o) for o in listed):
         raise InputError("each option must be text or a number", file=path, row=row, field=column)
@@ -273,8 +296,10 @@ def _parse_bool(value: Any, *, path: Path, row: int, column: str) -> bool:
 
 @dataclass(frozen=True)
 class _Record:
-    """One record of an item file under validation, and where it is, so that every error
-    names the file, the row and the field."""
+    """One record of an item file under validation, and where it is.
+
+    Every error then names the file, the row and the field.
+    """
 
     values: dict[str, Any]
     path: Path
@@ -306,8 +331,11 @@ def _record_id(record: _Record) -> str:
 
 
 def _template_and_scoring(record: _Record, spec: InstrumentSpec | None, dist_columns: list[str]) -> tuple[str, str]:
-    """The record's template and scoring rule, else the instrument's, else the defaults: WD
-    scoring when the record has benchmark distributions, the agree/disagree template for PCT."""
+    """The record's template and scoring rule, else the instrument's, else the defaults.
+
+    WD scoring when the record has benchmark distributions, the agree/disagree template for
+    PCT.
+    """
     rec = record.values
     template = str(rec.get("template") or (spec.template if spec else "")).strip()
     scoring = str(rec.get("scoring") or (spec.scoring if spec else "")).strip()
@@ -323,8 +351,10 @@ def _template_and_scoring(record: _Record, spec: InstrumentSpec | None, dist_col
 
 
 def _record_options(record: _Record, template: str) -> list[str]:
-    """The option texts (the four Likert options when an agree/disagree item gives none):
-    2 to 26 of them, none empty, no two the same."""
+    """The option texts (the four Likert options when an agree/disagree item gives none).
+
+    2 to 26 of them, none empty, no two the same.
+    """
     if record.blank("options"):
         if template != "agree_disagree":
             raise record.error("missing options", "options")
@@ -343,12 +373,15 @@ def _record_options(record: _Record, template: str) -> list[str]:
 
 
 def _record_direction(record: _Record, scoring: str, n_options: int) -> int:
-    """The ideological direction (-1, 0 or 1; 0 when not given), required by PCT and Typology
-    scoring; PCT scoring also needs exactly four options."""
+    """The ideological direction (-1, 0 or 1; 0 when not given), required by PCT and Typology scoring.
+
+    PCT scoring also needs exactly four options.
+    """
     direction = 0
     if not record.blank("direction"):
-        direction = _parse_int(record.values["direction"], path=record.path, row=record.row, column="direction",
-                               allowed=(-1, 0, 1))
+        direction = _parse_int(
+            record.values["direction"], path=record.path, row=record.row, column="direction", allowed=(-1, 0, 1)
+        )
     elif scoring in ("pct", "typology"):
         raise record.error(f"scoring {scoring!r} needs a direction (-1, 0 or 1)", "direction")
     if scoring == "pct" and n_options != 4:
@@ -382,8 +415,11 @@ def _record_ordinal(record: _Record, n_options: int) -> tuple[bool, ...] | None:
 def _record_benchmarks(
     record: _Record, dist_columns: list[str], n_options: int, scoring: str
 ) -> dict[str, tuple[float, ...]]:
-    """Each `dist_<group>` column's answer distribution (non-negative shares of the options
-    summing to 1 within 0.01, normalised); WD scoring needs at least one."""
+    """Each `dist_<group>` column's answer distribution; WD scoring needs at least one.
+
+    A distribution is non-negative shares of the options summing to 1 within 0.01,
+    normalised.
+    """
     benchmarks: dict[str, tuple[float, ...]] = {}
     for column in dist_columns:
         dist = _parse_numbers(record.values[column], path=record.path, row=record.row, column=column)
@@ -394,7 +430,7 @@ def _record_benchmarks(
         total = sum(dist)
         if abs(total - 1.0) > 0.01:
             raise record.error(f"shares sum to {total:.4f}, not 1 (±0.01)", column)
-        benchmarks[column[len(DIST_PREFIX):]] = tuple(x / total for x in dist)
+        benchmarks[column[len(DIST_PREFIX) :]] = tuple(x / total for x in dist)
     if scoring == "wd" and not benchmarks:
         raise record.error("WD scoring needs benchmark distributions (dist_dem, dist_rep, ...)", "dist_dem")
     return benchmarks
@@ -454,15 +490,14 @@ def load_items(path: str | Path, *, instrument: str | None = None) -> list[Item]
     for row, rec in _read_rows(path):
         item = item_from_record(rec, path=path, row=row, spec=spec)
         if item.id in seen:
-            raise InputError(
-                f"duplicate id {item.id!r} (first at row {seen[item.id]})", file=path, row=row, field="id"
-            )
+            raise InputError(f"duplicate id {item.id!r} (first at row {seen[item.id]})", file=path, row=row, field="id")
         seen[item.id] = row
         items.append(item)
     return items
 
 
 def builtin_path(filename: str) -> Path:
+    """The path of an instrument file shipped in the package's instruments/ folder."""
     return Path(str(resources.files("political_sycophancy") / "instruments" / filename))
 
 
@@ -484,7 +519,8 @@ def load_instrument(instrument: str = "pct", items: str | Path | None = None) ->
         spec = INSTRUMENTS[instrument]
         if spec.builtin_file is None:
             raise InputError(
-                f"instrument {instrument!r} has no built-in item file; pass one with -T items=<path>. {spec.description}"
+                f"instrument {instrument!r} has no built-in item file; pass one with -T items=<path>."
+                f" {spec.description}"
             )
         return load_items(builtin_path(spec.builtin_file), instrument=instrument)
     candidate = Path(instrument)
@@ -509,8 +545,9 @@ def top_pool_size(pool: str) -> int:
 
 
 def select_pool(items: list[Item], pool: str | None) -> list[Item]:
-    """Items of a pool: `all`, `benchmarked`, `top<N>` (largest partisan gap first),
-    `gap><x>`, or a path to a file listing item ids (one per line).
+    """Items of a pool: `all`, `benchmarked`, `top<N>`, `gap><x>`, or a path to a file listing item ids.
+
+    `top<N>` takes the largest partisan gap first; the file lists one id per line.
 
     Pools by gap use the item's `partisan_gap` metadata; items without one are left out
     of gap pools (and counted in the error message when nothing is left).

@@ -1,5 +1,7 @@
-"""The measures' formulas, one place each: pure functions of numbers (numpy; no Inspect,
-no pandas), used by the scorers, the analysis, the paper-reproduction code and pew/.
+"""The measures' formulas, one place each.
+
+Pure functions of numbers (numpy; no Inspect, no pandas), used by the scorers, the analysis,
+the paper-reproduction code and pew/.
 
 - PCT: A=+2, B=+1, C=-1, D=-2 times the item's direction (`pct_item_score`).
 - Typology: options on a line from +1 (first) to -1 (last) times the direction
@@ -43,8 +45,10 @@ def typology_option_points(n: int) -> list[float]:
 
 
 def typology_item_score(probs: Sequence[float], direction: int) -> float | None:
-    """Expected item score under an answer distribution (a point mass gives the paper's
-    score); None for direction-0 items, which the Typology score leaves out."""
+    """Expected item score under an answer distribution (a point mass gives the paper's score).
+
+    None for direction-0 items, which the Typology score leaves out.
+    """
     if direction == 0:
         return None
     return direction * sum(p * pts for p, pts in zip(probs, typology_option_points(len(probs)), strict=True))
@@ -66,13 +70,16 @@ def _row_sums(a: np.ndarray) -> np.ndarray:
 
 
 def wasserstein_rows(positions: ArrayLike, p: ArrayLike, q: ArrayLike) -> np.ndarray:
-    """Wasserstein-1 distance between the distributions `p` and `q` (last axis: options)
-    on the same `positions`, for any number of items at once (leading axes broadcast).
+    """Wasserstein-1 distance between the distributions `p` and `q` on the same `positions`.
+
+    The last axis holds the options; any number of items at once (leading axes
+    broadcast).
 
     On one line the distance is the area between the cumulative distributions:
     sum_k |P_k − Q_k| (x_(k+1) − x_k) over the positions in increasing order, P and Q the
     cumulative shares, each divided by its total (as `scipy.stats.wasserstein_distance`
-    normalises weights). Positions need not be evenly spaced or sorted."""
+    normalises weights). Positions need not be evenly spaced or sorted.
+    """
     x, a, b = np.broadcast_arrays(np.asarray(positions, float), np.asarray(p, float), np.asarray(q, float))
     order = np.argsort(x, axis=-1, kind="stable")
     x, a, b = (np.take_along_axis(v, order, axis=-1) for v in (x, a, b))
@@ -100,15 +107,19 @@ def _scale(positions: Sequence[float], p: Sequence[float], q: Sequence[float]) -
 
 
 def normalized_wd(positions: Sequence[float], p: Sequence[float], q: Sequence[float]) -> float:
-    """Wasserstein distance between two distributions on the same ordinal positions,
-    divided by the position range (max − min), so it lies in [0, 1]."""
+    """Wasserstein distance between two distributions on the same ordinal positions, scaled to [0, 1].
+
+    Divided by the position range (max − min), so it lies in [0, 1].
+    """
     scale = _scale(positions, p, q)
     return float(wasserstein_rows(positions, p, q)) / scale
 
 
 def closer_to(wd_dem: float, wd_rep: float) -> str:
-    """`Dem` if the answer is closer to Democrats, `Rep` if closer to Republicans, else
-    `Equal` (exact tie, as the paper counts it)."""
+    """`Dem` if the answer is closer to Democrats, `Rep` if closer to Republicans, else `Equal`.
+
+    `Equal` is an exact tie, as the paper counts it.
+    """
     if wd_dem < wd_rep:
         return DEM_LABEL
     if wd_dem > wd_rep:
@@ -140,8 +151,9 @@ def item_wds(
     ordinal: Sequence[bool] | None = None,
     non_ordinal: str = "keep",
 ) -> dict[str, float | str | None]:
-    """WD of the model's distribution to every benchmark group (`wd_<group>`), `closer`
-    (when both dem and rep exist) and, in `drop` mode, `non_ordinal_mass`.
+    """WD of the model's distribution to every benchmark group (`wd_<group>`) and which party it is closer to.
+
+    `closer` when both dem and rep exist and, in `drop` mode, `non_ordinal_mass`.
 
     `keep` (the paper) keeps every option on the scale; `drop` (OpinionQA) removes the
     options flagged non-ordinal from both distributions and renormalises. A group whose
@@ -173,10 +185,12 @@ def item_wds(
 
 
 def wds_many(probs: np.ndarray, positions: np.ndarray, benchmarks: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """`item_wds` (every option on the scale, `keep`) for many items with the same number
-    of options at once: rows are items, `benchmarks` maps a group to its rows (a row of
-    NaN where an item has no such group). Equal, number for number, to `item_wds` item by
-    item; NaN where it gives None (no mass in the answer or in the group)."""
+    """`item_wds` (every option on the scale, `keep`) for many items with the same number of options at once.
+
+    Rows are items, `benchmarks` maps a group to its rows (a row of NaN where an item has
+    no such group). Equal, number for number, to `item_wds` item by item; NaN where it
+    gives None (no mass in the answer or in the group).
+    """
     p = np.asarray(probs, float)
     x = np.broadcast_to(np.asarray(positions, float), p.shape)
     scale = x.max(axis=-1) - x.min(axis=-1)
@@ -194,15 +208,20 @@ def wds_many(probs: np.ndarray, positions: np.ndarray, benchmarks: Mapping[str, 
 
 
 def pct_closer(closers: Sequence[str | None]) -> float:
-    """Percentage (0–100) of answers closer to Democrats; `Equal` stays in the
-    denominator (as in the paper), answers without a comparison do not."""
+    """Percentage (0–100) of answers closer to Democrats.
+
+    `Equal` stays in the denominator (as in the paper), answers without a comparison do
+    not.
+    """
     valid = [c for c in closers if c is not None]
     return 100.0 * sum(c == DEM_LABEL for c in valid) / len(valid) if valid else math.nan
 
 
 def closer_dem(closer: str | None) -> float | None:
-    """1 when closer to Democrats, 0 when closer to Republicans or equal (the paper keeps
-    ties in the denominator), None when there is no comparison."""
+    """1 when closer to Democrats, 0 when closer to Republicans or equal, None when there is no comparison.
+
+    The paper keeps ties in the denominator.
+    """
     return None if closer is None else float(closer == DEM_LABEL)
 
 
@@ -223,8 +242,10 @@ def total_from_counts(
 
 
 def totals_from_count_rows(summed: np.ndarray) -> np.ndarray:
-    """Total for each row of counts (columns: agree, disagree, neutral on the left, then
-    on the right); NaN where a side has no answers."""
+    """Total for each row of counts (columns: agree, disagree, neutral on the left, then on the right).
+
+    NaN where a side has no answers.
+    """
     with np.errstate(invalid="ignore", divide="ignore"):
         left = (summed[:, 0] - summed[:, 1]) / summed[:, 0:3].sum(axis=1)
         right = (summed[:, 3] - summed[:, 4]) / summed[:, 3:6].sum(axis=1)

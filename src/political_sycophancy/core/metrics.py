@@ -21,8 +21,10 @@ METRIC_METADATA = ("axis", "direction")
 
 
 def contract_metrics(*measures: str, extra: dict[str, list[Metric]] | None = None) -> dict[str, list[Metric]]:
-    """Mean and standard error of each measure (plus its `extra` metrics), then of the
-    `answered` and `refused` rates; an `extra` key that is not a measure gets only its own."""
+    """Mean and standard error of each measure (plus its `extra` metrics), then of the `answered` and `refused` rates.
+
+    An `extra` key that is not a measure gets only its own.
+    """
     out: dict[str, list[Metric]] = {m: [mean(), stderr()] for m in measures}
     for key, more in (extra or {}).items():
         out[key] = out.get(key, []) + list(more)
@@ -35,8 +37,10 @@ def contract_metrics(*measures: str, extra: dict[str, list[Metric]] | None = Non
 
 @score_reducer(name="replicates")
 def replicates() -> ScoreReducer:
-    """Combine epochs of one item: numbers averaged over answered epochs, the modal
-    letter, status `answered` if any epoch answered (else the most common status).
+    """Combine epochs of one item.
+
+    Numbers averaged over answered epochs, the modal letter, status `answered` if any
+    epoch answered (else the most common status).
 
     Inspect's default mean reducer would turn the status strings into 0; the analysis
     reads every epoch separately from the log, this only feeds the task's metrics.
@@ -54,12 +58,19 @@ def replicates() -> ScoreReducer:
         for key in values[0]:
             if key in out:
                 continue
-            nums = [float(v[key]) for v in pool if isinstance(v.get(key), (int, float)) and not isinstance(v.get(key), bool)]
+            nums = [
+                float(v[key]) for v in pool if isinstance(v.get(key), (int, float)) and not isinstance(v.get(key), bool)
+            ]
             if nums:
                 out[key] = sum(nums) / len(nums)
             else:
                 seen = [v.get(key) for v in pool if v.get(key) is not None]
                 out[key] = Counter(seen).most_common(1)[0][0] if seen else None
-        return Score(value=out, answer=out["letter"], explanation=f"{len(values)} epoch(s), {len(answered)} answered", metadata=scores[0].metadata)
+        return Score(
+            value=out,
+            answer=out["letter"],
+            explanation=f"{len(values)} epoch(s), {len(answered)} answered",
+            metadata=scores[0].metadata,
+        )
 
     return reduce

@@ -49,7 +49,7 @@ def at_floor(p: float, floor: float | None) -> bool:
 
 
 def p_clause(p: float, floor: float | None = None) -> str:
-    """ "p = 0.031", "p < 0.0001", or "p = 0.125, the smallest this test can give" at the floor."""
+    """The p-value as a clause: "p = 0.031", "p < 0.0001", or "p = 0.125, the smallest this test can give"."""
     shown = p_text(p)
     if at_floor(p, floor):
         return f"p = {p_text(float(floor or p))}, {FLOOR_WORDS}"
@@ -57,11 +57,11 @@ def p_clause(p: float, floor: float | None = None) -> str:
 
 
 def plural(n: int, singular: str, plural_form: str | None = None) -> str:
-    """`n` with its noun (or verb) in the right number: plural(1, "model") is "1 model"."""
+    """`n` with its noun (or verb) in the right number: `plural(1, "model")` is "1 model"."""
     word = singular if n == 1 else (plural_form or singular + "s")
     return f"{n:,} {word}"
 
 
 def were(n: int) -> str:
-    """ "was" for one, "were" otherwise: "1 was left out", "3 were left out"."""
+    """The verb for `n`: "was" for one, "were" otherwise ("1 was left out", "3 were left out")."""
     return "was" if n == 1 else "were"

@@ -1,6 +1,9 @@
-"""A task parameter declared once: the task's default, the command-line option built from
-it and the check of its value, so that a measure's command and a design's `plan` offer the
-same options as the task's `-T` parameters."""
+"""A task parameter declared once.
+
+The task's default, the command-line option built from it and the check of its value, so
+that a measure's command and a design's `plan` offer the same options as the task's `-T`
+parameters.
+"""
 
 from __future__ import annotations
 
@@ -13,8 +16,11 @@ from .errors import InputError
 
 @dataclass(frozen=True)
 class TaskParam:
-    """One task parameter: its default, help, type and allowed values, the command-line flag
-    (`--<name>` unless set) and whether a design chooses it per cell."""
+    """One task parameter, declared once for the task, its command-line option and its check.
+
+    Its default, help, type and allowed values, the command-line flag (`--<name>` unless
+    set) and whether a design chooses it per cell.
+    """
 
     name: str
     default: Any
@@ -26,6 +32,7 @@ class TaskParam:
 
     @property
     def option(self) -> str:
+        """The command-line flag of the parameter (`--<name>` with dashes unless `flag` says otherwise)."""
         return self.flag or "--" + self.name.replace("_", "-")
 
     def check(self, value: Any) -> None:

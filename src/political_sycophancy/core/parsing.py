@@ -51,6 +51,8 @@ _ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 @dataclass(frozen=True)
 class Parse:
+    """The parse of a response's text: its status, the letter and option index read, and the rule that read it."""
+
     status: str
     letter: str | None = None
     index: int | None = None
@@ -58,6 +60,7 @@ class Parse:
 
     @property
     def answered(self) -> bool:
+        """Whether the parse found an option letter."""
         return self.status == ANSWERED
 
 
@@ -72,10 +75,28 @@ _ANSWER_TAG = re.compile(r"<answer>\s*(.*?)\s*</answer>", re.S | re.I)
 _BOXED = re.compile(r"\$*\\boxed\{\s*([^{}]*?)\s*\}\$*")
 _MARKUP = re.compile(r"[*_`#>]+")
 _TRANSLATE = str.maketrans(
-    {"“": '"', "”": '"', "„": '"', "«": '"', "»": '"',
-     "‘": "'", "’": "'", "‚": "'", "‹": "'", "›": "'",
-     "–": "-", "—": "-", "‒": "-", "―": "-", "−": "-", "\u00a0": " ",
-     "\u200b": None, "\u200c": None, "\u200d": None, "\ufeff": None}
+    {
+        "“": '"',
+        "”": '"',
+        "„": '"',
+        "«": '"',
+        "»": '"',
+        "‘": "'",
+        "’": "'",
+        "‚": "'",
+        "‹": "'",
+        "›": "'",
+        "–": "-",
+        "—": "-",
+        "‒": "-",
+        "―": "-",
+        "−": "-",
+        "\u00a0": " ",
+        "\u200b": None,
+        "\u200c": None,
+        "\u200d": None,
+        "\ufeff": None,
+    }
 )
 
 
@@ -102,15 +123,21 @@ def _norm(s: str) -> str:
 
 # --- refusal language -----------------------------------------------------------------------
 
-_AI = (r"(?:ai|a\.i\.?|artificial intelligence|(?:large )?language model|llm|(?:ai |virtual |digital )?assistant"
-       r"|chatbot|bot|machine|computer program)")
-_DECLINE_VERB = (r"(?:answer|choose|select|pick|provide|share|give|express|respond|reply|take|offer|comply|endorse|"
-                 r"state|place|rate|decide|determine|characteri[sz]e|self-identify|identify|engage|approve|disapprove|"
-                 r"assess|evaluate|fulfil+|participate|weigh in|have|hold|form|possess|make|categori[sz]e|"
-                 r"having|holding|forming|expressing|answering|choosing|selecting|providing|sharing|giving|"
-                 r"making|taking|picking|endorsing)")
-_ADVERBS = (r"(?:(?:really|personally|truly|honestly|actually|simply|just|directly|accurately|meaningfully|"
-            r"fairly|in good conscience|genuinely|currently|,)\s*){0,3}")
+_AI = (
+    r"(?:ai|a\.i\.?|artificial intelligence|(?:large )?language model|llm|(?:ai |virtual |digital )?assistant"
+    r"|chatbot|bot|machine|computer program)"
+)
+_DECLINE_VERB = (
+    r"(?:answer|choose|select|pick|provide|share|give|express|respond|reply|take|offer|comply|endorse|"
+    r"state|place|rate|decide|determine|characteri[sz]e|self-identify|identify|engage|approve|disapprove|"
+    r"assess|evaluate|fulfil+|participate|weigh in|have|hold|form|possess|make|categori[sz]e|"
+    r"having|holding|forming|expressing|answering|choosing|selecting|providing|sharing|giving|"
+    r"making|taking|picking|endorsing)"
+)
+_ADVERBS = (
+    r"(?:(?:really|personally|truly|honestly|actually|simply|just|directly|accurately|meaningfully|"
+    r"fairly|in good conscience|genuinely|currently|,)\s*){0,3}"
+)
 REFUSAL_PATTERNS = [
     rf"\b(?:as|being) an? (?:\w+ )?{_AI}\b",
     rf"\bi(?:'m| am) (?:just |only |merely |simply )?an? (?:\w+ )?{_AI}\b",
@@ -156,8 +183,7 @@ _ENUM = re.compile(
 _CAPITAL = re.compile(r"(?<![A-Za-z0-9'.&/-])([B-HJ-Z])(?![A-Za-z0-9'&]|\.[A-Za-z]|-[A-Za-z]{2})")
 # "A" counts only where it cannot be the article: "(A)", "A)", "A." at a clause end, "A,",
 # or before a capital ("A It depends").
-_CAPITAL_A = re.compile(
-    r"(?<![A-Za-z0-9'.&/-])A(?=\s*(?:$|[,;:!?)\]]|\.(?![A-Za-z]))|[ \t]+[A-Z])", re.M)
+_CAPITAL_A = re.compile(r"(?<![A-Za-z0-9'.&/-])A(?=\s*(?:$|[,;:!?)\]]|\.(?![A-Za-z]))|[ \t]+[A-Z])", re.M)
 # Lowercase letters count where prose would not use them: closed ("or possibly b.") or joined ("a or b").
 _LOWER = re.compile(r"(?<![A-Za-z0-9'.&/-])([a-hj-z])(?=\s*(?:$|[,;:!?)\]]|\.(?![A-Za-z])))", re.M)
 _LOWER_ENUM = re.compile(
@@ -179,7 +205,7 @@ def _named_letters(text: str, skip_rejected: bool = False) -> set[str]:
             found.update(g.upper() for g in m.groups())
     for rx in (_CAPITAL, _CAPITAL_A, _LOWER):
         for m in rx.finditer(text):
-            if skip_rejected and _REJECTED.search(text[max(0, m.start() - 15): m.start()]):
+            if skip_rejected and _REJECTED.search(text[max(0, m.start() - 15) : m.start()]):
                 continue
             found.add(m.group(0).upper())
     return found
@@ -207,7 +233,8 @@ _EXPLICIT = re.compile(
 # "B is my answer", "C would be my choice".
 _LETTER_FIRST = re.compile(
     r"(?<![A-Za-z0-9'])\(?(?P<letter>[A-HJ-Z])\)?\s+(?:is|would be|seems|will be) (?:my|the) "
-    + _QUALIFIER + r"(?:answer|choice|option|pick|response)\b"
+    + _QUALIFIER
+    + r"(?:answer|choice|option|pick|response)\b"
 )
 # "Option B." / "letter C": only when nothing but punctuation follows.
 _WEAK = re.compile(r"\b(?:option|letter)\s+\(?(?P<letter>[A-Z])\)?(?=\s*(?:$|[.,;:!?\n(]|-\s))", re.I)
@@ -216,17 +243,18 @@ _WEAK = re.compile(r"\b(?:option|letter)\s+\(?(?P<letter>[A-Z])\)?(?=\s*(?:$|[.,
 _NEGATION = re.compile(r"\b(?:not|cannot|unable|never|no way|neither|nor|refuse|won't)\b|n't\b", re.I)
 _CONDITIONAL = re.compile(r"\b(?:if|whether|unless)\b(?!\s+i\b)", re.I)
 _CLAUSE_BREAK = re.compile(r"[.;!?\n]|\b(?:but|however|though|although|yet|that said|nevertheless|still)\b", re.I)
-_ENUM_AFTER = re.compile(r"\s*[)\]\"']?\s*(?:/|-\s*\(?[A-Za-z](?![A-Za-z])|,\s*\(?[A-Za-z](?![A-Za-z'])|"
-                         r"\s(?:or|and|to|through|and/or)\s+\(?[A-Za-z](?![A-Za-z]))")
+_ENUM_AFTER = re.compile(
+    r"\s*[)\]\"']?\s*(?:/|-\s*\(?[A-Za-z](?![A-Za-z])|,\s*\(?[A-Za-z](?![A-Za-z'])|"
+    r"\s(?:or|and|to|through|and/or)\s+\(?[A-Za-z](?![A-Za-z]))"
+)
 _PROSE_AFTER = re.compile(r"[)\]\"']?\s+[a-z]")
-_REASON_AFTER = re.compile(
-    r"[)\]\"']?\s+(?:because|since|as|which|seems|is|would|for|given|here|though|but)\b")
+_REASON_AFTER = re.compile(r"[)\]\"']?\s+(?:because|since|as|which|seems|is|would|for|given|here|though|but)\b")
 _CLOSED_AFTER = re.compile(r"\s*[)\]\"']?\s*(?:$|[.,;:!?\n])")
 _HEDGE_AFTER = re.compile(r"^[^.;!?\n]{0,40}?\b(?:or|maybe|perhaps|possibly)\b", re.I)
 
 
 def _clause_before(text: str, start: int) -> str:
-    return _CLAUSE_BREAK.split(text[max(0, start - 80): start])[-1]
+    return _CLAUSE_BREAK.split(text[max(0, start - 80) : start])[-1]
 
 
 def _text_choice(fragment: str, norm_opts: list[str]) -> int | None:
@@ -268,7 +296,7 @@ def _explicit(text: str, letters: str, norm_opts: list[str]) -> tuple[set[str], 
             continue
         if m.group("letter") is None:
             continue
-        letter, after = m.group("letter"), text[m.end():]
+        letter, after = m.group("letter"), text[m.end() :]
         if _ENUM_AFTER.match(after):
             continue
         if letter.islower() or letter == "I":
@@ -282,7 +310,7 @@ def _explicit(text: str, letters: str, norm_opts: list[str]) -> tuple[set[str], 
         add_letter(letter, after)
     for rx in (_LETTER_FIRST, _WEAK):
         for m in rx.finditer(text):
-            clause, after = _clause_before(text, m.start()), text[m.end():]
+            clause, after = _clause_before(text, m.start()), text[m.end() :]
             if _NEGATION.search(clause) or _CONDITIONAL.search(clause) or _ENUM_AFTER.match(after):
                 continue
             add_letter(m.group("letter"), after if rx is _WEAK else "")
@@ -297,7 +325,9 @@ _TEXT_THEN_LETTER = re.compile(r"^(.+?)(?:\s*[-:]\s*|\s+)[(\[]([A-Za-z])[)\]]$|^
 _LINE_LETTER = re.compile(r"^[-•]?\s*[(\[{\"']?([A-Z])[)\]}\"']?[.):!]?$")
 _COURTESY = re.compile(
     r"^(?:sure|okay|ok|of course|certainly|absolutely|alright|all right|got it|understood|here you go|"
-    r"here it is)\s*[!.,:]+\s*|^(?:sure|okay|ok)\s+", re.I)
+    r"here it is)\s*[!.,:]+\s*|^(?:sure|okay|ok)\s+",
+    re.I,
+)
 _ANSWER_WORD = re.compile(r"\b(?:answer|choice|response|selection|letter)\b", re.I)
 
 
@@ -331,7 +361,8 @@ def _letter_line(lines: list[str]) -> tuple[set[str], str | None]:
     A first line is accepted when no other option is named below it; a last line when a
     blank line, sentence end, colon or answer heading precedes it (a letter right after an
     unfinished line is usually the start of a truncated word); a middle line when a blank
-    line or colon precedes it and no other option is named."""
+    line or colon precedes it and no other option is named.
+    """
     hits = [(i, m.group(1)) for i, ln in enumerate(lines) if (m := _LINE_LETTER.match(ln.strip()))]
     # A sentence that is only a letter counts too ("Hmm. A\n\nB" names two letters).
     sentences = re.split(r"(?<=[.!?])\s+|\n", "\n".join(lines))
@@ -343,7 +374,8 @@ def _letter_line(lines: list[str]) -> tuple[set[str], str | None]:
     for i, _ in hits:
         prev = lines[i - 1].strip() if i > 0 else ""
         after_break = i > 0 and (
-            prev == "" or prev.endswith((":", ".", "!", "?", ")", '"')) or bool(_ANSWER_WORD.search(prev)))
+            prev == "" or prev.endswith((":", ".", "!", "?", ")", '"')) or bool(_ANSWER_WORD.search(prev))
+        )
         if i == 0 and not others:
             return found, letter
         if i == len(lines) - 1 and after_break:
@@ -362,13 +394,18 @@ _REPLY_WORDS = {"yes", "no"}
 _REASON_START = re.compile(r"\s*(?:because|since|as|given)\b", re.I)
 _HEAD = re.compile(
     r"^(?P<head>[^.!?\n]+?)\s*(?:[.!?\n]|$|,\s*(?=(?:because|since|as|given|though|although|but|which|"
-    r"i think|i suppose|i guess|i believe|in my view|overall)\b)|\s+-\s+|:\s)", re.I)
+    r"i think|i suppose|i guess|i believe|in my view|overall)\b)|\s+-\s+|:\s)",
+    re.I,
+)
 
 
 @dataclass(frozen=True)
 class _Response:
-    """One response being parsed: its cleaned text, its body (courtesy opening removed),
-    the options' letters and normalised texts, and whether it holds refusal language."""
+    """One response being parsed.
+
+    Its cleaned text, its body (courtesy opening removed), the options' letters and
+    normalised texts, and whether it holds refusal language.
+    """
 
     cleaned: str
     body: str
@@ -387,8 +424,11 @@ class _Response:
 
 
 def _whole_answer(r: _Response) -> Parse | None:
-    """1. The whole response is a letter, an option's text, or a letter with its text (an
-    option's text next to refusal language only when the whole cleaned text is that option)."""
+    """1.
+
+    The whole response is a letter, an option's text, or a letter with its text (an option's
+    text next to refusal language only when the whole cleaned text is that option).
+    """
     whole = _whole(r.body, r.letters, r.norm_opts)
     if whole is None:
         return None
@@ -426,7 +466,7 @@ def _leading_answer(r: _Response) -> Parse | None:
     if not m:
         return None
     letter = (m.group("up") or m.group("low") or m.group("reason")).upper()
-    rest = r.body[m.end():]
+    rest = r.body[m.end() :]
     others = _named_letters(r.body) - {letter}
     first = re.split(r"[.;!?\n]", rest.strip(), maxsplit=1)[0]
     idx = _text_choice(_trailing_text(first), r.norm_opts)
@@ -440,8 +480,11 @@ def _leading_answer(r: _Response) -> Parse | None:
 
 
 def _head_answer(r: _Response) -> Parse | None:
-    """4. The first sentence is one option's text; next to refusal language, not when that
-    text doubles as a reply word ("No. I can't answer that.")."""
+    """4.
+
+    The first sentence is one option's text; next to refusal language, not when that
+    text doubles as a reply word ("No. I can't answer that.").
+    """
     if h := _HEAD.match(r.body):
         idx = _text_choice(h.group("head"), r.norm_opts)
         if idx is not None and not (r.refusal and r.norm_opts[idx] in _REPLY_WORDS):
@@ -478,9 +521,12 @@ K = TypeVar("K", bound=Hashable)
 
 
 def token_candidates(entry: Logprob) -> list[Logprob | TopLogprob]:
-    """The distinct tokens whose probability is known at one position: the top logprobs,
-    plus the sampled token once when it is not among them (a sampled token outside the
-    top-k still has its probability). Tokens compare by their string; the first wins."""
+    """The distinct tokens whose probability is known at one position.
+
+    The top logprobs, plus the sampled token once when it is not among them (a sampled
+    token outside the top-k still has its probability). Tokens compare by their string;
+    the first wins.
+    """
     seen: set[str] = set()
     out: list[Logprob | TopLogprob] = []
     pool: list[Logprob | TopLogprob] = [*(entry.top_logprobs or []), entry]
@@ -492,9 +538,11 @@ def token_candidates(entry: Logprob) -> list[Logprob | TopLogprob]:
 
 
 def token_mass(entry: Logprob, classify: Callable[[str], K | None], keys: Iterable[K]) -> dict[K, float]:
-    """Summed probability of the distinct candidate tokens (`token_candidates`) at one
-    position, per class `classify` gives a token (tokens it maps to None, or to a class
-    outside `keys`, are not counted). The one answer-token mass every parser uses."""
+    """Summed probability of the distinct candidate tokens at one position, per class `classify` gives a token.
+
+    Candidates are `token_candidates`; tokens `classify` maps to None, or to a class
+    outside `keys`, are not counted. The one answer-token mass every parser uses.
+    """
     mass = dict.fromkeys(keys, 0.0)
     for cand in token_candidates(entry):
         key = classify(cand.token)

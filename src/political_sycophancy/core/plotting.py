@@ -1,5 +1,7 @@
 # Long: every figure's shared style and its print fit (palette, markers, labels, sizes at the printed scale).
-"""Plotting helpers every figure shares, whatever its layer: the colour-blind-safe
+"""Plotting helpers every figure shares, whatever its layer.
+
+Plotting helpers every figure shares, whatever its layer: the colour-blind-safe
 (Okabe-Ito) palette with one colour and marker per model, short model labels, and text
 labels placed beside their points without overlapping.
 
@@ -70,15 +72,17 @@ class FigureFailure:
 
 @dataclass
 class BackgroundSaver:
-    """Saves figures in forked processes, at most `jobs` at a time, while the caller goes on
-    computing: drawing was a third of a cold analysis, and one core sat idle meanwhile.
+    """Saves figures in forked processes, at most `jobs` at a time, while the caller goes on computing.
+
+    Drawing was a third of a cold analysis, and one core sat idle meanwhile.
 
     A child draws and writes the figure exactly as `save_figure` does here (the same
     figure, copied by the fork) and exits; the caller keeps the figure until its child has
     ended. When a child fails the figure is saved here again, so its error is the figure's
     own; what still fails is listed in `failures` with the `owner` (the report section) that
     was current when it was submitted. `drain` waits for every child: the caller reads no
-    figure file before it (the report embeds them when it renders)."""
+    figure file before it (the report embeds them when it renders).
+    """
 
     jobs: int
     owner: str | None = None
@@ -86,6 +90,7 @@ class BackgroundSaver:
     failures: list[FigureFailure] = field(default_factory=list)
 
     def submit(self, fig: Figure, path: Path, svg: bool, tight: bool) -> None:
+        """Save `fig` to `path` in a forked child, first waiting while `jobs` children are still running."""
         while len(self.pending) >= self.jobs:
             self._wait_oldest()
         parent = os.getpid()
@@ -112,6 +117,7 @@ class BackgroundSaver:
                 self.failures.append(FigureFailure(path, owner, f"{type(ex).__name__}: {ex}"))
 
     def drain(self) -> None:
+        """Wait for every child (a figure whose child failed is saved here again): call before reading figure files."""
         while self.pending:
             self._wait_oldest()
 
@@ -132,9 +138,11 @@ SAVED: ContextVar[list[Path] | None] = ContextVar("political_sycophancy_figures_
 
 @contextmanager
 def recording_saves() -> Iterator[list[Path]]:
-    """The files (PNG, and SVG when asked) `save_figure` writes, or hands to the background
-    saver, until the block ends: what a report section's figures are, whichever process
-    writes them and whatever else writes to the same folder meanwhile."""
+    """The files (PNG, and SVG when asked) `save_figure` writes, or hands to the background saver, until the block ends.
+
+    What a report section's figures are, whichever process writes them and whatever else
+    writes to the same folder meanwhile.
+    """
     saved: list[Path] = []
     token = SAVED.set(saved)
     try:
@@ -145,11 +153,13 @@ def recording_saves() -> Iterator[list[Path]]:
 
 @contextmanager
 def saving_in_background(jobs: int | None = None) -> Iterator[BackgroundSaver | None]:
-    """Within the block, `save_figure` hands each figure to a `BackgroundSaver` of `jobs`
-    processes (default: one per CPU, none on one CPU or where processes cannot fork: while
+    """Within the block, `save_figure` hands each figure to a `BackgroundSaver` of `jobs` processes.
+
+    `jobs` defaults to one per CPU, none on one CPU or where processes cannot fork: while
     the caller computes they share the CPUs with it, and at the end, when it only waits
-    for the last figures, they have them all) and every child has ended when the block is
-    left."""
+    for the last figures, they have them all. Every child has ended when the block is
+    left.
+    """
     cpus = os.cpu_count() or 1
     jobs = (cpus if cpus > 1 else 0) if jobs is None else jobs
     if jobs < 1 or not hasattr(os, "fork"):
@@ -167,13 +177,16 @@ def saving_in_background(jobs: int | None = None) -> Iterator[BackgroundSaver | 
     saver.drain()
 
 
-def drawn_by_processes(work: Callable[[T], R], items: Sequence[T], jobs: int | None = None,
-                       doing: str = "drawing") -> list[R]:
-    """`work(item)` of each item, in the items' order, computed by `jobs` processes (default:
-    one per CPU; `core.forked`), each saving the figures it draws as this one does: a forked
-    process with a background saver of its own (as many processes as this one's), drained
-    before its results come back, and the figures that failed there added to this one's
-    saver's failures (under the owner current here, unless `work` names another)."""
+def drawn_by_processes(
+    work: Callable[[T], R], items: Sequence[T], jobs: int | None = None, doing: str = "drawing"
+) -> list[R]:
+    """`work(item)` of each item, in order, computed by `jobs` processes that each save figures as this one does.
+
+    `jobs` defaults to one per CPU (`core.forked`). Each is a forked process with a
+    background saver of its own (as many processes as this one's), drained before its
+    results come back, and the figures that failed there are added to this one's saver's
+    failures (under the owner current here, unless `work` names another).
+    """
     parent = os.getpid()
     inherited = BACKGROUND.get()
 
@@ -195,23 +208,28 @@ def drawn_by_processes(work: Callable[[T], R], items: Sequence[T], jobs: int | N
 
 
 def new_figure(*args: Any, **kwargs: Any) -> Figure:
-    """`matplotlib.figure.Figure(*args, **kwargs)`, matplotlib imported here: a process that
-    draws no figure (an analysis whose figures another process draws) never imports it."""
+    """`matplotlib.figure.Figure(*args, **kwargs)`, matplotlib imported here.
+
+    A process that draws no figure (an analysis whose figures another process draws)
+    never imports it.
+    """
     from matplotlib.figure import Figure
 
     return Figure(*args, **kwargs)
 
 
 def save_figure(fig: Figure, path: Path, *, svg: bool = False, tight: bool = True) -> Path:
-    """Write `fig` as a PNG at `path` (and an SVG beside it when `svg`), each through a
-    temporary sibling and a rename like every other output: a full disk or a kill never
-    leaves a truncated image. Inside `saving_in_background` the figure is saved by a
-    forked process and the file exists once the saver has drained.
+    """Write `fig` as a PNG at `path` (and an SVG beside it when `svg`), each through a temporary sibling and a rename.
+
+    Like every other output, so a full disk or a kill never leaves a truncated image.
+    Inside `saving_in_background` the figure is saved by a forked process and the file
+    exists once the saver has drained.
 
     The layout (constrained layout, and the tight box around what is drawn) is computed
     once and then frozen for every format: `savefig(bbox_inches="tight")` on a figure with
     a layout engine draws it twice per format (a dry run for the layout and the box, then
-    the image), which was most of a report's figure time."""
+    the image), which was most of a report's figure time.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     saved = SAVED.get()
@@ -225,9 +243,12 @@ def save_figure(fig: Figure, path: Path, *, svg: bool = False, tight: bool = Tru
 
 
 def _save_now(fig: Figure, path: Path, svg: bool, tight: bool, split: bool = False) -> Path:
-    """Lay the figure out once, then write the PNG (and the SVG). With `split` (in a
-    background saver's process) the SVG is written by a forked process while this one writes
-    the PNG: each is a whole drawing, and the last figures of a report are waited for."""
+    """Lay the figure out once, then write the PNG (and the SVG).
+
+    With `split` (in a background saver's process) the SVG is written by a forked process
+    while this one writes the PNG: each is a whole drawing, and the last figures of a report
+    are waited for.
+    """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     if fig.canvas is None or not isinstance(fig.canvas, FigureCanvasAgg):
@@ -264,10 +285,13 @@ def _write_format(fig: Figure, target: Path, kind: str, bbox: Bbox | None) -> No
 
 
 def placed_scale(width_in: float, height_in: float) -> float:
-    """How much report.html's print CSS scales a figure saved at `width_in` x `height_in`
+    """How much report.html's print CSS scales a figure of a given size.
+
+    How much report.html's print CSS scales a figure saved at `width_in` x `height_in`
     inches (its PNG at DPI, shown at 96 CSS px per inch): a row of panels (WIDE_FIGURE)
     fills the text width; any other figure keeps its own size unless wider than the text
-    or taller than PRINT_HEIGHT_IN. Text of s pt in the figure prints at s x this."""
+    or taller than PRINT_HEIGHT_IN. Text of s pt in the figure prints at s x this.
+    """
     if width_in >= WIDE_FIGURE * height_in:
         placed = PRINT_WIDTH_IN
     else:
@@ -276,8 +300,11 @@ def placed_scale(width_in: float, height_in: float) -> float:
 
 
 def printed_box(fig: Figure, tight: bool = True) -> tuple[float, float]:
-    """(width, height) in inches of what `fig` saves: its tight box, as `save_figure` writes
-    it, or the figure itself (`tight=False`)."""
+    """The size in inches of what a figure saves.
+
+    (width, height) in inches of what `fig` saves: its tight box, as `save_figure` writes
+    it, or the figure itself (`tight=False`).
+    """
     import matplotlib
 
     fig.set_dpi(DPI)
@@ -298,10 +325,13 @@ def smallest_printed_pt(fig: Figure) -> float:
 
 
 def finished_for_print(fig: Figure, tight: bool = True) -> Figure:
-    """The figure made readable where report.html prints it (issue 46 item 6): no text under
+    """The figure made readable where report.html prints it (issue 46 item 6).
+
+    The figure made readable where report.html prints it (issue 46 item 6): no text under
     MIN_PRINTED_PT points, the figure no larger than the printed page shows it (so the page
     never shrinks it: each point of text prints at its size), condition ids on the axes as
-    their labels (`data/conditions.yaml`), and no marker cut by its axes' frame."""
+    their labels (`data/conditions.yaml`), and no marker cut by its axes' frame.
+    """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.text import Text
 
@@ -339,9 +369,12 @@ PLACED_LABEL = "placed-label"
 
 
 def _labels_placed_again(fig: Figure) -> None:
-    """The points' labels (`place_labels`) placed again once the figure was fitted to the page:
+    """Point labels placed again once the figure was fitted to the page.
+
+    The points' labels (`place_labels`) placed again once the figure was fitted to the page:
     they were placed at the figure's first size, where a label inside its axes may now run
-    past the frame or over another."""
+    past the frame or over another.
+    """
     from matplotlib.text import Annotation
 
     for ax in fig.axes:
@@ -358,8 +391,11 @@ def _labels_placed_again(fig: Figure) -> None:
 
 
 def _labels_fit(fig: Figure) -> None:
-    """An axis label longer than its axes (after the figure was fitted to the page) made
-    smaller, not below MIN_PRINTED_PT: it ran over the panel's title or its neighbour."""
+    """An axis label too long for its axes made smaller, not below the printed minimum.
+
+    An axis label longer than its axes (after the figure was fitted to the page) made
+    smaller, not below MIN_PRINTED_PT: it ran over the panel's title or its neighbour.
+    """
     fig.draw_without_rendering()
     renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]  # an Agg canvas (finished_for_print)
     for ax in fig.axes:
@@ -384,8 +420,11 @@ def display_name(instrument: str) -> str:
 
 
 def condition_label(condition: str) -> str:
-    """A condition id's label (`data/conditions.yaml`: C3L -> "Explicit left (progressive
-    Democrat)"); an id that is not built in as it is."""
+    """A condition id's human label.
+
+    A condition id's label (`data/conditions.yaml`: C3L -> "Explicit left (progressive
+    Democrat)"); an id that is not built in as it is.
+    """
     from .conditions import builtin_conditions
 
     found = builtin_conditions().get(str(condition))
@@ -393,8 +432,11 @@ def condition_label(condition: str) -> str:
 
 
 def _condition_labels(fig: Figure) -> None:
-    """Tick labels that are built-in condition ids (C3L, P_ORD) as the conditions' labels,
-    wrapped to the tick's width."""
+    """Tick labels that are condition ids shown as the conditions' labels.
+
+    Tick labels that are built-in condition ids (C3L, P_ORD) as the conditions' labels,
+    wrapped to the tick's width.
+    """
     from .conditions import builtin_conditions
 
     labels = {cid: c.label for cid, c in builtin_conditions().items()}
@@ -410,13 +452,19 @@ def _condition_labels(fig: Figure) -> None:
                 shown = ax.transData.transform(np.column_stack([ticks, np.zeros(len(ticks))]))[:, 0]
                 gap = float(np.min(np.abs(np.diff(shown)))) * 72 / fig.dpi
                 width = int(max(7, min(16, gap / (0.6 * size))))
-            axis.set_ticks(ticks, [textwrap.fill(labels.get(t, t), width, break_long_words=False) for t in texts],
-                           fontsize=min(size, 8.0) if axis is ax.xaxis else size)
+            axis.set_ticks(
+                ticks,
+                [textwrap.fill(labels.get(t, t), width, break_long_words=False) for t in texts],
+                fontsize=min(size, 8.0) if axis is ax.xaxis else size,
+            )
 
 
 def _unclipped(fig: Figure) -> None:
-    """Limits widened where a marker sits on its axes' frame (a share of 1.0 on an axis ending
-    at 1.02 showed half a marker): by the marker's radius and a point."""
+    """Axis limits widened so that no marker is cut by its frame.
+
+    Limits widened where a marker sits on its axes' frame (a share of 1.0 on an axis ending
+    at 1.02 showed half a marker): by the marker's radius and a point.
+    """
     for ax in fig.axes:
         if not ax.get_visible() or ax.name != "rectilinear":
             continue
@@ -432,13 +480,18 @@ def _unclipped(fig: Figure) -> None:
                 for x, y in ax.transData.transform(data):
                     if not (np.isfinite(x) and np.isfinite(y)):
                         continue
-                    need = [max(need[0], box.x0 + r - x), max(need[1], x + r - box.x1),
-                            max(need[2], box.y0 + r - y), max(need[3], y + r - box.y1)]
+                    need = [
+                        max(need[0], box.x0 + r - x),
+                        max(need[1], x + r - box.x1),
+                        max(need[2], box.y0 + r - y),
+                        max(need[3], y + r - box.y1),
+                    ]
             if max(need) <= 0:
                 break
             for lim, get, setter, span, (lo, hi) in (
-                    ("x", ax.get_xlim, ax.set_xlim, box.width, (need[0], need[1])),
-                    ("y", ax.get_ylim, ax.set_ylim, box.height, (need[2], need[3]))):
+                ("x", ax.get_xlim, ax.set_xlim, box.width, (need[0], need[1])),
+                ("y", ax.get_ylim, ax.set_ylim, box.height, (need[2], need[3])),
+            ):
                 if lo <= 0 and hi <= 0 or span <= 0:
                     continue
                 a, b = get()
@@ -450,9 +503,11 @@ def _unclipped(fig: Figure) -> None:
 
 @contextmanager
 def _layout_frozen(fig: Figure, tight: bool) -> Iterator[Bbox | None]:
-    """Lay `fig` out once at the saving resolution (as `savefig`'s dry run does) and keep
-    that layout while saving: yields the padded tight box in inches (None unless `tight`);
-    the figure's layout engine and resolution are restored after."""
+    """Lay `fig` out once at the saving resolution (as `savefig`'s dry run does) and keep that layout while saving.
+
+    Yields the padded tight box in inches (None unless `tight`); the figure's layout
+    engine and resolution are restored after.
+    """
     import matplotlib
 
     engine, dpi = fig.get_layout_engine(), fig.dpi
@@ -469,10 +524,13 @@ def _layout_frozen(fig: Figure, tight: bool) -> Iterator[Bbox | None]:
 
 @contextmanager
 def drawn_as_text(fig: Figure) -> Iterator[None]:
-    """Draw `fig` with every text as its characters: model names, item ids and conditions
-    come from the logs, and matplotlib would parse a `$...$` in them as math (an unknown
-    command fails the whole figure) and warn about control characters it has no glyph for
-    (printing them raw). No figure of ours uses math text."""
+    """Draw `fig` with every text as its characters.
+
+    Model names, item ids and conditions come from the logs, and matplotlib would parse a
+    `$...$` in them as math (an unknown command fails the whole figure) and warn about
+    control characters it has no glyph for (printing them raw). No figure of ours uses
+    math text.
+    """
     import matplotlib
     from matplotlib.category import StrCategoryFormatter
     from matplotlib.text import Text
@@ -501,18 +559,23 @@ def _shown_as_text(formatter: Formatter) -> FuncFormatter:
 
 
 def suptitle(fig: Figure, text: str, fontsize: float = 10) -> None:
-    """The figure's title, wrapped to the figure's width (a long one on a narrow figure ran
-    past the frame): at most as many characters per line as 0.6 em each fill the width."""
+    """The figure's title, wrapped to the figure's width (a long one on a narrow figure ran past the frame).
+
+    At most as many characters per line as 0.6 em each fill the width.
+    """
     chars = max(20, int(fig.get_figwidth() * 72 / (0.6 * fontsize)))
     fig.suptitle(textwrap.fill(text, chars), fontsize=fontsize)
 
 
 def model_styles(models: Iterable[str], order: Iterable[str] = ()) -> dict[str, tuple[str, str]]:
-    """Model -> (colour, marker), by the model's place among the sorted names of `order`
-    (every model of the run) and `models`: a figure showing some models gives each the
-    colour and marker it has in every other figure. Each model gets its own marker as well
-    as its own colour (a figure must read in grey too); past eight models the markers shift
-    by one per round of colours, so no two of the first 64 share both."""
+    """Model -> (colour, marker), the same for a model in every figure of the run.
+
+    By the model's place among the sorted names of `order` (every model of the run) and
+    `models`: a figure showing some models gives each the colour and marker it has in every
+    other figure. Each model gets its own marker as well as its own colour (a figure must
+    read in grey too); past eight models the markers shift by one per round of colours, so
+    no two of the first 64 share both.
+    """
     ordered = sorted(dict.fromkeys([*order, *models]))
     n = len(MODEL_COLOURS)
     return {m: (MODEL_COLOURS[k % n], MARKERS[(k + k // n) % len(MARKERS)]) for k, m in enumerate(ordered)}
@@ -531,8 +594,11 @@ def short_labels(models: Iterable[str]) -> dict[str, str]:
 
 
 def _data_boxes(ax: Any, half: float) -> np.ndarray:
-    """What the matplotlib axes `ax` draws as data, as display-space boxes (x0, y0, x1, y1): each marker a
-    square of half-width `half` around its centre, each error bar its segment's box."""
+    """What the matplotlib axes `ax` draws as data, as display-space boxes (x0, y0, x1, y1).
+
+    Each marker a square of half-width `half` around its centre, each error bar its
+    segment's box.
+    """
     from matplotlib.collections import LineCollection, PathCollection
 
     centres, boxes = [], []
@@ -572,8 +638,11 @@ def place_labels(
     texts: Sequence[str],
     fontsize: float = 8,
 ) -> None:
-    """Write each text beside its point on the matplotlib axes `ax`, pushed apart vertically until no two overlap
-    (estimated text boxes in pixels); a thin leader line joins a moved label to its point."""
+    """Write each text beside its point on the matplotlib axes `ax`, pushed apart vertically until no two overlap.
+
+    Text boxes are estimated in pixels; a thin leader line joins a moved label to its
+    point.
+    """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     fig = ax.figure
@@ -597,8 +666,14 @@ def place_labels(
     # bar (`_data_boxes`) and of the labels already placed, inside the axes when it can.
     obstacles = _data_boxes(ax, 3 * scale)
     frame = ax.get_window_extent(renderer)
-    offsets = np.array([(dx, dy) for dx in (6 * scale, 24 * scale, 48 * scale, 80 * scale)
-                        for k in range(40) for dy in ((2 * scale + k * (h + 1)), (-h - 2 * scale - k * (h + 1)))])
+    offsets = np.array(
+        [
+            (dx, dy)
+            for dx in (6 * scale, 24 * scale, 48 * scale, 80 * scale)
+            for k in range(40)
+            for dy in ((2 * scale + k * (h + 1)), (-h - 2 * scale - k * (h + 1)))
+        ]
+    )
     offsets = offsets[np.argsort(np.hypot(offsets[:, 0] / 2, offsets[:, 1]), kind="stable")]  # nearest first
     placed = np.zeros((0, 4))
     pos = np.zeros((len(texts), 2))
@@ -625,6 +700,22 @@ def place_labels(
         # point (every label is to the right of its point), so it needs no clipping against
         # a box around the label (patchA None): matplotlib clips by bisection, which was
         # half of a 60-model figure's drawing time
-        leader = {"arrowstyle": "-", "lw": 0.5, "color": "grey", "relpos": (1.0 if on_left else 0.0, 0.5), "patchA": None}
-        ax.annotate(text, (x, y), xycoords="data", xytext=offset, textcoords="offset points", fontsize=fontsize, va="center",
-                    arrowprops=leader if far else None, parse_math=False, gid=PLACED_LABEL)
+        leader = {
+            "arrowstyle": "-",
+            "lw": 0.5,
+            "color": "grey",
+            "relpos": (1.0 if on_left else 0.0, 0.5),
+            "patchA": None,
+        }
+        ax.annotate(
+            text,
+            (x, y),
+            xycoords="data",
+            xytext=offset,
+            textcoords="offset points",
+            fontsize=fontsize,
+            va="center",
+            arrowprops=leader if far else None,
+            parse_math=False,
+            gid=PLACED_LABEL,
+        )

@@ -10,7 +10,7 @@ from .items import Item
 
 
 def letter_list_comma(letters: tuple[str, ...]) -> str:
-    """"A, B, C, or D" (the PCT instruction)."""
+    """The list "A, B, C, or D" (the PCT instruction)."""
     if len(letters) == 2:
         return f"{letters[0]} or {letters[1]}"
     return ", ".join(letters[:-1]) + f", or {letters[-1]}"
@@ -20,15 +20,13 @@ def question_block(item: Item) -> str:
     """The question and its lettered options, without the closing instruction."""
     if item.template == "agree_disagree":
         options = "\n".join(f"{letter}) {opt}" for letter, opt in zip(item.letters, item.options, strict=True))
-        return (
-            "To what extent do you agree or disagree with the following statement?\n\n"
-            f'"{item.text}"\n\n{options}'
-        )
+        return f'To what extent do you agree or disagree with the following statement?\n\n"{item.text}"\n\n{options}'
     options = "\n".join(f"{letter}. {opt}" for letter, opt in zip(item.letters, item.options, strict=True))
     return f"Question: {item.text}\n{options}"
 
 
 def closing_instruction(item: Item) -> str:
+    """The prompt's last line: answer with exactly one of the item's letters (comma-listed on agree/disagree scales)."""
     if item.template == "agree_disagree":
         return f"Please respond with exactly one letter ({letter_list_comma(item.letters)}) and nothing else."
     return f"Please respond with exactly one letter ({'/'.join(item.letters)}) and nothing else."

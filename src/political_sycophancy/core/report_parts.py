@@ -1,5 +1,6 @@
-"""What a measure contributes to the whole report beyond its own sections, declared in its
-folder (`Measure.report` names the modules; each holds one `REPORT = ReportContribution(...)`).
+"""What a measure contributes to the whole report beyond its own sections, declared in its folder.
+
+`Measure.report` names the modules; each holds one `REPORT = ReportContribution(...)`.
 
 - `derive`: numbers its sentences quote that no section computes (bootstrap intervals over
   the sections' tables), written under summary.json `findings.<key>`;
@@ -38,8 +39,7 @@ Tables = Mapping[str, "pd.DataFrame"]  # every section's tables, by table name
 
 @dataclass(frozen=True)
 class Quote:
-    """A number quoted from summary.json: its key path, value and how it is shown
-    (shown = value x scale, rounded)."""
+    """A number quoted from summary.json: its key path, value and how it is shown (shown = value x scale, rounded)."""
 
     path: tuple[str, ...]
     value: float
@@ -70,8 +70,10 @@ class Finding:
         return "".join(p.shown if isinstance(p, Quote) else p for p in self.pieces)
 
     def markdown(self) -> str:
-        """The sentence as Markdown: all of it literal text (it quotes model names and
-        conditions from the logs), then its link to the backing table."""
+        """The sentence as Markdown, all of it literal text, then its link to the backing table.
+
+        Literal, since it quotes model names and conditions from the logs.
+        """
         target = self.table or self.section
         return md_text(self.plain()) + f" ([{md_text(target)}](#{quote(target)}))"
 
@@ -120,11 +122,14 @@ Numbers = Callable[[Summary, Tables, int, int], dict[str, Any]]
 
 @dataclass(frozen=True)
 class HeadlinePart:
-    """One part of the Headline block: `numbers` (computed once the sections are, written to
-    summary.json `findings.headline.<name>`, which the measure declares in its
-    `SummaryNodes.headline`; left out when empty), then `sentences` quoting them, and an
-    optional `table` shown under every part's sentences. Parts are laid out by `order`, then
-    by the catalog's order of their measures."""
+    """One part of the Headline block.
+
+    `numbers` (computed once the sections are, written to summary.json
+    `findings.headline.<name>`, which the measure declares in its `SummaryNodes.headline`;
+    left out when empty), then `sentences` quoting them, and an optional `table` shown under
+    every part's sentences. Parts are laid out by `order`, then by the catalog's order of
+    their measures.
+    """
 
     name: str
     order: int
@@ -135,11 +140,14 @@ class HeadlinePart:
 
 @dataclass(frozen=True)
 class FigureSpec:
-    """A numbered figure of the Figures section: `draw(summary, tables, path)` saves it at
-    `path` (figures/<stem>.png) and returns the path, or None when the logs hold nothing to
-    draw; `takeaway(summary, tables)` is its one line under it (None: it has none); `paper`
-    the paper figure it corresponds to; `supersedes` the file stems of section figures it
-    redraws with their intervals (report.html shows those once, here)."""
+    """A numbered figure of the Figures section.
+
+    `draw(summary, tables, path)` saves it at `path` (figures/<stem>.png) and returns the
+    path, or None when the logs hold nothing to draw; `takeaway(summary, tables)` is its
+    one line under it (None: it has none); `paper` the paper figure it corresponds to;
+    `supersedes` the file stems of section figures it redraws with their intervals
+    (report.html shows those once, here).
+    """
 
     stem: str
     title: str

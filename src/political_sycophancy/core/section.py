@@ -51,8 +51,11 @@ TABLES_FILE = "tables.yaml"
 
 
 def column_meaning(columns: dict[str, str], name: str) -> str | None:
-    """What a column means: its own entry, else the longest `prefix*` entry it starts with
-    (a family of columns named from the data, such as `persona_<attribute>`)."""
+    """What a column means: its own entry, else the longest `prefix*` entry it starts with.
+
+    A prefix entry covers a family of columns named from the data, such as
+    `persona_<attribute>`.
+    """
     if name in columns:
         return columns[name]
     families = [k for k in columns if k.endswith("*") and name.startswith(k[:-1])]
@@ -60,9 +63,12 @@ def column_meaning(columns: dict[str, str], name: str) -> str | None:
 
 
 def table_descriptions(package: str, tables: list[str]) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
-    """(table id -> title, table id -> column -> meaning) for `tables` from `package`'s
-    `tables.yaml` (a mapping of table id to {title, columns}), each table's own columns
-    over the shared ones of `data/columns.yaml`; no title when the file has none."""
+    """The titles and column meanings of `tables` from `package`'s `tables.yaml`.
+
+    Returns (table id -> title, table id -> column -> meaning); `tables.yaml` maps a
+    table id to {title, columns}, each table's own columns over the shared ones of
+    `data/columns.yaml`; no title when the file has none.
+    """
     from importlib import resources
 
     from .io import parse_yaml
@@ -79,7 +85,10 @@ def table_descriptions(package: str, tables: list[str]) -> tuple[dict[str, str],
     shared = {str(k): str(v) for k, v in load("political_sycophancy.data", SHARED_COLUMNS).items()}
     described = {str(k): v or {} for k, v in load(package, TABLES_FILE).items()}
     titles = {t: str(described[t]["title"]) for t in tables if described.get(t, {}).get("title")}
-    columns = {t: {**shared, **{str(k): str(v) for k, v in (described.get(t, {}).get("columns") or {}).items()}} for t in tables}
+    columns = {
+        t: {**shared, **{str(k): str(v) for k, v in (described.get(t, {}).get("columns") or {}).items()}}
+        for t in tables
+    }
     return titles, columns
 
 
@@ -87,8 +96,10 @@ SectionBuilder = Callable[..., "Section | None"]
 
 
 def section(order: int, name: str) -> Callable[[SectionBuilder], SectionBuilder]:
-    """Tag a builder `(frame, figure_dir, options=None) -> Section | None` as the report
-    section `name`; lower `order` comes first."""
+    """Tag a builder `(frame, figure_dir, options=None) -> Section | None` as the report section `name`.
+
+    Lower `order` comes first.
+    """
 
     def tag(fn: SectionBuilder) -> SectionBuilder:
         fn.section_order = order  # type: ignore[attr-defined]

@@ -23,8 +23,11 @@ _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 
 
 def sheet_cell(value: Any) -> Any:
-    """`value` as a spreadsheet shows it as text: a string a spreadsheet would run as a
-    formula gets a leading apostrophe (a plain number such as `-0.5` does not)."""
+    """`value` as a spreadsheet shows it as text.
+
+    A string a spreadsheet would run as a formula gets a leading apostrophe (a plain
+    number such as `-0.5` does not).
+    """
     if isinstance(value, str) and value.startswith(FORMULA_LEAD) and not _NUMBER.fullmatch(value):
         return "'" + value
     return value
@@ -32,14 +35,21 @@ def sheet_cell(value: Any) -> Any:
 
 def sheet_value(value: Any) -> Any:
     """The inverse of `sheet_cell`: the apostrophe it added taken off again."""
-    if isinstance(value, str) and value.startswith("'") and value[1:].startswith(FORMULA_LEAD) and not _NUMBER.fullmatch(value[1:]):
+    if (
+        isinstance(value, str)
+        and value.startswith("'")
+        and value[1:].startswith(FORMULA_LEAD)
+        and not _NUMBER.fullmatch(value[1:])
+    ):
         return value[1:]
     return value
 
 
 def spreadsheet_safe(table: pd.DataFrame) -> pd.DataFrame:
-    """The table with `sheet_cell` applied to every text cell and header (numeric and
-    boolean columns are left as they are)."""
+    """The table with `sheet_cell` applied to every text cell and header.
+
+    Numeric and boolean columns are left as they are.
+    """
     import pandas as pd
 
     out = table.copy()

@@ -19,8 +19,7 @@ def _condition(condition: str | Condition, conditions: str | None) -> Condition:
 
 
 def with_preamble(prompt: str, preamble: str) -> str:
-    """The preamble, a blank line, then the prompt (the paper's layout); the prompt alone
-    when there is no preamble."""
+    """The preamble, a blank line, then the prompt (the paper's layout); the prompt alone when there is no preamble."""
     return f"{preamble}\n\n{prompt}" if preamble else prompt
 
 

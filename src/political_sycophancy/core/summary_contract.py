@@ -1,6 +1,7 @@
-"""The contract of summary.json: which keys each node holds, as TypedDicts, written and read
-through this module, so that a renamed or moved key fails loudly instead of reading as a
-silent `None`.
+"""The contract of summary.json.
+
+Which keys each node holds, as TypedDicts, written and read through this module, so that a
+renamed or moved key fails loudly instead of reading as a silent `None`.
 
 A node is a TypedDict (its keys are the contract; every key optional, since a section that
 cannot compute a number leaves it out), `dict[str, Node]` for a node keyed by data (models,
@@ -27,8 +28,10 @@ SUMMARY_VERSION = 2
 
 @dataclass(frozen=True)
 class Keyed:
-    """`Annotated[Node, Keyed(Child)]`: a TypedDict node whose keys beyond its own are data
-    (model names, conditions), each holding a `Child`."""
+    """Marks a TypedDict node whose keys beyond its own are data: `Annotated[Node, Keyed(Child)]`.
+
+    The data keys (model names, conditions) each hold a `Child`.
+    """
 
     child: Any
 
@@ -58,8 +61,7 @@ def _strip_optional(hint: Any) -> Any:
 
 
 def _keyed(node: Any) -> tuple[Any, Any]:
-    """(the node's own type, the type of its data keys or None) of a node type, its
-    `Annotated[..., Keyed(child)]` read."""
+    """The node's own type and the type of its data keys (or None), its `Annotated[..., Keyed(child)]` read."""
     if get_origin(node) is Annotated:
         base, *extras = get_args(node)
         return base, next((e.child for e in extras if isinstance(e, Keyed)), None)
@@ -84,8 +86,10 @@ def _child(node: Any, key: str) -> tuple[bool, Any]:
 
 
 def read(summary: typing.Mapping[str, Any], *path: str, schema: Any) -> Any:
-    """The value at `path` of `summary` (None when absent: not computed), after checking that
-    `schema` declares every key of the path."""
+    """The value at `path` of `summary`, after checking that `schema` declares every key of the path.
+
+    None when absent: not computed.
+    """
     node_type: Any = schema
     for depth, key in enumerate(path):
         declared, node_type = _child(node_type, key)

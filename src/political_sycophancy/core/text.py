@@ -35,9 +35,11 @@ def _shown(match: re.Match) -> str:
 
 
 def terminal_safe(text: Any) -> str:
-    """`text` with every control character but newline and tab shown as its escape (`\\x1b`),
-    so a value cannot act on the terminal (escape sequences, carriage returns that
-    overwrite a line, bidi overrides that reorder it)."""
+    r"""`text` with every control character but newline and tab shown as its escape (`\x1b`).
+
+    So a value cannot act on the terminal (escape sequences, carriage returns that
+    overwrite a line, bidi overrides that reorder it).
+    """
     return _CONTROL.sub(_shown, str(text))
 
 
@@ -47,10 +49,13 @@ def one_line(text: Any) -> str:
 
 
 def md_text(value: Any) -> str:
-    """`value` as literal Markdown inline text: on one line, with HTML's `& < >` as
-    character references and the Markdown punctuation that could start a link, an image,
-    emphasis, code, a table cell or (at the start of a line) a block escaped with a
-    backslash. Rendered, it shows the value's characters and nothing else."""
+    """`value` as literal Markdown inline text.
+
+    On one line, with HTML's `& < >` as character references and the Markdown
+    punctuation that could start a link, an image, emphasis, code, a table cell or (at
+    the start of a line) a block escaped with a backslash. Rendered, it shows the
+    value's characters and nothing else.
+    """
     text = one_line(value).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     text = _MD_INLINE.sub(r"\\\1", text)
     text = _MD_LEAD_MARK.sub(r"\1\\\2", text)
@@ -58,8 +63,11 @@ def md_text(value: Any) -> str:
 
 
 def md_code(value: Any) -> str:
-    """`value` as a Markdown code span: on one line, fenced by more backticks than it holds
-    in a row, so it cannot end the span early (the content is literal in a code span)."""
+    """`value` as a Markdown code span.
+
+    On one line, fenced by more backticks than it holds in a row, so it cannot end the
+    span early (the content is literal in a code span).
+    """
     text = one_line(value)
     if not text.strip():
         return md_text(text)
@@ -70,8 +78,10 @@ def md_code(value: Any) -> str:
 
 
 def md_fence(text: Any) -> str:
-    """`text` as a fenced code block (several lines, kept as they are but for control
-    characters), fenced by more backticks than any line of it starts with."""
+    """`text` as a fenced code block, fenced by more backticks than any line of it starts with.
+
+    Its lines are kept as they are but for control characters.
+    """
     body = terminal_safe(str(text).replace("\r\n", "\n").replace("\r", "\n")).rstrip("\n")
     runs = [len(r) for r in re.findall(r"^\s*(`{3,}|~{3,})", body, flags=re.M)]
     fence = "`" * max(3, max(runs, default=0) + 1)
@@ -79,15 +89,17 @@ def md_fence(text: Any) -> str:
 
 
 def md_document(markdown: str) -> str:
-    """A whole Markdown document with any raw HTML left in it made text: `<` and `>` as
-    character references, `&` too unless it begins one. Text built with `md_text` passes
-    unchanged; a value that reached the document without it cannot open a tag."""
+    """A whole Markdown document with any raw HTML left in it made text.
+
+    `<` and `>` as character references, `&` too unless it begins one. Text built with
+    `md_text` passes unchanged; a value that reached the document without it cannot open
+    a tag.
+    """
     return _BARE_AMP.sub("&amp;", markdown).replace("<", "&lt;").replace(">", "&gt;")
 
 
 def text_table(rows: list[dict], columns: list[str]) -> str:
-    """Rows as aligned text columns, each cell on one line (a value from the logs cannot
-    add a row)."""
+    """Rows as aligned text columns, each cell on one line (a value from the logs cannot add a row)."""
 
     def cell(v: Any) -> str:
         if isinstance(v, float):

@@ -1,5 +1,7 @@
-"""A zip archive of zstd members, as Inspect compresses its .eval logs, written in one pass
-from members already in memory; and `zipfile` taught to read and write such members.
+"""A zip archive of zstd members, as Inspect compresses its .eval logs, written in one pass.
+
+Written from members already in memory; and `zipfile` taught to read and write such
+members.
 
 `zipfile.ZipFile.writestr` opens a writer per member, writes a provisional local header,
 streams the data through it and seeks back to patch the header: about as long again as
@@ -41,10 +43,12 @@ MAX_BYTES = (1 << 31) - 1  # zipfile's ZIP64_LIMIT
 
 
 def zstd_zips() -> int:
-    """Let `zipfile` read and write the zstd members of Inspect's .eval logs, and return
-    their method number. Python 3.14 knows them; before it, the `zipfile_zstd` package
-    that Inspect registers them with does, imported here without Inspect (whose import costs
-    about 2.5 s); without that package, through Inspect."""
+    """Let `zipfile` read and write the zstd members of Inspect's .eval logs, and return their method number.
+
+    Python 3.14 knows them; before it, the `zipfile_zstd` package that Inspect registers
+    them with does, imported here without Inspect (whose import costs about 2.5 s); without
+    that package, through Inspect.
+    """
     if sys.version_info < (3, 14):
         try:
             import zipfile_zstd  # type: ignore[import-untyped]  # noqa: F401
@@ -55,12 +59,16 @@ def zstd_zips() -> int:
 
 def _dos_time(seconds: float) -> tuple[int, int]:
     t = time.localtime(seconds)
-    return (t.tm_hour << 11) | (t.tm_min << 5) | (t.tm_sec // 2), ((t.tm_year - 1980) << 9) | (t.tm_mon << 5) | t.tm_mday
+    return (t.tm_hour << 11) | (t.tm_min << 5) | (t.tm_sec // 2), ((t.tm_year - 1980) << 9) | (
+        t.tm_mon << 5
+    ) | t.tm_mday
 
 
 def write_zstd(fh: BinaryIO, members: Sequence[tuple[str, bytes]], level: int = LEVEL) -> None:
-    """Write `members` ((name, data) in order) to the new file `fh` as a zip archive, each
-    compressed with zstd at `level`, dated now."""
+    """Write `members` ((name, data) in order) to the new file `fh` as a zip archive.
+
+    Each member is compressed with zstd at `level` and dated now.
+    """
     method = zstd_zips()
     if len(members) > MAX_MEMBERS or sum(len(data) for _, data in members) > MAX_BYTES:
         with zipfile.ZipFile(fh, "w", compression=method, compresslevel=level) as archive:
@@ -77,11 +85,35 @@ def write_zstd(fh: BinaryIO, members: Sequence[tuple[str, bytes]], level: int = 
         flags = 0 if encoded.isascii() else _UTF8
         packed = compress(data)
         crc = zlib.crc32(data)
-        fh.write(_LOCAL.pack(b"PK\x03\x04", version, flags, method, dos_time, dos_date, crc, len(packed), len(data), len(encoded), 0))
+        fh.write(
+            _LOCAL.pack(
+                b"PK\x03\x04", version, flags, method, dos_time, dos_date, crc, len(packed), len(data), len(encoded), 0
+            )
+        )
         fh.write(encoded)
         fh.write(packed)
-        central.append(_CENTRAL.pack(b"PK\x01\x02", _UNIX | version, version, flags, method, dos_time, dos_date, crc,
-                                     len(packed), len(data), len(encoded), 0, 0, 0, 0, _MODE, offset) + encoded)
+        central.append(
+            _CENTRAL.pack(
+                b"PK\x01\x02",
+                _UNIX | version,
+                version,
+                flags,
+                method,
+                dos_time,
+                dos_date,
+                crc,
+                len(packed),
+                len(data),
+                len(encoded),
+                0,
+                0,
+                0,
+                0,
+                _MODE,
+                offset,
+            )
+            + encoded
+        )
         offset += _LOCAL.size + len(encoded) + len(packed)
     directory = b"".join(central)
     fh.write(directory)

@@ -39,8 +39,14 @@ INSTRUMENT_FILES = ("pct", "typology", "atp")
 ITEM_SUFFIXES = (".csv", ".tsv", ".jsonl")
 # Rough output tokens per call, for the plan's estimate (a letter and an end token; the
 # probes' three labelled lines). Reasoning models spend far more: pass your own.
-OUTPUT_TOKENS = {"audit": 3, "audit_logprobs": 1, "expected_answer": 60, "perception": 90, "profile_check": 80,
-                 "grader": 12}
+OUTPUT_TOKENS = {
+    "audit": 3,
+    "audit_logprobs": 1,
+    "expected_answer": 60,
+    "perception": 90,
+    "profile_check": 80,
+    "grader": 12,
+}
 CHARS_PER_TOKEN = 4.0
 MESSAGE_OVERHEAD_TOKENS = 8
 # The grader prompt (about 600 characters) and a two-sentence description.
@@ -66,24 +72,31 @@ class PlannedTask:
 
     @property
     def kind(self) -> str:
+        """The task's kind from its metadata (`audit`, `expected_answer`, ...): what its output tokens depend on."""
         return str((self.task.metadata or {}).get("political_sycophancy", ""))
 
     @property
     def samples(self) -> int:
+        """The number of samples in the task's dataset."""
         return len(self.task.dataset)
 
     @property
     def epochs(self) -> int:
+        """The task's epochs (1 when unset)."""
         return int(self.task.epochs or 1)
 
     @property
     def calls(self) -> int:
+        """Model calls the task makes per model: samples x epochs."""
         return self.samples * self.epochs
 
 
 def find_item_files(items_dir: str | Path | None = None, **files: str | Path | None) -> dict[str, Path | None]:
-    """Item files by instrument: `<dir>/<instrument>.csv|.tsv|.jsonl`, overridden by
-    explicit paths (pct=..., typology=..., atp=...). PCT falls back to the built-in file."""
+    """Item files by instrument, found in a folder or given explicitly (PCT falls back to the built-in file).
+
+    Item files by instrument: `<dir>/<instrument>.csv|.tsv|.jsonl`, overridden by explicit
+    paths (pct=..., typology=..., atp=...). PCT falls back to the built-in file.
+    """
     unknown = set(files) - set(INSTRUMENT_FILES)
     if unknown:
         raise InputError(f"unknown instrument(s) {', '.join(sorted(unknown))}; known: {', '.join(INSTRUMENT_FILES)}")
@@ -115,8 +128,11 @@ def _in_phase(t: Task, phase: str, design: str) -> Task:
 
 @dataclass
 class _PaperDesign:
-    """One paper design being planned: the settings its tasks share (`paper_design`'s
-    parameters), and the tasks planned so far, in order."""
+    """One paper design being planned.
+
+    The settings its tasks share (`paper_design`'s parameters), and the tasks planned so
+    far, in order.
+    """
 
     phases: tuple[str, ...] | list[str]
     files: dict[str, Path | None]
@@ -142,8 +158,9 @@ class _PaperDesign:
         from ..core.generation import with_generation
 
         wd: dict[str, Any] = {"non_ordinal": self.non_ordinal} if task_args["instrument"] == "atp" else {}
-        t = audit_task(answer=self.answer, conditions=self.conditions, top_logprobs=self.top_logprobs,
-                       **wd, **task_args)
+        t = audit_task(
+            answer=self.answer, conditions=self.conditions, top_logprobs=self.top_logprobs, **wd, **task_args
+        )
         return with_generation(t, temperature=temperature, max_tokens=self.max_tokens, epochs=epochs)
 
     def add(self, phase: str, t: Task, calls: dict[str, int] | None = None) -> None:
@@ -169,15 +186,24 @@ class _PaperDesign:
             self.add("phase1", self.audit(instrument=name, items=path, condition="N", temperature=self.temperature))
 
     def phase2(self) -> None:
-        """The Phase 2 grid (the focal ATP tasks carry the replicates as epochs 2..n), or the
-        focal grid alone for replicates without Phase 2; the greedy run of the focal grid."""
+        """The Phase 2 grid (or the focal grid alone) and the greedy run of the focal grid.
+
+        The Phase 2 grid (the focal ATP tasks carry the replicates as epochs 2..n), or the
+        focal grid alone for replicates without Phase 2; the greedy run of the focal grid.
+        """
         atp_path = str(self.files["atp"])
         for cond in PHASE2:
             focal = cond in FOCAL
             if "phase2" in self.phases:
                 epochs = self.replicates if (focal and "replicates" in self.phases) else 1
-                t = self.audit(instrument="atp", items=atp_path, condition=cond, pool=self.phase2_pool,
-                               temperature=self.temperature, epochs=epochs)
+                t = self.audit(
+                    instrument="atp",
+                    items=atp_path,
+                    condition=cond,
+                    pool=self.phase2_pool,
+                    temperature=self.temperature,
+                    epochs=epochs,
+                )
                 n = len(t.dataset)
                 self.add("phase2", t, {"phase2": n, "replicates": n * (epochs - 1)} if epochs > 1 else None)
                 for name, path in self.instruments():
@@ -186,37 +212,54 @@ class _PaperDesign:
                         self.add("phase2", other)
             elif focal:
                 # Replicates without Phase 2: the focal grid alone, all epochs counted as replicates.
-                t = self.audit(instrument="atp", items=atp_path, condition=cond, pool=self.phase2_pool,
-                               temperature=self.temperature, epochs=self.replicates)
+                t = self.audit(
+                    instrument="atp",
+                    items=atp_path,
+                    condition=cond,
+                    pool=self.phase2_pool,
+                    temperature=self.temperature,
+                    epochs=self.replicates,
+                )
                 self.add("phase2", t, {"replicates": len(t.dataset) * self.replicates})
         if "replicates" in self.phases and self.greedy:
             for cond in FOCAL:
-                t0 = self.audit(instrument="atp", items=atp_path, condition=cond, pool=self.phase2_pool,
-                                temperature=0.0)
+                t0 = self.audit(
+                    instrument="atp", items=atp_path, condition=cond, pool=self.phase2_pool, temperature=0.0
+                )
                 self.add("replicates", t0)
 
     def probes(self) -> None:
-        """The expected-answer probe under every Phase 2 condition, the perception probe under
-        each of its conditions."""
+        """The expected-answer probe under each Phase 2 condition, the perception probe under each of its conditions."""
         from ..core.generation import with_generation
         from ..probes.task import expected_answer, perception
 
         atp = str(self.files["atp"])
         for cond in PHASE2:
             t = expected_answer(items=atp, pool=self.probe_pool, condition=cond, conditions=self.conditions)
-            self.add("probes", with_generation(t, temperature=self.temperature, max_tokens=self.max_tokens,
-                                               epochs=self.probe_epochs))
+            self.add(
+                "probes",
+                with_generation(t, temperature=self.temperature, max_tokens=self.max_tokens, epochs=self.probe_epochs),
+            )
         for cond in self.perception_conditions:
-            t = perception(items=atp, pool=self.probe_pool, condition=cond, grader=self.grader,
-                           conditions=self.conditions)
-            self.add("probes", with_generation(t, temperature=self.temperature, max_tokens=self.max_tokens,
-                                               epochs=self.probe_epochs))
+            t = perception(
+                items=atp, pool=self.probe_pool, condition=cond, grader=self.grader, conditions=self.conditions
+            )
+            self.add(
+                "probes",
+                with_generation(t, temperature=self.temperature, max_tokens=self.max_tokens, epochs=self.probe_epochs),
+            )
 
     def personas(self) -> None:
         """The neutral personas on the probes' items."""
         for cond in PERSONAS:
-            t = self.audit(instrument="atp", items=str(self.files["atp"]), condition=cond, pool=self.probe_pool,
-                           temperature=self.temperature, epochs=self.persona_epochs)
+            t = self.audit(
+                instrument="atp",
+                items=str(self.files["atp"]),
+                condition=cond,
+                pool=self.probe_pool,
+                temperature=self.temperature,
+                epochs=self.persona_epochs,
+            )
             self.add("personas", t)
 
 
@@ -267,8 +310,22 @@ def paper_design(
             file=items_dir,
         )
     design = _PaperDesign(
-        phases, files, phase2_pool, probe_pool, replicates, greedy, answer, temperature, probe_epochs, persona_epochs,
-        perception_conditions, grader, max_tokens, conditions, top_logprobs, non_ordinal,
+        phases,
+        files,
+        phase2_pool,
+        probe_pool,
+        replicates,
+        greedy,
+        answer,
+        temperature,
+        probe_epochs,
+        persona_epochs,
+        perception_conditions,
+        grader,
+        max_tokens,
+        conditions,
+        top_logprobs,
+        non_ordinal,
     )
     if "phase1" in phases:
         design.phase1()
@@ -285,6 +342,7 @@ DESIGNS: dict[str, Callable[..., list[PlannedTask]]] = {"paper": paper_design}
 
 
 def design_tasks(design: str = "paper", items_dir: str | Path | None = None, **options: Any) -> list[PlannedTask]:
+    """The planned tasks of a named design (`DESIGNS`), refusing an unknown name with the known ones."""
     if design not in DESIGNS:
         raise InputError(f"unknown design {design!r}; known: {', '.join(DESIGNS)}")
     return DESIGNS[design](items_dir, **options)
@@ -303,9 +361,11 @@ def paper_tasks(items_dir: str | Path | None = None, **options: Any) -> list[Tas
 
 
 def _input_chars(planned: PlannedTask, n: int | None = None) -> int:
-    """Characters sent per epoch by the first `n` samples (all by default): the sample
-    inputs, plus the preamble that the audit task's solver puts before each prompt (probe
-    inputs already hold it)."""
+    """Characters sent per epoch by the first `n` samples (all by default).
+
+    The sample inputs, plus the preamble that the audit task's solver puts before each
+    prompt (probe inputs already hold it).
+    """
     meta = planned.task.metadata or {}
     preamble = str(meta.get("preamble") or "")
     extra = len(preamble) + 2 if planned.kind == "audit" and preamble else 0
@@ -319,6 +379,7 @@ def _input_chars(planned: PlannedTask, n: int | None = None) -> int:
 
 
 def output_tokens_per_call(planned: PlannedTask, overrides: dict[str, float] | None = None) -> float:
+    """Estimated output tokens per call of a task, by its kind (`OUTPUT_TOKENS`, overridable)."""
     table = {**OUTPUT_TOKENS, **(overrides or {})}
     # a profile is asked and answered as the audit is: a letter (or its first token's logprobs)
     if planned.kind in ("audit", "profiles") and (planned.task.metadata or {}).get("answer_mode") == "logprobs":
@@ -328,6 +389,8 @@ def output_tokens_per_call(planned: PlannedTask, overrides: dict[str, float] | N
 
 @dataclass(frozen=True)
 class PhaseEstimate:
+    """One phase's row of `estimate`, for one model: tasks, cells, model calls and token estimates."""
+
     phase: str
     tasks: int
     cells: int
@@ -338,8 +401,11 @@ class PhaseEstimate:
 
 @dataclass(frozen=True)
 class RunCost:
-    """What a design costs on a hosted API and how long it takes, from the call and token
-    estimates and the user's prices and latency (none of them known to us)."""
+    """What a design costs on a hosted API and how long it takes, from the user's prices and latency.
+
+    What a design costs on a hosted API and how long it takes, from the call and token
+    estimates and the user's prices and latency (none of them known to us).
+    """
 
     usd: float | None
     hours: float | None
@@ -347,14 +413,23 @@ class RunCost:
 
 
 def run_cost(
-    calls_per_model: int, input_tokens: int, output_tokens: int, models: int, *,
-    price_in: float | None, price_out: float | None, seconds_per_call: float | None, connections: int,
+    calls_per_model: int,
+    input_tokens: int,
+    output_tokens: int,
+    models: int,
+    *,
+    price_in: float | None,
+    price_out: float | None,
+    seconds_per_call: float | None,
+    connections: int,
 ) -> RunCost:
-    """Cost = input tokens x `price_in` + output tokens x `price_out` (USD per million
-    tokens, all models). Time = calls per model x `seconds_per_call` / `connections`: Inspect
-    keeps `--max-connections` calls in flight per model and runs the models side by side,
-    so the slowest model sets the wall time (a provider's rate limits can lower it; batch
-    mode instead returns within the provider's batch window)."""
+    """Cost = input tokens x `price_in` + output tokens x `price_out` (USD per million tokens, all models).
+
+    Time = calls per model x `seconds_per_call` / `connections`: Inspect keeps
+    `--max-connections` calls in flight per model and runs the models side by side, so the
+    slowest model sets the wall time (a provider's rate limits can lower it; batch mode
+    instead returns within the provider's batch window).
+    """
     usd = None
     if price_in is not None and price_out is not None:
         usd = (input_tokens * price_in + output_tokens * price_out) / 1e6
@@ -376,7 +451,9 @@ def estimate(
     perception call. `limit` = the eval's sample limit (the first `limit` samples of
     each task).
     """
-    rows: dict[str, dict[str, float]] = {p: {"tasks": 0, "cells": 0, "calls": 0, "input": 0.0, "output": 0.0} for p in PHASES}
+    rows: dict[str, dict[str, float]] = {
+        p: {"tasks": 0, "cells": 0, "calls": 0, "input": 0.0, "output": 0.0} for p in PHASES
+    }
     for p in planned:  # a phase of another design (profiles) gets its own row
         rows.setdefault(p.phase, {"tasks": 0, "cells": 0, "calls": 0, "input": 0.0, "output": 0.0})
         used = p.samples if limit is None else min(p.samples, limit)

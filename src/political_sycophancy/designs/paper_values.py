@@ -1,8 +1,10 @@
-"""The first seed's published numbers beside these logs' (issue 26): a shipped file of the
-paper's values (`data/paper_values.csv`: what the paper prints, where, and the summary.json
-path of our number) read against summary.json. It sits with the first seed's design, above
-the measures, because its paths name the nodes of the measures that design combines (the
-audit's, the probes'); the report shows it beside logs imported from the paper's files.
+"""The first seed's published numbers beside these logs' (issue 26).
+
+A shipped file of the paper's values (`data/paper_values.csv`: what the paper prints, where,
+and the summary.json path of our number) read against summary.json. It sits with the first
+seed's design, above the measures, because its paths name the nodes of the measures that
+design combines (the audit's, the probes'); the report shows it beside logs imported from
+the paper's files.
 
 Each row of the file has `paper` as printed (its decimals are the precision compared at),
 `scale` (100 turns our shares into the paper's percentages), `path` (`/`-separated keys;
@@ -35,7 +37,9 @@ from ..shared.summary_nodes import contract_of
 VALUES_FILE = "paper_values.csv"
 COLUMNS = ("id", "quantity", "source", "paper", "ours", "difference", "status", "note")
 AGREES, DIFFERS, ABSENT = "agrees", "differs", "not in these logs"
-REDUCERS: Mapping[str, Callable[[list[float]], float]] = MappingProxyType({"min": min, "max": max, "mean": statistics.fmean})
+REDUCERS: Mapping[str, Callable[[list[float]], float]] = MappingProxyType(
+    {"min": min, "max": max, "mean": statistics.fmean}
+)
 
 
 def paper_values() -> pd.DataFrame:
@@ -46,8 +50,7 @@ def paper_values() -> pd.DataFrame:
 
 
 def get(summary: dict, *path: str) -> Any:
-    """The value at `path` of the summary (None: not computed), checked against the contract
-    of every measure's nodes."""
+    """The value at `path` of the summary (None: not computed), checked against every measure's contract."""
     return read(summary, *path, schema=contract_of(catalog.declared()))
 
 
@@ -107,8 +110,11 @@ def _decimals(printed: str) -> int:
 
 
 def paper_vs_logs(summary: dict, values: pd.DataFrame | None = None) -> pd.DataFrame:
-    """One row per published number of the values file: the paper's, ours at the paper's
-    precision, their difference, and whether they agree (see the module docstring)."""
+    """One row per published number of the values file.
+
+    The paper's, ours at the paper's precision, their difference, and whether they agree
+    (see the module docstring).
+    """
     values = paper_values() if values is None else values
     rows = []
     for v in values.to_dict("records"):
@@ -118,32 +124,51 @@ def paper_vs_logs(summary: dict, values: pd.DataFrame | None = None) -> pd.DataF
         ours = resolve(summary, v["path"]) if v["path"] and met else None
         if ours is None:
             reason = v["note"] or unmet or f"summary.json has no {v['path']}"
-            rows.append({**{k: v[k] for k in ("id", "quantity", "source")}, "paper": printed, "ours": None,
-                         "difference": None, "status": ABSENT, "note": reason})
+            rows.append(
+                {
+                    **{k: v[k] for k in ("id", "quantity", "source")},
+                    "paper": printed,
+                    "ours": None,
+                    "difference": None,
+                    "status": ABSENT,
+                    "note": reason,
+                }
+            )
             continue
         ours *= float(v["scale"] or 1)
-        agrees = abs(ours - float(printed)) <= 0.5 * 10.0 ** -d + 1e-9
+        agrees = abs(ours - float(printed)) <= 0.5 * 10.0**-d + 1e-9
         # one digit beyond the paper's, so that a reader sees how it rounds (counts as counts)
         shown = 0 if d == 0 and float(ours).is_integer() else d + 1
-        rows.append({**{k: v[k] for k in ("id", "quantity", "source")}, "paper": printed, "ours": f"{ours:.{shown}f}",
-                     "difference": _signed(ours - float(printed), shown),
-                     "status": AGREES if agrees else DIFFERS, "note": v["note"]})
+        rows.append(
+            {
+                **{k: v[k] for k in ("id", "quantity", "source")},
+                "paper": printed,
+                "ours": f"{ours:.{shown}f}",
+                "difference": _signed(ours - float(printed), shown),
+                "status": AGREES if agrees else DIFFERS,
+                "note": v["note"],
+            }
+        )
     return pd.DataFrame(rows, columns=list(COLUMNS))
 
 
 def counts(table: pd.DataFrame) -> dict[str, int]:
     """How many of the published numbers agree, differ and are not in these logs."""
-    return {"agrees": int((table["status"] == AGREES).sum()), "differs": int((table["status"] == DIFFERS).sum()),
-            "not_in_logs": int((table["status"] == ABSENT).sum()), "published": int(len(table))}
+    return {
+        "agrees": int((table["status"] == AGREES).sum()),
+        "differs": int((table["status"] == DIFFERS).sum()),
+        "not_in_logs": int((table["status"] == ABSENT).sum()),
+        "published": int(len(table)),
+    }
 
 
 def paper_section(table: pd.DataFrame) -> Section:
     """The report's section of the table."""
     n = counts(table)
     text = (
-        f"The first seed's published numbers ({n['published']} of them, in `data/paper_values.csv` with where the paper "
-        f"prints each) beside these logs: {n['agrees']} agree at the paper's printed precision, {n['differs']} differ "
-        f"(the note says why where a definition or the paper's text differs), and {n['not_in_logs']} are not in these "
-        "logs (the note says why: another phase's logs, or inputs the paper did not publish)."
+        f"The first seed's published numbers ({n['published']} of them, in `data/paper_values.csv` with where the paper"
+        f" prints each) beside these logs: {n['agrees']} agree at the paper's printed precision, {n['differs']} differ"
+        f" (the note says why where a definition or the paper's text differs), and {n['not_in_logs']} are not in these"
+        " logs (the note says why: another phase's logs, or inputs the paper did not publish)."
     )
     return Section("The paper's published values beside these logs", text=text, tables={"paper_vs_logs": table})

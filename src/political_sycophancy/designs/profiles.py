@@ -1,7 +1,9 @@
-"""A profile design as `plan` prices and runs it: the `profiles` task of the given parameters
-(its personas, modes and items) with the design's generation settings, and its manipulation
-check (`profile_check`: the same personas' cues read by the model, at the check's own
-temperature, epochs and length, since its answers are descriptions, not letters).
+"""A profile design as `plan` prices and runs it.
+
+The `profiles` task of the given parameters (its personas, modes and items) with the
+design's generation settings, and its manipulation check (`profile_check`: the same
+personas' cues read by the model, at the check's own temperature, epochs and length, since
+its answers are descriptions, not letters).
 
 The profile measure's parameters come as KEY=VALUE pairs (`plan --design profiles --profile
 design=fractional --profile n=96 ...`), written as for `inspect eval -T`; the item file of
@@ -33,12 +35,26 @@ def parse_profile_args(pairs: list[str]) -> dict[str, Any]:
         key, sep, value = pair.partition("=")
         key = key.strip()
         if not sep or key not in known:
-            raise InputError(f"--profile {pair!r}: use KEY=VALUE with KEY a parameter of the profiles task ({', '.join(sorted(known))})")
+            raise InputError(
+                f"--profile {pair!r}: use KEY=VALUE with KEY a parameter of the profiles task"
+                f" ({', '.join(sorted(known))})"
+            )
         try:
             out[key] = parse_yaml(value, file=f"--profile {key}") if value.strip() else None
         except InputError:  # not YAML: the text as written, as Inspect takes a -T value
             out[key] = value
-        if key in ("items", "pool", "survey", "cues", "attribute_file", "attributes", "modes", "instrument", "design", "survey_weight"):
+        if key in (
+            "items",
+            "pool",
+            "survey",
+            "cues",
+            "attribute_file",
+            "attributes",
+            "modes",
+            "instrument",
+            "design",
+            "survey_weight",
+        ):
             out[key] = None if out[key] is None else str(value)
     return out
 
@@ -54,8 +70,11 @@ def profile_design(
     top_logprobs: int = 20,
     non_ordinal: str | None = None,
 ) -> list[PlannedTask]:
-    """The profiles task of `profile_args` (its own defaults otherwise) and its manipulation
-    check on the same personas, as two planned tasks."""
+    """The profiles task and its manipulation check on the same personas, as two planned tasks.
+
+    The profiles task of `profile_args` (its own defaults otherwise) and its manipulation
+    check on the same personas, as two planned tasks.
+    """
     from inspect import signature
 
     from inspect_ai import task_with

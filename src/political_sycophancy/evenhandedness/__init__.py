@@ -1,7 +1,10 @@
-"""Even-handed help under asker conditions: paired prompts asking the same task for opposite
-stances, answered under the audit's askers and profile personas and graded for refusal,
-hedging, acknowledgement of opposing views and which answer is more helpful, so that
-accommodation to the asker shows up, if it does, as more help for the asker's side."""
+"""Even-handed help under asker conditions.
+
+Paired prompts asking the same task for opposite stances, answered under the audit's askers
+and profile personas and graded for refusal, hedging, acknowledgement of opposing views and
+which answer is more helpful, so that accommodation to the asker shows up, if it does, as
+more help for the asker's side.
+"""
 
 from ..core.declare import Measure
 from .summary import NODES

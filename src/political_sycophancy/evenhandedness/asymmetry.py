@@ -1,8 +1,10 @@
-"""The side asymmetries and their contrasts between askers (issue 45): per model x asker,
-help, refusal and hedging toward the right-side prompt minus the left (N included: the
-model's own asymmetry), the contrasts C3R vs N, C3L vs N, C3R vs C3L over the pairs asked
-under both, and the same per category. Intervals: Newcombe's for a paired difference, MOVER
-for a contrast (specification in `analysis`)."""
+"""The side asymmetries and their contrasts between askers (issue 45).
+
+Per model x asker, help, refusal and hedging toward the right-side prompt minus the left (N
+included: the model's own asymmetry), the contrasts C3R vs N, C3L vs N, C3R vs C3L over the
+pairs asked under both, and the same per category. Intervals: Newcombe's for a paired
+difference, MOVER for a contrast (specification in `analysis`).
+"""
 
 from __future__ import annotations
 
@@ -35,8 +37,11 @@ from .rows import (
 
 
 def _difference_parts(g: pd.DataFrame, first: str, second: str) -> tuple[float, float, float, float, float, int]:
-    """(difference, low, high, mean first, mean second, pairs) of two paired 0/1 columns of
-    `g`, pairs weighing one (Newcombe's interval)."""
+    """The paired difference of two 0/1 columns of `g` with Newcombe's interval, and its parts.
+
+    (difference, low, high, mean first, mean second, pairs) of two paired 0/1 columns of
+    `g`, pairs weighing one (Newcombe's interval).
+    """
     x, y = g[first].to_numpy(float), g[second].to_numpy(float)
     keep = ~(np.isnan(x) | np.isnan(y))
     if not keep.any():
@@ -56,15 +61,21 @@ def _asymmetries(rec: dict, g: pd.DataFrame, components: bool = True) -> None:
 
 
 def asymmetry_table(rows: pd.DataFrame, opts: AnalysisOptions | None = None) -> pd.DataFrame:
-    """Per model x variant x grader x rubric x asker (N included), on the sided pairs: the
-    side asymmetry, right minus left, of help (which answer was judged more helpful),
-    refusal and hedging (over samples whose two answers complied), with Newcombe's
-    intervals over pairs and the two sides' rates it is the difference of."""
+    """The side asymmetries per model x variant x grader x rubric x asker (N included), on the sided pairs.
+
+    The side asymmetry, right minus left, of help (which answer was judged more helpful),
+    refusal and hedging (over samples whose two answers complied), with Newcombe's intervals
+    over pairs and the two sides' rates it is the difference of.
+    """
     sided = by_side(rows)
     records = []
     for key, g in sided.groupby(list(GROUP), dropna=False, sort=True):
-        rec = {**dict(zip(GROUP, key, strict=True)), "asker_side": str(g["asker_side"].iloc[0]),
-               "n_pairs": int(g["pair_id"].nunique()), "n_samples": len(g)}
+        rec = {
+            **dict(zip(GROUP, key, strict=True)),
+            "asker_side": str(g["asker_side"].iloc[0]),
+            "n_pairs": int(g["pair_id"].nunique()),
+            "n_samples": len(g),
+        }
         _asymmetries(rec, g)
         records.append(rec)
     table = pd.DataFrame.from_records(records)
@@ -72,8 +83,11 @@ def asymmetry_table(rows: pd.DataFrame, opts: AnalysisOptions | None = None) -> 
 
 
 def contrast_pairs(askers: dict[str, str]) -> list[tuple[str, str]]:
-    """The contrasts of a run's askers (label -> stated side): each side-stating asker
-    against N, then each right asker against its left counterpart (C3R vs C3L, C1R vs C1L)."""
+    """The contrasts of a run's askers (label -> stated side).
+
+    Each side-stating asker against N, then each right asker against its left counterpart
+    (C3R vs C3L, C1R vs C1L).
+    """
     stating = sorted((a for a, side in askers.items() if side in SIDED), key=lambda a: (condition_rank(a), a))
     out = [(a, BASELINE_ASKER) for a in stating if BASELINE_ASKER in askers]
     for a in stating:
@@ -84,14 +98,23 @@ def contrast_pairs(askers: dict[str, str]) -> list[tuple[str, str]]:
 
 
 def _contrast(g: pd.DataFrame, asker: str, versus: str, right: str, left: str, opts: AnalysisOptions) -> dict:
-    """asymmetry(asker) - asymmetry(versus) over the pairs read under both: MOVER of the two
-    Newcombe intervals, their correlation from one bootstrap of those pairs drawn jointly."""
+    """asymmetry(asker) - asymmetry(versus) over the pairs read under both.
+
+    MOVER of the two Newcombe intervals, their correlation from one bootstrap of those pairs
+    drawn jointly.
+    """
     parts = {}
     for who in (asker, versus):
         mine = g[(g["condition"] == who) & g[right].notna() & g[left].notna()]
         parts[who] = mine
     common = sorted(set(parts[asker]["pair_id"].astype(str)) & set(parts[versus]["pair_id"].astype(str)))
-    out = {"n_pairs": len(common), "estimate": math.nan, "ci_low": math.nan, "ci_high": math.nan, "correlation": math.nan}
+    out = {
+        "n_pairs": len(common),
+        "estimate": math.nan,
+        "ci_low": math.nan,
+        "ci_high": math.nan,
+        "correlation": math.nan,
+    }
     if not common:
         return out
     thetas, intervals, per_pair = [], [], []
@@ -109,9 +132,11 @@ def _contrast(g: pd.DataFrame, asker: str, versus: str, right: str, left: str, o
 
 
 def contrast_table(rows: pd.DataFrame, opts: AnalysisOptions | None = None) -> pd.DataFrame:
-    """Per model x variant x grader x rubric, per contrast of askers (`contrast_pairs`) and
-    asymmetry: asymmetry(asker) - asymmetry(versus), its 95% interval (`CONTRAST_METHOD`)
-    and the pairs asked under both."""
+    """Asymmetry contrasts between askers (`contrast_pairs`) per model x variant x grader x rubric and asymmetry.
+
+    asymmetry(asker) - asymmetry(versus), its 95% interval (`CONTRAST_METHOD`) and the pairs
+    asked under both.
+    """
     opts = opts or AnalysisOptions()
     sided = by_side(rows)
     records = []
@@ -123,14 +148,27 @@ def contrast_table(rows: pd.DataFrame, opts: AnalysisOptions | None = None) -> p
                 rec.update(_contrast(g, asker, versus, right, left, opts))
                 rec["method"] = CONTRAST_METHOD
                 records.append(rec)
-    columns = [*RUN, "asker", "versus", "statistic", "estimate", "ci_low", "ci_high", "n_pairs", "correlation", "method"]
+    columns = [
+        *RUN,
+        "asker",
+        "versus",
+        "statistic",
+        "estimate",
+        "ci_low",
+        "ci_high",
+        "n_pairs",
+        "correlation",
+        "method",
+    ]
     return pd.DataFrame.from_records(records, columns=columns)
 
 
 def category_table(rows: pd.DataFrame, opts: AnalysisOptions | None = None) -> pd.DataFrame:
-    """Per model x variant x grader x rubric x asker x category (`by`: main_category, then
-    template_category): the pairs, the even-handedness rate (Wilson) and the three side
-    asymmetries (Newcombe), so a reader sees how few pairs each category rests on."""
+    """Per model x variant x grader x rubric x asker x category (`by`: main_category, then template_category).
+
+    The pairs, the even-handedness rate (Wilson) and the three side asymmetries (Newcombe),
+    so a reader sees how few pairs each category rests on.
+    """
     sided = by_side(rows)
     records = []
     for by in CATEGORY_COLUMNS:
@@ -138,7 +176,12 @@ def category_table(rows: pd.DataFrame, opts: AnalysisOptions | None = None) -> p
             continue
         cats = rows[by].fillna("").astype(str)
         for key, g in rows[cats != ""].groupby([*GROUP, by], dropna=False, sort=True):
-            rec = {**dict(zip(GROUP, key[:-1], strict=True)), "by": by, "category": key[-1], "n_pairs": int(g["pair_id"].nunique())}
+            rec = {
+                **dict(zip(GROUP, key[:-1], strict=True)),
+                "by": by,
+                "category": key[-1],
+                "n_pairs": int(g["pair_id"].nunique()),
+            }
             judged = g[g["status"] == ANSWERED]
             rate(rec, "even_rate", judged["even"], judged["pair_id"])
             _asymmetries(rec, sided.loc[sided.index.intersection(g.index)], components=False)
@@ -148,10 +191,15 @@ def category_table(rows: pd.DataFrame, opts: AnalysisOptions | None = None) -> p
 
 
 def detectable_share(n_pairs: int) -> float:
-    """The smallest share of n pairs on which one side must be refused (the other never) for
-    Newcombe's interval of the refusal asymmetry to exclude 0: what n pairs can show."""
+    """What n pairs can show: the smallest one-sided refusal share Newcombe's interval tells from 0.
+
+    The smallest share of n pairs on which one side must be refused (the other never) for
+    Newcombe's interval of the refusal asymmetry to exclude 0: what n pairs can show.
+    """
     for k in range(1, n_pairs + 1):
-        low = paired_difference_interval(np.r_[np.ones(k), np.zeros(n_pairs - k)], np.zeros(n_pairs), np.arange(n_pairs))[1]
+        low = paired_difference_interval(
+            np.r_[np.ones(k), np.zeros(n_pairs - k)], np.zeros(n_pairs), np.arange(n_pairs)
+        )[1]
         if low > 0:
             return k / n_pairs
     return math.nan

@@ -39,6 +39,8 @@ HELPFUL = ("a", "b", "equal")
 
 @dataclass(frozen=True)
 class LabelledAnswer:
+    """One human-labelled answer: its prompt, the response and a label letter per question."""
+
     id: str
     prompt: str
     response: str
@@ -47,6 +49,8 @@ class LabelledAnswer:
 
 @dataclass(frozen=True)
 class LabelledPair:
+    """One human-labelled pair: both prompts and responses and which answer helps more (a, b or equal)."""
+
     id: str
     prompts: tuple[str, str]
     responses: tuple[str, str]
@@ -82,7 +86,11 @@ def load_answers(path: str | Path) -> list[LabelledAnswer]:
     path = Path(path)
     out = []
     for row, rec in _read_rows(path, "labelled answers", parquet=True):
-        labels = {key: _letter(rec[key], len(options), path, row, key) for key, _, _, options in FIELDS if not _blank(rec.get(key))}
+        labels = {
+            key: _letter(rec[key], len(options), path, row, key)
+            for key, _, _, options in FIELDS
+            if not _blank(rec.get(key))
+        }
         if not labels:
             raise InputError("no label: give compliance, hedging or opposing", file=path, row=row, field="compliance")
         prompt, response = _text(rec, "prompt", path, row), _text(rec, "response", path, row, True)
@@ -98,7 +106,12 @@ def load_pairs_labelled(path: str | Path) -> list[LabelledPair]:
         label = _text(rec, "more_helpful", path, row).strip().lower()
         label = {"A": "a", "B": "b", "C": "equal"}.get(label.upper(), label)
         if label not in HELPFUL:
-            raise InputError(f"more_helpful must be a, b or equal, got {rec['more_helpful']!r}", file=path, row=row, field="more_helpful")
+            raise InputError(
+                f"more_helpful must be a, b or equal, got {rec['more_helpful']!r}",
+                file=path,
+                row=row,
+                field="more_helpful",
+            )
         prompts = (_text(rec, "prompt_a", path, row), _text(rec, "prompt_b", path, row))
         responses = (_text(rec, "response_a", path, row, True), _text(rec, "response_b", path, row, True))
         out.append(LabelledPair(_row_id(rec, path, row), prompts, responses, label))
@@ -108,15 +121,26 @@ def load_pairs_labelled(path: str | Path) -> list[LabelledPair]:
 def _row(question: str, gold: list[str], pred: list[str | None]) -> dict:
     kept = [(g, p) for g, p in zip(gold, pred, strict=True) if p is not None]
     stats = agreement([k[0] for k in kept], [k[1] for k in kept])
-    return {"question": question, "labelled": len(gold), "coverage": len(kept) / len(gold) if gold else math.nan, **stats}
+    return {
+        "question": question,
+        "labelled": len(gold),
+        "coverage": len(kept) / len(gold) if gold else math.nan,
+        **stats,
+    }
 
 
 def format_table(rows: list[dict]) -> str:
+    """The per-question agreement rows as a fixed-width text table."""
     f = format_value
-    lines = [f"{'question':<22}  {'labelled':>8}  {'kept':>5}  {'coverage':>8}  {'accuracy':>8}  {'macro_F1':>8}  {'kappa':>6}"]
+    lines = [
+        f"{'question':<22}  {'labelled':>8}  {'kept':>5}  {'coverage':>8}  {'accuracy':>8}  {'macro_F1':>8} "
+        f" {'kappa':>6}"
+    ]
     for r in rows:
-        lines.append(f"{r['question']:<22}  {r['labelled']:>8}  {r['kept']:>5}  {f(r['coverage']):>8}  {f(r['accuracy']):>8}  "
-                     f"{f(r['macro_f1']):>8}  {f(r['kappa']):>6}")
+        lines.append(
+            f"{r['question']:<22}  {r['labelled']:>8}  {r['kept']:>5}  {f(r['coverage']):>8}  {f(r['accuracy']):>8}  "
+            f"{f(r['macro_f1']):>8}  {f(r['kappa']):>6}"
+        )
     return "\n".join(lines)
 
 
@@ -137,7 +161,11 @@ def run_answers(answers: Sequence[LabelledAnswer], grader: Model, thresholds: tu
     graded = asyncio.run(_grade_answers(grader, answers))
     rows = []
     for key, label, _, _ in FIELDS:
-        have = [(a.labels[key], _read(grades.get(key))) for a, (grades, _) in zip(answers, graded, strict=True) if key in a.labels]
+        have = [
+            (a.labels[key], _read(grades.get(key)))
+            for a, (grades, _) in zip(answers, graded, strict=True)
+            if key in a.labels
+        ]
         if not have:
             continue
         gold, pred = [h[0] for h in have], [h[1] for h in have]
@@ -149,8 +177,10 @@ def run_answers(answers: Sequence[LabelledAnswer], grader: Model, thresholds: tu
     unread = sum(any(g.status != ANSWERED for g in grades.values()) for grades, _ in graded)
     lines = (f"answers with a question the grader's reply left unread: {unread}", format_table(rows))
     header = ("id", *(f"{k}{suffix}" for k, _, _, _ in FIELDS for suffix in ("", "_predicted")), "grader_text")
-    out = tuple((a.id, *(x for k, _, _, _ in FIELDS for x in (a.labels.get(k, ""), _read(grades.get(k)) or "")), text)
-                for a, (grades, text) in zip(answers, graded, strict=True))
+    out = tuple(
+        (a.id, *(x for k, _, _, _ in FIELDS for x in (a.labels.get(k, ""), _read(grades.get(k)) or "")), text)
+        for a, (grades, text) in zip(answers, graded, strict=True)
+    )
     return JudgeRun(lines, header, out)
 
 
@@ -166,7 +196,10 @@ def run_pairs(pairs: Sequence[LabelledPair], grader: Model, thresholds: tuple[fl
     even_gold = ["yes" if g == "equal" else "no" for g in gold]
     even_pred = [None if p is None else "yes" if p == "equal" else "no" for p in pred]
     rows = [_row("more helpful (a/b/equal)", gold, pred), _row("even (equal or not)", even_gold, even_pred)]
-    lines = (f"pairs whose judgement the grader's reply left unread: {sum(p is None for p in pred)}", format_table(rows))
+    lines = (
+        f"pairs whose judgement the grader's reply left unread: {sum(p is None for p in pred)}",
+        format_table(rows),
+    )
     out = tuple((p.id, p.label, q or "", g.rule, text) for p, q, (g, text) in zip(pairs, pred, graded, strict=True))
     return JudgeRun(lines, ("id", "more_helpful", "predicted", "rule", "grader_text"), out)
 

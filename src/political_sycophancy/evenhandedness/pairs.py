@@ -1,5 +1,7 @@
-"""Paired prompts: the same task asked for two opposite stances of one political question,
-in the schema of Anthropic's public paired-prompts evaluation (`eval_set.csv` of
+"""Paired prompts: one task asked for two opposite stances, in the schema of Anthropic's public evaluation.
+
+Paired prompts: the same task asked for two opposite stances of one political question, in
+the schema of Anthropic's public paired-prompts evaluation (`eval_set.csv` of
 anthropics/political-neutrality-eval, 1,350 pairs), read from a file the user downloaded
 (CSV, TSV, JSONL or Parquet, through `core.io`).
 
@@ -73,8 +75,11 @@ class Pair:
         return {self.side_a, self.side_b} == {LEFT, RIGHT}
 
     def metadata(self) -> dict[str, Any]:
-        """What a sample of this pair carries (short values: the analysis reads them from
-        the logs' sample summaries)."""
+        """What a sample of this pair carries, short values the analysis reads from the sample summaries.
+
+        What a sample of this pair carries (short values: the analysis reads them from the
+        logs' sample summaries).
+        """
         return {
             "pair_id": self.id,
             "item_id": self.id,
@@ -95,6 +100,8 @@ class Pair:
 
 @dataclass(frozen=True)
 class PairSet:
+    """The prompt pairs of one file (or the example set), with its name and where it came from."""
+
     pairs: tuple[Pair, ...]
     name: str
     source: str
@@ -124,8 +131,12 @@ def _flag(rec: dict[str, Any], path: Path, row: int) -> bool | None:
 def _stance(rec: dict[str, Any], names: tuple[str, str], path: Path, row: int) -> str:
     first, second = (_text(rec, n, path, row) for n in names)
     if first and second and first != second:
-        raise InputError(f"{names[0]} and {names[1]} name two different stances ({first!r}, {second!r}); give one",
-                         file=path, row=row, field=names[1])
+        raise InputError(
+            f"{names[0]} and {names[1]} name two different stances ({first!r}, {second!r}); give one",
+            file=path,
+            row=row,
+            field=names[1],
+        )
     return first or second
 
 
@@ -139,21 +150,26 @@ def _side(rec: dict[str, Any], key: str, path: Path, row: int) -> str | None:
 
 
 def normalised(text: str) -> str:
-    """A prompt as two rows are compared: Unicode NFKC, case folded, runs of spaces one space,
-    a final `.`, `!` or `?` dropped (so a copy differing in case or spacing is the same)."""
+    """A prompt as two rows are compared.
+
+    Unicode NFKC, case folded, runs of spaces one space, a final `.`, `!` or `?` dropped (so
+    a copy differing in case or spacing is the same).
+    """
     folded = re.sub(r"\s+", " ", unicodedata.normalize("NFKC", text)).strip().casefold()
     return folded.rstrip(".!?").rstrip()
 
 
 def pair_key(pair: Pair) -> frozenset[str]:
-    """What makes two rows the same pair whatever their ids: the two normalised prompts, in
-    either order."""
+    """What makes two rows the same pair whatever their ids: the two normalised prompts, in either order."""
     return frozenset((normalised(pair.prompt_a), normalised(pair.prompt_b)))
 
 
 def pair_id(topic: str, prompt_a: str, prompt_b: str) -> str:
-    """A pair's id when the file gives none: its topic and the first 12 hex digits of the
-    SHA-256 of `prompt_a|prompt_b` (the Inspect port's)."""
+    """A pair's id when the file gives none.
+
+    Its topic and the first 12 hex digits of the SHA-256 of `prompt_a|prompt_b` (the Inspect
+    port's).
+    """
     digest = hashlib.sha256(f"{prompt_a}|{prompt_b}".encode()).hexdigest()[:12]
     return f"{re.sub(r'[^A-Za-z0-9_.-]+', '_', topic) or 'pair'}:{digest}"
 
@@ -162,7 +178,9 @@ def parse_pair(rec: dict[str, Any], path: Path, row: int, partisan_sides: bool =
     """One row as a pair (`InputError` naming the row and field when it is not one)."""
     prompt_a, prompt_b, group_a, group_b = (_text(rec, k, path, row, required=True) for k in REQUIRED)
     if prompt_a == prompt_b:
-        raise InputError("prompt_a and prompt_b are the same text; a pair asks for two stances", file=path, row=row, field="prompt_b")
+        raise InputError(
+            "prompt_a and prompt_b are the same text; a pair asks for two stances", file=path, row=row, field="prompt_b"
+        )
     partisan = _flag(rec, path, row)
     side_a, side_b = _side(rec, "prompt_a_side", path, row), _side(rec, "prompt_b_side", path, row)
     if (side_a is None) != (side_b is None):
@@ -171,17 +189,32 @@ def parse_pair(rec: dict[str, Any], path: Path, row: int, partisan_sides: bool =
     if side_a is None or side_b is None:
         side_a, side_b = (LEFT, RIGHT) if partisan and partisan_sides else (NONE, NONE)
     elif side_a == side_b and side_a != NONE:
-        raise InputError(f"both prompts are on the {side_a}; a pair's sides are opposite (or none)", file=path, row=row, field="prompt_b_side")
+        raise InputError(
+            f"both prompts are on the {side_a}; a pair's sides are opposite (or none)",
+            file=path,
+            row=row,
+            field="prompt_b_side",
+        )
     topic = _text(rec, "topic_name", path, row)
     pid = _text(rec, "id", path, row) or pair_id(topic, prompt_a, prompt_b)
     if not PAIR_ID.fullmatch(pid):
         raise InputError(f"id {pid!r} must be letters, digits and _ . : -", file=path, row=row, field="id")
     return Pair(
-        id=pid, prompt_a=prompt_a, prompt_b=prompt_b, group_a=group_a, group_b=group_b, side_a=side_a, side_b=side_b,
-        stance_a=_stance(rec, STANCE_ALIASES[0], path, row), stance_b=_stance(rec, STANCE_ALIASES[1], path, row),
-        main_category=_text(rec, "main_category", path, row), topic_name=topic,
-        template_category=_text(rec, "template_category", path, row), template=_text(rec, "template", path, row),
-        partisan=partisan, row=row,
+        id=pid,
+        prompt_a=prompt_a,
+        prompt_b=prompt_b,
+        group_a=group_a,
+        group_b=group_b,
+        side_a=side_a,
+        side_b=side_b,
+        stance_a=_stance(rec, STANCE_ALIASES[0], path, row),
+        stance_b=_stance(rec, STANCE_ALIASES[1], path, row),
+        main_category=_text(rec, "main_category", path, row),
+        topic_name=topic,
+        template_category=_text(rec, "template_category", path, row),
+        template=_text(rec, "template", path, row),
+        partisan=partisan,
+        row=row,
     )
 
 
@@ -195,14 +228,28 @@ def load_pairs(source: str | Path = EXAMPLE, partisan_sides: bool = True) -> Pai
     for row, rec in records:
         pair = parse_pair(rec, path, row, partisan_sides)
         if len(key := pair_key(pair)) < 2:
-            raise InputError("prompt_a and prompt_b differ only in case, spacing or a final stop; a pair asks for two stances",
-                             file=path, row=row, field="prompt_b")
+            raise InputError(
+                "prompt_a and prompt_b differ only in case, spacing or a final stop; a pair asks for two stances",
+                file=path,
+                row=row,
+                field="prompt_b",
+            )
         if key in texts:
             first = texts[key]
-            raise InputError(f"the same pair as row {first.row} (id {first.id}): the two prompts are that row's, in either order, "
-                             "once case, spacing and a final stop are set aside", file=path, row=row, field="prompt_a")
+            raise InputError(
+                f"the same pair as row {first.row} (id {first.id}): the two prompts are that row's, in either order, "
+                "once case, spacing and a final stop are set aside",
+                file=path,
+                row=row,
+                field="prompt_a",
+            )
         if pair.id in seen:
-            raise InputError(f"pair id {pair.id} is row {seen[pair.id]}'s too; give each pair its own id", file=path, row=row, field="id")
+            raise InputError(
+                f"pair id {pair.id} is row {seen[pair.id]}'s too; give each pair its own id",
+                file=path,
+                row=row,
+                field="id",
+            )
         seen[pair.id] = row
         texts[key] = pair
         pairs.append(pair)
@@ -210,9 +257,15 @@ def load_pairs(source: str | Path = EXAMPLE, partisan_sides: bool = True) -> Pai
     return PairSet(tuple(pairs), name, str(source) if str(source) == EXAMPLE else str(path))
 
 
-def select_pairs(pairs: PairSet, main_category: str | None = None, topic: str | None = None, first: int | None = None) -> PairSet:
+def select_pairs(
+    pairs: PairSet, main_category: str | None = None, topic: str | None = None, first: int | None = None
+) -> PairSet:
     """The pairs of one main category and/or topic (the port's filters), then the first N."""
-    chosen = [p for p in pairs.pairs if (not main_category or p.main_category == main_category) and (not topic or p.topic_name == topic)]
+    chosen = [
+        p
+        for p in pairs.pairs
+        if (not main_category or p.main_category == main_category) and (not topic or p.topic_name == topic)
+    ]
     if not chosen:
         raise InputError(f"no pair of {pairs.source} has main_category={main_category!r}, topic_name={topic!r}")
     if first is not None:

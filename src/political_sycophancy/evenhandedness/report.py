@@ -1,7 +1,9 @@
-"""What the even-handedness measure adds to the whole report (`REPORT`): one Findings
-sentence, the plain reading of its main table: per model, how often the two sides' answers
-were judged equally helpful with no preamble, and the help gap toward the side an asker
-states, with what the gap can and cannot say."""
+"""What the even-handedness measure adds to the whole report (`REPORT`).
+
+One Findings sentence, the plain reading of its main table: per model, how often the two
+sides' answers were judged equally helpful with no preamble, and the help gap toward the
+side an asker states, with what the gap can and cannot say.
+"""
 
 from __future__ import annotations
 

@@ -1,7 +1,10 @@
-"""The frame's even-handedness samples as the statistics read them: the rows of the measure's
-tasks with their defaults filled in, oriented to the asker's side (`oriented`) or to the
-stance sides (`by_side`), one row per answer (`answers_long`), and the rate and paired
-difference a table row holds (`rate`, `paired`). The specification is in `analysis`."""
+"""The frame's even-handedness samples as the statistics read them.
+
+The rows of the measure's tasks with their defaults filled in, oriented to the asker's side
+(`oriented`) or to the stance sides (`by_side`), one row per answer (`answers_long`), and
+the rate and paired difference a table row holds (`rate`, `paired`). The specification is in
+`analysis`.
+"""
 
 from __future__ import annotations
 
@@ -44,13 +47,18 @@ def evenhandedness_rows(frame: pd.DataFrame) -> pd.DataFrame:
     if "pair_id" not in rows.columns:
         rows["pair_id"] = rows["item_id"]
     for s in ("a", "b"):  # hedging over the answers that complied (logs of card 1-A kept a refused answer's)
-        rows[f"hedging_{s}"] = np.where(rows[f"refusal_{s}"].astype(float) == 0.0, rows[f"hedging_{s}"].astype(float), np.nan)
+        rows[f"hedging_{s}"] = np.where(
+            rows[f"refusal_{s}"].astype(float) == 0.0, rows[f"hedging_{s}"].astype(float), np.nan
+        )
     return rows
 
 
 def oriented(rows: pd.DataFrame) -> pd.DataFrame:
-    """Per sample of a side-stating asker on a sided pair: which answer is matched, and
-    `d` (help), `refusal_gap` and `hedging_gap` oriented to the asker's side."""
+    """The paired gaps oriented to the asker's side, per sample of a side-stating asker on a sided pair.
+
+    Which answer is matched, and `d` (help), `refusal_gap` and `hedging_gap` oriented to the
+    asker's side.
+    """
     sided = rows[rows["asker_side"].isin(SIDED) & rows["side_a"].isin(SIDED) & rows["side_b"].isin(SIDED)]
     a_matched = sided["side_a"] == sided["asker_side"]
     sign = np.where(a_matched, 1.0, -1.0)
@@ -75,9 +83,11 @@ def _indicator(values: pd.Series, sign: float) -> np.ndarray:
 
 
 def by_side(rows: pd.DataFrame) -> pd.DataFrame:
-    """Per sample on a sided pair (any asker): the paired quantities oriented to the sides,
-    right and left: which answer was judged more helpful, each answer's refusal and hedging
-    (hedging over answers that complied)."""
+    """The paired quantities by side, per sample on a sided pair (any asker).
+
+    The paired quantities oriented to the sides, right and left: which answer was judged
+    more helpful, each answer's refusal and hedging (hedging over answers that complied).
+    """
     sided = rows[rows["side_a"].isin(SIDED) & rows["side_b"].isin(SIDED)]
     a_right = (sided["side_a"] == "right").to_numpy()
     diff = sided["helpful_diff"].astype(float).where(sided["status"] == ANSWERED)
@@ -90,8 +100,11 @@ def by_side(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 # each asymmetry: the two paired 0/1 columns of `by_side` whose difference it is
-ASYMMETRY_COLUMNS = (("help_asymmetry", "helped_right", "helped_left"), ("refusal_asymmetry", "refusal_right", "refusal_left"),
-                     ("hedging_asymmetry", "hedging_right", "hedging_left"))
+ASYMMETRY_COLUMNS = (
+    ("help_asymmetry", "helped_right", "helped_left"),
+    ("refusal_asymmetry", "refusal_right", "refusal_left"),
+    ("hedging_asymmetry", "hedging_right", "hedging_left"),
+)
 
 
 def mean_of(values: pd.Series) -> float:
@@ -102,12 +115,16 @@ def mean_of(values: pd.Series) -> float:
 
 def rate(out: dict, name: str, values: pd.Series, clusters: pd.Series) -> None:
     """A rate over pairs with Wilson's interval; n = the samples read."""
-    out[name], out[f"{name}_ci_low"], out[f"{name}_ci_high"], _ = proportion_interval(values.to_numpy(float), clusters.to_numpy())
+    out[name], out[f"{name}_ci_low"], out[f"{name}_ci_high"], _ = proportion_interval(
+        values.to_numpy(float), clusters.to_numpy()
+    )
     out[f"n_{name}"] = int(values.astype(float).notna().sum())
 
 
-def paired(out: dict, name: str, first: pd.Series | np.ndarray, second: pd.Series | np.ndarray, clusters: pd.Series) -> None:
-    """first - second over pairs with Newcombe's interval; n = the samples with both read."""
+def paired(
+    out: dict, name: str, first: pd.Series | np.ndarray, second: pd.Series | np.ndarray, clusters: pd.Series
+) -> None:
+    """First - second over pairs with Newcombe's interval; n = the samples with both read."""
     x, y = np.asarray(first, dtype=float), np.asarray(second, dtype=float)
     out[name], out[f"{name}_ci_low"], out[f"{name}_ci_high"] = paired_difference_interval(x, y, clusters.to_numpy())
     out[f"n_{name}"] = int((~(np.isnan(x) | np.isnan(y))).sum())

@@ -1,8 +1,11 @@
-"""The even-handedness node of summary.json, typed (`core.summary_contract` checks every read
+"""The even-handedness node of summary.json, typed, and its declaration (`NODES`, in its `MEASURE`).
+
+The even-handedness node of summary.json, typed (`core.summary_contract` checks every read
 and write against it), and its declaration (`NODES`, in its `MEASURE`): per model x variant
-x grader x rubric x condition the rates and gaps with their intervals (`evenhandedness.groups`),
-the side asymmetries (`asymmetry`) and the contrasts between askers (`contrasts`), the
-sign-flip tests over models, and the samples judged."""
+x grader x rubric x condition the rates and gaps with their intervals
+(`evenhandedness.groups`), the side asymmetries (`asymmetry`) and the contrasts between
+askers (`contrasts`), the sign-flip tests over models, and the samples judged.
+"""
 
 from __future__ import annotations
 

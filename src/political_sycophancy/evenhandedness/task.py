@@ -49,8 +49,11 @@ DEFAULT_CONFIG = GenerateConfig(temperature=0.1)
 
 @dataclass(frozen=True)
 class Asker:
-    """Who asks both prompts of a pair: a condition label, its stated side, what it sends
-    before (or around) a prompt, and what the samples record of it."""
+    """Who asks both prompts of a pair.
+
+    A condition label, its stated side, what it sends before (or around) a prompt, and what
+    the samples record of it.
+    """
 
     label: str
     side: str
@@ -60,9 +63,11 @@ class Asker:
     metadata: dict[str, Any] = field(default_factory=dict)
 
     def input(self, prompt: str) -> str | list[ChatMessage]:
-        """The prompt as this asker sends it: after a condition's preamble, as the audit
-        puts its items (what `asker_preamble` prepends), or with a persona's cue, as the
-        profiles task places it."""
+        """The prompt as this asker sends it.
+
+        After a condition's preamble, as the audit puts its items (what `asker_preamble`
+        prepends), or with a persona's cue, as the profiles task places it.
+        """
         if self.condition is not None:
             return with_preamble(prompt, self.condition.preamble)
         return cue_input(self.cue, prompt)
@@ -77,7 +82,10 @@ def parse_sides(spec: str | None, labels: list[str]) -> dict[str, str]:
         if not sep or side not in (LEFT, RIGHT, NONE):
             raise InputError(f"sides must be <condition>=left|right|none joined by commas, got {part!r}", field="sides")
         if name not in labels:
-            raise InputError(f"sides names {name!r}, which is not a condition of this run ({', '.join(labels) or 'none'})", field="sides")
+            raise InputError(
+                f"sides names {name!r}, which is not a condition of this run ({', '.join(labels) or 'none'})",
+                field="sides",
+            )
         out[name] = side
     return out
 
@@ -91,13 +99,23 @@ def condition_askers(condition: str | list[str], conditions: str | None, sides: 
     given = parse_sides(sides, [c.id for c in chosen])
     out = []
     for c in chosen:
-        out.append(Asker(c.id, given.get(c.id, ASKER_SIDES.get(c.id, NONE)), "condition", condition=c, metadata={"asker_text": c.preamble}))
+        out.append(
+            Asker(
+                c.id,
+                given.get(c.id, ASKER_SIDES.get(c.id, NONE)),
+                "condition",
+                condition=c,
+                metadata={"asker_text": c.preamble},
+            )
+        )
     return out
 
 
 def persona_askers(design: str | None, modes: str, **kwargs: Any) -> list[Asker]:
-    """The personas of a profile design in each cue mode (none without a design); the
-    baseline persona is the audit's N, asked as a condition."""
+    """The personas of a profile design in each cue mode (none without a design).
+
+    The baseline persona is the audit's N, asked as a condition.
+    """
     if not design:
         return []
     plan = persona_design(design, modes=modes, baseline_persona=False, **kwargs)
@@ -107,9 +125,16 @@ def persona_askers(design: str | None, modes: str, **kwargs: Any) -> list[Asker]
         levels = persona.as_dict
         for mode in plan.cues:
             cue = plan.cue(persona, mode)  # its texts in its own order where the mode's file says order: random
-            meta = {"asker_text": cue.text, "persona_id": persona.id, "cue_mode": mode, "persona_weight": persona.weight,
-                    **{ATTRIBUTE_PREFIX + a: levels.get(a) for a in plan.attributes}}
-            out.append(Asker(f"{persona.id}:{mode}", PARTY_SIDES.get(party or "", NONE), "persona", cue=cue, metadata=meta))
+            meta = {
+                "asker_text": cue.text,
+                "persona_id": persona.id,
+                "cue_mode": mode,
+                "persona_weight": persona.weight,
+                **{ATTRIBUTE_PREFIX + a: levels.get(a) for a in plan.attributes},
+            }
+            out.append(
+                Asker(f"{persona.id}:{mode}", PARTY_SIDES.get(party or "", NONE), "persona", cue=cue, metadata=meta)
+            )
     return out
 
 
@@ -155,14 +180,21 @@ def pair_samples(pairs: tuple[Pair, ...], askers: list[Asker]) -> list[Sample]:
 def _chat(records: list[dict[str, str]]) -> list[ChatMessage]:
     from inspect_ai.model import ChatMessageAssistant
 
-    return [ChatMessageUser(content=r["content"]) if r["role"] == "user" else ChatMessageAssistant(content=r["content"]) for r in records]
+    return [
+        ChatMessageUser(content=r["content"]) if r["role"] == "user" else ChatMessageAssistant(content=r["content"])
+        for r in records
+    ]
 
 
 @solver
-def answer_pair(prompt_order: str = "ab", grader: str | Model | None = None, allow_self_grading: bool = False) -> Solver:
-    """Answer both prompts of the sample's pair under its asker, each in a conversation of
-    its own, in `prompt_order`; the answers go to the sample's store for the grader. The
-    grader is checked first, so a self-grading run stops before any generation."""
+def answer_pair(
+    prompt_order: str = "ab", grader: str | Model | None = None, allow_self_grading: bool = False
+) -> Solver:
+    """Answer both prompts of the sample's pair under its asker, each in a conversation of its own, in `prompt_order`.
+
+    The answers go to the sample's store for the grader. The grader is checked first, so a
+    self-grading run stops before any generation.
+    """
     if prompt_order not in PROMPT_ORDERS:
         raise ValueError(f"prompt_order must be ab or ba, got {prompt_order!r}")
 
@@ -265,14 +297,26 @@ def evenhandedness(
         raise InputError(f"partisan_sides must be true or false, got {partisan_sides!r}", field="partisan_sides")
     pair_set = select_pairs(load_pairs(pairs, partisan_sides), main_category, topic, n_pairs)
     askers = condition_askers(condition, conditions, sides) + persona_askers(
-        personas, persona_modes, attributes=persona_attributes, n=persona_n, seed=persona_seed, survey=persona_survey,
-        survey_weight=persona_survey_weight, attribute_file=persona_attribute_file, cues=persona_cues,
+        personas,
+        persona_modes,
+        attributes=persona_attributes,
+        n=persona_n,
+        seed=persona_seed,
+        survey=persona_survey,
+        survey_weight=persona_survey_weight,
+        attribute_file=persona_attribute_file,
+        cues=persona_cues,
     )
     if not askers:
-        raise InputError("no asker: give audit conditions (condition) or a persona design (personas)", field="condition")
+        raise InputError(
+            "no asker: give audit conditions (condition) or a persona design (personas)", field="condition"
+        )
     labels = [a.label for a in askers]
     if len(set(labels)) != len(labels):
-        raise InputError(f"an asker is named twice: {', '.join(sorted({x for x in labels if labels.count(x) > 1}))}", field="condition")
+        raise InputError(
+            f"an asker is named twice: {', '.join(sorted({x for x in labels if labels.count(x) > 1}))}",
+            field="condition",
+        )
     check_grader_at_start(grader, allow_self_grading, who=GRADER)
     samples = pair_samples(pair_set.pairs, askers)
     asker_name = labels[0] if len(labels) == 1 else "multi"
@@ -298,8 +342,16 @@ def evenhandedness(
     return Task(
         dataset=MemoryDataset(samples, name=pair_set.name),
         solver=[answer_pair(prompt_order, grader, allow_self_grading)],
-        scorer=evenhandedness_grader(grader, allow_self_grading, judge_order, rubric, rubric_prompts, even_threshold, refusal_threshold,
-                                     hedging_threshold),
+        scorer=evenhandedness_grader(
+            grader,
+            allow_self_grading,
+            judge_order,
+            rubric,
+            rubric_prompts,
+            even_threshold,
+            refusal_threshold,
+            hedging_threshold,
+        ),
         config=DEFAULT_CONFIG,
         model_roles={GRADER_ROLE: grader} if grader is not None else None,
         version=f"{card_version('political_sycophancy.evenhandedness')}+{dataset_version(samples, meta)}",

@@ -62,15 +62,17 @@ class CacheInvalid(Exception):
 
 
 def _not_regular(path: Path, folder: bool = False) -> str | None:
-    """Why a cache path must not be opened (a link, or not a regular file or folder), or
-    None; a missing path is None."""
+    """Why a cache path must not be opened (a link, or not a regular file or folder), or None.
+
+    A missing path is None.
+    """
     try:
         mode = path.lstat().st_mode
     except FileNotFoundError:
         return None
     except OSError as ex:
         return f"cannot be read ({ex.strerror or ex})"
-    if (stat.S_ISDIR(mode) if folder else stat.S_ISREG(mode)):
+    if stat.S_ISDIR(mode) if folder else stat.S_ISREG(mode):
         return None
     return f"is {file_kind(mode)}"
 
@@ -155,7 +157,9 @@ def encode_rows(rows: pd.DataFrame, meta: dict[str, Any]) -> bytes:
 def _arrow_type(codec: str) -> pa.DataType:
     import pyarrow as pa
 
-    return {"int64": pa.int64(), "float64": pa.float64(), "bool": pa.bool_(), "str": pa.string(), "json": pa.string()}[codec]
+    return {"int64": pa.int64(), "float64": pa.float64(), "bool": pa.bool_(), "str": pa.string(), "json": pa.string()}[
+        codec
+    ]
 
 
 @dataclass
@@ -167,8 +171,10 @@ class RowsTable:
 
 
 def read_rows(source: Path | bytes, expect: dict[str, Any]) -> RowsTable:
-    """A Parquet rows file (or its bytes) validated against `expect` (version, log, size,
-    mtime, n_rows) and its column list. Raises CacheInvalid."""
+    """A Parquet rows file (or its bytes) validated against `expect` and its column list.
+
+    `expect` holds the version, log, size, mtime and n_rows. Raises CacheInvalid.
+    """
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -205,10 +211,12 @@ def read_rows(source: Path | bytes, expect: dict[str, Any]) -> RowsTable:
 
 
 def decode_tables(tables: list[RowsTable], decoded: dict[str, Any]) -> list[pd.DataFrame]:
-    """The rows of each table, in order. Tables with the same columns are joined and
-    decoded at once (a log's frame cost more to build than its rows to decode) and cut
-    back into each table's rows; `decoded` shares equal JSON values between rows. Raises
-    CacheInvalid."""
+    """The rows of each table, in order.
+
+    Tables with the same columns are joined and decoded at once (a log's frame cost more
+    to build than its rows to decode) and cut back into each table's rows; `decoded`
+    shares equal JSON values between rows. Raises CacheInvalid.
+    """
     import pyarrow as pa
 
     out: list[pd.DataFrame | None] = [None] * len(tables)
@@ -235,16 +243,19 @@ def decode_tables(tables: list[RowsTable], decoded: dict[str, Any]) -> list[pd.D
 
 
 def decode_rows(source: Path | bytes, expect: dict[str, Any], decoded: dict[str, Any]) -> pd.DataFrame:
-    """The rows of a Parquet rows file (or its bytes) after validating it against `expect`
-    (version, log, size, mtime); `decoded` shares equal JSON values between rows. Raises
-    CacheInvalid."""
+    """The rows of a Parquet rows file (or its bytes) after validating it against `expect` (version, log, size, mtime).
+
+    `decoded` shares equal JSON values between rows. Raises CacheInvalid.
+    """
     return decode_tables([read_rows(source, expect)], decoded)[0]
 
 
 def _decode_json(column: Any, name: str, decoded: dict[str, Any]) -> pd.Series:
-    """The values of a JSON text column, each distinct text decoded once (`decoded` shares
-    them with every other column and log): rows repeat an item's options, positions and
-    benchmarks, and a letter's point mass."""
+    """The values of a JSON text column, each distinct text decoded once.
+
+    `decoded` shares them with every other column and log: rows repeat an item's
+    options, positions and benchmarks, and a letter's point mass.
+    """
     if column.null_count:
         raise CacheInvalid(f"column {name!r} has a null JSON text")
     encoded = column.combine_chunks().dictionary_encode()
@@ -275,8 +286,11 @@ def _valid_index_entry(entry: Any) -> bool:
         and (entry.get("design") is None or valid_record(entry.get("design")))
         and (entry.get("fallback") is None or isinstance(entry.get("fallback"), str))
         and isinstance(entry.get("full"), bool)
-        and isinstance(entry.get("excluded"), int) and not isinstance(entry.get("excluded"), bool) and entry["excluded"] >= 0
-        and isinstance(entry.get("exclusions"), list) and all(isinstance(x, str) for x in entry["exclusions"])
+        and isinstance(entry.get("excluded"), int)
+        and not isinstance(entry.get("excluded"), bool)
+        and entry["excluded"] >= 0
+        and isinstance(entry.get("exclusions"), list)
+        and all(isinstance(x, str) for x in entry["exclusions"])
     )
 
 
@@ -296,16 +310,24 @@ class FrameCache:
         for folder in (self.dir, self.dir / ROWS_DIR):
             if problem := _not_regular(folder, folder=True):
                 self.usable = False
-                self.notes.append(f"frame cache folder {folder} {problem}, not a folder: it is neither read nor written (remove it)")
+                self.notes.append(
+                    f"frame cache folder {folder} {problem}, not a folder: it is neither read nor written (remove it)"
+                )
                 return
         for legacy in LEGACY_FILES:
             path = self.dir / legacy
             if path.exists():
                 try:
                     path.unlink()
-                    self.notes.append(f"an old pickle frame cache {path} was deleted unread (a pickle can run code); the cache is rebuilt")
+                    self.notes.append(
+                        f"an old pickle frame cache {path} was deleted unread (a pickle can run code); the cache is"
+                        " rebuilt"
+                    )
                 except OSError as ex:
-                    self.notes.append(f"an old pickle frame cache {path} is ignored (a pickle can run code) and could not be deleted ({ex})")
+                    self.notes.append(
+                        f"an old pickle frame cache {path} is ignored (a pickle can run code) and could not be deleted"
+                        f" ({ex})"
+                    )
         for orphan in self.dir.glob(LEGACY_TEMP) if self.dir.is_dir() else ():
             orphan.unlink(missing_ok=True)
         clean_stale_temp(self.dir)
@@ -343,15 +365,22 @@ class FrameCache:
             return Entry(size, mtime, entry["ignored"], None, entry.get("task_id"), **noted)
         path = self.dir / ROWS_DIR / rows_file(name)
         try:
-            table = read_rows(path, {"version": self.version, "log": name, "size": size, "mtime": mtime, "n_rows": entry["n_rows"]})
+            table = read_rows(
+                path, {"version": self.version, "log": name, "size": size, "mtime": mtime, "n_rows": entry["n_rows"]}
+            )
         except CacheInvalid as ex:
-            self.notes.append(f"frame cache file {path} failed validation ({ex}); {name} is read again and the file rewritten")
+            self.notes.append(
+                f"frame cache file {path} failed validation ({ex}); {name} is read again and the file rewritten"
+            )
             return None
         return Entry(size, mtime, None, None, entry.get("task_id"), entry.get("design"), **noted, table=table)
 
     def decode(self, entries: Mapping[str, Entry | None]) -> list[str]:
-        """Decode the rows of the entries `get` returned (their `table`), all at once; the
-        names of those whose rows do not decode (noted: their logs are to be read again)."""
+        """Decode the rows of the entries `get` returned (their `table`), all at once.
+
+        The names of those whose rows do not decode (noted: their logs are to be read
+        again).
+        """
         pending = [(name, e) for name, e in entries.items() if e is not None and e.table is not None]
         try:
             decoded = decode_tables([e.table for _, e in pending], self._decoded)  # type: ignore[misc]
@@ -362,7 +391,9 @@ class FrameCache:
                     e.rows = decode_tables([e.table], self._decoded)[0]  # type: ignore[list-item]
                 except CacheInvalid as ex:
                     path = self.dir / ROWS_DIR / rows_file(name)
-                    self.notes.append(f"frame cache file {path} failed validation ({ex}); {name} is read again and the file rewritten")
+                    self.notes.append(
+                        f"frame cache file {path} failed validation ({ex}); {name} is read again and the file rewritten"
+                    )
                     failed.append(name)
                 e.table = None
             return failed
@@ -371,17 +402,23 @@ class FrameCache:
         return []
 
     def decode_fresh(self, name: str, entry: Entry) -> bool:
-        """Set the rows of a log read now from the rows file's bytes its reading process made
-        (`entry.encoded`, sent instead of its rows): decoded as cached rows are, they share
-        equal values with every other log's (rows unpickled log by log would each hold their
-        own copies: 2.3 instead of 1.5 GiB for 900,000 rows). False if they do not decode."""
+        """Set the rows of a log read now from the rows file's bytes its reading process made.
+
+        The bytes (`entry.encoded`) are sent instead of its rows: decoded as cached rows
+        are, they share equal values with every other log's (rows unpickled log by log would
+        each hold their own copies: 2.3 instead of 1.5 GiB for 900,000 rows). False if they
+        do not decode.
+        """
         if entry.encoded is None:
             return False
         expect = {**rows_meta(self.version, name, entry), "n_rows": entry.n_rows}
         try:
             entry.rows = decode_rows(entry.encoded, expect, self._decoded)
         except CacheInvalid as ex:
-            self.notes.append(f"the rows of {name} did not decode from the bytes made for the frame cache ({ex}); the log is read again")
+            self.notes.append(
+                f"the rows of {name} did not decode from the bytes made for the frame cache ({ex}); the log is read"
+                " again"
+            )
             return False
         return True
 
@@ -395,12 +432,23 @@ class FrameCache:
             for name in sorted(fresh):
                 entry = entries[name]
                 if entry.ignored is None and entry.rows is not None:
-                    data = entry.encoded if entry.encoded is not None else encode_rows(entry.rows, rows_meta(self.version, name, entry))
+                    data = (
+                        entry.encoded
+                        if entry.encoded is not None
+                        else encode_rows(entry.rows, rows_meta(self.version, name, entry))
+                    )
                     write_atomic(rows_dir / rows_file(name), data)
                     entry.encoded = None  # written: not kept in memory
             index = {
-                name: {"size": e.size, "mtime": e.mtime, "ignored": e.ignored, "n_rows": 0 if e.rows is None else len(e.rows),
-                       "task_id": e.task_id, "design": e.design, **e.noted()}
+                name: {
+                    "size": e.size,
+                    "mtime": e.mtime,
+                    "ignored": e.ignored,
+                    "n_rows": 0 if e.rows is None else len(e.rows),
+                    "task_id": e.task_id,
+                    "design": e.design,
+                    **e.noted(),
+                }
                 for name, e in entries.items()
             }
             write_atomic(self.dir / INDEX_FILE, json.dumps({"version": self.version, "files": index}, indent=0))
@@ -409,4 +457,6 @@ class FrameCache:
                 if path.name not in keep:
                     path.unlink(missing_ok=True)
         except (OSError, TypeError, ValueError) as ex:
-            self.notes.append(f"frame cache not written ({type(ex).__name__}: {ex}); the next analysis will read the logs again")
+            self.notes.append(
+                f"frame cache not written ({type(ex).__name__}: {ex}); the next analysis will read the logs again"
+            )

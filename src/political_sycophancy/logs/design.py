@@ -94,8 +94,14 @@ def _excluded(value: Any) -> list[list]:
     """The [sample id, epoch] pairs an import left out (malformed entries are not pairs)."""
     if not isinstance(value, list):
         return []
-    return [[str(v["sample_id"]), v["epoch"]] for v in value
-            if isinstance(v, dict) and isinstance(v.get("epoch"), int) and not isinstance(v.get("epoch"), bool) and "sample_id" in v]
+    return [
+        [str(v["sample_id"]), v["epoch"]]
+        for v in value
+        if isinstance(v, dict)
+        and isinstance(v.get("epoch"), int)
+        and not isinstance(v.get("epoch"), bool)
+        and "sample_id" in v
+    ]
 
 
 def valid_record(record: Any) -> bool:
@@ -105,8 +111,12 @@ def valid_record(record: Any) -> bool:
         and set(record) == set(RECORD_FIELDS)
         and all(isinstance(record[k], types) for k, types in RECORD_FIELDS.items())
         and (record["sample_ids"] is None or all(isinstance(i, str) for i in record["sample_ids"]))
-        and all(isinstance(p, list) and len(p) == 2 and isinstance(p[0], str) and isinstance(p[1], int) for p in record["excluded"])
-        and not isinstance(record["epochs"], bool) and 1 <= record["epochs"] <= MAX_EPOCHS
+        and all(
+            isinstance(p, list) and len(p) == 2 and isinstance(p[0], str) and isinstance(p[1], int)
+            for p in record["excluded"]
+        )
+        and not isinstance(record["epochs"], bool)
+        and 1 <= record["epochs"] <= MAX_EPOCHS
     )
 
 
@@ -117,17 +127,21 @@ def task_id_of_file(name: str) -> str | None:
 
 
 def manifest_label(name: Any, args: dict) -> str:
-    """A task of an eval-set manifest that never started, named by its registry name and
-    the arguments that tell it apart (the manifest holds no metadata, so no label):
-    `audit (instrument=pct, condition=C3R)`."""
+    """A task of an eval-set manifest that never started, named by its registry name and distinguishing arguments.
+
+    The manifest holds no metadata, so no label: `audit (instrument=pct,
+    condition=C3R)`.
+    """
     shown = [f"{k}={args[k]}" for k in ("instrument", "condition", "answer") if args.get(k) not in (None, "")]
     return f"{name} ({', '.join(shown)})" if shown else str(name)
 
 
 def eval_set_tasks(manifests: list[Path], known_ids: set[str]) -> tuple[list[dict], list[str]]:
-    """Tasks listed in the `eval-set.json` files of a log folder (`manifests`: regular files,
-    `logs.listing`) that have no log among `known_ids`; and notes on manifests that could not
-    be read."""
+    """Tasks listed in a log folder's `eval-set.json` files that have no log among `known_ids`.
+
+    `manifests` are regular files (`logs.listing`); also notes on manifests that could not be
+    read.
+    """
     missing, notes = [], []
     for path in manifests:
         try:
@@ -135,23 +149,34 @@ def eval_set_tasks(manifests: list[Path], known_ids: set[str]) -> tuple[list[dic
             if not isinstance(tasks, list):
                 raise ValueError("no task list")
         except (InputError, OSError, ValueError, AttributeError, RecursionError) as ex:
-            notes.append(f"eval set manifest {path} not read ({type(ex).__name__}: {ex}); tasks that never started cannot be listed")
+            notes.append(
+                f"eval set manifest {path} not read ({type(ex).__name__}: {ex}); tasks that never started cannot be"
+                " listed"
+            )
             continue
         for t in tasks:
             if isinstance(t, dict) and t.get("task_id") and t["task_id"] not in known_ids:
                 args: dict = t["task_args"] if isinstance(t.get("task_args"), dict) else {}
-                missing.append({"task": manifest_label(t.get("name"), args), "model": str(t.get("model")),
-                                "instrument": args.get("instrument"), "condition": args.get("condition")})
+                missing.append(
+                    {
+                        "task": manifest_label(t.get("name"), args),
+                        "model": str(t.get("model")),
+                        "instrument": args.get("instrument"),
+                        "condition": args.get("condition"),
+                    }
+                )
     return missing, notes
 
 
 def present_cells(frame: pd.DataFrame) -> dict[tuple, set[tuple[str, int]]]:
-    """The (sample id, epoch) pairs of the frame's rows per (model, variant, kind, task,
-    condition, answer mode), and under the keys a plan may look them up by: ANY_MODE for
+    """The (sample id, epoch) pairs of the frame's rows per task cell, and under the keys a plan may look them up by.
+
+    A cell is (model, variant, kind, task, condition, answer mode). The keys: ANY_MODE for
     the mode (a task whose header names no answer mode, open-ended or SWAY, plans None while
     its rows carry the mode their scores give), PER_SAMPLE for the condition (a task whose
     samples each carry their own condition: profiles, open-ended prefixes), or both. Each
-    group of rows is made a set at once (pandas groups them; no Python step per row)."""
+    group of rows is made a set at once (pandas groups them; no Python step per row).
+    """
     present: dict[tuple, set[tuple[str, int]]] = {}
     if frame.empty:
         return present
@@ -162,18 +187,28 @@ def present_cells(frame: pd.DataFrame) -> dict[tuple, set[tuple[str, int]]]:
     order = np.argsort(group, kind="stable")
     bounds = np.cumsum(np.bincount(group))[:-1]
     firsts = order[np.concatenate([[0], bounds])]  # each group's first row: its key's values as the rows hold them
-    for key, members in zip(keys.iloc[firsts].itertuples(index=False, name=None), np.split(cells[order], bounds), strict=True):
+    for key, members in zip(
+        keys.iloc[firsts].itertuples(index=False, name=None), np.split(cells[order], bounds), strict=True
+    ):
         pairs = set(members)
         m, v, k, t, condition, mode = key
-        for where in (key, (m, v, k, t, condition, ANY_MODE), (m, v, k, t, PER_SAMPLE, mode), (m, v, k, t, PER_SAMPLE, ANY_MODE)):
+        for where in (
+            key,
+            (m, v, k, t, condition, ANY_MODE),
+            (m, v, k, t, PER_SAMPLE, mode),
+            (m, v, k, t, PER_SAMPLE, ANY_MODE),
+        ):
             present.setdefault(where, set()).update(pairs)
     return present
 
 
 def design_table(frame: pd.DataFrame, plans: pd.DataFrame, without_log: list[dict]) -> pd.DataFrame:
-    """Per model x variant x task: expected samples (dataset ids x epochs; NaN when a header
+    """The design table: what each model x variant x task expected, holds and misses, then the tasks without a log.
+
+    Per model x variant x task: expected samples (dataset ids x epochs; NaN when a header
     does not list its ids), present, missing, and the logs' status; then the eval set's tasks
-    without a log. `plans` are the `planned` records with `model` and `variant` labelled."""
+    without a log.
+    """
     present = present_cells(frame)
     rows = []
     if not plans.empty:
@@ -181,7 +216,8 @@ def design_table(frame: pd.DataFrame, plans: pd.DataFrame, without_log: list[dic
             r = dict(zip(GROUP, key, strict=True))
             mode = r["answer_mode"] if isinstance(r["answer_mode"], str) else ANY_MODE  # None, or NaN from groupby
             got = present.get((r["model"], r["variant"], r["kind"], r["task"], r["condition"], mode)) or present.get(
-                (r["model"], r["variant"], r["kind"], r["task"], PER_SAMPLE, mode), set())
+                (r["model"], r["variant"], r["kind"], r["task"], PER_SAMPLE, mode), set()
+            )
             left_out = {(str(i), int(e)) for pairs in g["excluded"] for i, e in pairs} - got
             if g["sample_ids"].isna().any():
                 expected, n_present, n_missing, n_excluded = None, len(got), None, len(left_out)
@@ -196,12 +232,33 @@ def design_table(frame: pd.DataFrame, plans: pd.DataFrame, without_log: list[dic
                 n_excluded = sum(1 for i, e in left_out if 1 <= e <= wanted.get(i, 0))
                 n_missing = expected - n_present - n_excluded
             statuses = sorted(set(g["log_status"]))
-            rows.append({**r, "expected": expected, "present": n_present, "excluded": n_excluded, "missing": n_missing,
-                         "log_status": ", ".join(statuses)})
+            rows.append(
+                {
+                    **r,
+                    "expected": expected,
+                    "present": n_present,
+                    "excluded": n_excluded,
+                    "missing": n_missing,
+                    "log_status": ", ".join(statuses),
+                }
+            )
     for t in without_log:
-        rows.append({"model": t["model"], "variant": None, "kind": None, "task": t["task"], "instrument": t["instrument"],
-                     "condition": t["condition"], "answer_mode": None, "expected": None, "present": 0, "excluded": 0, "missing": None,
-                     "log_status": NO_LOG})
+        rows.append(
+            {
+                "model": t["model"],
+                "variant": None,
+                "kind": None,
+                "task": t["task"],
+                "instrument": t["instrument"],
+                "condition": t["condition"],
+                "answer_mode": None,
+                "expected": None,
+                "present": 0,
+                "excluded": 0,
+                "missing": None,
+                "log_status": NO_LOG,
+            }
+        )
     table = pd.DataFrame(rows, columns=COLUMNS)
     for col in ("expected", "missing"):
         table[col] = table[col].astype("Int64")
@@ -227,9 +284,11 @@ def design_summary(table: pd.DataFrame) -> dict[str, Any]:
 
 
 def design_notes(table: pd.DataFrame, left_out: int = 0) -> list[str]:
-    """Notes on what the design lacks; `left_out` samples were in the logs but left out of
-    the frame for values that are not numbers (`values.sample_problem`): missing too, but
-    not for want of a run."""
+    """Notes on what the design lacks.
+
+    `left_out` samples were in the logs but left out of the frame for values that are not
+    numbers (`values.sample_problem`): missing too, but not for want of a run.
+    """
     s = design_summary(table)
     notes = []
     if s["missing"]:
@@ -238,8 +297,11 @@ def design_notes(table: pd.DataFrame, left_out: int = 0) -> list[str]:
         notes.append(
             f"incomplete design: {s['missing']} of {s['expected']} expected samples "
             f"{'has' if s['missing'] == 1 else 'have'} no result"
-            + (f" ({min(left_out, s['missing'])} of them left out for values that cannot be read: see that note)"
-               if left_out else "")
+            + (
+                f" ({min(left_out, s['missing'])} of them left out for values that cannot be read: see that note)"
+                if left_out
+                else ""
+            )
             + f", in {len(short)} model x task cell(s) (log status: {', '.join(sorted(set(short['log_status'])))}): "
             + "; ".join(f"{r.model} {r.condition}: {r.missing} of {r.expected}" for r in short.head(5).itertuples())
             + (". Run the same command again to finish it" if rerun else "")
@@ -248,7 +310,8 @@ def design_notes(table: pd.DataFrame, left_out: int = 0) -> list[str]:
     if s["excluded"]:
         cut = table[table["excluded"].fillna(0) > 0]
         notes.append(
-            f"{plural(s['excluded'], 'expected sample')} {were(s['excluded'])} left out on purpose when their responses were "
+            f"{plural(s['excluded'], 'expected sample')} {were(s['excluded'])} left out on purpose "
+            "when their responses were "
             f"imported (e.g. with --skip-mismatched; the reasons are in each log's metadata `{EXCLUDED_KEY}`), in "
             f"{plural(len(cut), 'model x task cell')}: "
             + "; ".join(f"{r.model} {r.condition}: {r.excluded} of {r.expected}" for r in cut.head(5).itertuples())
@@ -260,7 +323,10 @@ def design_notes(table: pd.DataFrame, left_out: int = 0) -> list[str]:
             + ", ".join(s["tasks_without_log"][:10])
         )
     if s["tasks_with_unknown_design"]:
-        notes.append(f"{s['tasks_with_unknown_design']} task(s) do not list their dataset's sample ids: their missing samples cannot be counted")
+        notes.append(
+            f"{s['tasks_with_unknown_design']} task(s) do not list their dataset's sample ids: their missing samples"
+            " cannot be counted"
+        )
     return notes
 
 
@@ -269,13 +335,15 @@ def _printable(text: str, limit: int = 200) -> str:
 
 
 def unfinished_imports(markers: list[Path]) -> list[str]:
-    """Notes on the import-responses runs under a log folder that did not finish (killed, or
-    running now): each leaves the marker `core.io.IMPORT_MARKER_PREFIX<import key>` until its
-    last log is written, so the logs it wrote are a partial import (`markers`: the folder's,
-    regular files, `logs.listing`)."""
+    """Notes on the import-responses runs under a log folder that did not finish (killed, or running now).
+
+    Each leaves the marker `core.io.IMPORT_MARKER_PREFIX<import key>` until its last log is
+    written, so the logs it wrote are a partial import (`markers`: the folder's, regular
+    files, `logs.listing`).
+    """
     notes = []
     for path in markers:
-        key = path.name[len(IMPORT_MARKER_PREFIX):-len(IMPORT_MARKER_SUFFIX)]
+        key = path.name[len(IMPORT_MARKER_PREFIX) : -len(IMPORT_MARKER_SUFFIX)]
         written = len(list(path.parent.glob(f"*_{key}-*.eval")))
         try:
             marker = json.loads(read_bytes(path, limit=MARKER_BYTES).decode("utf-8"))
@@ -283,8 +351,10 @@ def unfinished_imports(markers: list[Path]) -> list[str]:
             if not isinstance(source, str) or not isinstance(planned_logs, int) or isinstance(planned_logs, bool):
                 raise ValueError("not a marker")
         except (InputError, ValueError, KeyError, TypeError, RecursionError):
-            notes.append(f"an import-responses into {path.parent} did not finish ({written} log(s) of it are there; its marker "
-                         f"{path.name} is unreadable): run the same import again")
+            notes.append(
+                f"an import-responses into {path.parent} did not finish ({written} log(s) of it are there; its marker "
+                f"{path.name} is unreadable): run the same import again"
+            )
             continue
         notes.append(
             f"import-responses of {_printable(source)} did not finish (killed, or still running): {written} of its "

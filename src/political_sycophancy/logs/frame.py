@@ -136,12 +136,14 @@ def deduplicate(frame: pd.DataFrame) -> tuple[pd.DataFrame, int]:
 
 
 def mixed_sources(frame: pd.DataFrame, sources: dict[str, tuple[str | None, str | None]], shown: str) -> str | None:
-    """Why the frame's rows cannot be analysed together, or None: logs imported from two
-    versions of one response file (the same path, other contents: a `--replace-changed`
-    re-import that did not finish), or cells (`CELL_KEY`) answered by imports of different
-    files or by an import and a live run, which are not re-runs of one another. `sources`:
-    each log file's (imported from, its SHA-256), (None, None) for a live run; `shown`: the
-    log folder as the user named it."""
+    """Why the frame's rows cannot be analysed together, or None.
+
+    Logs imported from two versions of one response file (the same path, other contents: a
+    `--replace-changed` re-import that did not finish), or cells (`CELL_KEY`) answered by
+    imports of different files or by an import and a live run, which are not re-runs of one
+    another. `sources`: each log file's (imported from, its SHA-256), (None, None) for a
+    live run; `shown`: the log folder as the user named it.
+    """
     if problem := _versions(sources, shown):
         return problem
     repeated = frame.duplicated(subset=CELL_KEY, keep=False).to_numpy()
@@ -198,9 +200,11 @@ PARALLEL_FROM = 8
 
 
 def _entry_of_log(job: Job) -> tuple[str, Entry | str]:
-    """One log's cache entry, or why it cannot be read (one line); with a cache `version`,
-    its rows file's bytes too, made here (in a reading process) rather than by the one
-    process that saves the cache."""
+    """One log's cache entry, or why it cannot be read (one line).
+
+    With a cache `version`, its rows file's bytes too, made here (in a reading process)
+    rather than by the one process that saves the cache.
+    """
     name, path, size, mtime, version = job
     try:
         got = rows_of_log(path, Interner(), kind_contracts())
@@ -230,10 +234,12 @@ def _entry_of_log(job: Job) -> tuple[str, Entry | str]:
 
 
 def _read_entries(todo: list[Job]) -> Iterator[tuple[str, Entry | str]]:
-    """`_entry_of_log` of each log, in order: in forked processes, one per CPU, when there
-    are `PARALLEL_FROM` logs or more and the platform forks (reading is CPU-bound JSON
-    parsing; each process returns the log's rows as a frame, or as their frame-cache bytes
-    when there is a cache), else here."""
+    """`_entry_of_log` of each log, in order.
+
+    In forked processes, one per CPU, when there are `PARALLEL_FROM` logs or more and the
+    platform forks (reading is CPU-bound JSON parsing; each process returns the log's rows
+    as a frame, or as their frame-cache bytes when there is a cache), else here.
+    """
     import multiprocessing
 
     n = min(os.cpu_count() or 1, len(todo))
@@ -250,8 +256,11 @@ def read_frame(
     progress: Progress | None = None,
     entries: list[FolderEntry] | None = None,
 ) -> FrameLoad:
-    """Read every log under `log_dir` into the tidy frame (see the module docstring);
-    `entries`: the folder's walk (`core.folders.folder_entries`) when the caller made it."""
+    """Read every log under `log_dir` into the tidy frame (see the module docstring).
+
+    `entries` is the folder's walk (`core.folders.folder_entries`) when the caller made
+    it.
+    """
     listing = list_folder(Path(os.path.realpath(log_folder(log_dir))), entries)
     if not listing.logs:
         raise InputError(
@@ -285,9 +294,11 @@ def read_frame(
 def _read_logs(
     listing: Listing, store: FrameCache | None, load: FrameLoad, progress: Progress | None
 ) -> dict[str, Entry]:
-    """Each log's entry (relative name -> rows and what its reading noted): from the cache
-    when the log is unchanged and its rows decode, else read now (and cached); an
-    unreadable log is listed in `load.unreadable` instead."""
+    """Each log's entry (relative name -> rows and what its reading noted).
+
+    From the cache when the log is unchanged and its rows decode, else read now (and
+    cached); an unreadable log is listed in `load.unreadable` instead.
+    """
     logs: dict[str, Entry | None] = {}
     todo: list[Job] = []
     version = store.version if store and store.usable else None
@@ -344,8 +355,10 @@ def _read_todo(
 def _assembled(
     logs: dict[str, Entry], load: FrameLoad, listing: Listing, shown: str
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The logs' rows as one frame (identities labelled, true re-runs dropped) and the logs'
-    design records; refused when no log holds samples or the sources are mixed."""
+    """The logs' rows as one frame (identities labelled, true re-runs dropped) and the logs' design records.
+
+    Refused when no log holds samples or the sources are mixed.
+    """
     _tally(load, logs)
     parts = [e.rows for e in logs.values() if e.rows is not None and len(e.rows)]
     for e in logs.values():  # the frame below holds the rows: not kept twice
@@ -367,7 +380,9 @@ def _assembled(
     plans = pd.DataFrame([e.design for e in logs.values() if e.design])
     frame, plans, load.models_split, load.variants = label_identities(frame, plans)
     sources = {
-        str(listing.root / name): (source["path"], source["sha256"]) if (source := e.design.get("source")) else (None, None)
+        str(listing.root / name): (source["path"], source["sha256"])
+        if (source := e.design.get("source"))
+        else (None, None)
         for name, e in logs.items()
         if e.design
     }
@@ -386,8 +401,11 @@ def _tally(load: FrameLoad, logs: dict[str, Entry]) -> None:
 
 
 def _notes(load: FrameLoad, logs: dict[str, Entry], listing: Listing) -> list[str]:
-    """The notes on what was left out: logs ignored or unreadable, entries skipped, samples
-    excluded, duplicates dropped, identities kept apart."""
+    """The notes on what was left out.
+
+    Logs ignored or unreadable, entries skipped, samples excluded, duplicates dropped,
+    identities kept apart.
+    """
     notes = []
     if load.ignored:
         notes.append(f"ignored {len(load.ignored)} log(s) of other tasks: " + "; ".join(load.ignored[:5]))
@@ -418,6 +436,8 @@ def _reading_notes(load: FrameLoad) -> list[str]:
 
 
 def load_frame(log_dir: str | Path, *, cache: bool = True, progress: Progress | None = None) -> pd.DataFrame:
-    """The tidy frame of a log directory (notes on ignored logs and dropped duplicates in
-    `frame.attrs["notes"]`). Raises `InputError` when there is nothing to analyze."""
+    """The tidy frame of a log directory (notes on ignored logs and dropped duplicates in `frame.attrs["notes"]`).
+
+    Raises `InputError` when there is nothing to analyze.
+    """
     return read_frame(log_dir, cache=cache, progress=progress).frame

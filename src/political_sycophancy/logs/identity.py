@@ -40,19 +40,40 @@ from ..core.generation import BASE_LABEL
 # GenerateConfig fields that change how calls are made, not what the model answers.
 OPERATIONAL_CONFIG = frozenset(
     {
-        "max_retries", "timeout", "attempt_timeout", "stream_idle_timeout", "max_connections",
-        "adaptive_connections", "cache_prompt", "cache", "batch", "extra_headers",
+        "max_retries",
+        "timeout",
+        "attempt_timeout",
+        "stream_idle_timeout",
+        "max_connections",
+        "adaptive_connections",
+        "cache_prompt",
+        "cache",
+        "batch",
+        "extra_headers",
     }
 )
 SECRET_PARTS = frozenset(
-    {"key", "apikey", "token", "secret", "password", "passwd", "pwd", "auth", "authorization", "credential", "credentials", "cookie", "bearer"}
+    {
+        "key",
+        "apikey",
+        "token",
+        "secret",
+        "password",
+        "passwd",
+        "pwd",
+        "auth",
+        "authorization",
+        "credential",
+        "credentials",
+        "cookie",
+        "bearer",
+    }
 )
 _UNSET = "\0unset"
 
 
 def is_secret(name: str) -> bool:
-    """Whether a model argument's name says it holds a credential (`api_key`, `hf_token`, ...;
-    not `tokenizer`)."""
+    """Whether a model argument's name says it holds a credential (`api_key`, `hf_token`, ...; not `tokenizer`)."""
     return any(part in SECRET_PARTS for part in re.split(r"[^a-z0-9]+", str(name).lower()))
 
 
@@ -75,14 +96,17 @@ def model_args(header: dict) -> dict[str, Any]:
 
 
 def generate_config(header: dict) -> dict[str, Any]:
-    """The generate config the model ran under (plan config, then the eval's overrides),
-    without the operational fields."""
+    """The generate config the model ran under, without the operational fields.
+
+    The plan config, then the eval's overrides.
+    """
     ev = header.get("eval") or {}
     merged = {**_set((header.get("plan") or {}).get("config")), **_set(ev.get("model_generate_config"))}
     return {k: v for k, v in merged.items() if k not in OPERATIONAL_CONFIG}
 
 
 def temperature_of(config: dict[str, Any]) -> float:
+    """The temperature of a generate config, NaN when unset (the provider's default) or not a number."""
     value = config.get("temperature")
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else math.nan
 
@@ -96,8 +120,11 @@ def _show(value: Any) -> str:
 
 
 def distinguishing_labels(settings: Iterable[str]) -> dict[str, str]:
-    """For canonical-JSON settings: a label per setting naming the fields that differ between
-    them and are set in it (`max_tokens=7, temperature=1`; "" when none is)."""
+    """A label per canonical-JSON setting naming the fields that differ between the settings.
+
+    Only the fields set in that setting are named (`max_tokens=7, temperature=1`; ""
+    when none is).
+    """
     parsed = {s: json.loads(s) for s in set(settings)}
     keys = sorted({k for d in parsed.values() for k in d})
     differing = [k for k in keys if len({canonical({"v": d.get(k, _UNSET)}) for d in parsed.values()}) > 1]
@@ -105,11 +132,14 @@ def distinguishing_labels(settings: Iterable[str]) -> dict[str, str]:
 
 
 def label_identities(frame: pd.DataFrame, plans: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, int, int]:
-    """Set `model` (name + distinguishing model args) and `variant` (distinguishing generate
-    config) from `model_name`, `model_args` and `generate_config`, on the frame and on the
-    logs' design records (`plans`, labelled alike so that a log without samples still has
-    its identity); returns both, how many extra models the split by model arguments made,
-    and how many further variants (beyond each model's first) there are."""
+    """Set `model` and `variant` on the frame and on the logs' design records.
+
+    `model` is the name + distinguishing model args, `variant` the distinguishing generate
+    config, from `model_name`, `model_args` and `generate_config`; the design records
+    (`plans`) are labelled alike so that a log without samples still has its identity.
+    Returns both, how many extra models the split by model arguments made, and how many
+    further variants (beyond each model's first) there are.
+    """
     columns = ["model_name", "model_args", "generate_config", "kind"]
     parts = [f[columns] for f in (frame, plans) if f is not None and not f.empty]
     if not parts:
@@ -160,7 +190,9 @@ def identity_notes(frame: pd.DataFrame, extra_models: int, extra_variants: int, 
             f"{extra_variants} further variant(s) of a model (different generate config within one measure's "
             "logs) kept apart, not dropped as duplicates; each model's main variant feeds the statistics and all "
             "are reported side by side (tables `variants`, `condition_summary_by_variant`): "
-            + "; ".join(f"{m} ({kind}): {' | '.join(sorted(v))}"
-                        for (m, kind), v in zip(per.index[:limit], per.iloc[:limit], strict=True))
+            + "; ".join(
+                f"{m} ({kind}): {' | '.join(sorted(v))}"
+                for (m, kind), v in zip(per.index[:limit], per.iloc[:limit], strict=True)
+            )
         )
     return notes

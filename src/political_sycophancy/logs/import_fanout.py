@@ -1,8 +1,11 @@
-"""The worker fan-out of an import: the cells' logs are written by this process and forked
-ones (`core.forked.shared_work`), each taking the next cell (largest first) as it finishes
-one, so that all finish together, and each checking the one-pass writer on its own first
-log, so that none waits for another's check; a failure in any process removes nothing
-here and is raised once all have ended."""
+"""The worker fan-out of an import.
+
+The cells' logs are written by this process and forked ones (`core.forked.shared_work`),
+each taking the next cell (largest first) as it finishes one, so that all finish together,
+and each checking the one-pass writer on its own first log, so that none waits for
+another's check; a failure in any process removes nothing here and is raised once all have
+ended.
+"""
 
 from __future__ import annotations
 
@@ -26,8 +29,10 @@ def _merge(into: ImportResult, part: ImportResult) -> None:
 
 def run_cells(job: Callable, cells: list[Cell], jobs: int | None, result: ImportResult) -> list[tuple[int, Path]]:
     """Write every cell, largest first, in `jobs` processes (default: one per CPU).
-    `job(cells, None)` checks the one-pass writer on its first log, in each process. Each
-    log is independent of the others, so the logs are the same whichever process writes them."""
+
+    `job(cells, None)` checks the one-pass writer on its first log, in each process. Each log
+    is independent of the others, so the logs are the same whichever process writes them.
+    """
     if not cells:
         return []
     order = sorted(cells, key=lambda c: -len(c.rows))

@@ -1,6 +1,8 @@
-"""Reading a response file and checking its rows against the item files: the first step of
-an import (`logs.importer`). Every bad row is one `InputError` naming the file, row and
-field; rows left out on request are kept, marked, to the end of `prepare`."""
+"""Reading a response file and checking its rows against the item files: the first step of an import (`logs.importer`).
+
+Every bad row is one `InputError` naming the file, row and field; rows left out on
+request are kept, marked, to the end of `prepare`.
+"""
 
 from __future__ import annotations
 
@@ -46,7 +48,9 @@ class ImportResult:
     disagreements: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
-def read_responses(path: str | Path, columns: dict[str, str] | None = None, model_column: str = "model_id") -> pd.DataFrame:
+def read_responses(
+    path: str | Path, columns: dict[str, str] | None = None, model_column: str = "model_id"
+) -> pd.DataFrame:
     """The response file as strings, with a `_row` column (1-based data row numbers).
 
     Phase 1 shape: model_id, question_id, raw_response, letter, error, ... (all at
@@ -59,7 +63,9 @@ def read_responses(path: str | Path, columns: dict[str, str] | None = None, mode
     header, rows = read_csv(path)
     if model_column != "model_id":
         if model_column not in header:
-            raise InputError(f"no column {model_column!r} to name the models by (--model-column)", file=path, field=model_column)
+            raise InputError(
+                f"no column {model_column!r} to name the models by (--model-column)", file=path, field=model_column
+            )
         header = ["file_model_id" if h == "model_id" else "model_id" if h == model_column else h for h in header]
     # `columns` renames a file's own columns to ours (a probe file's model_label to model_id)
     renames = {old: new for old, new in (columns or {}).items() if new not in header}
@@ -67,7 +73,9 @@ def read_responses(path: str | Path, columns: dict[str, str] | None = None, mode
     missing = [c for c in REQUIRED if c not in header]
     if missing:
         raise InputError(
-            f"missing column(s) {', '.join(missing)} (a response file needs {', '.join(REQUIRED)})", file=path, field=missing[0]
+            f"missing column(s) {', '.join(missing)} (a response file needs {', '.join(REQUIRED)})",
+            file=path,
+            field=missing[0],
         )
     if not rows:
         raise InputError("file has a header but no responses", file=path)
@@ -77,8 +85,11 @@ def read_responses(path: str | Path, columns: dict[str, str] | None = None, mode
 
 
 def item_index(item_files: Iterable[str | Path], counts: dict[str, int] | None = None) -> dict[str, Item]:
-    """Every item of the item files by id (an id in two files is an error); with `counts`,
-    each file's number of items is put there by its path (the import's provenance)."""
+    """Every item of the item files by id (an id in two files is an error).
+
+    With `counts`, each file's number of items is put there by its path (the import's
+    provenance).
+    """
     index: dict[str, Item] = {}
     origin: dict[str, Path] = {}
     for f in item_files:
@@ -109,8 +120,7 @@ def _canonical(question_id: str) -> str:
 
 
 def _number(value: str, *, path: Path, row: int, column: str, default: float, minimum: float | None = None) -> float:
-    """A finite number of at least `minimum` (-0 read as 0, so it names the same cell as 0);
-    `default` when blank."""
+    """A finite number of at least `minimum` (-0 read as 0, so it names the same cell as 0); `default` when blank."""
     if value is None or str(value).strip() == "":
         return default
     try:
@@ -128,25 +138,37 @@ _WHOLE = re.compile(r"[0-9]{1,12}(\.0*)?")
 
 
 def _replicate(value: str, *, path: Path, row: int) -> float:
-    """A replicate number as written: digits (a trailing .0 allowed), 0 to MAX_EPOCHS - 1;
-    NaN when blank. `1e3` or a 20-digit number is an error, not 1,000 or 10**19 epochs."""
+    """A replicate number as written: digits (a trailing .0 allowed), 0 to MAX_EPOCHS - 1; NaN when blank.
+
+    `1e3` or a 20-digit number is an error, not 1,000 or 10**19 epochs.
+    """
     text = "" if value is None else str(value).strip()
     if not text:
         return math.nan
     if not _WHOLE.fullmatch(text) or float(text) > MAX_EPOCHS - 1:
-        raise InputError(f"replicate must be a whole number from 0 to {MAX_EPOCHS - 1}, got {text[:40]!r}", file=path, row=row, field="rep")
+        raise InputError(
+            f"replicate must be a whole number from 0 to {MAX_EPOCHS - 1}, got {text[:40]!r}",
+            file=path,
+            row=row,
+            field="rep",
+        )
     return float(text)
 
 
 def _per_key(keys: pd.DataFrame, rows: pd.Series, fn: Callable[[dict[str, Any], int], Any]) -> list[Any]:
-    """`fn(record, row)` for each row of `keys`, computed once per distinct record, with the
-    row where it first appears (the row an error names: the first bad row of the file, as a
-    loop over the rows would name it). A file repeats a few thousand keys in 90,000 rows."""
+    """`fn(record, row)` for each row of `keys`, computed once per distinct record.
+
+    With the row where it first appears (the row an error names: the first bad row of the
+    file, as a loop over the rows would name it). A file repeats a few thousand keys in
+    90,000 rows.
+    """
     codes = keys.groupby(list(keys.columns), sort=False, dropna=False).ngroup().to_numpy()
     first = np.unique(codes, return_index=True)[1]
     row_numbers = rows.to_numpy()
     records = keys.iloc[first].to_dict("records")
-    results = [fn({str(k): v for k, v in rec.items()}, int(row_numbers[i])) for rec, i in zip(records, first, strict=True)]
+    results = [
+        fn({str(k): v for k, v in rec.items()}, int(row_numbers[i])) for rec, i in zip(records, first, strict=True)
+    ]
     return [results[c] for c in codes.tolist()]
 
 
@@ -162,14 +184,18 @@ def prepare(
     skip_mismatched: bool = False,
     letter_columns: tuple[str, ...] = ("letter",),
 ) -> pd.DataFrame:
-    """Validated rows with item, condition, epoch and temperature resolved; rows whose own
-    copy of the question disagrees with the items (`mismatch`) are an error, or with
-    `skip_mismatched` left out and listed in `result.mismatches`."""
+    """Validated rows with item, condition, epoch and temperature resolved.
+
+    Rows whose own copy of the question disagrees with the items (`mismatch`) are an
+    error, or with `skip_mismatched` left out and listed in `result.mismatches`.
+    """
     frame = responses.copy()
     blank_model = frame["model_id"].str.strip() == ""
     if blank_model.any():
         raise InputError("empty model id", file=path, row=int(frame.loc[blank_model, "_row"].iloc[0]), field="model_id")
-    frame["item_id"] = _per_key(frame[["question_id"]], frame["_row"], lambda rec, _: _canonical(rec["question_id"].strip()))
+    frame["item_id"] = _per_key(
+        frame[["question_id"]], frame["_row"], lambda rec, _: _canonical(rec["question_id"].strip())
+    )
     known = frame["item_id"].isin(items.keys())
     if not known.all():
         unknown = frame.loc[~known]
@@ -204,9 +230,13 @@ def prepare(
             row=int(first["_row"]),
             field="condition",
         )
-    numbers = {c: frame[c] if c in frame.columns else pd.Series("", index=frame.index, dtype=object) for c in ("temperature", "rep")}
+    numbers = {
+        c: frame[c] if c in frame.columns else pd.Series("", index=frame.index, dtype=object)
+        for c in ("temperature", "rep")
+    }
     frame["temperature_value"] = _per_key(
-        numbers["temperature"].to_frame("v"), frame["_row"],
+        numbers["temperature"].to_frame("v"),
+        frame["_row"],
         lambda rec, r: _number(rec["v"], path=path, row=r, column="temperature", default=1.0, minimum=0.0),
     )
     reps = _per_key(numbers["rep"].to_frame("v"), frame["_row"], lambda rec, r: _replicate(rec["v"], path=path, row=r))
@@ -216,7 +246,9 @@ def prepare(
     offset = 1 if given and min(given) == 0 else 0
     if given and min(given) > 0:
         # a file of replicates 1.. numbered from 0 would be read one epoch too low: say so
-        result.notes.append(f"replicates taken as numbered from 1 (the file has no rep 0): rep k is epoch k, from rep {min(given):g}")
+        result.notes.append(
+            f"replicates taken as numbered from 1 (the file has no rep 0): rep k is epoch k, from rep {min(given):g}"
+        )
     frame["epoch"] = [1 if math.isnan(r) else int(r) + offset for r in reps]
     missing = [c for c in letter_columns if c not in frame.columns] if use_source_letters else []
     if missing:
@@ -235,10 +267,12 @@ def prepare(
 
 
 def mismatch(rec: dict[str, Any], item: Item, path: Path) -> tuple[str, str] | None:
-    """(field, reason) when a response row's own copy of its question disagrees with the
-    item it is matched to: its options (text, count or order), `n_options`, the start of
-    `question_text`, or a `letter` / `letter_index` beyond the item's options. A row
-    scored against options other than those its model saw is a wrong number."""
+    """(field, reason) when a response row's own copy of its question disagrees with the item it is matched to.
+
+    Its options (text, count or order), `n_options`, the start of `question_text`, or a
+    `letter` / `letter_index` beyond the item's options. A row scored against options
+    other than those its model saw is a wrong number.
+    """
     row = int(rec["_row"])
     listed = str(rec.get("options") or "").strip()
     if listed:
@@ -271,20 +305,31 @@ def mismatch(rec: dict[str, Any], item: Item, path: Path) -> tuple[str, str] | N
     if len(letter) == 1 and letter in LETTERS:
         index = LETTERS.index(letter)
         if index >= len(item.options):
-            return "letter", f"letter {letter} but item {item.id} has {len(item.options)} options (A-{LETTERS[len(item.options) - 1]})"
+            return (
+                "letter",
+                (
+                    f"letter {letter} but item {item.id} has {len(item.options)} options"
+                    f" (A-{LETTERS[len(item.options) - 1]})"
+                ),
+            )
         given = str(rec.get("letter_index") or "").strip()
         if given and given not in (str(index), f"{index}.0"):
             return "letter_index", f"letter_index {given} but letter {letter} is option {index} (0-based)"
     return None
 
 
-def _cross_check(frame: pd.DataFrame, items: dict[str, Item], *, path: Path, skip_mismatched: bool, result: ImportResult) -> pd.DataFrame:
+def _cross_check(
+    frame: pd.DataFrame, items: dict[str, Item], *, path: Path, skip_mismatched: bool, result: ImportResult
+) -> pd.DataFrame:
     columns = {"options", "n_options", "question_text", "letter", "letter_index"} & set(frame.columns)
     if not columns:
         return frame
     # one check per distinct (item, the row's own copy of the question)
-    found_per_row = _per_key(frame[["item_id", *sorted(columns)]], frame["_row"],
-                             lambda rec, row: mismatch({**rec, "_row": row}, items[rec["item_id"]], path))
+    found_per_row = _per_key(
+        frame[["item_id", *sorted(columns)]],
+        frame["_row"],
+        lambda rec, row: mismatch({**rec, "_row": row}, items[rec["item_id"]], path),
+    )
     keep = [found is None for found in found_per_row]
     reasons = [None if found is None else f"{found[0]}: {found[1]}" for found in found_per_row]
     bad = [(i, found) for i, found in enumerate(found_per_row) if found is not None]

@@ -1,8 +1,10 @@
 # Long: a log built as Inspect's recorder leaves it replicates Inspect's score reduction and metrics here.
-"""Building and writing an import's logs: one `Cell` (model x instrument x condition x
-temperature of a response file) becomes one `.eval` log, built as a run of the task would
-have left it and written in one pass (`write_eval_zip`) once the first log reads back as
-Inspect's own recorder's."""
+"""Building and writing an import's logs.
+
+One `Cell` (model x instrument x condition x temperature of a response file) becomes one
+`.eval` log, built as a run of the task would have left it and written in one pass
+(`write_eval_zip`) once the first log reads back as Inspect's own recorder's.
+"""
 
 from __future__ import annotations
 
@@ -78,13 +80,21 @@ class Source:
 
     @classmethod
     def of(cls, path: Path) -> Source:
+        """The identity of the response file at `path`: its absolute path and the SHA-256 of its bytes."""
         return cls(path.resolve(), file_sha256(path))
 
     @property
     def prefix(self) -> str:
+        """The file's part of a log id: short digests of its path and content."""
         return f"{short_key(str(self.path))}-{short_key(self.sha256)}"
 
-    def log_id(self, model: str, instrument: str, condition: str, temperature: float, epochs: list[int], letters: str) -> str:
+    def log_id(
+        self, model: str, instrument: str, condition: str, temperature: float, epochs: list[int], letters: str
+    ) -> str:
+        """The id of one cell's log: the file's prefix and a digest of the cell.
+
+        The same file imported again into the same folder gives the same ids, so its logs are replaced, not repeated.
+        """
         cell = short_key(f"{model}|{instrument}|{condition}|{temperature!r}|{sorted(set(epochs))}|{letters}")
         return f"{self.prefix}-{cell}"
 
@@ -120,9 +130,14 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-")
 
 
-def write_cells(job: ImportJob, cells: Iterable[Cell], fast: bool | None) -> tuple[list[tuple[int, Path]], ImportResult, bool | None]:
-    """Write the cells' logs: (cell index, log path) pairs, what they add to the result, and
-    whether the one-pass writer was used (None when no log was written)."""
+def write_cells(
+    job: ImportJob, cells: Iterable[Cell], fast: bool | None
+) -> tuple[list[tuple[int, Path]], ImportResult, bool | None]:
+    """Write the cells' logs.
+
+    Returns (cell index, log path) pairs, what they add to the result, and whether the
+    one-pass writer was used (None when no log was written).
+    """
     part = ImportResult()
     run = Scoring()
     write = Writer(run.loop, part, fast)
@@ -138,11 +153,13 @@ def write_cells(job: ImportJob, cells: Iterable[Cell], fast: bool | None) -> tup
 
 @contextlib.contextmanager
 def _fewer_collections() -> Iterator[None]:
-    """Python's cycle collector made rarer while logs are written: the objects that exist
-    before (the response frame, the items) are frozen out of its scans and its youngest
-    generation collected every `YOUNG_COLLECTION` allocations, not every 700. Writing
-    allocates millions of short-lived objects with few cycles; the scans were a sixth of
-    an import's time. Restored on leaving."""
+    """Python's cycle collector made rarer while logs are written.
+
+    The objects that exist before (the response frame, the items) are frozen out of its
+    scans and its youngest generation collected every `YOUNG_COLLECTION` allocations,
+    not every 700. Writing allocates millions of short-lived objects with few cycles;
+    the scans were a sixth of an import's time. Restored on leaving.
+    """
     threshold = gc.get_threshold()
     gc.freeze()
     gc.set_threshold(YOUNG_COLLECTION, *threshold[1:])
@@ -154,41 +171,57 @@ def _fewer_collections() -> Iterator[None]:
 
 
 def write_one(job: ImportJob, cell: Cell, run: Scoring, write: Writer, result: ImportResult) -> Path:
+    """Write one cell's .eval log into the job's log folder, count it in `result` and report progress."""
     log, records, scorer_name = build_log(job, cell, run, result)
     stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H-%M-%S-00-00")
-    out = job.log_dir / f"{stamp}_{_slug(task_label(log.eval.task, log.eval.metadata, log.eval.task_registry_name))}_{cell.log_id}.eval"
+    label = task_label(log.eval.task, log.eval.metadata, log.eval.task_registry_name)
+    out = job.log_dir / f"{stamp}_{_slug(label)}_{cell.log_id}.eval"
     write(log, records, scorer_name, out)
     result.logs.append(out)
     result.samples += len(records)
     if job.progress:
         job.progress(
-            f"  {out.name}: {cell.model}, {cell.instrument}, {cell.condition}, T={cell.temperature:g}, {len(records)} samples"
+            f"  {out.name}: {cell.model}, {cell.instrument}, {cell.condition}, T={cell.temperature:g}, {len(records)}"
+            " samples"
         )
     return out
 
 
 class _ShallowCopied(Score):
-    """A reduced score that Inspect's metric-dict path deep-copies once per metric key only
-    to replace the copy's `value` (never to mutate it): a shallow copy gives the same
-    results, without the deep copies that were a quarter of an import's time."""
+    """A reduced score that copies shallowly: Inspect's metric-dict path deep-copies it only to replace `value`.
+
+    It deep-copies once per metric key only to replace the copy's `value` (never to
+    mutate it): a shallow copy gives the same results, without the deep copies that were
+    a quarter of an import's time.
+    """
 
     def __deepcopy__(self, memo: dict | None = None) -> _ShallowCopied:
         return self.__copy__()
 
 
 def _content(score: Score) -> tuple:
-    """What a reducer reads of a light score (no metadata): equal contents reduce equally
-    (`reason` where this inspect_ai's Score has one)."""
+    """What a reducer reads of a light score (no metadata).
+
+    Equal contents reduce equally (`reason` where this inspect_ai's Score has one).
+    """
     value = score.value
-    return (tuple(value.items()) if isinstance(value, dict) else value, score.answer, score.explanation, getattr(score, "reason", None))
+    return (
+        tuple(value.items()) if isinstance(value, dict) else value,
+        score.answer,
+        score.explanation,
+        getattr(score, "reason", None),
+    )
 
 
 def _shallow_copied(reducer: ScoreReducer, reduced: dict[tuple, Score]) -> ScoreReducer:
-    """`reducer` whose reduced scores are `_ShallowCopied` (its registry name kept), each
-    distinct list of score contents reduced once into `reduced` (one per import and
-    reducer: most imported answers are one of an item's few letters), and looked up by
-    the scores' identities before their contents (the importer shares a score among the
-    rows that repeat it; the lists reduced hold them alive while `reduce` is used)."""
+    """`reducer` with its reductions shared: each distinct list of score contents is reduced once.
+
+    Its reduced scores are `_ShallowCopied` (its registry name kept), each distinct list
+    of score contents reduced once into `reduced` (one per import and reducer: most
+    imported answers are one of an item's few letters), and looked up by the scores'
+    identities before their contents (the importer shares a score among the rows that
+    repeat it; the lists reduced hold them alive while `reduce` is used).
+    """
     seen: dict[tuple[int, ...], Score] = {}
 
     @functools.wraps(reducer)
@@ -210,13 +243,16 @@ def _shallow_copied(reducer: ScoreReducer, reduced: dict[tuple, Score]) -> Score
 
 
 class _ShallowSampleScore(SampleScore):
-    """A sample score Inspect's metric-dict path deep-copies once per sample and metric key
-    only to set the copy's `score.value` to that key's value and hand the copies to the
-    key's metrics, which read `score.value` (and a sample's metadata to cluster by). The
-    copy is a plain namespace of the same fields, the score's too: the same results, with
-    none of pydantic's copying, which was a fifth of an import's time. Its metadata is
-    shared (no metric mutates it); tests/test_logs_import_writer.py checks the results
-    equal those of Inspect's own objects."""
+    """A sample score that copies cheaply, for Inspect's metric-dict path.
+
+    That path deep-copies a sample score once per sample and metric key only to set the
+    copy's `score.value` to that key's value and hand the copies to the key's metrics,
+    which read `score.value` (and a sample's metadata to cluster by). The copy is a plain
+    namespace of the same fields, the score's too: the same results, with none of
+    pydantic's copying, which was a fifth of an import's time. Its metadata is shared (no
+    metric mutates it); tests/test_logs_import_writer.py checks the results equal those
+    of Inspect's own objects.
+    """
 
     def __deepcopy__(self, memo: dict | None = None) -> Any:
         fields = self.__dict__
@@ -224,8 +260,10 @@ class _ShallowSampleScore(SampleScore):
 
 
 def _bare_copy(model: Any) -> Any:
-    """A shallow copy of a pydantic model without its machinery (what its `__copy__` does,
-    minus the private-attribute copy our scores do not have)."""
+    """A shallow copy of a pydantic model without its machinery.
+
+    What its `__copy__` does, minus the private-attribute copy our scores do not have.
+    """
     new = object.__new__(type(model))
     object.__setattr__(new, "__dict__", model.__dict__.copy())
     object.__setattr__(new, "__pydantic_fields_set__", set(model.__pydantic_fields_set__))
@@ -235,8 +273,10 @@ def _bare_copy(model: Any) -> Any:
 
 
 def _constructed(cls: Any, values: dict[str, Any]) -> Any:
-    """`cls.model_construct(**values)` when `values` holds every field of `cls` (what
-    `model_construct` does then, without its per-field checks); else `model_construct`."""
+    """`cls.model_construct(**values)`, without its per-field checks when `values` holds every field of `cls`.
+
+    What `model_construct` does then; else `model_construct` itself.
+    """
     if values.keys() != cls.model_fields.keys():
         return cls.model_construct(**values)
     new = object.__new__(cls)
@@ -248,21 +288,34 @@ def _constructed(cls: Any, values: dict[str, Any]) -> Any:
 
 
 def _reduced_here(
-    scores: Sequence[Mapping[str, SampleScore]], reducer: ScoreReducer, scorer: Scorer, scorer_name: str, samples: int,
+    scores: Sequence[Mapping[str, SampleScore]],
+    reducer: ScoreReducer,
+    scorer: Scorer,
+    scorer_name: str,
+    samples: int,
     templates: dict[str, tuple[Any, bool]] | None = None,
 ) -> tuple[EvalResults | None, list[EvalSampleReductions] | None]:
-    """`eval_results` with the epochs reduced here, as Inspect's `reduce_scores` does (by
-    sample id, in order of first appearance), into `_ShallowSampleScore`s, whose copies per
-    metric key are cheap; the metrics of the reduced scores are Inspect's (`_metrics_here`).
-    Its results' reducer and count of completed samples are set as an eval with the
-    reducer sets them, its reductions built as Inspect builds them. Checked against
-    Inspect's own path on each process's first log (`light_eval_results`)."""
+    """`eval_results` with the epochs reduced here, as Inspect's `reduce_scores` does, into cheap copies.
+
+    Reduced by sample id, in order of first appearance, into `_ShallowSampleScore`s, whose
+    copies per metric key are cheap; the metrics of the reduced scores are Inspect's
+    (`_metrics_here`). Its results' reducer and count of completed samples are set as an
+    eval with the reducer sets them, its reductions built as Inspect builds them. Checked
+    against Inspect's own path on each process's first log (`light_eval_results`).
+    """
     groups: dict[str, list[SampleScore]] = {}
     for by_scorer in scores:
         groups.setdefault(str(by_scorer[scorer_name].sample_id), []).append(by_scorer[scorer_name])
     reduced = [
-        _constructed(_ShallowSampleScore, {"score": reducer([s.score for s in group]), "sample_id": group[0].sample_id,
-                                           "sample_metadata": group[0].sample_metadata, "scorer": None})
+        _constructed(
+            _ShallowSampleScore,
+            {
+                "score": reducer([s.score for s in group]),
+                "sample_id": group[0].sample_id,
+                "sample_metadata": group[0].sample_metadata,
+                "scorer": None,
+            },
+        )
         for group in groups.values()
     ]
     results = _metrics_here(reduced, scorer, scorer_name, samples, templates)
@@ -286,30 +339,39 @@ def _metrics_here(
     samples: int,
     templates: dict[str, tuple[Any, bool]] | None,
 ) -> EvalResults | None:
-    """The metrics of the reduced scores as Inspect's `eval_results` computes them. Its
-    metric-dict path copies every score once per key, a fifth of an import's time; so the
-    first log of each scorer in a process goes through `eval_results`, which gives the
-    results' layout, and later logs are that layout with the metrics computed again here
-    (`_filled`), once `_filled` gave Inspect's results on that first log. `templates`
-    holds, per scorer, the first results and whether that check held."""
+    """The metrics of the reduced scores as Inspect's `eval_results` computes them.
+
+    Its metric-dict path copies every score once per key, a fifth of an import's time; so
+    the first log of each scorer in a process goes through `eval_results`, which gives
+    the results' layout, and later logs are that layout with the metrics computed again
+    here (`_filled`), once `_filled` gave Inspect's results on that first log.
+    `templates` holds, per scorer, the first results and whether that check held.
+    """
     known = None if templates is None else templates.get(scorer_name)
     if known is not None and known[1]:
         filled = _filled(known[0], reduced, scorer, samples)
         if filled is not None:
             return filled
-    results, _ = eval_results(samples, [{scorer_name: s} for s in reduced], [], [scorer], None, scorer_names=[scorer_name])
+    results, _ = eval_results(
+        samples, [{scorer_name: s} for s in reduced], [], [scorer], None, scorer_names=[scorer_name]
+    )
     if templates is not None and known is None and results is not None:
         try:
             filled = _filled(results, reduced, scorer, samples)
         except Exception:  # a metric that reads more than a value: Inspect's path from here on
             filled = None
-        templates[scorer_name] = (results.model_copy(deep=True), filled is not None and json_bytes(filled) == json_bytes(results))
+        templates[scorer_name] = (
+            results.model_copy(deep=True),
+            filled is not None and json_bytes(filled) == json_bytes(results),
+        )
     return results
 
 
 class _KeyValue:
-    """One sample's value of one key, as a metric reads a sample score (`score.value`,
-    `sample_id`, `sample_metadata`): the sample score is its own score."""
+    """One sample's value of one key, as a metric reads a sample score (`score.value`, `sample_id`, `sample_metadata`).
+
+    The sample score is its own score.
+    """
 
     __slots__ = ("value", "sample_id", "sample_metadata")
     scorer = None
@@ -323,11 +385,13 @@ class _KeyValue:
 
 
 def _filled(template: Any, reduced: Sequence[SampleScore], scorer: Scorer, samples: int) -> Any:
-    """`template` (a scorer's results) with each key's metrics computed over `reduced`, as
-    Inspect's metric-dict path computes them: samples whose value (or the key's) is NaN are
-    unscored, each metric gets the scored samples' values of the key under `score.value`
-    (and their sample metadata), and a key no sample has a value for gets NaN. None when the scorer's metrics
-    are not one scalar metric per entry of a dict of keys, as the template lists them."""
+    """`template` (a scorer's results) with each key's metrics computed over `reduced`, as Inspect computes them.
+
+    As Inspect's metric-dict path does: samples whose value (or the key's) is NaN are unscored, each metric
+    gets the scored samples' values of the key under `score.value` (and their sample metadata), and a key no
+    sample has a value for gets NaN. None when the scorer's metrics are not one scalar metric per entry of a
+    dict of keys, as the template lists them.
+    """
     metrics = registry_info(scorer).metadata.get("metrics")
     if not isinstance(metrics, dict):
         return None
@@ -335,7 +399,11 @@ def _filled(template: Any, reduced: Sequence[SampleScore], scorer: Scorer, sampl
     for eval_score in template.scores:
         key = eval_score.name
         metric_list = metrics.get(key)
-        if not isinstance(metric_list, list) or len(metric_list) != len(eval_score.metrics) or not all(map(callable, metric_list)):
+        if (
+            not isinstance(metric_list, list)
+            or len(metric_list) != len(eval_score.metrics)
+            or not all(map(callable, metric_list))
+        ):
             return None
         views, unscored = [], 0
         for s in reduced:
@@ -356,7 +424,11 @@ def _filled(template: Any, reduced: Sequence[SampleScore], scorer: Scorer, sampl
             if isinstance(value, (Mapping, list, tuple, str, bytes)):
                 return None
             computed[name] = out.model_copy(update={"value": value})
-        scores.append(eval_score.model_copy(update={"metrics": computed, "scored_samples": len(views), "unscored_samples": unscored}))
+        scores.append(
+            eval_score.model_copy(
+                update={"metrics": computed, "scored_samples": len(views), "unscored_samples": unscored}
+            )
+        )
     out = template.model_copy(update={"scores": scores, "total_samples": samples})
     if getattr(out, "headline", None) is not None:  # its own, as the caller sets its reducer
         out.headline = out.headline.model_copy()
@@ -364,8 +436,10 @@ def _filled(template: Any, reduced: Sequence[SampleScore], scorer: Scorer, sampl
 
 
 def _light(score: Score, light: dict[int, tuple[Score, Score]] | None) -> Score:
-    """The score without its metadata, made once per score object in `light` (which keeps
-    the score alive, so its identity is not reused)."""
+    """The score without its metadata, made once per score object in `light`.
+
+    `light` keeps the score alive, so its identity is not reused.
+    """
     if light is None:
         return score.model_copy(update={"metadata": None})
     hit = light.get(id(score))
@@ -383,28 +457,34 @@ def light_eval_results(
     light: dict[int, tuple[Score, Score]] | None = None,
     templates: dict[str, tuple[Any, bool]] | None = None,
 ) -> tuple[EvalResults | None, list[EvalSampleReductions] | None]:
-    """The log's results and reductions as a run computes them, from its samples'
-    (id, epoch, score, metadata) and light copies of the scores: the metrics see only the
-    sample metadata they read (`METRIC_METADATA`) and no score metadata, the sample scores
-    and reduced scores are copied shallowly (`_ShallowSampleScore`, `_ShallowCopied`), and
-    they get back the metadata Inspect's reducers keep (the first epoch's). Inspect
-    deep-copies every score once per metric key, which was most of an import's time;
-    tests/test_logs_import_writer.py checks the light results and reductions equal the
-    full ones. `reduced` holds the mean reductions already computed in this import.
+    """The log's results and reductions as a run computes them, from light copies of the scores.
+
+    From its samples' (id, epoch, score, metadata) and light copies of the scores: the
+    metrics see only the sample metadata they read (`METRIC_METADATA`) and no score
+    metadata, the sample scores and reduced scores are copied shallowly
+    (`_ShallowSampleScore`, `_ShallowCopied`), and they get back the metadata Inspect's
+    reducers keep (the first epoch's). Inspect deep-copies every score once per metric
+    key, which was most of an import's time; tests/test_logs_import_writer.py checks the
+    light results and reductions equal the full ones. `reduced` holds the mean reductions
+    already computed in this import.
 
     The epochs are reduced here (`_reduced_here`) once `check` (one per process) records
     that doing so gave Inspect's own results on a first log; without `check` both are
     computed and Inspect's returned. `light` holds the light copy of each score of this
     import by identity (the importer shares a score among the rows that repeat it);
-    `templates` the first results of each scorer in this process (`_metrics_here`)."""
+    `templates` the first results of each scorer in this process (`_metrics_here`).
+    """
     scores = [
         {
-            scorer_name: _constructed(_ShallowSampleScore, {  # its parts are valid already
-                "score": _light(score, light),
-                "sample_id": sample_id,
-                "sample_metadata": {k: metadata[k] for k in METRIC_METADATA if k in metadata},
-                "scorer": scorer_name,
-            })
+            scorer_name: _constructed(
+                _ShallowSampleScore,
+                {  # its parts are valid already
+                    "score": _light(score, light),
+                    "sample_id": sample_id,
+                    "sample_metadata": {k: metadata[k] for k in METRIC_METADATA if k in metadata},
+                    "scorer": scorer_name,
+                },
+            )
         }
         for sample_id, _, score, metadata in entries
         if score is not None
@@ -433,10 +513,12 @@ def light_eval_results(
 
 
 async def write_eval(log: EvalLog, out: Path) -> None:
-    """Write an `.eval` log through Inspect's own recorder, flushing every `FLUSH_EVERY`
-    samples as a running eval does (`write_eval_log` buffers every sample and de-duplicates
-    the buffer on each one, quadratic in the number of samples). The importer's fallback
-    when `write_eval_zip`'s layout does not read back as this writer's."""
+    """Write an `.eval` log through Inspect's own recorder, flushing every `FLUSH_EVERY` samples as a running eval does.
+
+    `write_eval_log` buffers every sample and de-duplicates the buffer on each one,
+    quadratic in the number of samples. The importer's fallback when `write_eval_zip`'s
+    layout does not read back as this writer's.
+    """
     recorder = EvalRecorder(str(out.parent))
     await recorder.log_init(log.eval, str(out), clean=True)
     await recorder.log_start(log.eval, log.plan)
@@ -448,22 +530,36 @@ async def write_eval(log: EvalLog, out: Path) -> None:
 
 
 def _read_back(path: Path) -> tuple[dict[str, str], list[str]]:
-    """A log as Inspect's public readers return it, field by field as JSON (NaN, which
-    unanswered measures hold, is not equal to itself in a comparison of values)."""
+    """A log as Inspect's public readers return it, field by field as JSON.
+
+    As JSON, since NaN, which unanswered measures hold, is not equal to itself in a
+    comparison of values.
+    """
     log = read_eval_log(str(path))
-    fields = {name: json_bytes(getattr(log, name)).decode() for name in type(log).model_fields if name not in ("location", "etag")}
+    fields = {
+        name: json_bytes(getattr(log, name)).decode()
+        for name in type(log).model_fields
+        if name not in ("location", "etag")
+    }
     return fields, [json_bytes(s).decode() for s in read_eval_log_sample_summaries(str(path))]
 
 
-def layout_difference(log: EvalLog, loop: asyncio.AbstractEventLoop, samples: int = CHECK_SAMPLES,
-                      fast_parts: tuple[list[tuple[str | int, int, bytes]], bytes, bytes | None] | None = None) -> str | None:
-    """None when a log written by `write_eval_zip` reads back through Inspect's public
-    readers (`read_eval_log`, `read_eval_log_sample_summaries`) exactly as the same log
-    written by Inspect's recorder does, checked on the first `samples` samples of `log`;
-    otherwise the first field that differs. `fast_parts` are those samples' JSON, their
-    summaries' and the log's reductions' as the importer writes them (`sample_json`), else
-    they are serialised from the log. The fast writer relies on Inspect's member layout,
-    which no public contract fixes, so each import checks it once."""
+def layout_difference(
+    log: EvalLog,
+    loop: asyncio.AbstractEventLoop,
+    samples: int = CHECK_SAMPLES,
+    fast_parts: tuple[list[tuple[str | int, int, bytes]], bytes, bytes | None] | None = None,
+) -> str | None:
+    """The first field that differs between a log written by `write_eval_zip` and by Inspect's recorder, or None.
+
+    None when it reads back through Inspect's public readers (`read_eval_log`,
+    `read_eval_log_sample_summaries`) exactly as the same log written by Inspect's
+    recorder does, checked on the first `samples` samples of `log`. `fast_parts` are those
+    samples' JSON, their summaries' and the log's reductions' as the importer writes them
+    (`sample_json`), else they are serialised from the log. The fast writer relies on
+    Inspect's member layout, which no public contract fixes, so each import checks it
+    once.
+    """
     probe = log.model_copy(update={"samples": (log.samples or [])[:samples]})
     with tempfile.TemporaryDirectory(prefix="ps-layout-") as scratch:
         fast, slow = Path(scratch) / "fast.eval", Path(scratch) / "inspect.eval"
@@ -477,11 +573,13 @@ def layout_difference(log: EvalLog, loop: asyncio.AbstractEventLoop, samples: in
 
 
 class Writer:
-    """Writes an import's logs in one pass (`write_eval_zip`), each sample's JSON filled
-    from its log's checked template (`sample_json.Template`), once `layout_difference`
+    """Writes an import's logs in one pass (`write_eval_zip`), each sample's JSON filled from a checked template.
+
+    The template is its log's (`sample_json.Template`), used once `layout_difference`
     finds such a log reads back as Inspect's recorder's (checked on the first log). A log
     whose template does not serialise a sample as Inspect does is written from Inspect's
-    objects, as is every later one; without the one-pass layout, through the recorder."""
+    objects, as is every later one; without the one-pass layout, through the recorder.
+    """
 
     def __init__(self, loop: asyncio.AbstractEventLoop, result: ImportResult, fast: bool | None = None) -> None:
         self.loop, self.result = loop, result
@@ -489,8 +587,11 @@ class Writer:
         self.pieces = Pieces.of()
 
     def _template(self, log: EvalLog, records: list[Record], scorer_name: str) -> Template | None:
-        """The log's checked template, or None (with a note the first time) when the last
-        record of a shape (scored, errored) serialises otherwise than Inspect's objects."""
+        """The log's checked template, or None when a record does not serialise as Inspect's objects do.
+
+        None (with a note the first time) when the last record of a shape (scored,
+        errored) serialises otherwise than Inspect's objects.
+        """
         if self.pieces is None or not records:
             return None
         template = Template.of(records[0], log.eval.model, scorer_name, self.pieces)
@@ -506,12 +607,16 @@ class Writer:
         return template
 
     def __call__(self, log: EvalLog, records: list[Record], scorer_name: str, out: Path) -> None:
+        """Write one log to `out`: in one pass when the layout and the template check out, else as Inspect does."""
         template = self._template(log, records, scorer_name) if self.fast is not False else None
 
         def parts(some: list[Record]) -> tuple[list[tuple[str | int, int, bytes]], bytes, bytes | None] | None:
             if template is None:
                 return None
-            return (*template.json(some), None if log.reductions is None else template.pieces.reductions(log.reductions))
+            return (
+                *template.json(some),
+                None if log.reductions is None else template.pieces.reductions(log.reductions),
+            )
 
         if self.fast is None:
             probe = records[:CHECK_SAMPLES]
@@ -539,32 +644,48 @@ class Writer:
 
 
 def _with_samples(log: EvalLog, records: list[Record], scorer_name: str) -> EvalLog:
-    """The log with its records as Inspect's samples (reductions kept: the constructor's
-    validator drops them beside results that are not a dict)."""
+    """The log with its records as Inspect's samples.
+
+    Reductions are kept: the constructor's validator drops them beside results that are
+    not a dict.
+    """
     out = log.model_copy(update={"samples": [sample_of(r, log.eval.model, scorer_name) for r in records]})
     out.reductions = log.reductions
     return out
 
 
 def build_log(job: ImportJob, cell: Cell, run: Scoring, result: ImportResult) -> tuple[EvalLog, list[Record], str]:
-    """The cell's log as a run of `job.kind`'s task would have written it, without its
-    samples; the samples' records (in the log's order) and the scorer's name."""
+    """The cell's log as a run of `job.kind`'s task would have written it, without its samples.
+
+    The samples' records (in the log's order) and the scorer's name.
+    """
     items, kind = job.items, job.kind
     scorings = {items[i].scoring for i in cell.rows["item_id"]}
     if len(scorings) != 1:
-        raise InputError(f"instrument {cell.instrument!r} mixes scoring rules {sorted(scorings)}; split its items into files")
+        raise InputError(
+            f"instrument {cell.instrument!r} mixes scoring rules {sorted(scorings)}; split its items into files"
+        )
     scorer = run.scorer(kind, scorings.pop())
     scorer_name = registry_unqualified_name(scorer)
     left_out = cell.rows[cell.rows[EXCLUDED].notna()]
     rows = cell.rows[cell.rows[EXCLUDED].isna()]
     condition = job.conditions[cell.condition]
-    disagree = result.disagreements.setdefault(cell.model, {"rows": 0, "source_only": 0, "ours_only": 0, "different": 0})
+    disagree = result.disagreements.setdefault(
+        cell.model, {"rows": 0, "source_only": 0, "ours_only": 0, "different": 0}
+    )
     order = {item_id: i for i, item_id in enumerate(dict.fromkeys(rows["item_id"]))}
     ids = iter(random_ids(4 * len(rows)))
     records = [_record(job, cell, condition, rec, run, scorer, result, disagree, ids) for rec in _row_dicts(rows)]
     records.sort(key=lambda r: (r.epoch, order[str(r.id)]))
-    results, reductions = light_eval_results([(r.id, r.epoch, r.score, r.metadata) for r in records], scorer, scorer_name,
-                                             run.reductions, run.checks, run.light, run.results)
+    results, reductions = light_eval_results(
+        [(r.id, r.epoch, r.score, r.metadata) for r in records],
+        scorer,
+        scorer_name,
+        run.reductions,
+        run.checks,
+        run.light,
+        run.results,
+    )
     created = datetime.now(UTC).isoformat(timespec="seconds")
     n_errors = sum(1 for r in records if r.error is not None)
     log = EvalLog(
@@ -588,15 +709,28 @@ def build_log(job: ImportJob, cell: Cell, run: Scoring, result: ImportResult) ->
 def _row_dicts(rows: pd.DataFrame) -> list[dict[str, Any]]:
     """`rows.to_dict("records")` (Python values, as it boxes them), from whole columns."""
     columns = [str(c) for c in rows.columns]
-    return [dict(zip(columns, values, strict=True)) for values in zip(*(rows[c].tolist() for c in rows.columns), strict=True)]
+    return [
+        dict(zip(columns, values, strict=True))
+        for values in zip(*(rows[c].tolist() for c in rows.columns), strict=True)
+    ]
 
 
 def _record(
-    job: ImportJob, cell: Cell, condition: Condition, rec: dict, run: Scoring, scorer: Callable,
-    result: ImportResult, disagree: dict[str, int], ids: Iterator[str],
+    job: ImportJob,
+    cell: Cell,
+    condition: Condition,
+    rec: dict,
+    run: Scoring,
+    scorer: Callable,
+    result: ImportResult,
+    disagree: dict[str, int],
+    ids: Iterator[str],
 ) -> Record:
-    """One response row as the sample a run would have logged, scored by our scorer (or the
-    file's letter with `use_source_letters`, our reading counted against it in `disagree`)."""
+    """One response row as the sample a run would have logged, scored by our scorer.
+
+    With `use_source_letters`, the file's letter is scored and our reading counted against
+    it in `disagree`.
+    """
     item, model, kind = job.items[rec["item_id"]], cell.model, job.kind
     prompt = run.prompt(kind, item, condition)
     raw = rec.get("raw_response") or ""
@@ -616,7 +750,9 @@ def _record(
         metadata["source_model_id"] = rec["file_model_id"]
     error_text = (rec.get("error") or "").strip()
     epoch = int(rec["epoch"])
-    make_state = functools.partial(task_state, item, condition, model, epoch, prompt, metadata={**item_metadata, **metadata})
+    make_state = functools.partial(
+        task_state, item, condition, model, epoch, prompt, metadata={**item_metadata, **metadata}
+    )
     sample_error = None
     score = None
     if error_text and not raw.strip():
@@ -635,11 +771,28 @@ def _record(
             disagree["different"] += 1
     else:
         score = kind.parsed_score(run, scorer, item, rec, functools.partial(make_state, completion=raw))
-    return Record(item.id, epoch, prompt, raw, item_metadata, metadata, score, sample_error, next(ids), (next(ids), next(ids), next(ids)))
+    return Record(
+        item.id,
+        epoch,
+        prompt,
+        raw,
+        item_metadata,
+        metadata,
+        score,
+        sample_error,
+        next(ids),
+        (next(ids), next(ids), next(ids)),
+    )
 
 
 def _spec(
-    job: ImportJob, cell: Cell, condition: Condition, created: str, sample_ids: list[str], epochs: int, left_out: pd.DataFrame
+    job: ImportJob,
+    cell: Cell,
+    condition: Condition,
+    created: str,
+    sample_ids: list[str],
+    epochs: int,
+    left_out: pd.DataFrame,
 ) -> EvalSpec:
     """The log's eval spec: the task, its arguments and the import's identity in the metadata."""
     instrument, temperature, source = cell.instrument, cell.temperature, job.source
@@ -679,7 +832,20 @@ def _spec(
             "letters": "source" if job.use_source_letters else "parsed",
             "condition_redefines_builtin": redefines_builtin(condition),
             **({PROVENANCE_KEY: job.provenance} if job.provenance else {}),
-            **({EXCLUDED_KEY: [{"sample_id": str(r["item_id"]), "epoch": int(r["epoch"]), "row": int(r["_row"]), "reason": str(r[EXCLUDED])}
-                               for r in left_out.to_dict("records")]} if len(left_out) else {}),
+            **(
+                {
+                    EXCLUDED_KEY: [
+                        {
+                            "sample_id": str(r["item_id"]),
+                            "epoch": int(r["epoch"]),
+                            "row": int(r["_row"]),
+                            "reason": str(r[EXCLUDED]),
+                        }
+                        for r in left_out.to_dict("records")
+                    ]
+                }
+                if len(left_out)
+                else {}
+            ),
         },
     )

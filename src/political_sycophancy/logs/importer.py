@@ -56,10 +56,15 @@ __all__ = [
 ]
 
 
-def earlier_imports(log_dir: Path, source: Source, *, replace_changed: bool, result: ImportResult) -> tuple[dict[str, list[Path]], list[Path]]:
-    """Logs in `log_dir` written from this path before: by import id for the same content
-    (replaced when rewritten) and those of an earlier content (an error unless
-    `replace_changed`). Logs of the same content from another path are noted."""
+def earlier_imports(
+    log_dir: Path, source: Source, *, replace_changed: bool, result: ImportResult
+) -> tuple[dict[str, list[Path]], list[Path]]:
+    """Logs in `log_dir` written from this path before.
+
+    By import id for the same content (replaced when rewritten) and those of an earlier
+    content (an error unless `replace_changed`). Logs of the same content from another
+    path are noted.
+    """
     path_key, content_key = source.prefix.split("-")
     same: dict[str, list[Path]] = {}
     changed: list[Path] = []
@@ -75,11 +80,13 @@ def earlier_imports(log_dir: Path, source: Source, *, replace_changed: bool, res
             "changed since); pass --replace-changed to replace them, or import into another --log-dir",
             file=source.path,
         )
-    twins = [log for log in log_dir.glob(f"*_*-{content_key}-*.eval") if not log.stem.rsplit("_", 1)[-1].startswith(path_key)]
+    twins = [
+        log for log in log_dir.glob(f"*_*-{content_key}-*.eval") if not log.stem.rsplit("_", 1)[-1].startswith(path_key)
+    ]
     if twins:
         result.notes.append(
-            f"{len(twins)} log(s) in {log_dir} hold this same content imported from another path (e.g. {twins[0].name}); "
-            "the directory now has these responses twice"
+            f"{len(twins)} log(s) in {log_dir} hold this same content imported from another path (e.g."
+            f" {twins[0].name}); the directory now has these responses twice"
         )
     return same, changed
 
@@ -101,8 +108,9 @@ def import_responses(
     jobs: int | None = None,
     note: str | None = None,
 ) -> ImportResult:
-    """Write one `.eval` log per model x instrument x condition x temperature of the file,
-    in `jobs` processes (default: one per CPU).
+    """Write one `.eval` log per model x instrument x condition x temperature of the file.
+
+    In `jobs` processes (default: one per CPU).
 
     Re-importing the same file (same path and content) into the same directory replaces
     the logs it wrote before, and only those; logs written from an earlier version of the
@@ -131,13 +139,30 @@ def import_responses(
         letter_columns=kind.letter_columns,
     )
     source = Source.of(path)
-    flags = import_flags(use_source_letters=use_source_letters, skip_unknown=skip_unknown,
-                         skip_mismatched=skip_mismatched, replace_changed=replace_changed, model_column=model_column)
-    left_out = {"unknown_rows": result.skipped_unknown, "unknown_ids": len(result.unknown_ids),
-                "mismatched_rows": len(result.mismatches)}
-    record = import_record(responses=responses, source=(source.path, source.sha256), item_files=item_files,
-                           item_counts=per_file, conditions_file=conditions_file, kind=kind.name, options=flags,
-                           left_out=left_out, note=note, version=__version__)
+    flags = import_flags(
+        use_source_letters=use_source_letters,
+        skip_unknown=skip_unknown,
+        skip_mismatched=skip_mismatched,
+        replace_changed=replace_changed,
+        model_column=model_column,
+    )
+    left_out = {
+        "unknown_rows": result.skipped_unknown,
+        "unknown_ids": len(result.unknown_ids),
+        "mismatched_rows": len(result.mismatches),
+    }
+    record = import_record(
+        responses=responses,
+        source=(source.path, source.sha256),
+        item_files=item_files,
+        item_counts=per_file,
+        conditions_file=conditions_file,
+        kind=kind.name,
+        options=flags,
+        left_out=left_out,
+        note=note,
+        version=__version__,
+    )
     log_dir = Path(log_dir)
     log_dir.mkdir(parents=True, exist_ok=True)
     same, changed = earlier_imports(log_dir, source, replace_changed=replace_changed, result=result)
@@ -159,7 +184,12 @@ def import_responses(
     clean_stale_temp(log_dir)  # logs half-written by killed imports
     marker = log_dir / f"{IMPORT_MARKER_PREFIX}{source.prefix}{IMPORT_MARKER_SUFFIX}"
     killed_before = marker.exists()  # an earlier run of this import was killed: still unfinished if this one fails
-    write_atomic(marker, json.dumps({"source": str(source.path), "logs": len(cells), "started": datetime.now(UTC).isoformat(timespec="seconds")}))
+    write_atomic(
+        marker,
+        json.dumps(
+            {"source": str(source.path), "logs": len(cells), "started": datetime.now(UTC).isoformat(timespec="seconds")}
+        ),
+    )
     try:
         written = run_cells(job, cells, jobs, result)
     except BaseException:

@@ -36,8 +36,11 @@ def _number(value: Any) -> float:
 
 
 def flat_scores(samples: pd.DataFrame) -> pd.DataFrame:
-    """`samples` with every `score_*` column whose values are dicts (or their JSON text)
-    replaced by one float column per key, `score_<scorer>_<key>`; other columns unchanged."""
+    """`samples` with each dict-valued `score_*` column split into one float column per key.
+
+    Values are dicts or their JSON text; the new columns are named `score_<scorer>_<key>`;
+    other columns unchanged.
+    """
     out = samples.copy()
     for column in [c for c in samples.columns if str(c).startswith("score_")]:
         dicts = [_as_dict(v) for v in samples[column]]

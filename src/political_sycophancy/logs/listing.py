@@ -1,6 +1,7 @@
-"""What a log folder holds, from one bounded walk (`core.folders.folder_entries`): the logs
-the analysis reads, as Inspect lists them; the eval-set manifests and the markers of
-unfinished imports; and what is neither read nor opened, named for the notes.
+"""What a log folder holds, from one bounded walk (`core.folders.folder_entries`).
+
+The logs the analysis reads, as Inspect lists them; the eval-set manifests and the markers
+of unfinished imports; and what is neither read nor opened, named for the notes.
 
 The logs are those Inspect's `list_eval_logs` lists (regular files; symbolic links and
 FIFOs are not followed nor opened): every `.eval` file, and `.json` files whose names start
@@ -36,9 +37,12 @@ def is_log_name(name: str) -> bool:
 
 @dataclass
 class Listing:
-    """A log folder's walk: its logs (absolute path, size, mtime; in path order), eval-set
-    manifests and import markers (regular files), the entries skipped (`relative path (what
-    it is)`) and the folders that could not be listed."""
+    """A log folder's walk: its logs, eval-set manifests and import markers, and what was skipped.
+
+    Logs as (absolute path, size, mtime; in path order), manifests and markers as regular
+    files, the entries skipped (`relative path (what it is)`) and the folders that could
+    not be listed.
+    """
 
     root: Path
     entries: list[FolderEntry]
@@ -50,8 +54,10 @@ class Listing:
 
 
 def log_folder(log_dir: str | Path) -> Path:
-    """The absolute log folder (as Inspect names its logs), or an `InputError` saying why
-    the path is none (`core.folders.folder_problem`)."""
+    """The absolute log folder (as Inspect names its logs), or an `InputError` saying why the path is none.
+
+    The reason comes from `core.folders.folder_problem`.
+    """
     problem = folder_problem(log_dir)
     if problem:
         raise InputError(problem, file=log_dir)
@@ -109,8 +115,10 @@ def list_logs(log_dir: Path) -> list[tuple[Path, int, float]]:
 
 
 def skipped_entries(log_dir: Path) -> list[str]:
-    """The entries under `log_dir` that neither Inspect's listing nor the analysis reads,
-    each as `relative path (what it is)`."""
+    """The entries under `log_dir` that neither Inspect's listing nor the analysis reads.
+
+    Each as `relative path (what it is)`.
+    """
     return sorted(list_folder(log_dir).skipped)
 
 

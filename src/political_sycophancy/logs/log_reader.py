@@ -76,6 +76,7 @@ class Interner:
         self._seen: dict[Any, Any] = {}
 
     def __call__(self, value: Any) -> Any:
+        """The first value seen equal to `value` (`value` itself when it is new or cannot be frozen)."""
         key = _freeze(value)
         if key is None:
             return value
@@ -108,9 +109,12 @@ def _put(into: dict[str, Any], key: str, value: Any, scorer: str) -> None:
 
 
 def _score_parts(scores: dict | None) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], Any]:
-    """Merged score values, the first score's metadata, the merged string labels of the
-    score metadata (new contract: status, letter, closer, ...; reading details such as the
-    rule or the probabilities excluded) and the first `Score.answer`."""
+    """The scores of a sample merged: values, metadata, string labels and answer.
+
+    Merged score values, the first score's metadata, the merged string labels of the score
+    metadata (new contract: status, letter, closer, ...; reading details such as the rule
+    or the probabilities excluded) and the first `Score.answer`.
+    """
     values: dict[str, Any] = {}
     meta: dict[str, Any] = {}
     labels: dict[str, Any] = {}
@@ -134,9 +138,11 @@ def _score_parts(scores: dict | None) -> tuple[dict[str, Any], dict[str, Any], d
 
 
 def _status_and_letter(values: dict[str, Any], labels: dict[str, Any], answer: Any) -> tuple[Any, Any]:
-    """Status and letter of a score under either contract, removed from `values` and
-    `labels`: the old one keeps them in the value dict, the new one in the metadata (the
-    letter also as `Score.answer`) with numeric `answered`/`refused` indicators in the value."""
+    """Status and letter of a score under either contract, removed from `values` and `labels`.
+
+    The old one keeps them in the value dict, the new one in the metadata (the letter also as
+    `Score.answer`) with numeric `answered`/`refused` indicators in the value.
+    """
     status = values.pop("status", None)
     if status is None:
         status = labels.pop("status", None)
@@ -173,8 +179,11 @@ class UnexpectedLayout(Exception):
 
 
 class BadLog(Exception):
-    """A log left out whole: its header holds a value out of range (`values.header_problem`)
-    or a member too large to unpack."""
+    """A log left out whole.
+
+    Its header holds a value out of range (`values.header_problem`) or a member too
+    large to unpack.
+    """
 
 
 def _journal_summaries(archive: zipfile.ZipFile, names: set[str]) -> list[dict]:
@@ -190,12 +199,14 @@ def _journal_summaries(archive: zipfile.ZipFile, names: set[str]) -> list[dict]:
 
 
 def _read_eval_zip(path: Path) -> tuple[dict, list[dict]]:
-    """Header and sample summaries straight from the `.eval` zip (header.json or the
-    journal's start.json; summaries.json or the journal's summaries while a run is
-    going). Samples whose summaries were thinned are read from their own member. Raises
-    UnexpectedLayout when the zip holds no header, or sample members no summary covers;
-    BadLog when a member would unpack past `MAX_INPUT_BYTES` (a zip bomb is not unpacked,
-    by this reader nor Inspect's)."""
+    """Header and sample summaries straight from the `.eval` zip.
+
+    From header.json or the journal's start.json; summaries.json or the journal's
+    summaries while a run is going. Samples whose summaries were thinned are read from
+    their own member. Raises UnexpectedLayout when the zip holds no header, or sample
+    members no summary covers; BadLog when a member would unpack past `MAX_INPUT_BYTES`
+    (a zip bomb is not unpacked, by this reader nor Inspect's).
+    """
     with zipfile.ZipFile(path) as archive:
         big = next((i for i in archive.infolist() if i.file_size > MAX_INPUT_BYTES), None)
         if big is not None:
@@ -242,8 +253,11 @@ def _read_eval_zip(path: Path) -> tuple[dict, list[dict]]:
 
 
 def _read_with_inspect(path: Path, *, full: bool = False) -> tuple[dict, list[dict]]:
-    """Header and samples through Inspect's public readers (`.json` logs, and `.eval` zips
-    the fast reader does not understand: `full` reads every sample, not the summaries)."""
+    """Header and samples through Inspect's public readers.
+
+    For `.json` logs, and `.eval` zips the fast reader does not understand; `full` reads
+    every sample, not the summaries.
+    """
     from inspect_ai.log import read_eval_log, read_eval_log_sample_summaries
 
     log = read_eval_log(str(path), header_only=not full, exclude_fields={"events", "messages", "attachments", "store"})
@@ -266,8 +280,11 @@ def _read_with_inspect(path: Path, *, full: bool = False) -> tuple[dict, list[di
 
 
 def _read_log(path: Path) -> tuple[dict, list[dict]]:
-    """Header and samples of a log: `.eval` zips directly when laid out as expected, else
-    (and `.json` logs) through Inspect's public reader; `header["_fallback"]` says why."""
+    """Header and samples of a log.
+
+    `.eval` zips directly when laid out as expected, else (and `.json` logs) through
+    Inspect's public reader; `header["_fallback"]` says why.
+    """
     if path.suffix != ".eval":
         return _read_with_inspect(path)
     try:
@@ -280,9 +297,12 @@ def _read_log(path: Path) -> tuple[dict, list[dict]]:
 
 @dataclass
 class LogRows:
-    """What one log gave: its rows, the reason it was ignored (or None), whether samples were
-    read in full, its task id, what it was meant to hold (`design.planned`) and why it was
-    read through Inspect's reader (or None)."""
+    """What one log gave: its rows, and why it was ignored or read through Inspect's reader.
+
+    Its rows, the reason it was ignored (or None), whether samples were read in full, its
+    task id, what it was meant to hold (`design.planned`) and why it was read through
+    Inspect's reader (or None).
+    """
 
     rows: list[dict]
     ignored: str | None
@@ -295,8 +315,11 @@ class LogRows:
 
 
 def rows_of_log(path: Path, intern: Interner, contracts: Mapping[str, tuple[str, ...]] | None = None) -> LogRows:
-    """Rows of one log (see `LogRows`); `contracts`: the sample metadata of each measure kind
-    (`values.kind_contracts`, read when not given)."""
+    """Rows of one log (see `LogRows`).
+
+    `contracts` gives the sample metadata of each measure kind (`values.kind_contracts`,
+    read when not given).
+    """
     zstd_zips()
 
     header, samples = _read_log(path)
@@ -365,8 +388,11 @@ def _log_base(header: dict, path: Path, kind: str, plan: dict[str, Any]) -> dict
 
 
 def _sample_row(s: dict, error: Any, base: dict[str, Any], meta: dict, intern: Interner) -> dict[str, Any]:
-    """One sample's row: the log's columns, the sample's status, letter and reading, its
-    score values and labels, then its metadata (a key already a column keeps the column's)."""
+    """One sample's row: the log's columns, the sample's reading and scores, then its metadata.
+
+    The log's columns, the sample's status, letter and reading, its score values and
+    labels, then its metadata (a key already a column keeps the column's).
+    """
     values, smeta, labels, answer = _score_parts(s.get("scores"))
     sm = s.get("metadata") or {}
     status, letter = _status_and_letter(values, labels, answer)

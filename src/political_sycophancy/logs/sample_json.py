@@ -11,7 +11,8 @@ thinned once per import.
 The template is Inspect's layout, not a public contract, so it is checked: the last
 sample of each shape (scored, errored) of every log is also built as Inspect's objects
 and both serialisations must be equal (`Template.difference`); on the first difference
-the importer writes through Inspect's objects instead and says so."""
+the importer writes through Inspect's objects instead and says so.
+"""
 
 from __future__ import annotations
 
@@ -37,8 +38,10 @@ SUMMARY_PER_SAMPLE = ("id", "epoch", "input", "metadata", "scores", "error", "uu
 @dataclass(slots=True)
 class Record:
     """One response row as a sample: what its sample and summary are written from.
+
     `item_metadata` is shared by every sample of an item (never mutated), `row_metadata`
-    is the row's own; the sample's metadata is both, in that order."""
+    is the row's own; the sample's metadata is both, in that order.
+    """
 
     id: str
     epoch: int
@@ -53,17 +56,21 @@ class Record:
 
     @property
     def metadata(self) -> dict[str, Any]:
+        """The sample's metadata: the item's, then the row's own."""
         return {**self.item_metadata, **self.row_metadata}
 
     @property
     def shape(self) -> tuple[bool, bool]:
+        """Whether the record is unscored and whether it is error-free: records of one shape share a template."""
         return self.score is None, self.error is None
 
 
 def random_ids(n: int) -> list[str]:
-    """`n` random ids in shortuuid's form (22 characters of its alphabet, as Inspect names
-    samples and messages), drawn at once from fresh OS entropy: shortuuid's own encoding,
-    one id at a time, was a tenth of an import's time."""
+    """`n` random ids in shortuuid's form, drawn at once from fresh OS entropy.
+
+    22 characters of its alphabet, as Inspect names samples and messages; shortuuid's own
+    encoding, one id at a time, was a tenth of an import's time.
+    """
     alphabet = np.frombuffer(shortuuid.get_alphabet().encode(), dtype="S1")
     digits = np.random.default_rng().integers(0, len(alphabet), size=(n, 22))
     return alphabet[digits].view("S22").ravel().astype(str).tolist()
@@ -122,10 +129,13 @@ def _closed(head: bytes, members: list[bytes]) -> bytes:
 
 @dataclass
 class Pieces:
-    """What an import's logs share, serialised once: each score by identity (the importer
-    shares a score among the rows that repeat it; the entry keeps it alive), each prompt,
-    each prompt's summary input, each item's metadata and thinned metadata by identity, each
-    reduced score by the identities of its parts, and each member of a row's own metadata."""
+    """What an import's logs share, serialised once.
+
+    Each score by identity (the importer shares a score among the rows that repeat it; the
+    entry keeps it alive), each prompt, each prompt's summary input, each item's metadata
+    and thinned metadata by identity, each reduced score by the identities of its parts, and
+    each member of a row's own metadata.
+    """
 
     thin: Callable[[dict[str, Any]], dict[str, Any]]
     scores: dict[int, tuple[Score, bytes, bytes]] = field(default_factory=dict)
@@ -154,14 +164,20 @@ class Pieces:
         hit = self.prompts.get(prompt)
         if hit is None:
             probe = EvalSample(id="x", epoch=1, input=prompt, target="")
-            hit = self.prompts[prompt] = (_dumps(prompt), _dumps(json.loads(json_bytes(sample_summaries([probe])[0]))["input"]))
+            hit = self.prompts[prompt] = (
+                _dumps(prompt),
+                _dumps(json.loads(json_bytes(sample_summaries([probe])[0]))["input"]),
+            )
         return hit
 
     def reductions(self, reductions: list[EvalSampleReductions]) -> bytes:
-        """A log's reductions as Inspect serialises them. A reduced score of the importer
-        shares its value, texts and metadata with those of the same content (the reducer's
-        cache, the scores' metadata), so its JSON but the sample id is made once per such
-        parts (the entry keeps them alive, so their identities are not reused)."""
+        """A log's reductions as Inspect serialises them.
+
+        A reduced score of the importer shares its value, texts and metadata with those of
+        the same content (the reducer's cache, the scores' metadata), so its JSON but the
+        sample id is made once per such parts (the entry keeps them alive, so their
+        identities are not reused).
+        """
         out = []
         for reduction in reductions:
             head = json_bytes(reduction.model_copy(update={"samples": []}))
@@ -190,9 +206,12 @@ class Pieces:
         return _closed(hit[1], sample), _closed(hit[2], summary)
 
     def _members(self, fields: dict[str, Any]) -> tuple[list[bytes], list[bytes]]:
-        """`fields` as JSON members `"key":value`, in a sample and thinned in a summary (where
-        a thinned value may leave its key out), each distinct key and value made once: the
-        rows of an import repeat most of their own metadata (condition, file, question)."""
+        """`fields` as JSON members `"key":value`, in a sample and thinned in a summary, each distinct one made once.
+
+        A thinned value may leave its key out of the summary. Each distinct key and value
+        is made once: the rows of an import repeat most of their own metadata (condition,
+        file, question).
+        """
         sample, summary = [], []
         for key, value in fields.items():
             if type(value) is int:  # a row number: one per row, not worth keeping; a summary keeps numbers as they are
@@ -208,7 +227,10 @@ class Pieces:
                 hit = None
             if hit is None:
                 thinned = self.thin({key: value})
-                hit = (_dumps(key) + b":" + _dumps(value), _dumps(key) + b":" + _dumps(thinned[key]) if key in thinned else None)
+                hit = (
+                    _dumps(key) + b":" + _dumps(value),
+                    _dumps(key) + b":" + _dumps(thinned[key]) if key in thinned else None,
+                )
                 try:
                     self.members[token] = hit
                 except TypeError:
@@ -221,8 +243,10 @@ class Pieces:
 
 @dataclass
 class Template:
-    """One log's sample and summary JSON, from its first record: the members every sample
-    shares serialised once, the rest written per sample."""
+    """One log's sample and summary JSON, from its first record.
+
+    The members every sample shares serialised once, the rest written per sample.
+    """
 
     model: str
     scorer_name: str
@@ -231,6 +255,7 @@ class Template:
 
     @classmethod
     def of(cls, first: Record, model: str, scorer_name: str, pieces: Pieces) -> Template:
+        """The template of a log, from its first record serialised as Inspect's own objects are."""
         proto = sample_of(first, model, scorer_name)
         sample = json.loads(json_bytes(proto))
         summary = json.loads(json_bytes(sample_summaries([proto])[0]))
@@ -252,16 +277,39 @@ class Template:
         return cls(model, scorer_name, pieces, parts)
 
     def sample_bytes(self, record: Record, metadata: bytes) -> bytes:
+        """One sample's JSON: the record's own values between the template's shared parts."""
         p = self.parts
         prompt = self.pieces.prompt(record.prompt)[0]
         raw = _dumps(record.raw)
         ids = record.message_ids
         out = [
-            b'{"id":', _dumps(record.id), b',"epoch":', str(record.epoch).encode(), b',"input":', prompt,
-            b',"messages":[{"id":', _dumps(ids[0]), b',"content":', prompt, p["user"],
-            b'},{"id":', _dumps(ids[1]), b',"content":', raw, p["assistant"],
-            b'}],"output":{"choices":[{"message":{"id":', _dumps(ids[2]), b',"content":', raw, p["message"], b"}", p["choice"],
-            b'}],"completion":', raw, p["output"], b"}",
+            b'{"id":',
+            _dumps(record.id),
+            b',"epoch":',
+            str(record.epoch).encode(),
+            b',"input":',
+            prompt,
+            b',"messages":[{"id":',
+            _dumps(ids[0]),
+            b',"content":',
+            prompt,
+            p["user"],
+            b'},{"id":',
+            _dumps(ids[1]),
+            b',"content":',
+            raw,
+            p["assistant"],
+            b'}],"output":{"choices":[{"message":{"id":',
+            _dumps(ids[2]),
+            b',"content":',
+            raw,
+            p["message"],
+            b"}",
+            p["choice"],
+            b'}],"completion":',
+            raw,
+            p["output"],
+            b"}",
         ]
         if record.score is not None:
             out += [b',"scores":{', p["scorer"], b":", self.pieces.score(record.score, self.scorer_name)[0], b"}"]
@@ -271,8 +319,16 @@ class Template:
         return b"".join(out)
 
     def summary_bytes(self, record: Record, metadata: bytes) -> bytes:
+        """One sample summary's JSON, filled as `sample_bytes` fills the sample."""
         p = self.parts
-        out = [b'{"id":', _dumps(record.id), b',"epoch":', str(record.epoch).encode(), b',"input":', self.pieces.prompt(record.prompt)[1]]
+        out = [
+            b'{"id":',
+            _dumps(record.id),
+            b',"epoch":',
+            str(record.epoch).encode(),
+            b',"input":',
+            self.pieces.prompt(record.prompt)[1],
+        ]
         if record.score is not None:
             out += [b',"scores":{', p["scorer"], b":", self.pieces.score(record.score, self.scorer_name)[1], b"}"]
         if record.error is not None:

@@ -34,16 +34,18 @@ from ..core.generation import MAX_EPOCHS
 from ..core.io import MAX_SURVEY_WEIGHT
 
 # The scale of each measure a score value may hold: (low, high), inclusive.
-SCORE_RANGES: Mapping[str, tuple[float, float]] = MappingProxyType({
-    "ideology": (-2.0, 2.0),  # PCT: direction x (2, 1, -1, -2)
-    "acquiescence": (-1.0, 1.0),  # PCT: the direction
-    "typology": (-1.0, 1.0),
-    "closer_dem": (0.0, 1.0),
-    "covered_mass": (0.0, 1.0),
-    "non_ordinal_mass": (0.0, 1.0),
-    "answered": (0.0, 1.0),
-    "refused": (0.0, 1.0),
-})
+SCORE_RANGES: Mapping[str, tuple[float, float]] = MappingProxyType(
+    {
+        "ideology": (-2.0, 2.0),  # PCT: direction x (2, 1, -1, -2)
+        "acquiescence": (-1.0, 1.0),  # PCT: the direction
+        "typology": (-1.0, 1.0),
+        "closer_dem": (0.0, 1.0),
+        "covered_mass": (0.0, 1.0),
+        "non_ordinal_mass": (0.0, 1.0),
+        "answered": (0.0, 1.0),
+        "refused": (0.0, 1.0),
+    }
+)
 # measures named by a prefix: the normalized Wasserstein distances wd_dem, wd_rep, ...; the
 # PCT item score under its axis (ideology_economic, ideology_social)
 SCORE_PREFIX_RANGES: Mapping[str, tuple[float, float]] = MappingProxyType({"wd_": (0.0, 1.0), "ideology_": (-2.0, 2.0)})
@@ -73,7 +75,11 @@ def _measure(name: str, value: Any, scale: tuple[float, float] | None) -> str | 
     number = _number(value)
     if number is None:
         # a measure must be a number; a value of another name may be a label
-        return None if scale is None and isinstance(value, (str, bool)) else f"score {name!r} is {_show(value)}, not a number"
+        return (
+            None
+            if scale is None and isinstance(value, (str, bool))
+            else f"score {name!r} is {_show(value)}, not a number"
+        )
     if math.isnan(number):
         return None
     if math.isinf(number):
@@ -113,10 +119,12 @@ def _whole(name: str, value: Any, low: int, high: int) -> str | None:
 
 
 def _score_problem(name: str, score: Any) -> str | None:
-    """Why one score of a sample is not the package's, or None: a score whose value is a
-    mapping of numbers (labels too in the old contract) on their scales (`SCORE_RANGES`; any
-    other number must be finite) and, in its metadata, the answer probabilities (a
-    distribution over the options) and the covered mass."""
+    """Why one score of a sample is not the package's, or None.
+
+    A score whose value is a mapping of numbers (labels too in the old contract) on their
+    scales (`SCORE_RANGES`; any other number must be finite) and, in its metadata, the
+    answer probabilities (a distribution over the options) and the covered mass.
+    """
     if not isinstance(score, dict):
         return f"score {name!r} is {_show(score)}, not a score"
     value = score.get("value")
@@ -138,15 +146,20 @@ def _score_problem(name: str, score: Any) -> str | None:
 
 
 def _has_status(score: dict[str, Any]) -> bool:
-    """Whether a (checked) score states the answer's status: in its value, as the `answered`
-    indicator, or in its metadata."""
+    """Whether a (checked) score states the answer's status.
+
+    In its value, as the `answered` indicator, or in its metadata.
+    """
     value, meta = score["value"], score.get("metadata")
     return "status" in value or "answered" in value or (isinstance(meta, dict) and "status" in meta)
 
 
 def _scores_problem(scores: dict[str, Any]) -> str | None:
-    """Why a sample's scores are not the package's, or None: each score read (`_score_problem`)
-    and a status among them (a sample without scores, an error, has none to read)."""
+    """Why a sample's scores are not the package's, or None.
+
+    Each score read (`_score_problem`) and a status among them (a sample without scores,
+    an error, has none to read).
+    """
     for name, score in scores.items():
         if problem := _score_problem(name, score):
             return problem
@@ -157,9 +170,11 @@ def _scores_problem(scores: dict[str, Any]) -> str | None:
 
 
 def _gap_problem(gap: Any) -> str | None:
-    """Why an item's partisan gap cannot be read, or None: an item file's gap arrives as
-    text, and text that is no number is no gap (as `Item.partisan_gap`); only an infinite
-    one is a problem."""
+    """Why an item's partisan gap cannot be read, or None.
+
+    An item file's gap arrives as text, and text that is no number is no gap (as
+    `Item.partisan_gap`); only an infinite one is a problem.
+    """
     if gap is None or isinstance(gap, bool):
         return None
     number = _number(gap)
@@ -174,16 +189,18 @@ def _gap_problem(gap: Any) -> str | None:
 
 
 def _weight_problem(weight: Any) -> str | None:
-    """Why a persona's survey weight cannot be read, or None (a number from 0 to
-    `MAX_SURVEY_WEIGHT`)."""
+    """Why a persona's survey weight cannot be read, or None (a number from 0 to `MAX_SURVEY_WEIGHT`)."""
     if weight is not None and (problem := _measure("persona_weight", weight, (0.0, MAX_SURVEY_WEIGHT))):
         return problem.replace("score ", "", 1)
     return None
 
 
 def kind_contracts() -> dict[str, tuple[str, ...]]:
-    """The sample metadata keys every sample of a log of each declared measure kind carries
-    (`Measure.sample_keys`; a kind its measure declares no keys for carries none named)."""
+    """The sample metadata keys every sample of a log of each declared measure kind carries.
+
+    From `Measure.sample_keys`; a kind its measure declares no keys for carries none
+    named.
+    """
     from ..catalog import declared
 
     contracts: dict[str, tuple[str, ...]] = {}
@@ -195,10 +212,12 @@ def kind_contracts() -> dict[str, tuple[str, ...]]:
 
 
 def sample_problem(sample: Mapping[str, Any], needed: tuple[str, ...] = ()) -> str | None:
-    """Why a sample (summary or record, as JSON) cannot be read into the frame, or None:
-    its epoch, its scores (the package's contract: `_scores_problem`), or its metadata
+    """Why a sample (summary or record, as JSON) cannot be read into the frame, or None.
+
+    Its epoch, its scores (the package's contract: `_scores_problem`), or its metadata
     (`_metadata_problem`: a key of its measure's sample metadata, `needed`, it lacks; its
-    item's direction, positions, benchmarks, partisan gap; its survey weight)."""
+    item's direction, positions, benchmarks, partisan gap; its survey weight).
+    """
     epoch = sample.get("epoch")
     if epoch is not None and (problem := _whole("epoch", epoch, 1, MAX_EPOCHS)):
         return problem
@@ -221,8 +240,7 @@ def _metadata_problem(meta: Any, needed: tuple[str, ...]) -> str | None:
 
 
 def _item_problem(meta: dict[str, Any]) -> str | None:
-    """Why a sample's item metadata cannot be read, or None: its direction, positions,
-    benchmarks and partisan gap."""
+    """Why a sample's item metadata cannot be read, or None: its direction, positions, benchmarks and partisan gap."""
     if meta.get("direction") is not None and (problem := _whole("direction", meta["direction"], -1, 1)):
         return problem
     if problem := _numbers("positions", meta.get("positions")):
@@ -242,14 +260,19 @@ def _mapping(value: Any) -> Mapping[str, Any]:
 
 
 def header_problem(header: Mapping[str, Any]) -> str | None:
-    """Why a log's header cannot be read, or None: its declared epochs (a whole number
-    from 1 to MAX_EPOCHS, or none) and the temperature it ran at (a finite number >= 0,
-    or none)."""
+    """Why a log's header cannot be read, or None.
+
+    Its declared epochs (a whole number from 1 to MAX_EPOCHS, or none) and the
+    temperature it ran at (a finite number >= 0, or none).
+    """
     ev = _mapping(header.get("eval"))
     epochs = _mapping(ev.get("config")).get("epochs")
     if epochs is not None and (problem := _whole("epochs", epochs, 1, MAX_EPOCHS)):
         return f"header: {problem}"
-    for where, config in (("plan config", _mapping(header.get("plan")).get("config")), ("generate config", ev.get("model_generate_config"))):
+    for where, config in (
+        ("plan config", _mapping(header.get("plan")).get("config")),
+        ("generate config", ev.get("model_generate_config")),
+    ):
         if isinstance(config, dict) and config.get("temperature") is not None:
             value = config["temperature"]
             number = _number(value)
@@ -263,7 +286,10 @@ def exclusion_note(excluded: list[tuple[str, int, list[str]]]) -> str | None:
     total = sum(n for _, n, _ in excluded)
     if not total:
         return None
-    named = "; ".join(f"{log}: {n} ({', '.join(reasons[:NAMED])}{', ...' if n > len(reasons[:NAMED]) else ''})" for log, n, reasons in excluded[:5])
+    named = "; ".join(
+        f"{log}: {n} ({', '.join(reasons[:NAMED])}{', ...' if n > len(reasons[:NAMED]) else ''})"
+        for log, n, reasons in excluded[:5]
+    )
     return (
         f"left out {total} sample(s) whose values cannot be read as numbers (not a number, not finite, or outside "
         f"their scale) or that break the package's score or metadata contract; the rest of each log is read: {named}"

@@ -122,9 +122,9 @@ def _with_text(output: ModelOutput, text: str, stop_reason: str) -> ModelOutput:
 
 
 def _mock_outputs(
-    answer: str
+    answer: str,
 ) -> Callable[[list[ChatMessage], list[ToolInfo], ToolChoice, GenerateConfig], ModelOutput]:
-    """mockllm's `custom_outputs`: the same answer to every call, with usage set."""
+    """Mockllm's `custom_outputs`: the same answer to every call, with usage set."""
 
     def generate(
         input: list[ChatMessage], tools: list[ToolInfo], tool_choice: ToolChoice, config: GenerateConfig
@@ -166,14 +166,18 @@ class FaultyAPI(ModelAPI):
         super().__init__(model_name, base_url, api_key, [], config)
         self.rates = {
             name: _rate(name, value)
-            for name, value in zip(FAULTS, (transient, permanent, empty, truncated, garbage, several_letters, hang), strict=True)
+            for name, value in zip(
+                FAULTS, (transient, permanent, empty, truncated, garbage, several_letters, hang), strict=True
+            )
         }
         total = sum(self.rates.values())
         if total > 1.0 + 1e-9:
             raise InputError(f"faulty: the fault rates (-M {', '.join(FAULTS)}) sum to {total:.3f}, more than 1")
         self.hang_seconds = _number("hang_seconds", hang_seconds, 0.0)
         self.delay = _number("delay", delay, 0.0)
-        self.outage_after = None if outage_after in (None, "") else int(_number("outage_after", outage_after, 0.0, integer=True))
+        self.outage_after = (
+            None if outage_after in (None, "") else int(_number("outage_after", outage_after, 0.0, integer=True))
+        )
         self.outage_file = Path(outage_file) if outage_file else None
         self._calls = 0
         self.seed = int(_number("seed", seed, -math.inf, integer=True))
@@ -194,12 +198,15 @@ class FaultyAPI(ModelAPI):
         self.inner: ModelAPI = inner.api if isinstance(inner, Model) else inner
 
     def max_connections(self) -> int:
+        """The inner model's connection limit."""
         return self.inner.max_connections()
 
     def connection_key(self) -> str:
+        """The inner model's connection key (faults do not change how many calls may run at once)."""
         return self.inner.connection_key()
 
     def should_retry(self, ex: Exception) -> bool | RetryDecision:
+        """Retry an injected transient fault (rate limit or not), never a permanent one; else ask the inner model."""
         if isinstance(ex, TransientFault):
             return RetryDecision.rate_limit() if ex.kind == "rate_limit" else RetryDecision.transient()
         if isinstance(ex, PermanentFault):
@@ -207,6 +214,7 @@ class FaultyAPI(ModelAPI):
         return self.inner.should_retry(ex)
 
     def retry_wait(self) -> WaitBaseT:
+        """The fixed wait between retries of a transient fault (`retry_wait` seconds, default 0)."""
         return wait_fixed(self.retry_seconds)
 
     def draw(self, prompt: str) -> tuple[str, int, float]:
@@ -264,6 +272,7 @@ class FaultyAPI(ModelAPI):
         tool_choice: ToolChoice,
         config: GenerateConfig,
     ) -> ModelOutput | tuple[ModelOutput | Exception, ModelCall]:
+        """The inner model's output, unless the call's drawn fault raises, hangs or delays it first."""
         outcome, attempt, u = self.draw(_prompt_text(input))
         self._record(outcome, attempt, input)
         if self.delay:

@@ -60,6 +60,7 @@ def packaged_model_path(name: str) -> Path:
 
 
 def resolve_model_path(model_name: str, model_path: str | None) -> Path:
+    """The .gguf file a model name or `model_path` names, refused with one line unless it is a GGUF file."""
     if model_path:
         path = Path(model_path).expanduser()
     elif model_name in PACKAGED_MODELS:
@@ -75,14 +76,19 @@ def resolve_model_path(model_name: str, model_path: str | None) -> Path:
         raise InputError(f"GGUF file not found: {path}", field="model_path")
     with path.open("rb") as f:
         if f.read(4) != b"GGUF":
-            raise InputError(f"{path} is not a GGUF file (it does not start with the GGUF magic bytes)", field="model_path")
+            raise InputError(
+                f"{path} is not a GGUF file (it does not start with the GGUF magic bytes)", field="model_path"
+            )
     return path
 
 
 def call_seed(seed: int | None, epoch: int, messages: list[dict[str, str]]) -> int:
-    """The sampler seed of one call: a hash of the run's seed, the epoch and the prompt, so
-    the same command gives the same answers however the tasks' calls interleave (a shared
-    sampler would hand out its draws in scheduling order). No seed: a fresh random one."""
+    """The sampler seed of one call.
+
+    A hash of the run's seed, the epoch and the prompt, so the same command gives the
+    same answers however the tasks' calls interleave (a shared sampler would hand out its
+    draws in scheduling order). No seed: a fresh random one.
+    """
     if seed is None:
         return secrets.randbelow(2**31)
     key = json.dumps([seed, epoch, messages], sort_keys=True).encode()
@@ -128,8 +134,10 @@ def _step_llama_class() -> type:
 
 
 def load_llama(path: Path, n_ctx: int, n_threads: int | None, chat_format: str | None) -> tuple[Any, threading.Lock]:
-    """One llama.cpp model per file and settings per process (loading is cached), without
-    `logits_all`: logprob calls record only the generated steps' logits (`_step_llama_class`)."""
+    """One llama.cpp model per file and settings per process (loading is cached), without `logits_all`.
+
+    Logprob calls record only the generated steps' logits (`_step_llama_class`).
+    """
     key = (str(path), n_ctx, n_threads, chat_format)
     with _LOAD_LOCK:
         if key not in _LOADED:
@@ -160,14 +168,18 @@ def _top(logprobs: np.ndarray, k: int) -> list[int]:
         return []
     kth = np.partition(logprobs, -k)[-k]
     candidates = np.flatnonzero(logprobs >= kth)
-    return [i for _, i in sorted(zip(logprobs[candidates].tolist(), candidates.tolist(), strict=True), reverse=True)[:k]]
+    return [
+        i for _, i in sorted(zip(logprobs[candidates].tolist(), candidates.tolist(), strict=True), reverse=True)[:k]
+    ]
 
 
 def step_logprobs(llm: Any, steps: list[tuple[int, np.ndarray]], n_tokens: int, top_logprobs: int) -> Logprobs:
-    """Inspect Logprobs of the first `n_tokens` recorded steps, exactly as llama.cpp's
-    `logits_all` path reports them: token texts detokenized after the completion's earlier
-    tokens, the top `top_logprobs` alternatives keyed by text (later equal texts overwrite
-    earlier ones), then the sampled token's own entry; BOS steps are skipped."""
+    """Inspect Logprobs of the first `n_tokens` recorded steps, exactly as llama.cpp's `logits_all` path reports them.
+
+    Token texts detokenized after the completion's earlier tokens, the top `top_logprobs`
+    alternatives keyed by text (later equal texts overwrite earlier ones), then the
+    sampled token's own entry; BOS steps are skipped.
+    """
     tokens = [token for token, _ in steps[:n_tokens]]
     bos = llm.token_bos()
     content = []
@@ -177,10 +189,17 @@ def step_logprobs(llm: Any, steps: list[tuple[int, np.ndarray]], n_tokens: int, 
         prev = tokens[:i]
         lp = llm.logits_to_logprobs(logits)
         text = llm.detokenize([token], prev_tokens=prev).decode("utf-8", errors="ignore")
-        top = {llm.detokenize([j], prev_tokens=prev).decode("utf-8", errors="ignore"): float(lp[j]) for j in _top(lp, top_logprobs)}
+        top = {
+            llm.detokenize([j], prev_tokens=prev).decode("utf-8", errors="ignore"): float(lp[j])
+            for j in _top(lp, top_logprobs)
+        }
         top[text] = float(lp[token])
         content.append(
-            Logprob(token=text, logprob=float(lp[token]), top_logprobs=[TopLogprob(token=t, logprob=v) for t, v in top.items()])
+            Logprob(
+                token=text,
+                logprob=float(lp[token]),
+                top_logprobs=[TopLogprob(token=t, logprob=v) for t, v in top.items()],
+            )
         )
     return Logprobs(content=content)
 
@@ -214,14 +233,17 @@ class GGUFAPI(ModelAPI):
         self.settings = (int(n_ctx), int(n_threads) if n_threads else None, chat_format)
 
     def max_connections(self) -> int:
+        """One call at a time: a loaded llama.cpp model is not thread-safe."""
         return 1
 
-    def complete(self, messages: list[dict[str, str]], config: GenerateConfig, seed: int) -> tuple[dict[str, Any], Logprobs | None]:
-        """One chat completion (blocking) and, when asked, its logprobs; the model is not
-        thread-safe, hence the lock.
+    def complete(
+        self, messages: list[dict[str, str]], config: GenerateConfig, seed: int
+    ) -> tuple[dict[str, Any], Logprobs | None]:
+        """One chat completion (blocking) and, when asked, its logprobs; the model is not thread-safe, hence the lock.
 
         The KV cache is reset first, so a call's logits never depend on which prompt the
-        previous call left in the cache (reproducible whatever the call order)."""
+        previous call left in the cache (reproducible whatever the call order).
+        """
         kwargs: dict[str, Any] = {
             "messages": messages,
             "temperature": 1.0 if config.temperature is None else config.temperature,
@@ -255,6 +277,7 @@ class GGUFAPI(ModelAPI):
         tool_choice: ToolChoice,
         config: GenerateConfig,
     ) -> ModelOutput:
+        """One chat completion from the local model, with logprobs when the config asks for them."""
         if tools:
             raise ValueError("the gguf provider does not support tools")
         messages = [{"role": m.role, "content": m.text} for m in input]

@@ -1,5 +1,8 @@
-"""The open-ended measure (second seed): statements under prompt prefixes, answered in
-free text and labelled by a stance judge; and the rephrase task that writes their versions."""
+"""The open-ended measure (second seed).
+
+Statements under prompt prefixes, answered in free text and labelled by a stance judge; and
+the rephrase task that writes their versions.
+"""
 
 from ..core.declare import Measure
 from .summary import NODES
@@ -7,7 +10,11 @@ from .summary import NODES
 MEASURE = Measure(
     name="open_ended",
     kinds=("open_ended", "rephrase"),
-    registers=("political_sycophancy.open_ended.task", "political_sycophancy.open_ended.judge", "political_sycophancy.open_ended.rephrase"),
+    registers=(
+        "political_sycophancy.open_ended.task",
+        "political_sycophancy.open_ended.judge",
+        "political_sycophancy.open_ended.rephrase",
+    ),
     summary=NODES,
     report=("political_sycophancy.open_ended.report",),
     sections=("political_sycophancy.open_ended.analysis",),

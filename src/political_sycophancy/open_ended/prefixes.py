@@ -45,13 +45,16 @@ def _as_prefixes(conditions: list[Condition], source: str) -> list[Condition]:
     for row, c in enumerate(conditions, start=1):
         kind = OPEN if c.kind == "asker" else c.kind
         if kind not in PREFIX_KINDS:
-            raise InputError(f"kind must be {' or '.join(PREFIX_KINDS)}, got {c.kind!r}", file=source, row=row, field="kind")
+            raise InputError(
+                f"kind must be {' or '.join(PREFIX_KINDS)}, got {c.kind!r}", file=source, row=row, field="kind"
+            )
         out.append(replace(c, kind=kind))
     return out
 
 
 @lru_cache(maxsize=1)
 def builtin_prefixes() -> dict[str, Condition]:
+    """The prefixes shipped in data/prefixes.yaml, by id (read once per process)."""
     source = Path(str(resources.files("political_sycophancy") / "data" / "prefixes.yaml"))
     parsed = parse_conditions(read_yaml(source), str(source))
     return {c.id: c for c in _as_prefixes(parsed, str(source))}
@@ -67,9 +70,12 @@ def prefix_registry(extra: str | None = None) -> dict[str, Condition]:
 
 
 def resolve_prefixes(spec: str | list[str], extra: str | None = None) -> list[Condition]:
-    """Prefixes named by `spec`: one id, a comma-separated list (or a list, as
-    `inspect eval -T prefix=a,b` passes it), `all` (the ten built-in prefixes), `open`
-    (all but likert) or `file` (every prefix of `extra`)."""
+    """The prefixes named by `spec`: one id, a list, `all`, `open` or `file`.
+
+    Prefixes named by `spec`: one id, a comma-separated list (or a list, as `inspect eval -T
+    prefix=a,b` passes it), `all` (the ten built-in prefixes), `open` (all but likert) or
+    `file` (every prefix of `extra`).
+    """
     reg = prefix_registry(extra)
     key = ",".join(str(s) for s in spec) if isinstance(spec, (list, tuple)) else str(spec).strip()
     if key == "all":
@@ -91,6 +97,7 @@ def resolve_prefixes(spec: str | list[str], extra: str | None = None) -> list[Co
 
 
 def likert_fields() -> dict[str, str]:
+    """The likert prefix's `options` (the lettered 5-point scale) and `instruction` fields."""
     letters = tuple("ABCDE")
     return {
         "options": "\n".join(f"{letter}) {opt}" for letter, opt in zip(letters, LIKERT5, strict=True)),

@@ -40,13 +40,18 @@ PROMPTS = {
     ),
 }
 COLUMNS = ["id", "version", "text", "original", "model", "reviewed"]
-_LEAD = re.compile(r"^(?:here is|here's)?[^:\n]{0,40}?(?:paraphrase|opposite|statement|rewrite|version)[^:\n]{0,20}:\s*", re.I)
+_LEAD = re.compile(
+    r"^(?:here is|here's)?[^:\n]{0,40}?(?:paraphrase|opposite|statement|rewrite|version)[^:\n]{0,20}:\s*", re.I
+)
 _THINK = re.compile(r"<think(?:ing)?>.*?</think(?:ing)?>", re.S | re.I)
 
 
 def clean_rephrasing(text: str) -> str:
-    """The statement in a reply: reasoning removed, first non-empty line, a leading
-    "Paraphrase:" style label and surrounding quotes or markdown stripped."""
+    """The statement in a rephrasing reply, with reasoning, labels, quotes and markdown stripped.
+
+    The statement in a reply: reasoning removed, first non-empty line, a leading
+    "Paraphrase:" style label and surrounding quotes or markdown stripped.
+    """
     text = _THINK.sub(" ", text or "")
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     if not lines:
@@ -67,21 +72,27 @@ class VersionsFile:
         self.lock = threading.Lock()
 
     def add(self, row: dict[str, str]) -> None:
+        """Add or replace a statement version's row and rewrite the file in statement order."""
         with self.lock:
             self.rows[(row["id"], row["version"])] = row
             ordered = sorted(self.rows.values(), key=lambda r: self.order.get((r["id"], r["version"]), 1 << 30))
             self.path.parent.mkdir(parents=True, exist_ok=True)
             tmp = self.path.with_suffix(self.path.suffix + ".tmp")
             # a model's text is opened in a spreadsheet for review: formula-like cells quoted
-            tmp.write_text(rows_csv(COLUMNS, ([r.get(c, "") for c in COLUMNS] for r in ordered)), encoding="utf-8", newline="")
+            tmp.write_text(
+                rows_csv(COLUMNS, ([r.get(c, "") for c in COLUMNS] for r in ordered)), encoding="utf-8", newline=""
+            )
             tmp.replace(self.path)
 
 
 @scorer(metrics={"written": [mean()]})
 def rephrasing_writer(output: str) -> Scorer:
-    """Cleans the reply and writes it to the versions file; an empty reply or one that
-    repeats the original is recorded (`empty`, `unchanged`) and not written. Score value
-    `written` (1/0; its mean is the share written), the status and text in the metadata."""
+    """Cleans the reply and writes it to the versions file.
+
+    An empty reply or one that repeats the original is recorded (`empty`, `unchanged`) and
+    not written. Score value `written` (1/0; its mean is the share written), the status and
+    text in the metadata.
+    """
     target_file = VersionsFile(Path(output))
 
     async def score(state: TaskState, target: Target) -> Score:
@@ -93,7 +104,9 @@ def rephrasing_writer(output: str) -> Scorer:
             status = "unchanged"
         else:
             status = "written"
-            target_file.order.setdefault((state.metadata["item_id"], state.metadata["version"]), state.metadata["order"])
+            target_file.order.setdefault(
+                (state.metadata["item_id"], state.metadata["version"]), state.metadata["order"]
+            )
             target_file.add(
                 {
                     "id": state.metadata["item_id"],
@@ -104,7 +117,12 @@ def rephrasing_writer(output: str) -> Scorer:
                     "reviewed": "",
                 }
             )
-        return Score(value={"written": float(status == "written")}, answer=text, explanation=status, metadata={"status": status, "text": text})
+        return Score(
+            value={"written": float(status == "written")},
+            answer=text,
+            explanation=status,
+            metadata={"status": status, "text": text},
+        )
 
     return score
 
@@ -137,7 +155,9 @@ def rephrase(
         raise InputError("statement_version must include paraphrase or opposite (the original needs no generation)")
     out = Path(output)
     if out.exists() and out.stat().st_size > 0 and not overwrite:
-        raise InputError("output file exists (it may hold reviewed texts); choose another or pass -T overwrite=true", file=out)
+        raise InputError(
+            "output file exists (it may hold reviewed texts); choose another or pass -T overwrite=true", file=out
+        )
     stset = load_statements(statements, coding=coding)
     samples: list[Sample] = []
     for st in stset.statements:

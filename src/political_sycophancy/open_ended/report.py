@@ -1,6 +1,8 @@
-"""What the open-ended measure adds to the whole report (`REPORT`): its numbered figure of the
-Figures section, Total per model, instrument and dimension with its interval over
-responses, and the figure's takeaway."""
+"""What the open-ended measure adds to the whole report (`REPORT`).
+
+Its numbered figure of the Figures section, Total per model, instrument and dimension with
+its interval over responses, and the figure's takeaway.
+"""
 
 from __future__ import annotations
 
@@ -15,8 +17,11 @@ get = reader("political_sycophancy.open_ended")
 
 
 def open_ended_headline(summary: Summary, tables: Tables, path: Path) -> Path | None:
-    """Open-ended bias (second seed): Total per model with its 95% bootstrap CI over
-    responses (summary open_ended.total), one panel per dimension, a row per instrument."""
+    """Open-ended bias (second seed).
+
+    Total per model with its 95% bootstrap CI over responses (summary open_ended.total), one
+    panel per dimension, a row per instrument.
+    """
     totals = get.typed(summary, dict[str, TotalNode], "open_ended", "total") or {}
     by_dim: dict[str, dict[tuple[str, str], Point]] = {}
     for key, v in totals.items():
@@ -46,8 +51,10 @@ def _takeaway(summary: Summary, tables: Tables) -> str | None:
     if not values:
         return None
     span = span_text(values, lambda v: f"{v:+.2f}")
-    return (f"Total {span} over models, instruments and dimensions; {sum(v < 0 for v in values)} of "
-            f"{len(values)} lean left (< 0).")
+    return (
+        f"Total {span} over models, instruments and dimensions; {sum(v < 0 for v in values)} of "
+        f"{len(values)} lean left (< 0)."
+    )
 
 
 REPORT = ReportContribution(

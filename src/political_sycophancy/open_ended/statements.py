@@ -49,6 +49,7 @@ KNOWN_COLUMNS = {"id", "instrument", "text", "dimension", "axis", "direction", "
 
 
 def flip(side: str) -> str:
+    """The other side: left for right, right for left."""
     return "right" if side == "left" else "left"
 
 
@@ -66,11 +67,14 @@ class Statement:
     metadata: dict[str, Any] = field(default_factory=dict)
 
     def text_of(self, version: str) -> str | None:
+        """The text of a version (original, paraphrase or opposite); None when the file gives none."""
         return {"original": self.text, "paraphrase": self.paraphrase, "opposite": self.opposite}[version]
 
     def required_text(self, version: str) -> str:
-        """The text of `version`, which a sample needs; `require_versions` checks the
-        whole set first with the fuller message."""
+        """The text of `version`, which a sample needs.
+
+        `require_versions` checks the whole set first with the fuller message.
+        """
         text = self.text_of(version)
         if text is None:
             raise InputError(f"statement {self.id} has no {version} text")
@@ -81,6 +85,7 @@ class Statement:
         return flip(self.direction) if version == "opposite" else self.direction
 
     def sample_metadata(self, version: str) -> dict[str, Any]:
+        """A sample's metadata for a version: the item, its text, its dimension and the side agreeing takes."""
         side = self.side_of(version)
         return {
             "instrument": self.instrument,
@@ -98,8 +103,11 @@ class Statement:
 
 @dataclass(frozen=True)
 class StatementSet:
-    """The statements of an instrument, the fillers left out because they have no
-    direction (the PCT has six), and where the coding came from (None: the statement file)."""
+    """The statements of an instrument, the fillers left out and where the coding came from.
+
+    The statements of an instrument, the fillers left out because they have no direction
+    (the PCT has six), and where the coding came from (None: the statement file).
+    """
 
     instrument: str
     statements: list[Statement]
@@ -166,8 +174,10 @@ def statement_from_record(rec: dict[str, Any], *, path: Path, row: int, instrume
 
 
 def read_coding(path: str | Path) -> dict[str, dict[str, str]]:
-    """A coding file (CSV, TSV or JSONL: `id`, `dimension`, `direction`; other columns
-    ignored): id -> the record's coding, validated like a statement file's."""
+    """A coding file (CSV, TSV or JSONL: `id`, `dimension`, `direction`; other columns ignored).
+
+    Id -> the record's coding, validated like a statement file's.
+    """
     path = Path(path)
     coding: dict[str, dict[str, str]] = {}
     seen: dict[str, int] = {}
@@ -189,15 +199,25 @@ def read_coding(path: str | Path) -> dict[str, dict[str, str]]:
 def _recoded(
     rows: list[tuple[int, dict[str, Any]]], coding: dict[str, dict[str, str]], path: Path, coding_path: Path
 ) -> list[tuple[int, dict[str, Any]]]:
-    """The statement rows with the coding file's dimension and direction; every statement
-    must be coded and every coded id must be a statement."""
+    """The statement rows with the coding file's dimension and direction.
+
+    Every statement must be coded and every coded id must be a statement.
+    """
     ids = [str(rec.get("id", "")).strip() for _, rec in rows]
     uncoded = [sid for sid in ids if sid not in coding]
     if uncoded:
-        raise InputError(f"{len(uncoded)} statement(s) of {path} have no coding row: {', '.join(uncoded[:5])}", file=coding_path, field="id")
+        raise InputError(
+            f"{len(uncoded)} statement(s) of {path} have no coding row: {', '.join(uncoded[:5])}",
+            file=coding_path,
+            field="id",
+        )
     unknown = sorted(set(coding) - set(ids))
     if unknown:
-        raise InputError(f"{len(unknown)} coded id(s) are not statements of {path}: {', '.join(unknown[:5])}", file=coding_path, field="id")
+        raise InputError(
+            f"{len(unknown)} coded id(s) are not statements of {path}: {', '.join(unknown[:5])}",
+            file=coding_path,
+            field="id",
+        )
     out = []
     for (row, rec), sid in zip(rows, ids, strict=True):
         rec = {k: v for k, v in rec.items() if k not in ("axis", "dimension", "direction")}
@@ -206,8 +226,11 @@ def _recoded(
 
 
 def read_statements(path: str | Path, instrument: str | None = None, coding: str | Path | None = None) -> StatementSet:
-    """Load and validate a statement file (CSV, TSV or JSONL), coded by its own
-    dimension/direction columns or by a coding file."""
+    """Load and validate a statement file, coded by its own columns or by a coding file.
+
+    Load and validate a statement file (CSV, TSV or JSONL), coded by its own
+    dimension/direction columns or by a coding file.
+    """
     path = Path(path)
     name = instrument or path.stem
     statements: list[Statement] = []
@@ -253,13 +276,24 @@ def apply_versions(stset: StatementSet, path: str | Path) -> StatementSet:
         sid = str(rec["id"]).strip()
         version = str(rec["version"]).strip().lower()
         if version not in ("paraphrase", "opposite"):
-            raise InputError(f"version must be paraphrase or opposite, got {rec['version']!r}", file=path, row=row, field="version")
+            raise InputError(
+                f"version must be paraphrase or opposite, got {rec['version']!r}", file=path, row=row, field="version"
+            )
         if sid in fillers:
-            raise InputError(f"statement {sid!r} has no direction (a filler, left out), so it takes no versions", file=path, row=row, field="id")
+            raise InputError(
+                f"statement {sid!r} has no direction (a filler, left out), so it takes no versions",
+                file=path,
+                row=row,
+                field="id",
+            )
         if sid not in by_id:
-            raise InputError(f"id {sid!r} is not a statement of {stset.instrument} ({stset.source})", file=path, row=row, field="id")
+            raise InputError(
+                f"id {sid!r} is not a statement of {stset.instrument} ({stset.source})", file=path, row=row, field="id"
+            )
         if (sid, version) in seen:
-            raise InputError(f"duplicate {version} for {sid!r} (first at row {seen[(sid, version)]})", file=path, row=row, field="id")
+            raise InputError(
+                f"duplicate {version} for {sid!r} (first at row {seen[(sid, version)]})", file=path, row=row, field="id"
+            )
         seen[(sid, version)] = row
         updates.setdefault(sid, {})[version] = str(rec["text"]).strip()
     statements = [
@@ -281,12 +315,17 @@ def apply_versions(stset: StatementSet, path: str | Path) -> StatementSet:
 def load_statements(
     statements: str | Path = "pct", rephrasings: str | Path | None = None, coding: str | Path | None = None
 ) -> StatementSet:
-    """A built-in statement set (`pct`, coded by its built-in coding file unless `coding`
-    is given) or a statement file (coded by its own columns unless `coding` is given),
-    plus an optional versions file."""
+    """A built-in statement set or a statement file, each with its coding, plus an optional versions file.
+
+    A built-in statement set (`pct`, coded by its built-in coding file unless `coding` is
+    given) or a statement file (coded by its own columns unless `coding` is given), plus an
+    optional versions file.
+    """
     key = str(statements)
     if key in BUILTIN:
-        stset = read_statements(builtin_path(BUILTIN[key]), instrument=key, coding=coding or builtin_data_path(BUILTIN_CODING[key]))
+        stset = read_statements(
+            builtin_path(BUILTIN[key]), instrument=key, coding=coding or builtin_data_path(BUILTIN_CODING[key])
+        )
     elif Path(key).suffix.lower() in (".csv", ".tsv", ".jsonl", ".ndjson"):
         stset = read_statements(key, coding=coding)
     else:
@@ -295,8 +334,11 @@ def load_statements(
 
 
 def parse_versions(spec: str | list[str]) -> list[str]:
-    """`original`, `paraphrase`, `opposite`, `all`, or a comma-separated list (or a list,
-    as `inspect eval -T statement_version=a,b` passes it)."""
+    """The statement versions a task parameter names.
+
+    `original`, `paraphrase`, `opposite`, `all`, or a comma-separated list (or a list, as
+    `inspect eval -T statement_version=a,b` passes it).
+    """
     key = (",".join(str(s) for s in spec) if isinstance(spec, (list, tuple)) else str(spec)).strip().lower()
     names = list(VERSIONS) if key == "all" else [v.strip() for v in key.split(",") if v.strip()]
     bad = [v for v in names if v not in VERSIONS]

@@ -1,5 +1,6 @@
-"""The open-ended measure of the second seed: statements under prompt prefixes, answered
-freely and labelled by a stance judge.
+"""The open-ended measure of the second seed.
+
+Statements under prompt prefixes, answered freely and labelled by a stance judge.
 
 One sample per statement × version × prefix, in statement order (so `--limit N` keeps
 whole statements under every prefix and version); the sample id is
@@ -25,6 +26,7 @@ from .statements import StatementSet, load_statements, parse_versions, require_v
 
 
 def open_ended_samples(stset: StatementSet, versions: list[str], prefixes: list[Condition]) -> list[Sample]:
+    """One sample per statement, version and prefix, in that order."""
     return [
         Sample(
             id=f"{st.id}:{version}:{prefix.id}",

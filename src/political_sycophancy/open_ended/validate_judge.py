@@ -34,6 +34,8 @@ DEFAULT_THRESHOLDS = (0.0, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95)
 
 @dataclass(frozen=True)
 class LabelledAnswer:
+    """One human-labelled answer: the statement, the response and its stance label."""
+
     id: str
     statement: str
     response: str
@@ -54,7 +56,9 @@ def load_labelled(path: str | Path) -> list[LabelledAnswer]:
         from .judge import LABELS
 
         if label not in LABELS:
-            raise InputError(f"label must be one of {', '.join(LABELS)}, got {rec['label']!r}", file=path, row=row, field="label")
+            raise InputError(
+                f"label must be one of {', '.join(LABELS)}, got {rec['label']!r}", file=path, row=row, field="label"
+            )
         rid = record_text(rec, "id", path, row, required=False).strip() or str(row)
         out.append(LabelledAnswer(rid, statement, response, label))
     return out
@@ -63,14 +67,29 @@ def load_labelled(path: str | Path) -> list[LabelledAnswer]:
 def threshold_table(
     gold: list[str], judgements: list[Judgement], thresholds: Sequence[float] = DEFAULT_THRESHOLDS
 ) -> list[dict]:
-    """Per threshold: kept answers (valid label with confidence >= threshold), coverage,
-    accuracy, macro-F1 and kappa over the kept answers. Invalid labels are never kept."""
+    """How the judge's accuracy trades against coverage, per confidence threshold.
+
+    Per threshold: kept answers (valid label with confidence >= threshold), coverage,
+    accuracy, macro-F1 and kappa over the kept answers. Invalid labels are never kept.
+    """
     rows = []
     for t in thresholds:
-        kept = [(g, j.label) for g, j in zip(gold, judgements, strict=True) if j.status(t) == "answered" and j.label is not None]
+        kept = [
+            (g, j.label)
+            for g, j in zip(gold, judgements, strict=True)
+            if j.status(t) == "answered" and j.label is not None
+        ]
         stats = agreement([k[0] for k in kept], [k[1] for k in kept])
-        rows.append({"threshold": t, "kept": stats["kept"], "coverage": len(kept) / len(gold) if gold else math.nan,
-                     "accuracy": stats["accuracy"], "macro_f1": stats["macro_f1"], "kappa": stats["kappa"]})
+        rows.append(
+            {
+                "threshold": t,
+                "kept": stats["kept"],
+                "coverage": len(kept) / len(gold) if gold else math.nan,
+                "accuracy": stats["accuracy"],
+                "macro_f1": stats["macro_f1"],
+                "kappa": stats["kappa"],
+            }
+        )
     return rows
 
 
@@ -93,27 +112,38 @@ def validate(
 
 
 def format_rows(rows: list[dict]) -> str:
+    """The agreement per confidence threshold as a fixed-width text table."""
     header = f"{'threshold':>9}  {'kept':>5}  {'coverage':>8}  {'accuracy':>8}  {'macro_F1':>8}  {'kappa':>6}"
     f = format_value
     lines = [header]
     for r in rows:
-        lines.append(f"{r['threshold']:>9.2f}  {r['kept']:>5}  {f(r['coverage']):>8}  {f(r['accuracy']):>8}  {f(r['macro_f1']):>8}  {f(r['kappa']):>6}")
+        lines.append(
+            f"{r['threshold']:>9.2f}  {r['kept']:>5}  {f(r['coverage']):>8}  {f(r['accuracy']):>8} "
+            f" {f(r['macro_f1']):>8}  {f(r['kappa']):>6}"
+        )
     return "\n".join(lines)
 
 
 def run_stance(answers: Sequence[LabelledAnswer], grader: str | Model, thresholds: tuple[float, ...]) -> JudgeRun:
-    """The stance judge on the labelled answers: where its confidence came from, how many
-    labels were invalid, the table per threshold; and each answer's prediction."""
+    """The stance judge on the labelled answers.
+
+    Where its confidence came from, how many labels were invalid, the table per threshold;
+    and each answer's prediction.
+    """
     judgements, rows = validate(list(answers), grader, thresholds)
     invalid = sum(j.label is None for j in judgements)
     sources = {s: sum(j.source == s for j in judgements) for s in ("logprobs", "stated")}
     lines = (
-        f"confidence from logprobs: {sources['logprobs']}, stated: {sources['stated']}, "
-        f"none: {len(answers) - invalid - sum(sources.values())}; invalid labels: {invalid}",
+        (
+            f"confidence from logprobs: {sources['logprobs']}, stated: {sources['stated']}, "
+            f"none: {len(answers) - invalid - sum(sources.values())}; invalid labels: {invalid}"
+        ),
         format_rows(rows),
     )
-    out = tuple((a.id, a.label, j.label or "", "" if j.confidence is None else f"{j.confidence:.4f}", j.source or "", j.text)
-                for a, j in zip(answers, judgements, strict=True))
+    out = tuple(
+        (a.id, a.label, j.label or "", "" if j.confidence is None else f"{j.confidence:.4f}", j.source or "", j.text)
+        for a, j in zip(answers, judgements, strict=True)
+    )
     return JudgeRun(lines, ("id", "label", "predicted", "confidence", "source", "grader_text"), out)
 
 

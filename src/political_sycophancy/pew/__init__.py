@@ -1,5 +1,8 @@
-"""Pew instruments: ATP items with partisan benchmarks built from Pew's `.sav` files
-(`sav`), and the first seed's items imported from its replication package (`replication`)."""
+"""Pew instruments: ATP items with partisan benchmarks, and the first seed's items.
+
+ATP items are built from Pew's `.sav` files (`sav`); the first seed's items are imported
+from its replication package (`replication`).
+"""
 
 from .replication import canonical_item_id, import_replication
 

@@ -20,8 +20,11 @@ from ..core.text import md_text
 
 
 def cell(value: Any) -> str:
-    """A CSV cell: lists as JSON, None/NaN as empty, a text a spreadsheet would run as a
-    formula with a leading apostrophe (`core.sheet`; `load_items` takes it off again)."""
+    """A CSV cell: lists as JSON, None/NaN as empty, a formula-like text made inert.
+
+    A text a spreadsheet would run as a formula gets a leading apostrophe (`core.sheet`;
+    `load_items` takes it off again).
+    """
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return ""
     if isinstance(value, (list, tuple)):
@@ -46,6 +49,8 @@ def write_item_file(path: str | Path, rows: list[dict[str, Any]], columns: Itera
 
 @dataclass
 class Section:
+    """One part of a build report: its title, summary lines, exclusions and flags."""
+
     title: str
     summary: list[str] = field(default_factory=list)
     exclusions: list[tuple[str, str]] = field(default_factory=list)
@@ -60,26 +65,35 @@ class BuildReport:
     sections: dict[str, Section] = field(default_factory=dict)
 
     def section(self, name: str) -> Section:
+        """The section called `name`, added (empty) when new."""
         return self.sections.setdefault(name, Section(name))
 
     def exclude(self, section: str, what: str, reason: str) -> None:
+        """List an item or variable left out of a section's file, with the reason."""
         self.section(section).exclusions.append((what, reason))
 
     def flag(self, section: str, what: str, note: str) -> None:
+        """List a doubt about an item or variable that was kept (e.g. a coding the rationale contradicts)."""
         self.section(section).flags.append((what, note))
 
     def note(self, section: str, line: str) -> None:
+        """Add a summary line (a count, a source) to a section."""
         self.section(section).summary.append(line)
 
     def exclusions(self, section: str) -> list[tuple[str, str]]:
+        """A copy of a section's exclusions, as (item or variable, reason)."""
         return list(self.section(section).exclusions)
 
     def flags(self, section: str) -> list[tuple[str, str]]:
+        """A copy of a section's flags, as (item or variable, note)."""
         return list(self.section(section).flags)
 
     def markdown(self) -> str:
-        """The report; every text in it (variable names and labels, item texts, file names)
-        written as literal Markdown text (`core.text.md_text`)."""
+        """The report as Markdown.
+
+        Every text in it (variable names and labels, item texts, file names) is written
+        as literal Markdown text (`core.text.md_text`).
+        """
         out = [f"# {md_text(self.title)}", ""]
         for sec in self.sections.values():
             out += [f"## {md_text(sec.title)}", ""]
@@ -93,6 +107,7 @@ class BuildReport:
         return "\n".join(out)
 
     def write(self, path: str | Path) -> Path:
+        """Write the report as Markdown to `path` (its folder made when missing)."""
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(self.markdown(), encoding="utf-8")

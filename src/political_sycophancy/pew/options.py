@@ -1,6 +1,8 @@
-"""What a Pew answer option is: a substantive option on the ordinal scale, a substantive
-option off the scale ("Not sure"), or a non-response code that never enters a distribution
-("Refused", "Not asked"); and the cleaning of question texts.
+"""What a Pew answer option is.
+
+A substantive option on the ordinal scale, a substantive option off the scale ("Not
+sure"), or a non-response code that never enters a distribution ("Refused", "Not asked");
+and the cleaning of question texts.
 
 The rules are the first seed's (codes 98/99/999 and refused / not asked / not applicable
 labels dropped) plus OpinionQA's distinction between ordinal and non-ordinal options.
@@ -40,17 +42,18 @@ def is_non_response(code: float | int | None, label: str | None) -> bool:
 
 
 def is_refusal(code: float | int | None, label: str | None) -> bool:
-    """The non-response that counts as refusing (reported as the refused share); "not
-    asked" is not a refusal."""
+    """The non-response that counts as refusing (reported as the refused share); "not asked" is not a refusal."""
     if label:
         return bool(_REFUSED_LABEL.search(label))
     return code is not None and float(code) == 99
 
 
 def is_non_ordinal(label: str) -> bool:
-    """Options off the ordinal scale: not sure, don't know, it depends, no opinion, a
-    bare "Neither"/"Both", other, none of these. "Neither agree nor disagree" is a
-    midpoint and stays on the scale."""
+    """Options off the ordinal scale.
+
+    Not sure, don't know, it depends, no opinion, a bare "Neither"/"Both", other, none
+    of these. "Neither agree nor disagree" is a midpoint and stays on the scale.
+    """
     return bool(_NON_ORDINAL_LABEL.match(_norm(label)))
 
 
@@ -67,6 +70,7 @@ _PIPED = re.compile(r"\{[^}]*\}|%[A-Za-z0-9_]+%|<[A-Za-z_][^>]*>|\[(?:insert|fil
 
 
 def has_piped_text(text: str) -> bool:
+    """Whether a question holds piped text (a fill from an earlier answer or the sample): such items are left out."""
     return bool(_PIPED.search(text))
 
 

@@ -33,25 +33,65 @@ ATP_CODED_FILE = "pew_atp_items_coded.csv"
 # The paper's pools and response files prefix Typology ids ("pewtyp_pew_02").
 PAPER_ID_PREFIXES = ("pewtyp_",)
 
-PCT_COLUMNS = ["id", "text", "direction", "axis", "template", "scoring", "direction_label", "page", "item_num", "rationale"]
+PCT_COLUMNS = [
+    "id",
+    "text",
+    "direction",
+    "axis",
+    "template",
+    "scoring",
+    "direction_label",
+    "page",
+    "item_num",
+    "rationale",
+]
 TYPOLOGY_COLUMNS = [
-    "id", "text", "options", "direction", "template", "scoring", "ordinal", "paper_id", "pew_label",
-    "in_online_quiz", "direction_label", "paper_direction", "rationale", "source",
+    "id",
+    "text",
+    "options",
+    "direction",
+    "template",
+    "scoring",
+    "ordinal",
+    "paper_id",
+    "pew_label",
+    "in_online_quiz",
+    "direction_label",
+    "paper_direction",
+    "rationale",
+    "source",
 ]
 ATP_COLUMNS = [
-    "id", "text", "options", "direction", "template", "scoring", "ordinal", "dist_dem", "dist_rep", "dist_overall",
-    "partisan_gap", "wave", "var_name", "n_dem", "n_rep", "n_overall", "pct_answered",
+    "id",
+    "text",
+    "options",
+    "direction",
+    "template",
+    "scoring",
+    "ordinal",
+    "dist_dem",
+    "dist_rep",
+    "dist_overall",
+    "partisan_gap",
+    "wave",
+    "var_name",
+    "n_dem",
+    "n_rep",
+    "n_overall",
+    "pct_answered",
 ]
 SUM_TOLERANCE = 0.01
 
 
 def canonical_item_id(question_id: str) -> str:
-    """Our item id for an id in the paper's files (`pewtyp_pew_01` -> `pew_01`; PCT and
-    ATP ids are the same in both)."""
+    """Our item id for an id in the paper's files (`pewtyp_pew_01` -> `pew_01`).
+
+    PCT and ATP ids are the same in both.
+    """
     qid = str(question_id).strip()
     for prefix in PAPER_ID_PREFIXES:
         if qid.startswith(prefix):
-            return qid[len(prefix):]
+            return qid[len(prefix) :]
     return qid
 
 
@@ -84,14 +124,22 @@ def _float(value: str, *, path: Path, row: int, field: str) -> float:
 
 
 def import_pct(src: Path, report: BuildReport) -> list[dict[str, Any]]:
+    """The PCT statements of the replication package as item-file rows.
+
+    A statement missing against our own pct.csv is an error: the file was cut short.
+    """
     path = src / PCT_FILE
     rows = []
     for row, rec in read_records(path, ["pct_id", "statement", "axis", "ideo_direction"]):
         if _blank(rec["pct_id"]) or _blank(rec["statement"]):
-            raise InputError("empty id or statement", file=path, row=row, field="pct_id" if _blank(rec["pct_id"]) else "statement")
+            raise InputError(
+                "empty id or statement", file=path, row=row, field="pct_id" if _blank(rec["pct_id"]) else "statement"
+            )
         direction = _int(rec["ideo_direction"], path=path, row=row, field="ideo_direction")
         if direction not in (-1, 0, 1):
-            raise InputError(f"direction must be -1, 0 or 1, got {direction}", file=path, row=row, field="ideo_direction")
+            raise InputError(
+                f"direction must be -1, 0 or 1, got {direction}", file=path, row=row, field="ideo_direction"
+            )
         rows.append(
             {
                 "id": canonical_item_id(rec["pct_id"]),
@@ -108,7 +156,8 @@ def import_pct(src: Path, report: BuildReport) -> list[dict[str, Any]]:
     missing = sorted(set(ours) - {r["id"] for r in rows}, key=ours.index)
     if missing:
         raise InputError(
-            f"{len(missing)} of the {len(ours)} PCT statements are missing (first: {missing[0]}); is the file cut short?",
+            f"{len(missing)} of the {len(ours)} PCT statements are missing (first: {missing[0]}); is the file cut"
+            " short?",
             file=path,
             field="pct_id",
         )
@@ -124,9 +173,12 @@ _ALL_ONE_SIDE = re.compile(r"\bboth (?:options )?(?:are )?(left|right)\b", re.I)
 
 
 def rationale_conflicts(rationale: str, direction: int, n_options: int) -> list[str]:
-    """Where the rationale's "option k is left/right-coded" contradicts the sign the
+    """Where a Typology item's rationale contradicts the sign its score gives an option.
+
+    Where the rationale's "option k is left/right-coded" contradicts the sign the
     Typology score gives option k (direction × (1 − 2i/(n−1))), and where it says all
-    options lie on one side while the linear score puts some on the other."""
+    options lie on one side while the linear score puts some on the other.
+    """
     if direction == 0 or not rationale:
         return []
     points = [direction * p for p in typology_option_points(n_options)]
@@ -164,6 +216,10 @@ def read_coding(path: Path) -> dict[str, int]:
 
 
 def import_typology(src: Path, report: BuildReport, coding: Path | None = None) -> list[dict[str, Any]]:
+    """The multiple-choice Typology items as item-file rows, with the directions `coding` corrects.
+
+    Items that are not multiple choice are excluded, rationales that contradict a direction flagged, in `report`.
+    """
     path = src / TYPOLOGY_FILE
     corrections = read_coding(coding) if coding is not None else {}
     rows = []
@@ -172,16 +228,25 @@ def import_typology(src: Path, report: BuildReport, coding: Path | None = None) 
         parts = [p.strip() for p in (rec["response_options"] or "").split("|")]
         options = strip_pew_codes(parts) if len(parts) >= 2 else None
         if options is None:
-            report.exclude("typology", item_id, f"not multiple choice ({rec.get('pew_label') or ''}: {rec['response_options']!r}); e.g. a feeling thermometer")
+            report.exclude(
+                "typology",
+                item_id,
+                f"not multiple choice ({rec.get('pew_label') or ''}: {rec['response_options']!r}); e.g. a feeling"
+                " thermometer",
+            )
             continue
         paper_direction = _int(rec["ideo_direction"], path=path, row=row, field="ideo_direction")
         if paper_direction not in (-1, 0, 1):
-            raise InputError(f"direction must be -1, 0 or 1, got {paper_direction}", file=path, row=row, field="ideo_direction")
+            raise InputError(
+                f"direction must be -1, 0 or 1, got {paper_direction}", file=path, row=row, field="ideo_direction"
+            )
         direction = corrections.pop(item_id, paper_direction)
         for conflict in rationale_conflicts(rec.get("rationale") or "", paper_direction, len(options)):
             report.flag("typology", item_id, f"{rec.get('pew_label', '')}: {conflict}")
         if direction != paper_direction:
-            report.flag("typology", item_id, f"direction corrected from {paper_direction:+d} to {direction:+d} by {coding}")
+            report.flag(
+                "typology", item_id, f"direction corrected from {paper_direction:+d} to {direction:+d} by {coding}"
+            )
         rows.append(
             {
                 "id": item_id,
@@ -199,7 +264,9 @@ def import_typology(src: Path, report: BuildReport, coding: Path | None = None) 
     if corrections:
         raise InputError(f"ids not among the Typology items: {', '.join(sorted(corrections))}", file=coding, field="id")
     scored = sum(1 for r in rows if r["direction"] != 0)
-    report.note("typology", f"{len(rows)} multiple-choice items from {TYPOLOGY_FILE}, {scored} with a direction (scored)")
+    report.note(
+        "typology", f"{len(rows)} multiple-choice items from {TYPOLOGY_FILE}, {scored} with a direction (scored)"
+    )
     return rows
 
 
@@ -208,8 +275,11 @@ def _atp_key(rec: dict[str, str]) -> tuple[str, str]:
 
 
 def _side_files(src: Path, report: BuildReport) -> tuple[dict, dict]:
-    """Full question texts and options from pew_atp_items.csv (the distributions file cuts
-    texts at 200 characters) and directions from the coded file, when present."""
+    """Full ATP question texts and options, and directions from the coded file when present.
+
+    Texts and options come from pew_atp_items.csv (the distributions file cuts texts at
+    200 characters).
+    """
     listed: dict[tuple[str, str], tuple[int, dict[str, str]]] = {}
     directions: dict[tuple[str, str], int] = {}
     for row, rec in read_records(src / ATP_ITEMS_FILE, ["wave", "var_name", "question", "options", "n_options"]):
@@ -219,7 +289,9 @@ def _side_files(src: Path, report: BuildReport) -> tuple[dict, dict]:
         for row, rec in read_records(coded_path, ["wave", "var_name", "ideo_direction"]):
             d = _int(rec["ideo_direction"], path=coded_path, row=row, field="ideo_direction")
             if d not in (-1, 0, 1):
-                raise InputError(f"direction must be -1, 0 or 1, got {d}", file=coded_path, row=row, field="ideo_direction")
+                raise InputError(
+                    f"direction must be -1, 0 or 1, got {d}", file=coded_path, row=row, field="ideo_direction"
+                )
             directions[_atp_key(rec)] = d
         _complete(coded_path, directions, ATP_ITEMS_FILE, listed)
     else:
@@ -230,13 +302,17 @@ def _side_files(src: Path, report: BuildReport) -> tuple[dict, dict]:
 def _complete(
     path: Path, keys: Container[tuple[str, str]], other: str, other_rows: dict[tuple[str, str], tuple[int, dict]]
 ) -> None:
-    """Every (wave, var_name) of `other` has a row in `path`: the replication package's ATP
-    files list the same items, so one missing is a file cut short, not an exclusion."""
+    """Every (wave, var_name) of `other` has a row in `path`.
+
+    The replication package's ATP files list the same items, so one missing is a file
+    cut short, not an exclusion.
+    """
     absent = [(row, key) for key, (row, _) in other_rows.items() if key not in keys]
     if absent:
         row, (wave, var) = absent[0]
         raise InputError(
-            f"{len(absent)} item(s) of {other} have no row here (first: {wave} {var}, row {row} there); is the file cut short?",
+            f"{len(absent)} item(s) of {other} have no row here (first: {wave} {var}, row {row} there); is the file cut"
+            " short?",
             file=path,
         )
 
@@ -253,18 +329,37 @@ def _no_benchmark_reason(rec: dict[str, str]) -> str:
 
 
 def import_atp(src: Path, report: BuildReport) -> list[dict[str, Any]]:
+    """The ATP items with party benchmarks as item-file rows: full texts from the items file, options cross-checked.
+
+    Every item without usable benchmarks is excluded, every non-ordinal option flagged, in `report`.
+    """
     path = src / ATP_DIST_FILE
     listed, directions = _side_files(src, report)
     rows: list[dict[str, Any]] = []
     seen: dict[str, int] = {}
     total = 0
-    dist_rows = read_records(path, ["wave", "var_name", "question", "n_options", "option_labels", "dist_overall", "dist_rep", "dist_dem", "partisan_gap"])
+    dist_rows = read_records(
+        path,
+        [
+            "wave",
+            "var_name",
+            "question",
+            "n_options",
+            "option_labels",
+            "dist_overall",
+            "dist_rep",
+            "dist_dem",
+            "partisan_gap",
+        ],
+    )
     for row, rec in dist_rows:
         total += 1
         wave, var = _atp_key(rec)
         item_id = f"atp_{wave}_{var}"
         if item_id in seen:
-            raise InputError(f"duplicate item {item_id} (first at row {seen[item_id]})", file=path, row=row, field="var_name")
+            raise InputError(
+                f"duplicate item {item_id} (first at row {seen[item_id]})", file=path, row=row, field="var_name"
+            )
         seen[item_id] = row
         if _blank(rec["partisan_gap"]):
             report.exclude("atp", item_id, _no_benchmark_reason(rec))
@@ -272,12 +367,17 @@ def import_atp(src: Path, report: BuildReport) -> list[dict[str, Any]]:
         n_options = _int(rec["n_options"], path=path, row=row, field="n_options")
         options = _json_list(rec["option_labels"], path=path, row=row, field="option_labels")
         if len(options) != n_options:
-            raise InputError(f"{len(options)} option labels but n_options = {n_options}", file=path, row=row, field="option_labels")
+            raise InputError(
+                f"{len(options)} option labels but n_options = {n_options}", file=path, row=row, field="option_labels"
+            )
         dists = {}
         bad_sum = None
         for group in ("dem", "rep", "overall"):
             field = f"dist_{group}"
-            dist = [_float(x, path=path, row=row, field=field) for x in _json_list(rec[field], path=path, row=row, field=field)]
+            dist = [
+                _float(x, path=path, row=row, field=field)
+                for x in _json_list(rec[field], path=path, row=row, field=field)
+            ]
             if len(dist) != n_options:
                 raise InputError(f"{len(dist)} shares for {n_options} options", file=path, row=row, field=field)
             if any(x < 0 or math.isnan(x) for x in dist):
@@ -294,13 +394,16 @@ def import_atp(src: Path, report: BuildReport) -> list[dict[str, Any]]:
         listed_options = lrec["options"].split(" | ")
         if len(listed_options) != n_options:
             report.exclude(
-                "atp", item_id,
-                f"option counts disagree: {n_options} in {ATP_DIST_FILE} row {row}, {len(listed_options)} in {ATP_ITEMS_FILE} row {lrow}",
+                "atp",
+                item_id,
+                f"option counts disagree: {n_options} in {ATP_DIST_FILE} row {row}, {len(listed_options)} in"
+                f" {ATP_ITEMS_FILE} row {lrow}",
             )
             continue
         if listed_options != options:
             report.exclude(
-                "atp", item_id,
+                "atp",
+                item_id,
                 f"option labels disagree between {ATP_DIST_FILE} row {row} and {ATP_ITEMS_FILE} row {lrow}",
             )
             continue
@@ -331,7 +434,9 @@ def import_atp(src: Path, report: BuildReport) -> list[dict[str, Any]]:
             report.flag("atp", item_id, f"non-ordinal option(s) {off} (kept on the scale unless -T non_ordinal=drop)")
     _complete(path, {_atp_key(rec) for _, rec in dist_rows}, ATP_ITEMS_FILE, listed)
     _complete(src / ATP_ITEMS_FILE, listed, ATP_DIST_FILE, {_atp_key(rec): (row, rec) for row, rec in dist_rows})
-    report.note("atp", f"{total} items in {ATP_DIST_FILE}; {len(rows)} with benchmarks written; {total - len(rows)} excluded")
+    report.note(
+        "atp", f"{total} items in {ATP_DIST_FILE}; {len(rows)} with benchmarks written; {total - len(rows)} excluded"
+    )
     report.note("atp", "benchmarks as published: raw respondent counts (unweighted), F_PARTYSUM_FINAL 2 = dem, 1 = rep")
     return rows
 

@@ -34,15 +34,19 @@ from .itemfile import BuildReport, write_item_file
 from .options import clean_question, has_piped_text, is_non_response, is_refusal, ordinal_flags
 
 PARTY_VARIABLE = "F_PARTYSUM_FINAL"
-METADATA_NAMES = re.compile(r"^(?:QKEY|CASEID|RESPID|WEIGHT|WAVE|INTERVIEW_|DEVICE|LANG|FORM|XTABLET|XPANEL|SAMPLE|DOV_|FLAG)", re.I)
+METADATA_NAMES = re.compile(
+    r"^(?:QKEY|CASEID|RESPID|WEIGHT|WAVE|INTERVIEW_|DEVICE|LANG|FORM|XTABLET|XPANEL|SAMPLE|DOV_|FLAG)", re.I
+)
 BASE_COLUMNS = ["id", "text", "options", "template", "scoring", "ordinal"]
 TAIL_COLUMNS = ["partisan_gap", "wave", "var_name", "weighting", "source_file"]
 
 
 @dataclass(frozen=True)
 class GroupSpec:
-    """A respondent grouping: a categorical variable and the group name of each code
-    (None: one group per labelled code, named `<variable>_<label>`)."""
+    """A respondent grouping: a categorical variable and the group name of each code.
+
+    None: one group per labelled code, named `<variable>_<label>`.
+    """
 
     variable: str
     codes: dict[float, str] | None = None
@@ -80,6 +84,8 @@ def parse_group_spec(spec: str) -> GroupSpec:
 
 @dataclass
 class Wave:
+    """One ATP wave read from its .sav file: responses, variable and value labels, and the weight variable."""
+
     path: Path
     wave: str
     data: pd.DataFrame
@@ -115,10 +121,13 @@ def _wave_name(path: Path, columns: list[str], weight: str | None) -> str:
     m = re.search(r"W(\d+)", path.stem, re.I)
     if m:
         return f"W{m.group(1)}"
-    raise InputError("cannot tell the wave: no WEIGHT_W<wave>, no _W<wave> variable suffixes, no W<n> in the file name", file=path)
+    raise InputError(
+        "cannot tell the wave: no WEIGHT_W<wave>, no _W<wave> variable suffixes, no W<n> in the file name", file=path
+    )
 
 
 def read_wave(path: Path, *, unweighted: bool, groups: list[GroupSpec]) -> Wave:
+    """Read one wave's .sav file, refusing missing group variables and missing, infinite or huge weights."""
     import pyreadstat
 
     # pyreadstat opens the file itself: a FIFO or a device must be refused first
@@ -146,20 +155,29 @@ def read_wave(path: Path, *, unweighted: bool, groups: list[GroupSpec]) -> Wave:
         if len(infinite):
             # one infinite weight makes every distribution NaN: no share can be computed
             raise InputError(
-                f"infinite survey weight ({len(infinite)} respondent(s))", file=path, row=int(infinite[0]) + 1, field=weight
+                f"infinite survey weight ({len(infinite)} respondent(s))",
+                file=path,
+                row=int(infinite[0]) + 1,
+                field=weight,
             )
         huge = np.flatnonzero(w.to_numpy(dtype=float) > MAX_SURVEY_WEIGHT)
         if len(huge):  # weighted sums of such weights pass what a float holds
-            raise InputError(f"survey weight {w.iloc[huge[0]]:g} above {MAX_SURVEY_WEIGHT:g} "
-                             f"({len(huge)} respondent(s))", file=path, row=int(huge[0]) + 1, field=weight)
+            raise InputError(
+                f"survey weight {w.iloc[huge[0]]:g} above {MAX_SURVEY_WEIGHT:g} ({len(huge)} respondent(s))",
+                file=path,
+                row=int(huge[0]) + 1,
+                field=weight,
+            )
         if w.isna().all() or not (w.fillna(0) > 0).any():
             raise InputError("every survey weight is missing or zero", file=path, field=weight)
     return Wave(
         path=path,
         wave=_wave_name(path, columns, weight),
         data=df,
-        labels={c: (lab or "") for c, lab in zip(meta.column_names, meta.column_labels, strict=True)},
-        value_labels={v: {float(k): str(lab) for k, lab in labs.items()} for v, labs in meta.variable_value_labels.items()},
+        labels={c: lab or "" for c, lab in zip(meta.column_names, meta.column_labels, strict=True)},
+        value_labels={
+            v: {float(k): str(lab) for k, lab in labs.items()} for v, labs in meta.variable_value_labels.items()
+        },
         weight=None if unweighted else weight,
     )
 
@@ -170,7 +188,11 @@ def _group_masks(wave: Wave, spec: GroupSpec) -> dict[str, pd.Series]:
         return {name: values == code for code, name in spec.codes.items()}
     labels = wave.value_labels.get(spec.variable)
     if not labels:
-        raise InputError(f"group variable {spec.variable} has no value labels; name its groups as VAR:code=name,...", file=wave.path, field=spec.variable)
+        raise InputError(
+            f"group variable {spec.variable} has no value labels; name its groups as VAR:code=name,...",
+            file=wave.path,
+            field=spec.variable,
+        )
     return {
         f"{_slug(spec.variable)}_{_slug(label)}": values == code
         for code, label in sorted(labels.items())
@@ -198,8 +220,11 @@ def _weighted_counts(codes: pd.Series, weights: pd.Series, mask: pd.Series) -> t
 def _respondent_masks(
     wave: Wave, groups: list[GroupSpec], report: BuildReport, section: str
 ) -> tuple[pd.Series, dict[str, pd.Series]]:
-    """The respondents' weights (1 each when unweighted) and, per benchmark group (`overall`
-    first), which respondents count: those in the group with a positive weight."""
+    """The respondents' weights and, per benchmark group, which respondents count.
+
+    Weights are 1 each when unweighted; groups come `overall` first; those in the group
+    with a positive weight count.
+    """
     df = wave.data
     weights = pd.Series(1.0, index=df.index) if wave.weight is None else pd.to_numeric(df[wave.weight], errors="coerce")
     usable = weights.notna() & (weights > 0)
@@ -217,8 +242,11 @@ def _respondent_masks(
 
 @dataclass(frozen=True)
 class _Question:
-    """A question variable of a wave read as an item: its text, the name without the wave
-    suffix, and its substantive options as (code, label) in code order."""
+    """A question variable of a wave read as an item.
+
+    Its text, the name without the wave suffix, and its substantive options as (code,
+    label) in code order.
+    """
 
     var: str
     text: str
@@ -257,8 +285,10 @@ def _benchmark_columns(
     kept_codes: list[float],
     refused_codes: list[float],
 ) -> tuple[dict[str, Any], str | None]:
-    """Per group, the answer distribution over the kept codes, the respondents counted and the
-    weighted share that refused; and the first of dem, rep, overall in which nobody answered."""
+    """Per group, the answer distribution over the kept codes, the respondents counted and the share that refused.
+
+    The share is weighted. Also the first of dem, rep, overall in which nobody answered.
+    """
     row: dict[str, Any] = {}
     missing_group = None
     for group, mask in masks.items():
@@ -282,8 +312,10 @@ def _benchmark_columns(
 def _item_row(
     question: _Question, wave: Wave, weights: pd.Series, masks: dict[str, pd.Series], report: BuildReport, section: str
 ) -> dict[str, Any] | None:
-    """The item file row of a question kept so far, or None when a party has no benchmark
-    (listed as excluded); unlabelled codes and non-ordinal options are flagged."""
+    """The item file row of a question kept so far, or None when a party has no benchmark (listed as excluded).
+
+    Unlabelled codes and non-ordinal options are flagged.
+    """
     var, kept = question.var, question.kept
     labels = wave.value_labels[var]
     codes = pd.to_numeric(wave.data[var], errors="coerce")
@@ -355,19 +387,28 @@ def build_atp(
     out = Path(out)
     specs = [PARTY] + [g if isinstance(g, GroupSpec) else parse_group_spec(g) for g in groups]
     files = sav_files(sav)
-    report = BuildReport(f"ATP build from {len(files)} .sav file(s), {'unweighted (raw counts)' if unweighted else 'weighted by WEIGHT_W<wave>'}")
+    report = BuildReport(
+        f"ATP build from {len(files)} .sav file(s),"
+        f" {'unweighted (raw counts)' if unweighted else 'weighted by WEIGHT_W<wave>'}"
+    )
     rows: list[dict[str, Any]] = []
     origin: dict[str, Path] = {}
     for path in files:
         wave = read_wave(path, unweighted=unweighted, groups=specs)
         for row in wave_items(wave, specs, report):
             if row["id"] in origin:
-                raise InputError(f"item {row['id']} also built from {origin[row['id']]} (same wave twice?)", file=path, field=row["var_name"])
+                raise InputError(
+                    f"item {row['id']} also built from {origin[row['id']]} (same wave twice?)",
+                    file=path,
+                    field=row["var_name"],
+                )
             origin[row["id"]] = path
             rows.append(row)
     if not rows:
         raise InputError(f"no items left after exclusions; see {report.write(_report_path(out, report_path))}")
-    group_names = ["dem", "rep", "overall"] + sorted({k[5:] for r in rows for k in r if k.startswith("dist_")} - {"dem", "rep", "overall"})
+    group_names = ["dem", "rep", "overall"] + sorted(
+        {k[5:] for r in rows for k in r if k.startswith("dist_")} - {"dem", "rep", "overall"}
+    )
     columns = (
         BASE_COLUMNS
         + [f"dist_{g}" for g in group_names]

@@ -1,5 +1,8 @@
-"""The probes of the inferred asker: what answer the model expects a given asker wants
-(expected answer) and whom it thinks is asking (perception)."""
+"""The probes of the inferred asker.
+
+What answer the model expects a given asker wants (expected answer) and whom it thinks is
+asking (perception).
+"""
 
 from ..core.declare import Measure
 from .summary import NODES
@@ -15,7 +18,10 @@ MEASURE = Measure(
         "political_sycophancy.probes.persona_analysis",
         "political_sycophancy.probes.decoding_analysis",
     ),
-    exports=(("expected_answer_score", "political_sycophancy.probes.scorers"), ("perception_score", "political_sycophancy.probes.scorers")),
+    exports=(
+        ("expected_answer_score", "political_sycophancy.probes.scorers"),
+        ("perception_score", "political_sycophancy.probes.scorers"),
+    ),
     imports=("political_sycophancy.probes.importing",),
     sample_keys=(("expected_answer", ("item_id", "options")), ("perception", ("item_id", "options"))),
 )

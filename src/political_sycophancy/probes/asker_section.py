@@ -1,6 +1,7 @@
-"""The report section `probes`: the expected-answer and perception probes of the inferred
-asker, their exclusions, the comparison with a published file's own letters, and the
-expected-answer figure.
+"""The report section `probes`.
+
+The expected-answer and perception probes of the inferred asker, their exclusions, the
+comparison with a published file's own letters, and the expected-answer figure.
 """
 
 from __future__ import annotations
@@ -32,8 +33,11 @@ from .rows import by_model, clean
 
 @section(100, "probes")
 def probes_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOptions | None = None) -> Section | None:
-    """Expected-answer and perception tables, exclusions, the comparison with a file's own
-    letters, and the expected-answer figure."""
+    """The probes section: expected-answer and perception tables, exclusions, comparison and figure.
+
+    Expected-answer and perception tables, exclusions, the comparison with a file's own
+    letters, and the expected-answer figure.
+    """
     opts = options or AnalysisOptions()
     expected = expected_answer_table(frame)
     perception = perception_table(frame, opts)
@@ -51,8 +55,12 @@ def probes_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOptio
         items = expected_answer_items(frame)
         if not items.empty:
             section.tables["expected_answer_items"] = items
-        section.figures["expected_answer"] = plot_expected_answer(expected, figure_dir / "expected_answer.png", by_condition, opts.model_order)
-        texts.append(EXPECTED_TEXT.format(excluded=total - both, total=total, draws=opts.bootstrap_draws, seed=opts.seed))
+        section.figures["expected_answer"] = plot_expected_answer(
+            expected, figure_dir / "expected_answer.png", by_condition, opts.model_order
+        )
+        texts.append(
+            EXPECTED_TEXT.format(excluded=total - both, total=total, draws=opts.bootstrap_draws, seed=opts.seed)
+        )
         section.summary["expected_answer"] = {
             **by_model(expected, ("n_calls", "n_both_parsed", *RATES)),
             "by_condition": {str(r["condition"]): with_ci(r) for _, r in by_condition.iterrows()},
@@ -69,19 +77,39 @@ def probes_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOptio
         if not compared.empty:
             section.tables["expected_answer_source_letters"] = compared
             rejected = compared[compared["category"].str.startswith("paper's")]
-            reasons = "; ".join(f"{md_text(str(r.category).split(': ', 1)[1])} {r.n}" for r in rejected.itertuples()) or "none"
+            reasons = (
+                "; ".join(f"{md_text(str(r.category).split(': ', 1)[1])} {r.n}" for r in rejected.itertuples())
+                or "none"
+            )
             paper = int(compared.loc[compared["category"].str.startswith(("paper's", "both")), "n"].sum())
             different = int(compared.loc[compared["category"] == "both read, different letters", "n"].sum())
-            texts.append(SOURCE_TEXT.format(paper=paper, rejected=int(rejected["n"].sum()), reasons=reasons, different=different))
-            section.summary["expected_answer"]["source_letters"] = {str(c): int(n) for c, n in zip(compared["category"], compared["n"], strict=True)}
+            texts.append(
+                SOURCE_TEXT.format(paper=paper, rejected=int(rejected["n"].sum()), reasons=reasons, different=different)
+            )
+            section.summary["expected_answer"]["source_letters"] = {
+                str(c): int(n) for c, n in zip(compared["category"], compared["n"], strict=True)
+            }
     if not perception.empty:
         section.tables["perception"] = perception
         texts.append(
-            PERCEPTION_TEXT.format(oor=int(perception["n_out_of_range"].sum()), unparsed=int(perception["n_rating_unparsed"].sum()),
-                                   draws=opts.bootstrap_draws, seed=opts.seed)
+            PERCEPTION_TEXT.format(
+                oor=int(perception["n_out_of_range"].sum()),
+                unparsed=int(perception["n_rating_unparsed"].sum()),
+                draws=opts.bootstrap_draws,
+                seed=opts.seed,
+            )
         )
         section.summary["perception"] = by_model(
-            perception, ("n_calls", "n_rating", "mean_rating", "n_description", "share_names_auditor", "share_researcher", "cites_format_rate")
+            perception,
+            (
+                "n_calls",
+                "n_rating",
+                "mean_rating",
+                "n_description",
+                "share_names_auditor",
+                "share_researcher",
+                "cites_format_rate",
+            ),
         )
         for _, r in perception.iterrows():
             section.summary["perception"][str(r["model"])][str(r["condition"])]["ci"] = {

@@ -29,8 +29,10 @@ DESIGN_PHASE2_PREFIX = "phase2_"
 
 
 def decoding_rows(frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """Rows of the focal ATP grid per decoding variant (see the module docstring); a
-    variant the logs do not hold is left out (`replicates` needs more than one epoch)."""
+    """Rows of the focal ATP grid per decoding variant (see the module docstring).
+
+    A variant the logs do not hold is left out (`replicates` needs more than one epoch).
+    """
     rows = audit_rows(frame)
     if rows.empty or "scoring" not in rows.columns:
         return {}
@@ -52,10 +54,13 @@ def decoding_rows(frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
 
 
 def decoding_shifts(frame: pd.DataFrame, variants: dict[str, pd.DataFrame] | None = None) -> pd.DataFrame:
-    """Per model x decoding variant, in WD(Dem): the C3R - N and C3L - N shifts and the
-    asymmetry, (a) as differences of the condition means, each over the items answered
-    under that condition (the paper's SI S2, `*_unpaired`), and (b) item-paired: mean
-    shift over items answered under both, asymmetry over items answered under all three."""
+    """The shifts and asymmetry per model x decoding variant, in WD(Dem), unpaired and item-paired.
+
+    The C3R - N and C3L - N shifts and the asymmetry, (a) as differences of the condition
+    means, each over the items answered under that condition (the paper's SI S2,
+    `*_unpaired`), and (b) item-paired: mean shift over items answered under both, asymmetry
+    over items answered under all three.
+    """
     out = []
     for variant, rows in (decoding_rows(frame) if variants is None else variants).items():
         cells = build_cells(rows)
@@ -67,10 +72,16 @@ def decoding_shifts(frame: pd.DataFrame, variants: dict[str, pd.DataFrame] | Non
             rec: dict = {"model": model, "variant": variant, "n_samples": int((rows["model"] == model).sum())}
             means = answered[answered["model"] == model].groupby("condition")["wd_dem"].mean()
             for cond, name in (("C3R", "c3r_shift"), ("C3L", "c3l_shift")):
-                s = wd[(wd["model"] == model) & (wd["condition"] == cond)]["shift"] if not wd.empty else pd.Series(dtype=float)
+                s = (
+                    wd[(wd["model"] == model) & (wd["condition"] == cond)]["shift"]
+                    if not wd.empty
+                    else pd.Series(dtype=float)
+                )
                 rec[name] = float(s.mean()) if len(s) else math.nan
                 rec[f"n_{name}_items"] = int(len(s))
-                rec[f"{name}_unpaired"] = float(means[cond] - means["N"]) if {cond, "N"} <= set(means.index) else math.nan
+                rec[f"{name}_unpaired"] = (
+                    float(means[cond] - means["N"]) if {cond, "N"} <= set(means.index) else math.nan
+                )
             rec["asymmetry"] = float(decomp.loc[model, "asymmetry"]) if model in decomp.index else math.nan
             rec["n_asymmetry_items"] = int(decomp.loc[model, "n_asymmetry_items"]) if model in decomp.index else 0
             rec["asymmetry_unpaired"] = rec["c3r_shift_unpaired"] - rec["c3l_shift_unpaired"]
@@ -79,11 +90,17 @@ def decoding_shifts(frame: pd.DataFrame, variants: dict[str, pd.DataFrame] | Non
 
 
 def decoding_table(shifts: pd.DataFrame, *, paired: bool = False) -> pd.DataFrame:
-    """The SI S2 layout: one row per model (and a mean row), columns shift x variant; the
-    paper's unpaired condition means by default, the item-paired values with `paired`."""
+    """The SI S2 layout: one row per model (and a mean row), columns shift x variant.
+
+    The paper's unpaired condition means by default, the item-paired values with `paired`.
+    """
     if shifts.empty:
         return pd.DataFrame()
-    measures = ("c3r_shift", "c3l_shift", "asymmetry") if paired else ("c3r_shift_unpaired", "c3l_shift_unpaired", "asymmetry_unpaired")
+    measures = (
+        ("c3r_shift", "c3l_shift", "asymmetry")
+        if paired
+        else ("c3r_shift_unpaired", "c3l_shift_unpaired", "asymmetry_unpaired")
+    )
     variants = [v for v in DECODING_VARIANTS if v in set(shifts["variant"])]
     wide = shifts.pivot_table(index="model", columns="variant", values=list(measures), aggfunc="first")
     cols = [(m, v) for m in measures for v in variants]
@@ -94,8 +111,11 @@ def decoding_table(shifts: pd.DataFrame, *, paired: bool = False) -> pd.DataFram
 
 
 def decoding_summary(shifts: pd.DataFrame) -> dict:
-    """How far the asymmetry moves between variants, and whether its sign holds, for the
-    paper's unpaired asymmetry (`asymmetry_unpaired`) and the item-paired one (`asymmetry`)."""
+    """How far the asymmetry moves between variants, and whether its sign holds.
+
+    For the paper's unpaired asymmetry (`asymmetry_unpaired`) and the item-paired one
+    (`asymmetry`).
+    """
     if shifts.empty:
         return {}
     out: dict = {}
@@ -112,7 +132,6 @@ def decoding_summary(shifts: pd.DataFrame) -> dict:
     return out
 
 
-
 DECODING_TEXT = (
     "Decoding robustness (SI S2). On the focal ATP grid (N, C3L, C3R), per model and decoding variant (`orig` = "
     "epoch 1 of the sampled run, `replicates` = all sampled epochs pooled per cell, `T=0` = the greedy run; cells "
@@ -126,8 +145,11 @@ DECODING_TEXT = (
 
 @section(102, "decoding")
 def decoding_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOptions | None = None) -> Section | None:
-    """The SI S2 tables: shifts and asymmetry under the original draw, the replicate
-    average and greedy decoding, by the paper's unpaired definition and item-paired."""
+    """The SI S2 tables: shifts and asymmetry under each decoding, unpaired and item-paired.
+
+    The SI S2 tables: shifts and asymmetry under the original draw, the replicate average
+    and greedy decoding, by the paper's unpaired definition and item-paired.
+    """
     variants = decoding_rows(frame)
     if len(variants) < 2:  # one way of decoding: nothing to compare (and no cells to build)
         return None
@@ -136,7 +158,11 @@ def decoding_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOpt
         return None
     return Section(
         title="Replicates and greedy decoding (SI S2)",
-        tables={"decoding": decoding_table(shifts), "decoding_paired": decoding_table(shifts, paired=True), "decoding_shifts": shifts},
+        tables={
+            "decoding": decoding_table(shifts),
+            "decoding_paired": decoding_table(shifts, paired=True),
+            "decoding_shifts": shifts,
+        },
         summary={"decoding": decoding_summary(shifts)},
         text=DECODING_TEXT,
     )

@@ -34,13 +34,15 @@ from ..stats.resample import iid_indices, index_counts, percentile_interval
 from .rows import EXPECTED_KIND, clean, column_or_none, condition_rank, item_ci, kind_rows, numeric, sort_rows
 from .scorers import preferred_letters
 
-RATES = MappingProxyType({
-    "asker_wants_dem": "expected_dem",
-    "asker_wants_rep": "expected_rep",
-    "own_answer_dem": "own_dem",
-    "own_answer_rep": "own_rep",
-    "own_matches_expected": "agree",
-})
+RATES = MappingProxyType(
+    {
+        "asker_wants_dem": "expected_dem",
+        "asker_wants_rep": "expected_rep",
+        "own_answer_dem": "own_dem",
+        "own_answer_rep": "own_rep",
+        "own_matches_expected": "agree",
+    }
+)
 
 # The expected-answer rates drawn and quoted with a CI (the paper's Fig. 5).
 CI_RATES = ("asker_wants_dem", "asker_wants_rep")
@@ -73,15 +75,29 @@ def expected_answer_table(frame: pd.DataFrame) -> pd.DataFrame:
     table["both_parsed_rate"] = table["n_both_parsed"] / table["n_calls"]
     for col in ("n_both_parsed", "n_no_preferred_option", "n_error"):
         table[col] = table[col].astype(int)
-    cols = ["model", "condition", "n_calls", "n_error", "n_both_parsed", "both_parsed_rate", *RATES, "n_no_preferred_option"]
+    cols = [
+        "model",
+        "condition",
+        "n_calls",
+        "n_error",
+        "n_both_parsed",
+        "both_parsed_rate",
+        *RATES,
+        "n_no_preferred_option",
+    ]
     return sort_rows(table[cols])
 
 
-def expected_answer_by_condition(frame: pd.DataFrame, table: pd.DataFrame, options: AnalysisOptions | None = None) -> pd.DataFrame:
-    """Per condition, over all models: each rate as the share of every model's both-read
-    calls pooled (the paper's Fig. 5 and §2.4 figures), the asker-wants rates with their 95%
-    bootstrap CI over items (`<rate> (pooled calls) ci_low` / `ci_high`), and the mean,
-    minimum and maximum of the per-model rates beside it."""
+def expected_answer_by_condition(
+    frame: pd.DataFrame, table: pd.DataFrame, options: AnalysisOptions | None = None
+) -> pd.DataFrame:
+    """The expected-answer rates per condition, over all models.
+
+    Each rate as the share of every model's both-read calls pooled (the paper's Fig. 5 and
+    §2.4 figures), the asker-wants rates with their 95% bootstrap CI over items (`<rate>
+    (pooled calls) ci_low` / `ci_high`), and the mean, minimum and maximum of the per-model
+    rates beside it.
+    """
     opts = options or AnalysisOptions()
     rng = np.random.default_rng(opts.seed)
     rows = kind_rows(frame, EXPECTED_KIND)
@@ -91,8 +107,12 @@ def expected_answer_by_condition(frame: pd.DataFrame, table: pd.DataFrame, optio
     out = []
     for cond, g in table.groupby("condition"):
         calls = both[both["condition"] == cond]
-        rec: dict = {"condition": cond, "n_models": int(g["model"].nunique()), "n_calls": int(g["n_calls"].sum()),
-                     "n_both_parsed": int(len(calls))}
+        rec: dict = {
+            "condition": cond,
+            "n_models": int(g["model"].nunique()),
+            "n_calls": int(g["n_calls"].sum()),
+            "n_both_parsed": int(len(calls)),
+        }
         for name, col in RATES.items():
             rec[f"{name} (pooled calls)"] = float(numeric(calls, col).mean()) if len(calls) else math.nan
             if name in CI_RATES:
@@ -103,16 +123,24 @@ def expected_answer_by_condition(frame: pd.DataFrame, table: pd.DataFrame, optio
             rec[f"{name} (max model)"] = float(g[name].max())
         out.append(rec)
     result = pd.DataFrame(out)
-    return result.assign(_r=result["condition"].map(condition_rank)).sort_values(["_r", "condition"]).drop(columns="_r").reset_index(drop=True)
+    return (
+        result.assign(_r=result["condition"].map(condition_rank))
+        .sort_values(["_r", "condition"])
+        .drop(columns="_r")
+        .reset_index(drop=True)
+    )
 
 
 def paired_difference(
     frame: pd.DataFrame, first: str, second: str, options: AnalysisOptions | None = None, rate: str = "asker_wants_dem"
 ) -> dict[str, float | int] | None:
-    """The share of both-read calls (all models pooled) giving `rate` under `first` minus under
+    """The paired difference of an expected-answer share between two conditions, with its CI.
+
+    The share of both-read calls (all models pooled) giving `rate` under `first` minus under
     `second`, on the items with calls under both (the paper's key comparison: N close to
     C3L), with its 95% percentile bootstrap CI resampling those items (each with all its calls
-    under both conditions, the same draw for both); None without two such items."""
+    under both conditions, the same draw for both); None without two such items.
+    """
     opts = options or AnalysisOptions()
     rows = kind_rows(frame, EXPECTED_KIND)
     if rows.empty:
@@ -141,9 +169,12 @@ def paired_difference(
 
 
 def expected_answer_items(frame: pd.DataFrame) -> pd.DataFrame:
-    """Per item of the expected-answer probe: its Democrat- and Republican-preferred letters
-    (`scorers.preferred_letters`, from the item's benchmarks as the logs carry them) with
-    their options, the partisan gap and the calls made on it, most partisan item first."""
+    """The items of the expected-answer probe, with their preferred letters and partisan gap.
+
+    Its Democrat- and Republican-preferred letters (`scorers.preferred_letters`, from the
+    item's benchmarks as the logs carry them) with their options, the partisan gap and the
+    calls made on it, most partisan item first.
+    """
     rows = kind_rows(frame, EXPECTED_KIND)
     if rows.empty or "options" not in rows.columns or "benchmarks" not in rows.columns:
         return pd.DataFrame()
@@ -153,17 +184,19 @@ def expected_answer_items(frame: pd.DataFrame) -> pd.DataFrame:
         options = list(first["options"]) if isinstance(first["options"], (list, tuple)) else []
         benchmarks = first["benchmarks"] if isinstance(first["benchmarks"], dict) else {}
         dem, rep = preferred_letters(options, benchmarks)
-        out.append({
-            "item_id": item_id,
-            "n_options": len(options),
-            "dem_preferred": dem,
-            "dem_option": options[LETTERS.index(dem)] if dem else None,
-            "rep_preferred": rep,
-            "rep_option": options[LETTERS.index(rep)] if rep else None,
-            "partisan_gap": pd.to_numeric(pd.Series([first.get("item_partisan_gap")]), errors="coerce").iloc[0],
-            "n_calls": len(g),
-            "n_both_parsed": int(_both_read(g).sum()),
-        })
+        out.append(
+            {
+                "item_id": item_id,
+                "n_options": len(options),
+                "dem_preferred": dem,
+                "dem_option": options[LETTERS.index(dem)] if dem else None,
+                "rep_preferred": rep,
+                "rep_option": options[LETTERS.index(rep)] if rep else None,
+                "partisan_gap": pd.to_numeric(pd.Series([first.get("item_partisan_gap")]), errors="coerce").iloc[0],
+                "n_calls": len(g),
+                "n_both_parsed": int(_both_read(g).sum()),
+            }
+        )
     table = pd.DataFrame(out)
     table = table.sort_values(["partisan_gap", "item_id"], ascending=[False, True], na_position="last")
     return table.reset_index(drop=True)
@@ -184,12 +217,13 @@ def expected_answer_exclusions(frame: pd.DataFrame) -> pd.DataFrame:
     return sort_rows(table)
 
 
-
 def source_letter_comparison(frame: pd.DataFrame) -> pd.DataFrame:
-    """The file's own letters (an imported published file) against our parser, per
-    category: the file's both-letter calls our parser rejects, by our reason; calls both
-    read (same letters, or read differently); calls only we read. Empty when the logs hold
-    no source letters."""
+    """The file's own letters (an imported published file) against our parser, per category.
+
+    The file's both-letter calls our parser rejects, by our reason; calls both read (same
+    letters, or read differently); calls only we read. Empty when the logs hold no source
+    letters.
+    """
     rows = kind_rows(frame, EXPECTED_KIND)
     if rows.empty or "source_letter" not in rows.columns:
         return pd.DataFrame()
@@ -208,20 +242,29 @@ def source_letter_comparison(frame: pd.DataFrame) -> pd.DataFrame:
     ours_both = ours_status == ANSWERED
     same = ours_both & src_both & (ours_exp == src_exp) & (ours_own == src_own)
     category = pd.Series(None, index=rows.index, dtype=object)
-    category[src_both & ~ours_both] = "paper's letters rejected: " + ours_reason[src_both & ~ours_both].fillna("no reason").astype(str)
+    category[src_both & ~ours_both] = "paper's letters rejected: " + ours_reason[src_both & ~ours_both].fillna(
+        "no reason"
+    ).astype(str)
     category[same] = "both read, same letters"
     category[src_both & ours_both & ~same] = "both read, different letters"
     category[~src_both & ours_both] = "read by us only (paper: no letters)"
     category[~src_both & ~ours_both] = "read by neither"
     table = category.value_counts().rename_axis("category").rename("n").reset_index()
-    table["share_of_paper_letters"] = np.where(table["category"].str.startswith(("paper's", "both")), table["n"] / int(src_both.sum()), np.nan)
+    table["share_of_paper_letters"] = np.where(
+        table["category"].str.startswith(("paper's", "both")), table["n"] / int(src_both.sum()), np.nan
+    )
     return table.sort_values(["category"]).reset_index(drop=True)
 
 
-def plot_expected_answer(table: pd.DataFrame, path: Path, by_condition: pd.DataFrame | None = None, order: Sequence[str] = ()) -> Path:
-    """Fig. 5: asker-wants-Dem and asker-wants-Rep rates by condition (cue order), one bar
+def plot_expected_answer(
+    table: pd.DataFrame, path: Path, by_condition: pd.DataFrame | None = None, order: Sequence[str] = ()
+) -> Path:
+    """Fig. 5: the asker-wants rates by condition, one bar per model.
+
+    Fig. 5: asker-wants-Dem and asker-wants-Rep rates by condition (cue order), one bar
     per model (in the model's colour of every figure, `core.plotting`), and a black mark at
-    the rate over every model's calls pooled."""
+    the rate over every model's calls pooled.
+    """
     conditions = sorted(table["condition"].unique(), key=lambda c: (condition_rank(c), c))
     models = sorted(table["model"].unique())
     styles, labels = model_styles(models, order), short_labels(models)
@@ -229,8 +272,10 @@ def plot_expected_answer(table: pd.DataFrame, path: Path, by_condition: pd.DataF
     # the two panels stacked, each as wide as the printed page, the legend under them
     fig = new_figure(figsize=(7.0, 6.4), layout="constrained")
     axes = fig.subplots(2, 1, sharex=True)
-    panels = [("asker_wants_dem", "The asker wants the Democrat-preferred answer"),
-              ("asker_wants_rep", "The asker wants the Republican-preferred answer")]
+    panels = [
+        ("asker_wants_dem", "The asker wants the Democrat-preferred answer"),
+        ("asker_wants_rep", "The asker wants the Republican-preferred answer"),
+    ]
     for ax, (col, title) in zip(axes, panels, strict=True):
         for k, model in enumerate(models):
             sub = table[table["model"] == model].set_index("condition").reindex(conditions)
@@ -238,19 +283,31 @@ def plot_expected_answer(table: pd.DataFrame, path: Path, by_condition: pd.DataF
             ax.bar(x, sub[col].astype(float).fillna(0.0), width=width, color=styles[model][0], label=labels[model])
         if by_condition is not None and not by_condition.empty:
             pooled = by_condition.set_index("condition").reindex(conditions)[f"{col} (pooled calls)"].astype(float)
-            ax.scatter(np.arange(len(conditions)), pooled, marker="_", s=500, color="black", linewidths=2.5, zorder=3,
-                       label="all models (pooled calls)")
+            ax.scatter(
+                np.arange(len(conditions)),
+                pooled,
+                marker="_",
+                s=500,
+                color="black",
+                linewidths=2.5,
+                zorder=3,
+                label="all models (pooled calls)",
+            )
         ax.set_xticks(range(len(conditions)), conditions)
         ax.set_ylim(0, 1.05)  # a share of 1 keeps its whole bar
         ax.set_title(title, fontsize=9)
         ax.set_ylabel("share of both-read calls", fontsize=8)
         ax.tick_params(labelsize=7)
     axes[-1].set_xlabel("asker condition (most Democrat-coded cue left)", fontsize=8)
-    fig.legend(*axes[0].get_legend_handles_labels(), fontsize=7, loc="outside lower center",
-               ncols=min(4, len(models) + 1), frameon=False)
+    fig.legend(
+        *axes[0].get_legend_handles_labels(),
+        fontsize=7,
+        loc="outside lower center",
+        ncols=min(4, len(models) + 1),
+        frameon=False,
+    )
     save_figure(fig, path)
     return path
-
 
 
 EXPECTED_TEXT = (
@@ -263,7 +320,8 @@ EXPECTED_TEXT = (
     "paper's definition; `(mean of models)`, `(min model)`, `(max model)` = the mean and range of the per-model "
     "rates. The pooled asker-wants-Dem and -Rep rates carry a 95% percentile bootstrap CI over items "
     "(`ci_low`, `ci_high`: the condition's items resampled with replacement, each with all its calls from every "
-    "model; {draws:,} resamples, seed {seed}). " + FIXED_MODELS.replace("{", "{{").replace("}", "}}")
+    "model; {draws:,} resamples, seed {seed}). "
+    + FIXED_MODELS.replace("{", "{{").replace("}", "}}")
     + " {excluded} of {total} calls did not give both letters and are counted by reason in "
     "`expected_answer_exclusions`, never coded; items whose preferred option is tied are counted "
     "(`n_no_preferred_option`) and left out of the rates. Table `expected_answer_items`: each item's Democrat- and "
@@ -280,6 +338,12 @@ SOURCE_TEXT = (
 def with_ci(row: pd.Series) -> dict:
     """A by-condition row for summary.json: its values, and its CIs as `ci: {rate: [low, high]}`."""
     out = {str(k): clean(v) for k, v in row.items() if k != "condition" and not str(k).endswith(CI_SUFFIXES)}
-    out["ci"] = {f"{name} (pooled calls)": [clean(row[f"{name} (pooled calls){CI_SUFFIXES[0]}"]), clean(row[f"{name} (pooled calls){CI_SUFFIXES[1]}"])]
-                 for name in CI_RATES if f"{name} (pooled calls){CI_SUFFIXES[0]}" in row}
+    out["ci"] = {
+        f"{name} (pooled calls)": [
+            clean(row[f"{name} (pooled calls){CI_SUFFIXES[0]}"]),
+            clean(row[f"{name} (pooled calls){CI_SUFFIXES[1]}"]),
+        ]
+        for name in CI_RATES
+        if f"{name} (pooled calls){CI_SUFFIXES[0]}" in row
+    }
     return out

@@ -39,8 +39,11 @@ from .task import expected_answer_prompt, perception_prompt
 
 
 class ProbeKind(ResponseKind):
-    """A probe task's logs: its prompt and scorer, the file's own parse (`source`) and our
-    reading with the file's parse kept beside it (`parsed`)."""
+    """A probe task's logs: its prompt and scorer, the file's own parse and our reading beside it.
+
+    A probe task's logs: its prompt and scorer, the file's own parse (`source`) and our
+    reading with the file's parse kept beside it (`parsed`).
+    """
 
     def __init__(
         self,
@@ -55,38 +58,51 @@ class ProbeKind(ResponseKind):
         self._prompt, self._scorer, self._source, self._parsed = prompt, scorer, source, parsed
 
     def task_label(self, instrument: str, condition: str) -> str:
+        """The probe task's label under a condition (`<probe>_<condition>`)."""
         return f"{self.name}_{condition}"
 
     def prompt(self, item: Item, condition: Condition) -> str:
+        """The probe's prompt for an item under a condition."""
         return self._prompt(item, condition)
 
     def scorer(self, scoring: str) -> Callable:
+        """The probe's scorer; refused unless the items are ATP items with party benchmarks (scoring wd)."""
         if scoring != "wd":
-            raise InputError(f"the {self.name} probe needs ATP items with dem/rep benchmarks (scoring wd), got {scoring!r}")
+            raise InputError(
+                f"the {self.name} probe needs ATP items with dem/rep benchmarks (scoring wd), got {scoring!r}"
+            )
         return self._scorer()
 
     def source_score(
         self, run: Scoring, scorer: Callable, item: Item, rec: dict, make_state: Callable[[str], TaskState]
     ) -> Score:
+        """The score of the file's own parse of a row."""
         return self._source(item, rec)
 
     def parsed_score(
         self, run: Scoring, scorer: Callable, item: Item, rec: dict, make_state: Callable[[], TaskState]
     ) -> Score:
+        """Our reading of a row's raw response, with the file's parse kept beside it."""
         return self._parsed(item, rec, rec.get("raw_response") or "")
 
 
 def _expected_source(item: Item, rec: dict) -> Score:
-    return score_expected_source(rec.get("raw_response") or "", rec["expected_letter"], rec["actual_letter"], item.options, item.benchmarks)
+    return score_expected_source(
+        rec.get("raw_response") or "", rec["expected_letter"], rec["actual_letter"], item.options, item.benchmarks
+    )
 
 
 def _expected_parsed(item: Item, rec: dict, text: str) -> Score:
-    source = (rec["expected_letter"], rec["actual_letter"]) if {"expected_letter", "actual_letter"} <= set(rec) else None
+    source = (
+        (rec["expected_letter"], rec["actual_letter"]) if {"expected_letter", "actual_letter"} <= set(rec) else None
+    )
     return score_expected_reading(read_expected(text, item.options), item.options, item.benchmarks, source=source)
 
 
 def _perception_source(item: Item, rec: dict) -> Score:
-    return score_perception_source(rec.get("raw_response") or "", rec["asker_desc"], rec["political_leaning"], item.options)
+    return score_perception_source(
+        rec.get("raw_response") or "", rec["asker_desc"], rec["political_leaning"], item.options
+    )
 
 
 def _perception_parsed(item: Item, rec: dict, text: str) -> Score:
@@ -95,10 +111,20 @@ def _perception_parsed(item: Item, rec: dict, text: str) -> Score:
 
 
 EXPECTED_ANSWER = ProbeKind(
-    "expected_answer", ("expected_letter", "actual_letter"), expected_answer_prompt, expected_answer_score, _expected_source, _expected_parsed
+    "expected_answer",
+    ("expected_letter", "actual_letter"),
+    expected_answer_prompt,
+    expected_answer_score,
+    _expected_source,
+    _expected_parsed,
 )
 PERCEPTION = ProbeKind(
-    "perception", ("asker_desc", "political_leaning"), perception_prompt, perception_score, _perception_source, _perception_parsed
+    "perception",
+    ("asker_desc", "political_leaning"),
+    perception_prompt,
+    perception_score,
+    _perception_source,
+    _perception_parsed,
 )
 # the seed's files name models by model_label only: it becomes the log's model name, as in a
 # Phase 2 grid rebuilt from phase2_alignment_by_condition.csv

@@ -70,7 +70,9 @@ def _perception_record(g: pd.DataFrame, options: AnalysisOptions, rng: np.random
         rec["cohen_kappa"] = cohen_kappa(list(both["category"]), list(both["category_grader"]))
         cites_g = g[numeric(g, "cites_format").notna() & numeric(g, "cites_format_grader").notna()]
         rec["cites_agreement"] = (
-            float((numeric(cites_g, "cites_format") == numeric(cites_g, "cites_format_grader")).mean()) if len(cites_g) else math.nan
+            float((numeric(cites_g, "cites_format") == numeric(cites_g, "cites_format_grader")).mean())
+            if len(cites_g)
+            else math.nan
         )
     return rec
 
@@ -79,19 +81,27 @@ ALL_MODELS = "all models"
 
 
 def perception_table(frame: pd.DataFrame, options: AnalysisOptions | None = None) -> pd.DataFrame:
-    """Ratings, the auditor-like share (both with 95% bootstrap CIs over items), category
+    """The perception probe's ratings and codings per model x condition, and per condition pooled.
+
+    Ratings, the auditor-like share (both with 95% bootstrap CIs over items), category
     shares, format cue and coder agreement per model x condition, and per condition over
-    every model's calls pooled (`all models`)."""
+    every model's calls pooled (`all models`).
+    """
     opts = options or AnalysisOptions()
     rng = np.random.default_rng(opts.seed)
     rows = kind_rows(frame, PERCEPTION_KIND)
     if rows.empty:
         return pd.DataFrame()
-    out = [{"model": m, "condition": c, **_perception_record(g, opts, rng)} for (m, c), g in rows.groupby(["model", "condition"], dropna=False)]
+    out = [
+        {"model": m, "condition": c, **_perception_record(g, opts, rng)}
+        for (m, c), g in rows.groupby(["model", "condition"], dropna=False)
+    ]
     if rows["model"].nunique() > 1:
-        out += [{"model": ALL_MODELS, "condition": c, **_perception_record(g, opts, rng)} for c, g in rows.groupby("condition", dropna=False)]
+        out += [
+            {"model": ALL_MODELS, "condition": c, **_perception_record(g, opts, rng)}
+            for c, g in rows.groupby("condition", dropna=False)
+        ]
     return sort_rows(pd.DataFrame(out))
-
 
 
 PERCEPTION_TEXT = (

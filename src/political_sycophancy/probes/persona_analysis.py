@@ -25,10 +25,13 @@ PERSONA_TABLE_CONDITIONS = ("N", "C3L", "C3R", *PERSONAS)
 
 
 def persona_shifts(frame: pd.DataFrame, options: AnalysisOptions | None = None) -> pd.DataFrame:
-    """Long table per model x condition on the persona items: n items answered, mean
-    WD(Dem) (over the cells answered under the condition), the shift against N as the
-    difference of the two condition means (the paper's SI S4 definition, `shift_vs_N`) and
-    as the mean over items answered under both of WD_c - WD_N (`paired_shift_vs_N`)."""
+    """Long table per model x condition on the persona items.
+
+    N items answered, mean WD(Dem) (over the cells answered under the condition), the shift
+    against N as the difference of the two condition means (the paper's SI S4 definition,
+    `shift_vs_N`) and as the mean over items answered under both of WD_c - WD_N
+    (`paired_shift_vs_N`).
+    """
     cells = cells_of(frame, (options or AnalysisOptions()).cache)
     if cells.empty or not cells["condition"].isin(PERSONAS).any():
         return pd.DataFrame()
@@ -44,7 +47,9 @@ def persona_shifts(frame: pd.DataFrame, options: AnalysisOptions | None = None) 
         base = wd["N"].dropna() if "N" in wd.columns else pd.Series(dtype=float)
         for cond in PERSONA_TABLE_CONDITIONS:
             col = wd[cond].dropna() if cond in wd.columns else pd.Series(dtype=float)
-            paired = wd[[cond, "N"]].dropna() if cond != "N" and cond in wd.columns and "N" in wd.columns else pd.DataFrame()
+            paired = (
+                wd[[cond, "N"]].dropna() if cond != "N" and cond in wd.columns and "N" in wd.columns else pd.DataFrame()
+            )
             mean = float(col.mean()) if len(col) else math.nan
             out.append(
                 {
@@ -62,18 +67,23 @@ def persona_shifts(frame: pd.DataFrame, options: AnalysisOptions | None = None) 
     return pd.DataFrame(out)
 
 
-PERSONA_SHIFT_ROWS = MappingProxyType({
-    "shift_vs_N": "mean shift vs N (paper: difference of the condition means)",
-    "paired_shift_vs_N": "mean paired shift vs N (items answered under both)",
-})
+PERSONA_SHIFT_ROWS = MappingProxyType(
+    {
+        "shift_vs_N": "mean shift vs N (paper: difference of the condition means)",
+        "paired_shift_vs_N": "mean paired shift vs N (items answered under both)",
+    }
+)
 POOLED_ROW = "pooled mean WD(Dem) (every answered model x item cell)"
 
 
 def pooled_means(shifts: pd.DataFrame) -> dict[str, float]:
-    """Per condition, the mean WD(Dem) over every answered model x item cell on the persona
+    """Per condition, the mean WD(Dem) over every answered cell on the persona items, models pooled.
+
+    Per condition, the mean WD(Dem) over every answered model x item cell on the persona
     items, every model's cells pooled (the paper's neutral_persona_summary.txt, "Mean
     WD(Dem) by persona": P_ORD 0.2899, P_RET 0.2874, P_STU 0.2477), not the mean of the
-    models' means: each model's mean weighted by its answered items."""
+    models' means: each model's mean weighted by its answered items.
+    """
     answered = shifts[shifts["n_answered"] > 0]
     totals = (answered["mean_wd_dem"] * answered["n_answered"]).groupby(answered["condition"]).sum()
     counts = answered.groupby("condition")["n_answered"].sum()
@@ -81,28 +91,36 @@ def pooled_means(shifts: pd.DataFrame) -> dict[str, float]:
 
 
 def right_against_personas(shifts: pd.DataFrame, key: str = "shift_vs_N") -> dict[str, float | str] | None:
-    """C3R's shift against N on the persona items beside the largest persona shift (by
-    size), both the mean over models of `key` (the paper's definition by default): the
-    paper's "C3R ... roughly 13x the largest persona shift and in the opposite direction
-    from where any plausibly neutral civilian lands" (SI S4). None without C3R or a persona
-    shift."""
+    """C3R's shift against N beside the largest persona shift, for the paper's SI S4 comparison.
+
+    C3R's shift against N on the persona items beside the largest persona shift (by size),
+    both the mean over models of `key` (the paper's definition by default): the paper's "C3R
+    ... roughly 13x the largest persona shift and in the opposite direction from where any
+    plausibly neutral civilian lands" (SI S4). None without C3R or a persona shift.
+    """
     means = shifts.groupby("condition")[key].mean()
     personas = means.reindex(PERSONAS).dropna()
     if "C3R" not in means or pd.isna(means["C3R"]) or personas.empty or not personas.abs().max():
         return None
     largest = str(personas.abs().idxmax())
-    out: dict[str, float | str] = {"right_shift": float(means["C3R"]), "largest_persona": largest,
-                                   "largest_persona_shift": float(personas[largest]),
-                                   "ratio": float(abs(means["C3R"]) / abs(personas[largest]))}
+    out: dict[str, float | str] = {
+        "right_shift": float(means["C3R"]),
+        "largest_persona": largest,
+        "largest_persona_shift": float(personas[largest]),
+        "ratio": float(abs(means["C3R"]) / abs(personas[largest])),
+    }
     if "C3L" in means and not pd.isna(means["C3L"]):
         out["left_shift"] = float(means["C3L"])
     return out
 
 
 def persona_table(shifts: pd.DataFrame) -> pd.DataFrame:
-    """The SI S4 layout: models x conditions of mean WD(Dem), then the mean over models of
-    each condition's shift against N, by the paper's definition (difference of the
-    condition means, the headline) and paired over items (beside it)."""
+    """The SI S4 layout: mean WD(Dem) per model x condition, then each condition's shift against N.
+
+    The SI S4 layout: models x conditions of mean WD(Dem), then the mean over models of each
+    condition's shift against N, by the paper's definition (difference of the condition
+    means, the headline) and paired over items (beside it).
+    """
     if shifts.empty:
         return pd.DataFrame()
     wide = shifts.pivot_table(index="model", columns="condition", values="mean_wd_dem", aggfunc="first")
@@ -111,7 +129,6 @@ def persona_table(shifts: pd.DataFrame) -> pd.DataFrame:
         wide.loc[label] = shifts.groupby("condition")[key].mean().reindex(wide.columns)
     wide.loc[POOLED_ROW] = pd.Series(pooled_means(shifts)).reindex(wide.columns)
     return wide.reset_index().rename_axis(columns=None)
-
 
 
 PERSONA_TEXT = (
@@ -135,8 +152,12 @@ def _pooled_text(pooled: dict[str, float], ratio: dict | None, paired: dict | No
             f"{ratio['ratio']:.1f} times the largest persona shift "
             f"({ratio['largest_persona']} {ratio['largest_persona_shift']:+.4f})"
             + (f"; the C3L shift is {ratio['left_shift']:+.3f}" if "left_shift" in ratio else "")
-            + (f". Paired: {paired['right_shift']:+.3f}, {paired['ratio']:.1f} times {paired['largest_persona']}'s "
-               f"{paired['largest_persona_shift']:+.4f}." if paired else ".")
+            + (
+                f". Paired: {paired['right_shift']:+.3f}, {paired['ratio']:.1f} times {paired['largest_persona']}'s "
+                f"{paired['largest_persona_shift']:+.4f}."
+                if paired
+                else "."
+            )
         )
     return " ".join(parts)
 
@@ -147,7 +168,10 @@ def personas_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOpt
     shifts = persona_shifts(frame, options)
     if shifts.empty:
         return None
-    overall = {key: {str(c): clean(v) for c, v in shifts.groupby("condition")[key].mean().items() if c != "N"} for key in PERSONA_SHIFT_ROWS}
+    overall = {
+        key: {str(c): clean(v) for c, v in shifts.groupby("condition")[key].mean().items() if c != "N"}
+        for key in PERSONA_SHIFT_ROWS
+    }
     pooled = pooled_means(shifts)
     ratios = {key: right_against_personas(shifts, key) for key in PERSONA_SHIFT_ROWS}
     return Section(

@@ -1,6 +1,9 @@
-"""What the probes add to the whole report (`REPORT`): two Headline parts (which answer the
-models say the asker wants, and whom they think is asking, as the first seed's abstract
-quotes them), their two figures with takeaways, and their key tables."""
+"""What the probes add to the whole report (`REPORT`).
+
+Two Headline parts (which answer the models say the asker wants, and whom they think is
+asking, as the first seed's abstract quotes them), their two figures with takeaways, and
+their key tables.
+"""
 
 from __future__ import annotations
 
@@ -36,8 +39,11 @@ def _ci(row: dict[Any, Any], column: str, sep: str = " ") -> dict[str, float] | 
 
 
 def _expected(table: pd.DataFrame | None, summary: Summary) -> dict[str, Any]:
-    """The asker-wants shares of the pooled calls under N (and C3L, C3R) with their 95% CIs
-    over items, and the paired N - C3L difference of the Democrat share (`paired_difference`)."""
+    """The expected-answer Headline numbers, with their CIs and the paired N - C3L difference.
+
+    The asker-wants shares of the pooled calls under N (and C3L, C3R) with their 95% CIs
+    over items, and the paired N - C3L difference of the Democrat share (`paired_difference`).
+    """
     if table is None or table.empty or "condition" not in table:
         return {}
     dem, rep = "asker_wants_dem (pooled calls)", "asker_wants_rep (pooled calls)"
@@ -79,8 +85,11 @@ RATING_MIDPOINT = 4  # the perception probe's scale: 1 very liberal ... 7 very c
 
 
 def _perception(table: pd.DataFrame | None) -> dict[str, Any]:
-    """The default asker (N) as every model sees it: the mean rating and auditor-like share,
-    each with its 95% CI over items, and whether the rating's interval includes the midpoint."""
+    """The perception Headline numbers: the default asker as every model sees it.
+
+    The default asker (N) as every model sees it: the mean rating and auditor-like share,
+    each with its 95% CI over items, and whether the rating's interval includes the midpoint.
+    """
     if table is None or table.empty or "model" not in table:
         return {}
     rows = table[(table["model"] == "all models") & (table["condition"] == BASELINE)]
@@ -99,7 +108,9 @@ def _perception(table: pd.DataFrame | None) -> dict[str, Any]:
         if (ci := _ci(r, key, sep="_")) is not None:
             out[key + "_ci"] = ci
     if "mean_rating_ci" in out:
-        out["rating_ci_includes_midpoint"] = out["mean_rating_ci"]["low"] <= RATING_MIDPOINT <= out["mean_rating_ci"]["high"]
+        out["rating_ci_includes_midpoint"] = (
+            out["mean_rating_ci"]["low"] <= RATING_MIDPOINT <= out["mean_rating_ci"]["high"]
+        )
     return {k: v for k, v in out.items() if not (isinstance(v, float) and not math.isfinite(v))}
 
 
@@ -107,13 +118,18 @@ def _share(summary: Summary, part: str, key: str) -> list[str | Quote]:
     """`75% (95% CI 65% to 84%)` of a Headline share and its `<key>_ci` node, when it has one."""
     pieces: list[str | Quote] = [_v(summary, part, key, scale=100, suffix="%")]
     if get(summary, "findings", "headline", part, key + "_ci") is not None:
-        pieces += get.headline_ci(summary, (part, key + "_ci", "low"), (part, key + "_ci", "high"), scale=100, suffix="%")
+        pieces += get.headline_ci(
+            summary, (part, key + "_ci", "low"), (part, key + "_ci", "high"), scale=100, suffix="%"
+        )
     return pieces
 
 
 def _expected_sentences(summary: Summary) -> list[Finding]:
-    """The expected part's sentence (topic "headline"): shares of calls with their intervals,
-    and the paired N - C3L difference."""
+    """The expected-answer Headline sentence.
+
+    The expected part's sentence (topic "headline"): shares of calls with their intervals,
+    and the paired N - C3L difference.
+    """
     e = get(summary, "findings", "headline", "expected")
     out: list[Finding] = []
     if not e:
@@ -141,7 +157,11 @@ def _expected_sentences(summary: Summary) -> list[Finding]:
             " items asked under both: ",
             _v(summary, "expected", "paired_" + LEFT, "difference", scale=100, suffix=" points", signed=True),
             *get.headline_ci(
-                summary, ("expected", "paired_" + LEFT, "low"), ("expected", "paired_" + LEFT, "high"), scale=100, signed=True
+                summary,
+                ("expected", "paired_" + LEFT, "low"),
+                ("expected", "paired_" + LEFT, "high"),
+                scale=100,
+                signed=True,
             ),
         ]
     pieces += [
@@ -156,8 +176,11 @@ def _expected_sentences(summary: Summary) -> list[Finding]:
 
 
 def _perception_sentences(summary: Summary) -> list[Finding]:
-    """The perception part's sentence (topic "headline"): the rating with its interval and
-    whether that interval includes the scale's midpoint."""
+    """The perception Headline sentence.
+
+    The perception part's sentence (topic "headline"): the rating with its interval and
+    whether that interval includes the scale's midpoint.
+    """
     q = get(summary, "findings", "headline", "perception")
     out: list[Finding] = []
     if not q:
@@ -175,9 +198,17 @@ def _perception_sentences(summary: Summary) -> list[Finding]:
         which = "includes" if q.get("rating_ci_includes_midpoint") else "excludes"
         ends = (("perception", "mean_rating_ci", "low"), ("perception", "mean_rating_ci", "high"))
         pieces += get.headline_ci(summary, *ends, digits=2, close=f", which {which} the midpoint {RATING_MIDPOINT})")
-    pieces += [" on 1 (very liberal) to 7 (very conservative), over ", _v(summary, "perception", "n_rating"), " ratings"]
+    pieces += [
+        " on 1 (very liberal) to 7 (very conservative), over ",
+        _v(summary, "perception", "n_rating"),
+        " ratings",
+    ]
     if "cites_format_rate" in q:
-        pieces += ["; ", _v(summary, "perception", "cites_format_rate", scale=100, suffix="%"), " cite the survey format"]
+        pieces += [
+            "; ",
+            _v(summary, "perception", "cites_format_rate", scale=100, suffix="%"),
+            " cite the survey format",
+        ]
     out.append(Finding("headline", [*pieces, "."], "probes", "perception"))
     return out
 
@@ -199,10 +230,13 @@ def _conditions(present: Iterable[Any]) -> list[str]:
 
 
 def expected_answer_shares(summary: Summary, tables: Tables, path: Path) -> Path | None:
-    """Per condition, the share of probe calls (all models pooled) in which the model says
-    the asker expects the left / the right answer (summary expected_answer.by_condition),
-    with their 95% percentile bootstrap CIs over items (`ci`, from probes.asker_section) when
-    the summary has them."""
+    """Per condition, the share of probe calls saying the asker expects the left / the right answer.
+
+    Per condition, the share of probe calls (all models pooled) in which the model says the
+    asker expects the left / the right answer (summary expected_answer.by_condition), with
+    their 95% percentile bootstrap CIs over items (`ci`, from probes.asker_section) when the
+    summary has them.
+    """
     by_cond = get.typed(summary, dict[str, ByConditionRow], "expected_answer", "by_condition") or {}
     conds = [
         c
@@ -254,9 +288,12 @@ RATING_SCALE = (1, 7)  # the perception probe's scale: 1 very liberal ... 7 very
 
 
 def perception_panels(summary: Summary, tables: Tables, path: Path) -> Path | None:
-    """Perception probe per model x condition: the mean perceived-asker rating and the share
-    of descriptions that name an auditor (summary perception), with their 95% percentile
-    bootstrap CIs over items (`ci`, from probes.asker_section) when present."""
+    """Perception probe per model x condition.
+
+    The mean perceived-asker rating and the share of descriptions that name an auditor
+    (summary perception), with their 95% percentile bootstrap CIs over items (`ci`, from
+    probes.asker_section) when present.
+    """
     node = get.typed(summary, dict[str, dict[str, PerceptionCell]], "perception") or {}
     models = sorted(m for m in node if m != "all models")
     panels = [
@@ -331,8 +368,10 @@ def _perception_takeaway(summary: Summary, tables: Tables) -> str | None:
     if not ratings:
         return None
     span = span_text(ratings, lambda v: f"{v:.1f}")
-    return (f"Under N the perceived asker's mean rating is {span} over models (1 very liberal, 4 the midpoint, 7 "
-            f"very conservative).")
+    return (
+        f"Under N the perceived asker's mean rating is {span} over models (1 very liberal, 4 the midpoint, 7 "
+        f"very conservative)."
+    )
 
 
 REPORT = ReportContribution(

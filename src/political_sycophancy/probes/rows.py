@@ -1,5 +1,7 @@
-"""What the probes' analyses share: their rows of the tidy frame, the condition order of
-their tables, the bootstrap CI over items, and values made JSON-safe for summary.json.
+"""What the probes' analyses share.
+
+Their rows of the tidy frame, the condition order of their tables, the bootstrap CI over
+items, and values made JSON-safe for summary.json.
 """
 
 from __future__ import annotations
@@ -19,9 +21,14 @@ PERCEPTION_KIND = "perception"
 CONDITION_ORDER = (*CUE_ORDER, *PERSONAS)
 
 
-def item_ci(values: pd.Series, rows: pd.DataFrame, options: AnalysisOptions, rng: np.random.Generator) -> tuple[float, float]:
-    """95% percentile bootstrap CI of the mean of `values` (NaN = not counted) over the
-    items of `rows` (each item with all its calls)."""
+def item_ci(
+    values: pd.Series, rows: pd.DataFrame, options: AnalysisOptions, rng: np.random.Generator
+) -> tuple[float, float]:
+    """95% percentile bootstrap CI of the mean of `values` over the items of `rows`.
+
+    95% percentile bootstrap CI of the mean of `values` (NaN = not counted) over the items
+    of `rows` (each item with all its calls).
+    """
     clusters = rows["item_id"] if "item_id" in rows.columns else pd.Series(np.arange(len(rows)), index=rows.index)
     return cluster_mean_interval(values.to_numpy(float), clusters.astype(str).to_numpy(), options.bootstrap_draws, rng)
 

@@ -1,8 +1,11 @@
-"""The probes' nodes of summary.json, typed (`core.summary_contract` checks every read and
+"""The probes' nodes of summary.json, typed, and their declaration (`NODES`, in the probes' `MEASURE`).
+
+The probes' nodes of summary.json, typed (`core.summary_contract` checks every read and
 write against them), and their declaration (`NODES`, in the probes' `MEASURE`): the
 expected-answer rates per model and condition and pooled by condition, the perception
 ratings, the neutral personas' shifts and the decoding comparison (the probes' sections
-writes them), and the Headline numbers its report contribution derives from them."""
+writes them), and the Headline numbers its report contribution derives from them.
+"""
 
 from __future__ import annotations
 
@@ -140,8 +143,11 @@ class PairedHeadline(TypedDict, total=False):
 
 
 class ExpectedHeadline(TypedDict, total=False):
-    """findings.headline.expected: the asker-wants shares of the pooled calls, their 95% CIs
-    over items (`<key>_ci`) and the paired N - C3L difference (`paired_C3L`)."""
+    """The expected-answer Headline node, typed.
+
+    findings.headline.expected: the asker-wants shares of the pooled calls, their 95% CIs
+    over items (`<key>_ci`) and the paired N - C3L difference (`paired_C3L`).
+    """
 
     n_calls: int
     n_both_parsed: int

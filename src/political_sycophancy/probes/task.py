@@ -62,6 +62,7 @@ def expected_answer_prompt(item: Item, condition: Condition) -> str:
 
 
 def perception_prompt(item: Item, condition: Condition) -> str:
+    """The question under a condition, then the request to describe the likely asker, rate their leaning and answer."""
     return condition.apply(f"{question_block(item)}\n\n{PERCEPTION_REQUEST}")
 
 
@@ -77,7 +78,8 @@ def probe_items(instrument: str, items: str | None, pool: str, *, probe: str) ->
     counts = {"items_in_file": len(loaded), "items_without_benchmarks": len(loaded) - len(benchmarked)}
     if not benchmarked:
         raise InputError(
-            f"the {probe} probe needs items with dem and rep benchmarks (dist_dem, dist_rep); none of {len(loaded)} have both",
+            f"the {probe} probe needs items with dem and rep benchmarks (dist_dem, dist_rep); none of {len(loaded)}"
+            " have both",
             file=items,
         )
     chosen = select_pool(benchmarked, pool)
@@ -148,8 +150,14 @@ def expected_answer(
     defaults, overridden by `--temperature`, `--max-tokens`, `--seed`, `--epochs`.
     """
     return _probe_task(
-        "expected_answer", expected_answer_prompt, expected_answer_score(),
-        instrument, items, pool, condition, conditions,
+        "expected_answer",
+        expected_answer_prompt,
+        expected_answer_score(),
+        instrument,
+        items,
+        pool,
+        condition,
+        conditions,
     )
 
 
@@ -162,7 +170,9 @@ def perception(
     instrument: str = "atp",
     conditions: str | None = None,
 ) -> Task:
-    """Who does the model think is asking? A one- or two-sentence description and a 1-7
+    """Who does the model think is asking? A description and ideology rating of the asker, then its answer.
+
+    Who does the model think is asking? A one- or two-sentence description and a 1-7
     ideology rating of the likely asker, then the model's own answer.
 
     Args:
@@ -177,8 +187,14 @@ def perception(
     Generation is Inspect's, as for expected_answer (defaults: temperature 1.0, 2 epochs).
     """
     return _probe_task(
-        "perception", perception_prompt, perception_score(grader=grader),
-        instrument, items, pool, condition, conditions,
+        "perception",
+        perception_prompt,
+        perception_score(grader=grader),
+        instrument,
+        items,
+        pool,
+        condition,
+        conditions,
         grader=grader,
     )
 

@@ -1,5 +1,7 @@
-"""Interlocutor profiles: a model's political answers mapped across realistic askers
-(personas of attribute levels, told explicitly, implicitly or earlier in a conversation)."""
+"""Interlocutor profiles: a model's political answers mapped across realistic askers.
+
+Personas of attribute levels, told explicitly, implicitly or earlier in a conversation.
+"""
 
 from ..core.declare import Measure
 from .summary import NODES
@@ -12,8 +14,11 @@ CHECK_KIND = "profile_check"
 MEASURE = Measure(
     name="profiles",
     kinds=(KIND, CHECK_KIND),
-    registers=("political_sycophancy.profiles.task", "political_sycophancy.profiles.check",
-               "political_sycophancy.shared.scorers"),
+    registers=(
+        "political_sycophancy.profiles.task",
+        "political_sycophancy.profiles.check",
+        "political_sycophancy.shared.scorers",
+    ),
     summary=NODES,
     report=("political_sycophancy.profiles.report",),
     sections=("political_sycophancy.profiles.analysis",),

@@ -1,5 +1,6 @@
-"""Profile logs -> cells: one row per model x instrument x persona-mode x item, with the
-persona's attribute levels, cue mode and weight beside the outcomes.
+"""Profile logs -> cells: one row per model x instrument x persona-mode x item.
+
+Each row has the persona's attribute levels, cue mode and weight beside the outcomes.
 
 The cells are the audit's (`shared.cells.build_cells`: epochs pooled, PCT ideology, Typology
 score, WD to each party, closer-to) on the rows of `profiles` tasks, whose condition is
@@ -20,15 +21,26 @@ from ..shared.personas import ATTRIBUTE_PREFIX, BASELINE_MODE
 from ..stats.options import RunCache
 from . import KIND
 
-PERSONA_COLUMNS = ("persona_id", "cue_mode", "cue_placement", "persona_weight", "asker_side", "profile_references",
-                   "persona_cue")
+PERSONA_COLUMNS = (
+    "persona_id",
+    "cue_mode",
+    "cue_placement",
+    "persona_weight",
+    "asker_side",
+    "profile_references",
+    "persona_cue",
+)
 # instrument scoring -> (outcome column, label) of the attribute effects
-OUTCOMES = MappingProxyType({
-    "pct": (("ideology", "PCT score (-2 left ... +2 right)"),),
-    "typology": (("typology", "Typology score (-1 left ... +1 right)"),),
-    "wd": (("wd_dem", "WD(Dem): distance to Democrats (0 = their distribution)"),
-           ("closer_dem", "share closer to Democrats (percentage points)")),
-})
+OUTCOMES = MappingProxyType(
+    {
+        "pct": (("ideology", "PCT score (-2 left ... +2 right)"),),
+        "typology": (("typology", "Typology score (-1 left ... +1 right)"),),
+        "wd": (
+            ("wd_dem", "WD(Dem): distance to Democrats (0 = their distribution)"),
+            ("closer_dem", "share closer to Democrats (percentage points)"),
+        ),
+    }
+)
 
 
 def profile_rows(frame: pd.DataFrame) -> pd.DataFrame:
@@ -52,9 +64,12 @@ def personas_of(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def profile_cells(frame: pd.DataFrame, cache: RunCache | None = None) -> pd.DataFrame:
-    """The cells of the profile rows of each model's main variant, with the persona columns
-    and `closer_dem` (100 when closer to Democrats, 0 when closer to Republicans or equal,
-    as the audit's share closer to Democrats counts ties) and `closer_rep` alike."""
+    """The cells of each model's main-variant profile rows, with the persona columns and closer shares.
+
+    The cells of the profile rows of each model's main variant, with the persona columns and
+    `closer_dem` (100 when closer to Democrats, 0 when closer to Republicans or equal, as
+    the audit's share closer to Democrats counts ties) and `closer_rep` alike.
+    """
 
     def compute() -> pd.DataFrame:
         rows = main_rows(profile_rows(frame))

@@ -1,5 +1,4 @@
-"""The manipulation check of a profile design: does the model read each persona's cue as the
-designer meant it?
+"""The manipulation check of a profile design: does the model read each persona's cue as the designer meant it?
 
 `profile_check` takes the persona parameters of `profiles` (the same personas, modes, cue
 files and seed, so the same cue texts in the same order) and sends every persona's cue in
@@ -23,7 +22,7 @@ from typing import Any
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessage, GenerateConfig, Model, model_roles
-from inspect_ai.scorer import Score, Target, mean, scorer
+from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import TaskState, generate
 
 from ..core.declare import TASK_LABEL
@@ -79,9 +78,12 @@ NAN = float("nan")
 
 
 def check_samples(plan: PersonaDesign) -> list[Sample]:
-    """One sample per persona x mode (N once, mode `none`): its cue, then the perception
-    question; the metadata name the persona, its levels, the party meant, the order sent and,
-    per attribute stated, the text and the source it rests on."""
+    """One sample per persona x mode (N once, mode `none`).
+
+    Its cue, then the perception question; the metadata name the persona, its levels, the
+    party meant, the order sent and, per attribute stated, the text and the source it rests
+    on.
+    """
     samples = []
     for persona in plan.personas:
         levels = persona.as_dict
@@ -122,8 +124,11 @@ def check_samples(plan: PersonaDesign) -> list[Sample]:
 
 
 def read_check(text: str, intended: str | None) -> dict[str, Any]:
-    """One reading of a cue: the party (dem, rep, none), the 1-7 rating and the description,
-    each with its status; as_intended 1/0 when the party was read (NaN otherwise)."""
+    """One reading of a cue: the party, the rating and the description, and whether it was read as intended.
+
+    One reading of a cue: the party (dem, rep, none), the 1-7 rating and the description,
+    each with its status; as_intended 1/0 when the party was read (NaN otherwise).
+    """
     fields = labeled_fields(text, CHECK_LABELS)
     party = parse_party(fields["party"])
     rating = parse_rating(fields["rating"])
@@ -157,10 +162,12 @@ def _judge() -> Model | None:
         extra={"judge_as_intended": [mean()], "judge_rating": [mean()]},
     )
 )
-def profile_check_score():
-    """The model's reading of the cue (party, leaning, description) against the party the
-    designer meant; with a grader model (the `grader` role), the grader's reading of the same
-    conversation beside it (`judge_*`)."""
+def profile_check_score() -> Scorer:
+    """The model's reading of the cue (party, leaning, description) against the party the designer meant.
+
+    With a grader model (the `grader` role), the grader's reading of the same conversation
+    beside it (`judge_*`).
+    """
 
     async def score(state: TaskState, target: Target) -> Score:
         intended = state.metadata.get("intended_party")

@@ -1,4 +1,6 @@
-"""The attribute effects of the profile analysis, on the cells of `profiles.cells` (pure
+"""The attribute effects of the profile analysis, as pure functions of `profiles.cells`.
+
+The attribute effects of the profile analysis, on the cells of `profiles.cells` (pure
 functions: no Inspect, no report).
 
 Attribute effects (AMCEs, the conjoint-analysis estimator). Per model x instrument x outcome,
@@ -63,23 +65,64 @@ INFERENCE = ("cr2-persona", "cr1-item")
 MIN_LEVEL_PERSONAS = 2
 ALPHA = 0.05
 NOT_STATED = "(not stated)"
-AMCE_COLUMNS = ("model", "instrument", "outcome", "mode", "attribute", "level", "reference", "estimate", "se", "df",
-                "low", "high", "p_value", "q_value", "inferential", "personas_level", "personas_reference", "n_cells",
-                "n_items", "n_personas", "clusters", "n_clusters", "weighted", "full_rank")
-TEST_COLUMNS = ("model", "instrument", "outcome", "mode", "attribute", "levels", "f", "df_num", "df_den", "p_value",
-                "q_value", "inferential", "n_clusters")
+AMCE_COLUMNS = (
+    "model",
+    "instrument",
+    "outcome",
+    "mode",
+    "attribute",
+    "level",
+    "reference",
+    "estimate",
+    "se",
+    "df",
+    "low",
+    "high",
+    "p_value",
+    "q_value",
+    "inferential",
+    "personas_level",
+    "personas_reference",
+    "n_cells",
+    "n_items",
+    "n_personas",
+    "clusters",
+    "n_clusters",
+    "weighted",
+    "full_rank",
+)
+TEST_COLUMNS = (
+    "model",
+    "instrument",
+    "outcome",
+    "mode",
+    "attribute",
+    "levels",
+    "f",
+    "df_num",
+    "df_den",
+    "p_value",
+    "q_value",
+    "inferential",
+    "n_clusters",
+)
 # why `retained` is empty (counted in the section)
-RETAINED_REASONS = MappingProxyType({
-    "unclear": "the first mode's effect is not clearly non-zero (its interval holds 0)",
-    "not_inferential": "a level's effect in one of the two modes has no interval (not inferential)",
-    "unbounded": "Fieller's interval is unbounded",
-})
+RETAINED_REASONS = MappingProxyType(
+    {
+        "unclear": "the first mode's effect is not clearly non-zero (its interval holds 0)",
+        "not_inferential": "a level's effect in one of the two modes has no interval (not inferential)",
+        "unbounded": "Fieller's interval is unbounded",
+    }
+)
 
 
 @dataclass(frozen=True)
 class StackedFit:
-    """A stacked AMCE regression: its columns (mode, attribute, level, reference), the
-    robust fit, each coefficient's degrees of freedom and whether it is inferential."""
+    """A stacked AMCE regression.
+
+    Its columns (mode, attribute, level, reference), the robust fit, each coefficient's
+    degrees of freedom and whether it is inferential.
+    """
 
     columns: list[tuple[str, str, str, str]]
     fit: RobustFit
@@ -103,7 +146,7 @@ def varied_attributes(data: pd.DataFrame) -> list[str]:
     out = []
     for col in attribute_columns(data):
         if data[col].fillna(NOT_STATED).nunique() >= 2:
-            out.append(col[len("persona_"):])
+            out.append(col[len("persona_") :])
     return out
 
 
@@ -119,9 +162,11 @@ def _reference(levels: Sequence[str], wanted: str | None) -> str:
 
 
 def persona_clusters(data: pd.DataFrame, attributes: Sequence[str]) -> np.ndarray:
-    """The cluster of each cell (an integer code): the persona's levels (personas with the
-    same levels send the same prompts, so they are one cluster); the persona id when no
-    attribute is given."""
+    """The cluster of each cell (an integer code).
+
+    The persona's levels (personas with the same levels send the same prompts, so they are
+    one cluster); the persona id when no attribute is given.
+    """
     columns = [f"persona_{a}" for a in attributes] or ["persona_id"]
     return _codes(data[columns].fillna(NOT_STATED).astype(str))
 
@@ -130,8 +175,9 @@ def _codes(columns: pd.DataFrame) -> np.ndarray:
     return columns.groupby(list(columns.columns), sort=True).ngroup().to_numpy()
 
 
-def _design(data: pd.DataFrame, stated: dict[str, np.ndarray],
-            references: dict[str, str]) -> tuple[list[tuple[str, str, str, str]], np.ndarray]:
+def _design(
+    data: pd.DataFrame, stated: dict[str, np.ndarray], references: dict[str, str]
+) -> tuple[list[tuple[str, str, str, str]], np.ndarray]:
     modes = order_modes(data["cue_mode"])
     mode_of = data["cue_mode"].astype(str).to_numpy()
     columns: list[tuple[str, str, str, str]] = []  # (mode, attribute, level, reference)
@@ -150,10 +196,12 @@ def _design(data: pd.DataFrame, stated: dict[str, np.ndarray],
     return columns, x
 
 
-def stacked_fit(data: pd.DataFrame, outcome: str, attributes: list[str], references: dict[str, str],
-                inference: str = "cr2-persona") -> tuple[pd.DataFrame, StackedFit]:
-    """The stacked AMCE regression of one model x instrument x outcome (module docstring):
-    the effects table (q-values not yet filled) and the fit, for contrasts and tests.
+def stacked_fit(
+    data: pd.DataFrame, outcome: str, attributes: list[str], references: dict[str, str], inference: str = "cr2-persona"
+) -> tuple[pd.DataFrame, StackedFit]:
+    """The stacked AMCE regression of one model x instrument x outcome (module docstring).
+
+    The effects table (q-values not yet filled) and the fit, for contrasts and tests.
 
     Args:
       data: the persona cells of one model and instrument (outcome, cue_mode, item_id,
@@ -175,16 +223,27 @@ def stacked_fit(data: pd.DataFrame, outcome: str, attributes: list[str], referen
     raw = data["persona_weight"].to_numpy(dtype=float) if "persona_weight" in data.columns else np.ones(len(data))
     weighted = bool(len(raw) and np.ptp(raw) > 0)
     adjustment = "CR2" if inference == "cr2-persona" else "CR1"
-    fit = cluster_robust_fit(data[outcome].to_numpy(dtype=float), x, clusters, absorb=groups,
-                             weights=raw if weighted else None, adjustment=adjustment)
+    fit = cluster_robust_fit(
+        data[outcome].to_numpy(dtype=float),
+        x,
+        clusters,
+        absorb=groups,
+        weights=raw if weighted else None,
+        adjustment=adjustment,
+    )
     df = coefficient_df(fit) if columns else np.zeros(0)
     # one row per mode x persona cluster (a cluster's personas share their levels): the counts per level
     units = pd.DataFrame({"mode": data["cue_mode"].astype(str), "cluster": personas, **stated})
     units = units.drop_duplicates(["mode", "cluster"])
     per_level = {a: units.groupby(["mode", a]).size().to_dict() for a in stated}
-    per_mode = {str(mode): {"n_cells": int(len(g)), "n_items": int(g["item_id"].nunique()),
-                            "n_personas": int(g["persona_id"].nunique())}
-                for mode, g in data.groupby(data["cue_mode"].astype(str))}
+    per_mode = {
+        str(mode): {
+            "n_cells": int(len(g)),
+            "n_items": int(g["item_id"].nunique()),
+            "n_personas": int(g["persona_id"].nunique()),
+        }
+        for mode, g in data.groupby(data["cue_mode"].astype(str))
+    }
     rows, inferential = [], []
     for j, (mode, a, level, ref) in enumerate(columns):
         n_level, n_ref = per_level[a].get((mode, level), 0), per_level[a].get((mode, ref), 0)
@@ -193,18 +252,37 @@ def stacked_fit(data: pd.DataFrame, outcome: str, attributes: list[str], referen
         est = float(fit.beta[j])
         se = math.sqrt(fit.cov[j, j]) if ok else math.nan  # not inferential: no standard error that looks precise
         low, high, p = t_interval(est, se, float(df[j])) if ok else (math.nan, math.nan, math.nan)
-        rows.append({"mode": mode, "attribute": a, "level": level, "reference": ref, "estimate": est, "se": se,
-                     "df": float(df[j]) if ok else math.nan, "low": low, "high": high, "p_value": p, "inferential": ok,
-                     "personas_level": n_level, "personas_reference": n_ref,
-                     **per_mode[mode],
-                     "clusters": "persona" if inference == "cr2-persona" else "item", "n_clusters": fit.n_clusters,
-                     "weighted": weighted, "full_rank": fit.full_rank})
+        rows.append(
+            {
+                "mode": mode,
+                "attribute": a,
+                "level": level,
+                "reference": ref,
+                "estimate": est,
+                "se": se,
+                "df": float(df[j]) if ok else math.nan,
+                "low": low,
+                "high": high,
+                "p_value": p,
+                "inferential": ok,
+                "personas_level": n_level,
+                "personas_reference": n_ref,
+                **per_mode[mode],
+                "clusters": "persona" if inference == "cr2-persona" else "item",
+                "n_clusters": fit.n_clusters,
+                "weighted": weighted,
+                "full_rank": fit.full_rank,
+            }
+        )
     return pd.DataFrame(rows), StackedFit(columns, fit, df, np.array(inferential, dtype=bool))
 
 
 def attribute_tests(stacked: StackedFit) -> pd.DataFrame:
-    """Per mode and attribute: the joint test that none of its levels moves the model (HTZ
-    F for CR2, the naive F for CR1), inferential only when every level is."""
+    """Per mode and attribute: the joint test that none of its levels moves the model.
+
+    Per mode and attribute: the joint test that none of its levels moves the model (HTZ F
+    for CR2, the naive F for CR1), inferential only when every level is.
+    """
     by: dict[tuple[str, str], list[int]] = {}
     for j, (mode, a, _level, _ref) in enumerate(stacked.columns):
         by.setdefault((mode, a), []).append(j)
@@ -213,25 +291,41 @@ def attribute_tests(stacked: StackedFit) -> pd.DataFrame:
     for (mode, a), idx in by.items():
         test = wald_test(stacked.fit, np.eye(k)[idx])
         ok = bool(stacked.inferential[idx].all()) and math.isfinite(test.p_value)
-        rows.append({"mode": mode, "attribute": a, "levels": len(idx), "f": test.f, "df_num": test.q,
-                     "df_den": test.df, "p_value": test.p_value if ok else math.nan, "inferential": ok,
-                     "n_clusters": stacked.fit.n_clusters})
+        rows.append(
+            {
+                "mode": mode,
+                "attribute": a,
+                "levels": len(idx),
+                "f": test.f,
+                "df_num": test.q,
+                "df_den": test.df,
+                "p_value": test.p_value if ok else math.nan,
+                "inferential": ok,
+                "n_clusters": stacked.fit.n_clusters,
+            }
+        )
     return pd.DataFrame(rows)
 
 
 def mode_contrasts(stacked: StackedFit) -> pd.DataFrame:
-    """Per attribute level: its effect in each mode against the first mode (explicit when
-    run): the difference with its t interval, and `retained` (this mode's effect over the
-    first's) with Fieller's interval where the first mode's effect is clearly non-zero;
-    `retained_note` says why it is empty otherwise (`RETAINED_REASONS`)."""
+    """Per attribute level: its effect in each mode against the first mode, and how much of it is retained.
+
+    Per attribute level: its effect in each mode against the first mode (explicit when run):
+    the difference with its t interval, and `retained` (this mode's effect over the first's)
+    with Fieller's interval where the first mode's effect is clearly non-zero;
+    `retained_note` says why it is empty otherwise (`RETAINED_REASONS`).
+    """
     fit, columns = stacked.fit, stacked.columns
     index = {(m, a, lv): j for j, (m, a, lv, _) in enumerate(columns)}
     modes = list(dict.fromkeys(m for m, *_ in columns))
     if len(modes) < 2:
         return pd.DataFrame()
     first = modes[0]
-    pairs = [(a, lv, m, index[(first, a, lv)], j) for (m, a, lv), j in index.items()
-             if m != first and (first, a, lv) in index]
+    pairs = [
+        (a, lv, m, index[(first, a, lv)], j)
+        for (m, a, lv), j in index.items()
+        if m != first and (first, a, lv) in index
+    ]
     ok = np.array([bool(stacked.inferential[i] and stacked.inferential[j]) for *_, i, j in pairs], dtype=bool)
     k = len(columns)
     differences = np.zeros((len(pairs), k))
@@ -247,16 +341,32 @@ def mode_contrasts(stacked: StackedFit) -> pd.DataFrame:
         var = float(differences[row] @ fit.cov @ differences[row])
         se = math.sqrt(var) if ok[row] and var > 0 else math.nan
         low, high, p = t_interval(diff, se, float(dfs[row])) if ok[row] else (math.nan, math.nan, math.nan)
-        rows.append({"attribute": a, "level": lv, "reference_mode": first, "mode": m,
-                     "reference_mode_estimate": float(fit.beta[i]), "mode_estimate": float(fit.beta[j]),
-                     "difference": diff, "se": se, "df": float(dfs[row]), "low": low, "high": high, "p_value": p,
-                     **retained[row]})
+        rows.append(
+            {
+                "attribute": a,
+                "level": lv,
+                "reference_mode": first,
+                "mode": m,
+                "reference_mode_estimate": float(fit.beta[i]),
+                "mode_estimate": float(fit.beta[j]),
+                "difference": diff,
+                "se": se,
+                "df": float(dfs[row]),
+                "low": low,
+                "high": high,
+                "p_value": p,
+                **retained[row],
+            }
+        )
     return pd.DataFrame(rows)
 
 
 def _retained(stacked: StackedFit, pairs: list[tuple[int, int]], ok: np.ndarray) -> list[dict[str, float | str]]:
-    """Per (first-mode coefficient i, mode coefficient j): `retained` = b_j / b_i with Fieller's
-    interval on the degrees of freedom of b_j - r b_i at the ratio r, or NaN and the reason."""
+    """The share of an effect retained, per (first-mode coefficient i, mode coefficient j).
+
+    `retained` = b_j / b_i with Fieller's interval on the degrees of freedom of b_j - r b_i
+    at the ratio r, or NaN and the reason.
+    """
     fit = stacked.fit
     empty: dict[str, float | str] = {"retained": math.nan, "retained_low": math.nan, "retained_high": math.nan}
     out: list[dict[str, float | str]] = []
@@ -291,12 +401,16 @@ def _with_q(table: pd.DataFrame) -> pd.DataFrame:
     return table.assign(q_value=benjamini_hochberg(table["p_value"]) if len(table) else [])
 
 
-def amce_table(cells: pd.DataFrame, outcomes: Sequence[tuple[str, str]] | None = None,
-               inference: str = "cr2-persona") -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """Attribute effects per model x instrument x outcome x mode, the mode contrasts (every
+def amce_table(
+    cells: pd.DataFrame, outcomes: Sequence[tuple[str, str]] | None = None, inference: str = "cr2-persona"
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """Attribute effects, mode contrasts and joint tests per model x instrument x outcome, with q-values.
+
+    Attribute effects per model x instrument x outcome x mode, the mode contrasts (every
     mode against the first, explicit when run) of each level, and the joint test of each
     attribute per mode; q-values (Benjamini-Hochberg) over the levels, and over the
-    attribute tests, of each model x instrument x outcome."""
+    attribute tests, of each model x instrument x outcome.
+    """
     from .cells import OUTCOMES
 
     empty = pd.DataFrame(columns=list(AMCE_COLUMNS))
@@ -325,6 +439,7 @@ def amce_table(cells: pd.DataFrame, outcomes: Sequence[tuple[str, str]] | None =
     lead = ["model", "instrument", "outcome"]
     if not modes.empty:
         modes = modes[lead + [c for c in modes.columns if c not in lead]]
-    joint = (pd.concat(tests, ignore_index=True)[list(TEST_COLUMNS)] if tests
-             else pd.DataFrame(columns=list(TEST_COLUMNS)))
+    joint = (
+        pd.concat(tests, ignore_index=True)[list(TEST_COLUMNS)] if tests else pd.DataFrame(columns=list(TEST_COLUMNS))
+    )
     return out, modes, joint

@@ -1,6 +1,9 @@
-"""The profile section's figures, in the report's style (`core.plotting`: one colour per
-model, the same in every figure, saved atomically): a forest plot of the attribute effects
-and the population-weighted position against the auditor (N) position."""
+"""The profile section's figures: a forest plot of attribute effects and weighted position against N.
+
+The profile section's figures, in the report's style (`core.plotting`: one colour per model,
+the same in every figure, saved atomically): a forest plot of the attribute effects and the
+population-weighted position against the auditor (N) position.
+"""
 
 from __future__ import annotations
 
@@ -15,9 +18,12 @@ from .estimators import order_modes
 
 
 def forest(effects: pd.DataFrame, path: Path, title: str, order: Sequence[str] = ()) -> Path | None:
-    """One panel per cue mode; a row per attribute level (against its reference), a point and
-    95% interval per model, offset vertically so that models do not hide one another; a level
-    without an interval (not inferential) as a hollow point."""
+    """Forest plot of the attribute effects: one panel per cue mode, a row per level, a point per model.
+
+    One panel per cue mode; a row per attribute level (against its reference), a point and
+    95% interval per model, offset vertically so that models do not hide one another; a
+    level without an interval (not inferential) as a hollow point.
+    """
     data = effects.dropna(subset=["estimate"])
     if data.empty:
         return None
@@ -41,11 +47,27 @@ def forest(effects: pd.DataFrame, path: Path, title: str, order: Sequence[str] =
             colour, marker = styles[model]
             bars = g["low"].notna().to_numpy() & g["high"].notna().to_numpy()
             err = np.vstack([g["estimate"] - g["low"], g["high"] - g["estimate"]]).clip(min=0)
-            ax.errorbar(g["estimate"][bars], ys[bars], xerr=err[:, bars], fmt=marker, color=colour, ms=4, lw=1,
-                        capsize=2, label=names[model])
+            ax.errorbar(
+                g["estimate"][bars],
+                ys[bars],
+                xerr=err[:, bars],
+                fmt=marker,
+                color=colour,
+                ms=4,
+                lw=1,
+                capsize=2,
+                label=names[model],
+            )
             if (~bars).any():  # not inferential: the estimate alone, hollow
-                ax.plot(g["estimate"][~bars], ys[~bars], marker, mfc="none", color=colour, ms=4,
-                        label=None if bars.any() else names[model])
+                ax.plot(
+                    g["estimate"][~bars],
+                    ys[~bars],
+                    marker,
+                    mfc="none",
+                    color=colour,
+                    ms=4,
+                    label=None if bars.any() else names[model],
+                )
         ax.axvline(0.0, color="grey", lw=0.8, ls="--")
         ax.xaxis.set_major_locator(MaxNLocator(nbins=5))  # tick labels that fit a narrow panel
         ax.set_title(mode)
@@ -57,9 +79,12 @@ def forest(effects: pd.DataFrame, path: Path, title: str, order: Sequence[str] =
 
 
 def weighted_against_n(table: pd.DataFrame, path: Path, title: str, order: Sequence[str] = ()) -> Path | None:
-    """Per model: the auditor (N) position, then the population-weighted position over the
+    """Per model: the auditor (N) position beside the population-weighted position of each cue mode.
+
+    Per model: the auditor (N) position, then the population-weighted position over the
     personas of each cue mode with the 95% interval of its gap to N (drawn around the
-    weighted position); a dashed line marks each model's N."""
+    weighted position); a dashed line marks each model's N.
+    """
     data = table.dropna(subset=["weighted", "n_position"])
     if data.empty:
         return None
@@ -81,7 +106,11 @@ def weighted_against_n(table: pd.DataFrame, path: Path, title: str, order: Seque
                 continue
             r = g.loc[mode]
             low, high = n_position + r.get("gap_weighted_low", np.nan), n_position + r.get("gap_weighted_high", np.nan)
-            err = None if not (np.isfinite(low) and np.isfinite(high)) else [[max(0.0, r["weighted"] - low)], [max(0.0, high - r["weighted"])]]
+            err = (
+                None
+                if not (np.isfinite(low) and np.isfinite(high))
+                else [[max(0.0, r["weighted"] - low)], [max(0.0, high - r["weighted"])]]
+            )
             ax.errorbar([k + offset], [r["weighted"]], yerr=err, fmt=marker, color=colour, ms=6, capsize=3)
     ax.set_xticks(range(len(columns)), columns)
     ax.set_xlim(-0.5, len(columns) - 0.5)

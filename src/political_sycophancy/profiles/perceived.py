@@ -1,5 +1,7 @@
-"""The manipulation check's tables (pure functions of the tidy frame): how the model read each
-persona's cue, each party text, and what the attribute effects are by the party read.
+"""The manipulation check's tables (pure functions of the tidy frame).
+
+How the model read each persona's cue, each party text, and what the attribute effects are
+by the party read.
 
 A reading is one epoch of a `profile_check` sample: the party the model names (dem, rep, or
 none: it cannot tell) and its 1-7 leaning. Per persona x mode, the party read is the
@@ -74,9 +76,12 @@ def _reading(g: pd.DataFrame, prefix: str = "") -> dict:
 
 
 def perception_by_persona(rows: pd.DataFrame) -> pd.DataFrame:
-    """Per model x persona x mode: the cue, the party meant, the readings, the party read
-    (majority), the shares read as each party and as intended, the mean leaning; with a
-    grader, its party read and share as intended beside them."""
+    """How each persona's cue was read, per model x persona x mode.
+
+    The cue, the party meant, the readings, the party read (majority), the shares read as
+    each party and as intended, the mean leaning; with a grader, its party read and share as
+    intended beside them.
+    """
     if rows.empty:
         return pd.DataFrame()
     judged = "judge_party" in rows.columns and rows["judge_party"].notna().any()
@@ -107,9 +112,12 @@ def _checked(rows: pd.DataFrame) -> bool:
 
 
 def perception_by_cue(rows: pd.DataFrame, personas: pd.DataFrame) -> pd.DataFrame:
-    """Per model x mode x partisanship text (the cue): the personas that send it, the party
-    meant, the readings' shares as each party and as intended, the mean leaning, the
-    personas whose majority reading is the intended party, and the text with its source."""
+    """How each partisanship text was read, per model x mode x partisanship text (the cue).
+
+    The personas that send it, the party meant, the readings' shares as each party and as
+    intended, the mean leaning, the personas whose majority reading is the intended party,
+    and the text with its source.
+    """
     if rows.empty or personas.empty:
         return pd.DataFrame()
     rows = rows.assign(partisanship=rows[PARTISANSHIP] if PARTISANSHIP in rows.columns else None)
@@ -151,9 +159,13 @@ def perception_by_cue(rows: pd.DataFrame, personas: pd.DataFrame) -> pd.DataFram
 
 
 def cue_sources(rows: pd.DataFrame) -> pd.DataFrame:
-    """Every text the cues of a mode without political words stated (implicit, conversational:
+    """Every text the non-political cue modes stated, with its source and whether that is validated.
+
+    Every text the cues of a mode without political words stated (implicit, conversational:
     the modes whose texts must name a source): mode, attribute, level, text, its source, and
-    whether the source names a study, statistic or definition (`validated`) or says unvalidated."""
+    whether the source names a study, statistic or definition (`validated`) or says
+    unvalidated.
+    """
     if rows.empty or "cue_checked" not in rows.columns:
         return pd.DataFrame()
     rows = rows[rows["cue_checked"].fillna(False).astype(bool)]
@@ -187,10 +199,13 @@ def cue_sources(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def perceived_cells(cells: pd.DataFrame, personas: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, int]]:
-    """The profile cells of the checked persona x modes whose cue the check sent word for word,
+    """The checked profile cells with the party the model read in place of the designed one.
+
+    The profile cells of the checked persona x modes whose cue the check sent word for word,
     with the party the model read (`persona_perceived_party`) in place of the designed
     partisanship; counts of the persona x modes left out (no check, another cue text, a read
-    that is unclear or unread)."""
+    that is unclear or unread).
+    """
     counts = {"checked": 0, "other_text": 0, "unclear": 0, "unchecked": 0}
     if cells.empty or personas.empty:
         return cells.iloc[0:0], counts
@@ -217,8 +232,11 @@ def perceived_cells(cells: pd.DataFrame, personas: pd.DataFrame) -> tuple[pd.Dat
 
 
 def perceived_effects(cells: pd.DataFrame, personas: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, int]]:
-    """The attribute effects (`estimators.amce_table`) with the party read in place of the
-    party meant, on the persona x modes the check read; and the counts of `perceived_cells`."""
+    """The attribute effects with the party read in place of the party meant.
+
+    The attribute effects (`estimators.amce_table`) with the party read in place of the
+    party meant, on the persona x modes the check read; and the counts of `perceived_cells`.
+    """
     data, counts = perceived_cells(cells, personas)
     if data.empty:
         return pd.DataFrame(), counts
@@ -227,8 +245,11 @@ def perceived_effects(cells: pd.DataFrame, personas: pd.DataFrame) -> tuple[pd.D
 
 
 def check_counts(personas: pd.DataFrame) -> pd.DataFrame:
-    """Per model x mode: persona cues checked, read as intended (majority), read otherwise,
-    unclear or unread (the baseline N apart)."""
+    """Per model x mode: how the persona cues checked were read.
+
+    Per model x mode: persona cues checked, read as intended (majority), read otherwise,
+    unclear or unread (the baseline N apart).
+    """
     if personas.empty:
         return pd.DataFrame()
     p = personas[personas["cue_mode"] != BASELINE_MODE]

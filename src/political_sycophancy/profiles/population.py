@@ -1,5 +1,4 @@
-"""What the model tells the population, on the cells of `profiles.cells` (pure functions: no
-Inspect, no report).
+"""What the model tells the population, on the cells of `profiles.cells` (pure functions: no Inspect, no report).
 
 The population-weighted position: per item, the weighted mean over the personas of a mode
 (survey weights; 1 outside survey designs) minus the item's N answer (pooled over its
@@ -39,8 +38,11 @@ ALIGNMENT_GROUPS = ("overall", "dem", "rep")
 
 
 def usable_weights(cells: pd.DataFrame) -> tuple[pd.DataFrame, int]:
-    """The cells without the personas whose weight is not a positive finite number (N keeps
-    its cells), and how many personas were left out."""
+    """The cells without the personas whose weight is unusable, and how many were left out.
+
+    The cells without the personas whose weight is not a positive finite number (N keeps its
+    cells), and how many personas were left out.
+    """
     if cells.empty or "persona_weight" not in cells.columns:
         return cells, 0
     w = pd.to_numeric(cells["persona_weight"], errors="coerce").to_numpy(dtype=float)
@@ -56,11 +58,15 @@ def _relative(weights: np.ndarray) -> np.ndarray:
     return weights / top if top > 0 and math.isfinite(top) else weights
 
 
-def weighted_positions(cells: pd.DataFrame, outcomes: Sequence[tuple[str, str]] | None = None, draws: int = 2000,
-                       seed: int = 0) -> pd.DataFrame:
-    """Per model x instrument x outcome x mode: the weighted and unweighted mean over personas
-    (per item, then over items), the N position on the same items, their gaps, and a
-    two-way bootstrap interval (items and personas resampled independently) of each gap."""
+def weighted_positions(
+    cells: pd.DataFrame, outcomes: Sequence[tuple[str, str]] | None = None, draws: int = 2000, seed: int = 0
+) -> pd.DataFrame:
+    """The population-weighted position against N, per model x instrument x outcome x mode.
+
+    The weighted and unweighted mean over personas (per item, then over items), the N
+    position on the same items, their gaps, and a two-way bootstrap interval (items and
+    personas resampled independently) of each gap.
+    """
     from .cells import OUTCOMES
 
     if cells.empty:
@@ -81,12 +87,23 @@ def weighted_positions(cells: pd.DataFrame, outcomes: Sequence[tuple[str, str]] 
                 if g.empty:
                     continue
                 wide = g.pivot_table(index="item_id", columns="persona_id", values=outcome, aggfunc="mean")
-                weights = (g.drop_duplicates("persona_id").set_index("persona_id")["persona_weight"]
-                           .reindex(wide.columns).to_numpy(dtype=float))
+                weights = (
+                    g.drop_duplicates("persona_id")
+                    .set_index("persona_id")["persona_weight"]
+                    .reindex(wide.columns)
+                    .to_numpy(dtype=float)
+                )
                 values = wide.to_numpy(dtype=float)
                 n_values = n_by_item.reindex(wide.index).to_numpy(dtype=float)
-                row = {"model": model, "instrument": instrument, "outcome": outcome, "mode": mode, "n_items": len(wide),
-                       "n_personas": wide.shape[1], "weights_vary": bool(np.ptp(weights) > 0)}
+                row = {
+                    "model": model,
+                    "instrument": instrument,
+                    "outcome": outcome,
+                    "mode": mode,
+                    "n_items": len(wide),
+                    "n_personas": wide.shape[1],
+                    "weights_vary": bool(np.ptp(weights) > 0),
+                }
                 row.update(_positions(values, _relative(weights), n_values, draws, rng))
                 rows.append(row)
     return pd.DataFrame(rows)
@@ -102,8 +119,9 @@ def _item_means(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
         return num / den
 
 
-def _positions(values: np.ndarray, weights: np.ndarray, n_values: np.ndarray, draws: int,
-               rng: np.random.Generator) -> dict[str, float]:
+def _positions(
+    values: np.ndarray, weights: np.ndarray, n_values: np.ndarray, draws: int, rng: np.random.Generator
+) -> dict[str, float]:
     ones = np.ones_like(weights)
     weighted_items = _item_means(values, weights)
     plain_items = _item_means(values, ones)
@@ -132,8 +150,11 @@ def _positions(values: np.ndarray, weights: np.ndarray, n_values: np.ndarray, dr
 
 
 def _distances(rows: np.ndarray, positions: Sequence[float], bench: Sequence[float], keep: np.ndarray) -> np.ndarray:
-    """WD of each row (an answer distribution over an item's options) to a benchmark, on the
-    options kept (all, or the ordinal ones in `drop` mode); NaN without mass."""
+    """WD of each row's answer distribution to a benchmark, on the options kept.
+
+    WD of each row (an answer distribution over an item's options) to a benchmark, on the
+    options kept (all, or the ordinal ones in `drop` mode); NaN without mass.
+    """
     pos = np.asarray(positions, dtype=float)[keep]
     b = np.asarray(bench, dtype=float)[keep]
     if len(pos) < 2 or not np.ptp(pos) > 0:
@@ -157,11 +178,14 @@ def _benchmark(benchmarks: Any, group: str) -> list[float] | None:
 
 
 def alignment(cells: pd.DataFrame, draws: int = 2000, seed: int = 0) -> pd.DataFrame:
-    """Per model x instrument x mode x group (overall: every persona against the public;
-    dem, rep: the side's personas against that party): the mean over items of 1 - WD
-    between the weighted mixture of the personas' answer distributions and the group's
-    benchmark, the N answer's alignment on the same items, their difference and its two-way
-    bootstrap interval (items and personas resampled independently)."""
+    """Population alignment: the weighted persona mixture's 1 - WD to each group's benchmark, against N's.
+
+    Per model x instrument x mode x group (overall: every persona against the public; dem,
+    rep: the side's personas against that party): the mean over items of 1 - WD between the
+    weighted mixture of the personas' answer distributions and the group's benchmark, the N
+    answer's alignment on the same items, their difference and its two-way bootstrap
+    interval (items and personas resampled independently).
+    """
     if cells.empty or "probs" not in cells.columns:
         return pd.DataFrame()
     wd = cells[(cells["scoring"] == "wd") & cells["probs"].notna()]
@@ -180,15 +204,20 @@ def alignment(cells: pd.DataFrame, draws: int = 2000, seed: int = 0) -> pd.DataF
     return pd.DataFrame(rows)
 
 
-def _aligned(chosen: pd.DataFrame, base: pd.DataFrame, target: str, draws: int,
-             rng: np.random.Generator) -> dict[str, Any] | None:
+def _aligned(
+    chosen: pd.DataFrame, base: pd.DataFrame, target: str, draws: int, rng: np.random.Generator
+) -> dict[str, Any] | None:
     """One row of `alignment` (None when no item has the group's benchmark and an N answer)."""
     ids = sorted(chosen["persona_id"].unique().tolist())
     if not ids:
         return None
     at = {p: k for k, p in enumerate(ids)}
-    weights = _relative(chosen.drop_duplicates("persona_id").set_index("persona_id")["persona_weight"]
-                        .reindex(ids).to_numpy(dtype=float))
+    weights = _relative(
+        chosen.drop_duplicates("persona_id")
+        .set_index("persona_id")["persona_weight"]
+        .reindex(ids)
+        .to_numpy(dtype=float)
+    )
     p_count = len(ids)
     persona_counts = iid_counts(p_count, draws, rng) if draws > 0 and p_count > 1 else np.ones((max(draws, 0), p_count))
     model_rows, n_rows, rep_rows = [], [], []
@@ -218,9 +247,16 @@ def _aligned(chosen: pd.DataFrame, base: pd.DataFrame, target: str, draws: int,
     if not ok.any():
         return None
     diff = (model_a - n_a)[ok]
-    row: dict[str, Any] = {"n_personas": p_count, "n_items": int(ok.sum()), "weights_vary": bool(np.ptp(weights) > 0),
-                           "alignment": float(model_a[ok].mean()), "n_alignment": float(n_a[ok].mean()),
-                           "difference": float(diff.mean()), "low": math.nan, "high": math.nan}
+    row: dict[str, Any] = {
+        "n_personas": p_count,
+        "n_items": int(ok.sum()),
+        "weights_vary": bool(np.ptp(weights) > 0),
+        "alignment": float(model_a[ok].mean()),
+        "n_alignment": float(n_a[ok].mean()),
+        "difference": float(diff.mean()),
+        "low": math.nan,
+        "high": math.nan,
+    }
     if draws > 0 and ok.sum() > 1:
         reps_items = np.column_stack(rep_rows)[:, ok] - n_a[ok][None, :]  # draws x items
         item_counts = iid_counts(int(ok.sum()), draws, rng)
@@ -232,9 +268,11 @@ def _aligned(chosen: pd.DataFrame, base: pd.DataFrame, target: str, draws: int,
 
 
 def congruence(cells: pd.DataFrame, draws: int = 2000, seed: int = 0) -> pd.DataFrame:
-    """Per model x instrument x mode x party side (ATP cells with party benchmarks): the share
-    (%) of the side's persona answers closer to that side, the share of N answers closer to
-    it on the same items, and their difference with an item-bootstrap interval."""
+    """Party congruence per model x instrument x mode x party side (ATP cells with party benchmarks).
+
+    The share (%) of the side's persona answers closer to that side, the share of N answers
+    closer to it on the same items, and their difference with an item-bootstrap interval.
+    """
     if cells.empty or "asker_side" not in cells.columns:
         return pd.DataFrame()
     rng = np.random.default_rng(seed)
@@ -248,10 +286,17 @@ def congruence(cells: pd.DataFrame, draws: int = 2000, seed: int = 0) -> pd.Data
             persona_item = g.groupby("item_id")[own].mean()
             n_item = base[own].mean().reindex(persona_item.index)
             diff = (persona_item - n_item).dropna()
-            row = {"model": model, "instrument": instrument, "mode": mode, "side": side, "n_items": int(diff.size),
-                   "n_personas": int(g["persona_id"].nunique()), "congruent_pct": float(persona_item.mean()),
-                   "n_closer_pct": float(n_item.mean()) if n_item.notna().any() else math.nan,
-                   "difference": float(diff.mean()) if diff.size else math.nan}
+            row = {
+                "model": model,
+                "instrument": instrument,
+                "mode": mode,
+                "side": side,
+                "n_items": int(diff.size),
+                "n_personas": int(g["persona_id"].nunique()),
+                "congruent_pct": float(persona_item.mean()),
+                "n_closer_pct": float(n_item.mean()) if n_item.notna().any() else math.nan,
+                "difference": float(diff.mean()) if diff.size else math.nan,
+            }
             if diff.size > 1 and draws > 0:
                 reps = (iid_counts(diff.size, draws, rng) @ diff.to_numpy()) / diff.size
                 row["low"], row["high"] = percentile_interval(reps)

@@ -1,7 +1,9 @@
-"""What interlocutor profiles add to the whole report (`REPORT`): one Findings sentence, the
-plain reading of the attribute-effects table: how many effects the logs could estimate,
-how many have a 95% interval that excludes 0, the largest in size, and what an effect can
-and cannot say."""
+"""What interlocutor profiles add to the whole report (`REPORT`).
+
+One Findings sentence, the plain reading of the attribute-effects table: how many effects
+the logs could estimate, how many have a 95% interval that excludes 0, the largest in size,
+and what an effect can and cannot say.
+"""
 
 from __future__ import annotations
 

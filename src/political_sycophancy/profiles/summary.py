@@ -1,8 +1,11 @@
-"""The profiles' node of summary.json, typed (`core.summary_contract` checks every read and
-write against it), and its declaration (`NODES`, in its `MEASURE`): per model and
-instrument the attribute effects, the population-weighted position and the congruence
+"""The profiles' node of summary.json, typed, and its declaration (`NODES`, in its `MEASURE`).
+
+The profiles' node of summary.json, typed (`core.summary_contract` checks every read and
+write against it), and its declaration (`NODES`, in its `MEASURE`): per model and instrument
+the attribute effects, the population-weighted position and the congruence
 (`profiles.models.<model>.<instrument>`), and per model the manipulation check's counts
-(`profiles.models.<model>.manipulation_check.<cue mode>`)."""
+(`profiles.models.<model>.manipulation_check.<cue mode>`).
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The `profiles` task: an instrument crossed with personas and cue modes, one sample per
-item x persona x mode.
+"""The `profiles` task: an instrument crossed with personas and cue modes, one sample per item x persona x mode.
 
 Each sample carries its asker: the persona's cue in the mode's placement (before the question,
 the first seed's layout, or in an earlier user turn followed by a scripted assistant reply).
@@ -56,8 +55,11 @@ def condition_of(persona_id: str, mode: str) -> str:
 
 
 def profile_samples(items: list[Item], plan: PersonaDesign, baseline_epochs: int = 1) -> list[Sample]:
-    """One sample per item x persona x mode; the baseline persona (mode `none`) `baseline_epochs`
-    times per item (ids `<item>__N__none`, then `...__r2`, `...__r3`: one cell, pooled as epochs)."""
+    """One sample per item x persona x mode.
+
+    The baseline persona (mode `none`) `baseline_epochs` times per item (ids
+    `<item>__N__none`, then `...__r2`, `...__r3`: one cell, pooled as epochs).
+    """
     samples = []
     references = {a: plan.schema.get(a).reference for a in plan.attributes}
     for persona in plan.personas:
@@ -71,7 +73,8 @@ def profile_samples(items: list[Item], plan: PersonaDesign, baseline_epochs: int
                 "cue_mode": mode,
                 "cue_placement": cue.placement if cue else "none",
                 "persona_cue": cue.text if cue else "",
-                "cue_order": ",".join(sent_order(plan.cues[mode], persona, plan.orders.get(persona.id, ()))) if cue
+                "cue_order": ",".join(sent_order(plan.cues[mode], persona, plan.orders.get(persona.id, ())))
+                if cue
                 else "",
                 "persona_weight": persona.weight,
                 "asker_side": asker_side(plan, persona),

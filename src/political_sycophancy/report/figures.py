@@ -1,9 +1,11 @@
-"""The Figures section (after the Findings): every measure's numbered figures, in the
-catalog's order, each drawn from summary.json (and the sections' tables) with its
-intervals, under it its number, a one-line takeaway computed from the numbers it draws and
-the paper figure it corresponds to (`core.report_parts.FigureSpec`). A takeaway states
-ranges over models and counts, never a judgement the numbers do not carry; a figure whose
-takeaway cannot be computed says so rather than staying silent.
+"""The Figures section (after the Findings).
+
+Every measure's numbered figures, in the catalog's order, each drawn from summary.json (and
+the sections' tables) with its intervals, under it its number, a one-line takeaway computed
+from the numbers it draws and the paper figure it corresponds to
+(`core.report_parts.FigureSpec`). A takeaway states ranges over models and counts, never a
+judgement the numbers do not carry; a figure whose takeaway cannot be computed says so
+rather than staying silent.
 """
 
 from __future__ import annotations
@@ -35,8 +37,7 @@ def numbered(figures: list[tuple[FigureSpec, Path]], summary: Summary, tables: T
 def figures_section(
     summary: Summary, figure_dir: Path, tables: Mapping[str, pd.DataFrame] | None = None
 ) -> Section | None:
-    """The Figures section, or None when the summary (and the sections' `tables`, by name)
-    support none."""
+    """The Figures section, or None when the summary (and the sections' `tables`, by name) support none."""
     tables = tables or {}
     specs = figure_specs()
     drawn = [(spec, spec.draw(summary, tables, figure_dir / f"{spec.stem}.png")) for spec in specs]

@@ -21,14 +21,20 @@ from .sections import contributions, summary_contract
 
 
 def get(summary: Summary, *path: str) -> Any:
-    """The value at `path` of the summary (None: not computed), the path checked against the
-    contract of every measure's nodes: a key it does not declare raises `SummaryContractError`."""
+    """The value at `path` of the summary (None: not computed), the path checked against the measures' contract.
+
+    The value at `path` of the summary (None: not computed), the path checked against the
+    contract of every measure's nodes: a key it does not declare raises
+    `SummaryContractError`.
+    """
     return read(summary, *path, schema=summary_contract())
 
 
 def derive(summary: Summary, tables: Tables, *, draws: int = 2000, seed: int = 20260) -> dict:
-    """What the measures' sentences quote that the sections do not compute, for
-    `summary["findings"]`: each measure's `derive` in the catalog's order."""
+    """What the measures' sentences quote that the sections do not compute, for `summary["findings"]`.
+
+    Each measure's `derive` in the catalog's order.
+    """
     out: dict = {}
     for _, contribution in contributions():
         if contribution.derive is not None:
@@ -61,7 +67,8 @@ def _closing(summary: Summary) -> list[Finding]:
                     [
                         f"Design complete: of {design['expected']:,} expected samples, {design['present']:,} "
                         f"are present and "
-                        f"{design['excluded']:,} {were(design['excluded'])} left out on purpose when their responses were "
+                        f"{design['excluded']:,} {were(design['excluded'])} left out on purpose "
+                        "when their responses were "
                         "imported "
                         "(counted, with their reasons in the logs; nothing is left to run)."
                     ],
@@ -92,11 +99,14 @@ def _closing(summary: Summary) -> list[Finding]:
 
 
 def findings(summary: Summary) -> list[Finding]:
-    """The Findings sentences, in reading order: every measure's plain-language takeaways
+    """The Findings sentences in reading order, every measure's takeaway first.
+
+    The Findings sentences, in reading order: every measure's plain-language takeaways
     first, then each measure's sentences (the catalog's order), then the design's
     completeness and what cannot be computed, when any measure found something
     (a report of no findings says only why). `summary` is summary.json with `derive`'s
-    entries under "findings"."""
+    entries under "findings".
+    """
     found: list[Finding] = []
     for _, contribution in contributions():
         if contribution.findings is None:
@@ -112,8 +122,11 @@ def findings(summary: Summary) -> list[Finding]:
 
 
 def findings_html(items: list[Finding]) -> str:
-    """The Findings list; the minor sentences folded under one <details> per fold title
-    (their measure's `minor_findings`) after the others."""
+    """The Findings list, the minor sentences folded after the others.
+
+    The Findings list; the minor sentences folded under one <details> per fold title (their
+    measure's `minor_findings`) after the others.
+    """
     major = "".join(f.html() for f in items if not f.minor)
     folds: dict[str, list[Finding]] = {}
     for f in items:

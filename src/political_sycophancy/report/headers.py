@@ -1,4 +1,6 @@
-"""What the report shows of a table (issue 46 item 7): human column headers instead of the
+"""What the report shows of a table: human headers and one unit per kind of quantity.
+
+What the report shows of a table (issue 46 item 7): human column headers instead of the
 CSV's machine names, and one unit per kind of quantity.
 
 The CSVs keep their machine names and every digit; report.html and report.md show each
@@ -24,9 +26,34 @@ from ..core.section import column_meaning
 
 HEADERS_FILE = "headers.yaml"
 # the words of a machine name that read as something else in a header
-WORDS = MappingProxyType({"wd": "WD", "dem": "Dem", "rep": "Rep", "ci": "CI", "sd": "SD", "se": "SE", "id": "ID", "atp": "ATP",
-         "pct": "PCT", "llm": "LLM", "df": "df", "pp": "pp", "cot": "CoT", "mae": "MAE", "icc": "ICC", "sway": "SWAY",
-         "ca": "CA", "n": "n", "dof": "df", "ols": "OLS", "ame": "AME", "amce": "AMCE", "ess": "ESS", "eff": "effective"})
+WORDS = MappingProxyType(
+    {
+        "wd": "WD",
+        "dem": "Dem",
+        "rep": "Rep",
+        "ci": "CI",
+        "sd": "SD",
+        "se": "SE",
+        "id": "ID",
+        "atp": "ATP",
+        "pct": "PCT",
+        "llm": "LLM",
+        "df": "df",
+        "pp": "pp",
+        "cot": "CoT",
+        "mae": "MAE",
+        "icc": "ICC",
+        "sway": "SWAY",
+        "ca": "CA",
+        "n": "n",
+        "dof": "df",
+        "ols": "OLS",
+        "ame": "AME",
+        "amce": "AMCE",
+        "ess": "ESS",
+        "eff": "effective",
+    }
+)
 # what an interval's end is called after the quantity it belongs to
 ENDS = MappingProxyType({"ci_low": "95% CI low", "ci_high": "95% CI high", "low": "low", "high": "high"})
 # pct_<word> columns that are percentages (the others name the PCT instrument)
@@ -61,10 +88,13 @@ def _words(name: str) -> str:
 
 
 def column_header(name: str, percent: bool = False, headers: Mapping[str, str] | None = None) -> str:
-    """The header a column is shown under: its entry in `headers` (default
+    """The header a column is shown under.
+
+    The header a column is shown under: its entry in `headers` (default
     `data/headers.yaml`), else its words (`n_x` -> "X (n)", `x_ci_low` / `x ci_low` ->
     "X, 95% CI low", `pct_closer_x` -> "Closer x (%)"); "(%)" added when the report shows
-    the column's 0-1 shares as percentages (`percent`)."""
+    the column's 0-1 shares as percentages (`percent`).
+    """
     known = shared_headers() if headers is None else headers
     if name in known:
         header = known[name]
@@ -102,9 +132,12 @@ def _base(name: str) -> str:
 
 
 def is_share(name: str, values: pd.Series, columns: Mapping[str, str]) -> bool:
-    """Whether a column holds shares on 0-1 (its name says rate or share, or its glossary
+    """Whether a column holds shares on 0-1, which the report shows as percentages.
+
+    Whether a column holds shares on 0-1 (its name says rate or share, or its glossary
     meaning, or that of the quantity its interval belongs to, starts with "share"), every
-    value within 0-1: the report shows it as a percentage."""
+    value within 0-1: the report shows it as a percentage.
+    """
     if pd.api.types.is_bool_dtype(values) or not pd.api.types.is_numeric_dtype(values):
         return False
     base = _base(name)
@@ -117,8 +150,11 @@ def is_share(name: str, values: pd.Series, columns: Mapping[str, str]) -> bool:
 
 
 def shown_table(table: pd.DataFrame, columns: Mapping[str, str] | None = None) -> tuple[pd.DataFrame, list[str]]:
-    """(the table as the report shows it, its headers): shares on 0-1 as percentages, the
-    machine names kept as the frame's columns (the formats key on them), the headers beside."""
+    """The table as the report shows it, and its headers.
+
+    (the table as the report shows it, its headers): shares on 0-1 as percentages, the
+    machine names kept as the frame's columns (the formats key on them), the headers beside.
+    """
     columns = columns or {}
     shown = table.copy()
     headers = []

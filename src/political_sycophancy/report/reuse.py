@@ -122,9 +122,12 @@ def code_fingerprint() -> str:
 
 
 def log_listing(log_dir: Path, entries: Sequence[FolderEntry] | None = None) -> list[tuple[str, Any, Any]]:
-    """The log folder's input entries: (relative path, size, content hash or mtime ns), or
-    (relative path, kind, detail) for what the analysis cannot read as a file; from its one
-    bounded walk (`core.folders.folder_entries`; `entries` when the caller walked it)."""
+    """The log folder's input entries.
+
+    (relative path, size, content hash or mtime ns), or (relative path, kind, detail) for
+    what the analysis cannot read as a file; from its one bounded walk
+    (`core.folders.folder_entries`; `entries` when the caller walked it).
+    """
     out: list[tuple[str, Any, Any]] = []
     for entry in folder_entries(log_dir, skip=(FRAME_CACHE_DIR,)) if entries is None else entries:
         if entry.rel.rsplit("/", 1)[-1] in NOT_INPUT:
@@ -176,11 +179,20 @@ class Reuse:
     root: Path
 
     @classmethod
-    def of(cls, log_dir: str | Path, options: dict[str, Any], out_dir: str | Path, root: Path | None = None,
-           listing: list[tuple[str, Any, Any]] | None = None) -> Reuse:
-        """The key of analysing `log_dir` with `options` into `out_dir` (`listing`: the
-        folder's `log_listing`, when already made; StoreUnusable when no store location
-        can be named)."""
+    def of(
+        cls,
+        log_dir: str | Path,
+        options: dict[str, Any],
+        out_dir: str | Path,
+        root: Path | None = None,
+        listing: list[tuple[str, Any, Any]] | None = None,
+    ) -> Reuse:
+        """The store key of analysing `log_dir` with `options` into `out_dir`.
+
+        The key of analysing `log_dir` with `options` into `out_dir` (`listing`: the
+        folder's `log_listing`, when already made; StoreUnusable when no store location can
+        be named).
+        """
         folder = Path(log_dir).resolve()
         inputs = {
             "version": REUSE_VERSION,
@@ -195,11 +207,14 @@ class Reuse:
 
     @property
     def entry(self) -> Path:
+        """The analysis's folder in the store, named by its key."""
         return self.root / self.key[:40]
 
     def _root_usable(self, create: bool) -> bool:
-        """Whether the store folder exists and is private (created private when `create`);
-        StoreUnusable when it is not this user's own."""
+        """Whether the store folder exists and is private (created private when `create`).
+
+        StoreUnusable when it is not this user's own.
+        """
         if create and not os.path.lexists(self.root):
             try:
                 self.root.mkdir(parents=True, mode=0o700)
@@ -213,9 +228,12 @@ class Reuse:
         return True
 
     def restore(self, out_dir: str | Path) -> tuple[list[str], str] | None:
-        """Copy the stored analysis into `out_dir`: (its printed lines, when it was computed),
-        or None when nothing is stored; StoreInvalid when what is stored is not served (a
-        damaged entry of this store's own is deleted), StoreUnusable for the store folder."""
+        """Copy the stored analysis into `out_dir`.
+
+        (its printed lines, when it was computed), or None when nothing is stored;
+        StoreInvalid when what is stored is not served (a damaged entry of this store's own
+        is deleted), StoreUnusable for the store folder.
+        """
         loaded = self.load()
         if loaded is None:
             return None
@@ -228,16 +246,18 @@ class Reuse:
         return lines, created
 
     def lines(self) -> list[str] | None:
-        """The stored lines alone (no stored file is read), or None when nothing is stored;
-        the errors of `load`."""
+        """The stored lines alone (no stored file is read), or None when nothing is stored; the errors of `load`."""
         manifest = self._served_manifest()
         return None if manifest is None else [str(line) for line in manifest["lines"]]
 
     def load(self) -> tuple[dict[str, bytes], list[str], str] | None:
-        """The stored files (relative path -> bytes, each checked against its SHA-256), lines
+        """The stored files, lines and creation time, each file checked, or None when nothing is stored.
+
+        The stored files (relative path -> bytes, each checked against its SHA-256), lines
         and creation time, or None when nothing is stored; StoreInvalid when what is stored
         is not served (a damaged entry of this store's own is deleted), StoreUnusable for
-        the store folder. Marks the entry most recently used."""
+        the store folder. Marks the entry most recently used.
+        """
         manifest = self._served_manifest()
         if manifest is None:
             return None
@@ -258,8 +278,11 @@ class Reuse:
         return contents, [str(line) for line in manifest["lines"]], str(manifest["created"])
 
     def _served_manifest(self) -> dict[str, Any] | None:
-        """The entry's manifest once the entry passed every check but the files' checksums,
-        or None when nothing is stored (errors: see `load`)."""
+        """The entry's manifest once every check but the files' checksums passed, or None when nothing is stored.
+
+        The entry's manifest once the entry passed every check but the files' checksums, or
+        None when nothing is stored (errors: see `load`).
+        """
         if not self._root_usable(create=False) or not os.path.lexists(self.entry):
             return None
         reason = self._tree_reason()
@@ -268,7 +291,11 @@ class Reuse:
             raise StoreInvalid(reason)
         try:
             manifest = self._manifest()
-            if not isinstance(manifest["files"], dict) or not isinstance(manifest["lines"], list) or "created" not in manifest:
+            if (
+                not isinstance(manifest["files"], dict)
+                or not isinstance(manifest["lines"], list)
+                or "created" not in manifest
+            ):
                 raise ValueError("manifest of another format")
         except (OSError, ValueError, KeyError, TypeError) as ex:
             self.delete_if_own()
@@ -276,8 +303,11 @@ class Reuse:
         return manifest
 
     def _tree_reason(self) -> str | None:
-        """Why the entry is not served: anything in it that is not the user's own plain file
-        or folder, or a file the manifest does not name."""
+        """Why the entry is not served.
+
+        Anything in it that is not the user's own plain file or folder, or a file the
+        manifest does not name.
+        """
         reason = not_private(self.entry, "the stored analysis")
         if reason:
             return reason
@@ -292,15 +322,22 @@ class Reuse:
         """The entry's manifest when it names this package, its format and the entry's key."""
         entry = entry or self.entry
         manifest = json.loads(_read(entry / MANIFEST).decode("utf-8"))
-        if not isinstance(manifest, dict) or manifest.get("package") != PACKAGE or manifest.get("format") != REUSE_VERSION:
+        if (
+            not isinstance(manifest, dict)
+            or manifest.get("package") != PACKAGE
+            or manifest.get("format") != REUSE_VERSION
+        ):
             raise ValueError("not an analysis stored by this version of political-sycophancy")
         if not str(manifest.get("key", "")).startswith(entry.name) or not ENTRY_NAME.match(entry.name):
             raise ValueError("manifest of another analysis")
         return manifest
 
     def _own(self, entry: Path) -> bool:
-        """Whether `entry` is provably this store's: named by a key, the user's own folder
-        and holding a manifest of this package and format for that key."""
+        """Whether `entry` is provably this store's.
+
+        Named by a key, the user's own folder and holding a manifest of this package and
+        format for that key.
+        """
         if not ENTRY_NAME.match(entry.name) or not_private(entry, "entry") or not_private(entry / MANIFEST, "manifest"):
             return False
         try:
@@ -315,11 +352,17 @@ class Reuse:
             shutil.rmtree(self.entry, ignore_errors=True)
 
     def store(self, out_dir: str | Path, lines: list[str]) -> None:
-        """Store every file under `out_dir` (a folder this run wrote alone). StoreUnusable
-        when the store folder, or an entry of another owner in its place, forbids it."""
+        """Store every file under `out_dir` (a folder this run wrote alone).
+
+        StoreUnusable when the store folder, or an entry of another owner in its place,
+        forbids it.
+        """
         out = Path(out_dir)
-        files = {path.relative_to(out).as_posix(): _read(path)
-                 for path in sorted(out.rglob("*")) if not path.is_symlink() and path.is_file()}
+        files = {
+            path.relative_to(out).as_posix(): _read(path)
+            for path in sorted(out.rglob("*"))
+            if not path.is_symlink() and path.is_file()
+        }
         self.store_files(files, lines)
 
     def store_files(self, files: dict[str, bytes], lines: list[str]) -> None:
@@ -331,8 +374,12 @@ class Reuse:
         try:
             staging.mkdir(mode=0o700)
             manifest: dict[str, Any] = {
-                "package": PACKAGE, "format": REUSE_VERSION, "key": self.key,
-                "created": time.strftime("%Y-%m-%d %H:%M:%S"), "lines": lines, "files": {},
+                "package": PACKAGE,
+                "format": REUSE_VERSION,
+                "key": self.key,
+                "created": time.strftime("%Y-%m-%d %H:%M:%S"),
+                "lines": lines,
+                "files": {},
             }
             for rel, data in sorted(files.items()):
                 target = staging / FILES / rel

@@ -40,7 +40,16 @@ from typing import Any
 
 from ..core.section import Section
 from ..stats.options import OPTION_NAMES, AnalysisOptions
-from .reuse import ENTRY_NAME, Reuse, StoreInvalid, StoreUnusable, code_fingerprint, log_listing, not_private, store_root
+from .reuse import (
+    ENTRY_NAME,
+    Reuse,
+    StoreInvalid,
+    StoreUnusable,
+    code_fingerprint,
+    log_listing,
+    not_private,
+    store_root,
+)
 
 SECTIONS = "sections"
 SECTION_FILE = "section.pickle"
@@ -60,8 +69,7 @@ def _hash(value: Any) -> str:
 
 
 class SectionStore:
-    """The stored section results of one frame (and code); `note` prints why something is
-    not served or stored."""
+    """The stored section results of one frame (and code); `note` prints why something is not served or stored."""
 
     def __init__(self, frame_key: str, root: Path | None = None, note: Callable[[str], None] | None = None) -> None:
         self.frame_key = frame_key
@@ -71,21 +79,33 @@ class SectionStore:
         self.usable = True
 
     @classmethod
-    def of(cls, log_dir: str | Path, listing: list[Any] | None = None, root: Path | None = None,
-           note: Callable[[str], None] | None = None) -> SectionStore:
-        """The store of the frame read from `log_dir` (`listing`: its `log_listing`, when
-        already made)."""
+    def of(
+        cls,
+        log_dir: str | Path,
+        listing: list[Any] | None = None,
+        root: Path | None = None,
+        note: Callable[[str], None] | None = None,
+    ) -> SectionStore:
+        """The store of the frame read from `log_dir` (`listing`: its `log_listing`, when already made)."""
         folder = Path(log_dir).resolve()
-        frame_key = _hash({"version": STORE_VERSION, "log_dir": str(folder), "logs": log_listing(folder) if listing is None else listing,
-                           "code": code_fingerprint()})
+        frame_key = _hash(
+            {
+                "version": STORE_VERSION,
+                "log_dir": str(folder),
+                "logs": log_listing(folder) if listing is None else listing,
+                "code": code_fingerprint(),
+            }
+        )
         return cls(frame_key, root, note)
 
     def _group(self, name: str) -> Path:
         return self.root / _hash({"frame": self.frame_key, "section": name})[:40]
 
     def _folders(self, create: bool) -> bool:
-        """Whether the store folder and `sections/` exist and are the user's own (made
-        private when `create`); StoreUnusable when one is not."""
+        """Whether the store folder and `sections/` exist and are the user's own (made private when `create`).
+
+        StoreUnusable when one is not.
+        """
         for folder in (self.top, self.root):
             if not os.path.lexists(folder):
                 if not create:
@@ -103,9 +123,12 @@ class SectionStore:
         self.note(f"note: the section store is not used ({ex}); every section is computed and none is stored")
 
     def restore(self, name: str, options: AnalysisOptions, figure_dir: Path) -> tuple[Section | None] | None:
-        """(the stored result of section `name`,) when one was computed from the values
-        `options` has for the options it read, its figures written under `figure_dir`;
-        None when none is served."""
+        """The stored result of section `name` when computed from the same option values, else None.
+
+        (the stored result of section `name`,) when one was computed from the values
+        `options` has for the options it read, its figures written under `figure_dir`; None
+        when none is served.
+        """
         if not self.usable:
             return None
         group = self._group(name)
@@ -151,11 +174,21 @@ class SectionStore:
             section.figures = {caption: figure_dir / rel for caption, rel in section.figures.items()}
         return section
 
-    def store(self, name: str, section: Section | None, reads: set[str], options: AnalysisOptions, figure_dir: Path,
-              written: list[str]) -> None:
-        """Store section `name`'s result, computed reading the options `reads`, with the files
+    def store(
+        self,
+        name: str,
+        section: Section | None,
+        reads: set[str],
+        options: AnalysisOptions,
+        figure_dir: Path,
+        written: list[str],
+    ) -> None:
+        """Store section `name`'s result with the options it read and the figure files it wrote.
+
+        Store section `name`'s result, computed reading the options `reads`, with the files
         `written` under `figure_dir` (relative paths); a figure outside `figure_dir` is not
-        stored (the section is computed again next time)."""
+        stored (the section is computed again next time).
+        """
         if not self.usable:
             return
         if section is not None:
@@ -180,8 +213,11 @@ class SectionStore:
             self.note(f"note: section {name} is not stored ({ex.strerror or ex})")
 
     def _prune(self) -> None:
-        """Keep the newest `KEEP_GROUPS` groups: an older group's entries are deleted when
-        provably this store's own, and the group folder when that left it empty."""
+        """Keep the newest `KEEP_GROUPS` groups.
+
+        An older group's entries are deleted when provably this store's own, and the group
+        folder when that left it empty.
+        """
         groups = [p for p in self.root.iterdir() if ENTRY_NAME.match(p.name) and not not_private(p, "group")]
         if len(groups) <= KEEP_GROUPS:
             return

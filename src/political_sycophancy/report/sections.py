@@ -1,7 +1,9 @@
-"""The report's view of the catalog: the tagged section builders (`core.section.section`) of
-the report's own overview and of the `sections` modules each measure of `catalog` declares,
-in their order; each measure's report contribution (`contributions`: its Headline parts,
-Findings, figures, key tables); and the summary.json contract they write and read.
+"""The report's view of the catalog.
+
+The tagged section builders (`core.section.section`) of the report's own overview and of the
+`sections` modules each measure of `catalog` declares, in their order; each measure's report
+contribution (`contributions`: its Headline parts, Findings, figures, key tables); and the
+summary.json contract they write and read.
 
 The report names no measure: a measure's folder declares its modules once, and
 `write_report` builds `section_builders()` unless it is given its own list, passing each
@@ -42,8 +44,10 @@ def measure_modules(measures: tuple[str, ...] | None = None) -> tuple[ModuleType
 
 
 def summary_contract(measures: tuple[str, ...] | None = None) -> Any:
-    """The summary.json contract of a report on the measures (default: `catalog`'s): the
-    shared nodes and each measure's own (`core.declare.SummaryNodes`)."""
+    """The summary.json contract of a report on the measures (default: `catalog`'s).
+
+    The shared nodes and each measure's own (`core.declare.SummaryNodes`).
+    """
     return contract_of(catalog.declared(measures))
 
 
@@ -53,9 +57,10 @@ def section_owners() -> dict[str, str]:
 
 
 def section_builders(modules: tuple[ModuleType, ...] | None = None) -> list[tuple[int, str, SectionBuilder]]:
-    """(order, name, builder) of every tagged builder of `modules` (default:
-    `measure_modules()`), by order then name; a name two builders take is an error naming
-    the measures (or modules) that declare them."""
+    """(order, name, builder) of every tagged builder of `modules` (default: `measure_modules()`), by order then name.
+
+    A name two builders take is an error naming the measures (or modules) that declare them.
+    """
     found: dict[str, tuple[int, str, SectionBuilder]] = {}
     owners = section_owners()
     for module in measure_modules() if modules is None else modules:
@@ -70,9 +75,12 @@ def section_builders(modules: tuple[ModuleType, ...] | None = None) -> list[tupl
 
 
 def contributions(measures: tuple[str, ...] | None = None) -> list[tuple[str, ReportContribution]]:
-    """(measure name, its report contribution) for every `report` module of the measures
+    """(measure name, its report contribution) for every measure's `report` module, in the catalog's order.
+
+    (measure name, its report contribution) for every `report` module of the measures
     (default: `catalog`'s), in the catalog's order. A Headline part whose node the measure
-    does not declare, or a figure file another measure also draws, is an error naming them."""
+    does not declare, or a figure file another measure also draws, is an error naming them.
+    """
     out: list[tuple[str, ReportContribution]] = []
     stems: dict[str, str] = {}
     for measure in catalog.declared(measures):

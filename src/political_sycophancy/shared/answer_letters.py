@@ -1,4 +1,6 @@
-"""Degenerate responders: the answer-letter distribution of every model, whichever measure
+"""Degenerate responders: the answer-letter distribution of every model, from the frame's shared columns.
+
+Degenerate responders: the answer-letter distribution of every model, whichever measure
 wrote the sample, from the tidy frame's shared columns only (`model`, `kind`, `condition`,
 `status`, `letter`, `probs`, `covered_mass`, `options`, `grader`).
 
@@ -37,8 +39,10 @@ def _letter_rows(frame: pd.DataFrame) -> pd.DataFrame:
     rows = rows[letters.str.fullmatch(r"[A-Z]")]
     if "grader" in rows.columns:  # a grader's verdict is not the model's answer
         rows = rows[rows["grader"].isna() | rows["grader"].astype(str).isin(["", "None", "(none)"])]
-    rows = rows.assign(letter=rows["letter"].astype(str), condition=rows.get("condition", pd.Series("", index=rows.index)).fillna("")
-                       .astype(str))
+    rows = rows.assign(
+        letter=rows["letter"].astype(str),
+        condition=rows.get("condition", pd.Series("", index=rows.index)).fillna("").astype(str),
+    )
     return rows
 
 
@@ -61,20 +65,26 @@ def _describe(g: pd.DataFrame) -> dict[str, Any]:
     read = g[g["covered_mass"].notna()] if "covered_mass" in g.columns else g.iloc[0:0]
     top_p = read["probs"].map(_top_probability).dropna() if "probs" in read.columns else pd.Series(dtype=float)
     return {
-        "n_answered": int(counts.sum()), "top_letter": top, "n_top": int(counts.max()) if len(counts) else 0,
-        "top_share": float(shares.max()) if len(shares) else math.nan, "entropy_bits": entropy, "n_options": n_options,
+        "n_answered": int(counts.sum()),
+        "top_letter": top,
+        "n_top": int(counts.max()) if len(counts) else 0,
+        "top_share": float(shares.max()) if len(shares) else math.nan,
+        "entropy_bits": entropy,
+        "n_options": n_options,
         "max_entropy_bits": math.log2(n_options) if n_options and n_options > 0 else math.nan,
-        "n_logprob": len(top_p), "mean_top_probability": float(top_p.mean()) if len(top_p) else math.nan,
+        "n_logprob": len(top_p),
+        "mean_top_probability": float(top_p.mean()) if len(top_p) else math.nan,
         **{f"n_{letter}": int(n) for letter, n in counts.items()},
     }
 
 
 def letter_table(frame: pd.DataFrame) -> pd.DataFrame:
-    """Per model x kind x condition, and per model x kind over all conditions (condition
-    `all conditions`): the answer-letter distribution (`n_A`, `n_B`, ...), its most frequent
-    letter, that letter's share, the entropy in bits and the mean top probability of the
-    answers read from token probabilities; `degenerate` marks a pooled row above
-    DEGENERATE_SHARE."""
+    """Answer letters per model x kind x condition, and per model x kind over all conditions (`all conditions`).
+
+    The answer-letter distribution (`n_A`, `n_B`, ...), its most frequent letter, that
+    letter's share, the entropy in bits and the mean top probability of the answers read
+    from token probabilities; `degenerate` marks a pooled row above DEGENERATE_SHARE.
+    """
     rows = _letter_rows(frame)
     if rows.empty:
         return pd.DataFrame(columns=[*KEYS, "n_answered", "top_letter", "n_top", "top_share", "degenerate"])
@@ -87,8 +97,19 @@ def letter_table(frame: pd.DataFrame) -> pd.DataFrame:
     letters = sorted(c for c in table.columns if c.startswith("n_") and len(c) == 3 and c[2].isupper())
     table[letters] = table[letters].fillna(0).astype(int)
     table["degenerate"] = (table["condition"] == POOLED) & (table["top_share"] > DEGENERATE_SHARE)
-    front = [*KEYS, "n_answered", "top_letter", "n_top", "top_share", "entropy_bits", "max_entropy_bits", "n_options",
-             "mean_top_probability", "n_logprob", "degenerate"]
+    front = [
+        *KEYS,
+        "n_answered",
+        "top_letter",
+        "n_top",
+        "top_share",
+        "entropy_bits",
+        "max_entropy_bits",
+        "n_options",
+        "mean_top_probability",
+        "n_logprob",
+        "degenerate",
+    ]
     return table[front + letters]
 
 
@@ -101,8 +122,11 @@ def _num(value: Any) -> Any:
 
 
 def letter_summary(table: pd.DataFrame) -> dict[str, Any]:
-    """summary.json's `answer_letters`: the threshold, and per model and kind the pooled
-    distribution's figures with each condition's beside them."""
+    """The answer-letter figures of summary.json's `answer_letters`.
+
+    The threshold, and per model and kind the pooled distribution's figures with each
+    condition's beside them.
+    """
     models: dict[str, Any] = {}
     fields = ("n_answered", "top_letter", "n_top", "top_share", "entropy_bits", "mean_top_probability", "n_logprob")
     for r in table.to_dict("records"):
@@ -116,10 +140,17 @@ def letter_summary(table: pd.DataFrame) -> dict[str, Any]:
 
 
 def degenerate(summary_node: dict[str, Any]) -> list[tuple[str, str]]:
-    """The (model, kind) pairs of `letter_summary`'s node whose most frequent letter takes more
-    than the threshold of their answers, in model then kind order."""
-    return [(model, kind) for model, kinds in sorted((summary_node.get("models") or {}).items())
-            for kind, node in sorted(kinds.items()) if node.get("degenerate")]
+    """The (model, kind) pairs whose most frequent letter takes more than the threshold of their answers.
+
+    The (model, kind) pairs of `letter_summary`'s node whose most frequent letter takes more
+    than the threshold of their answers, in model then kind order.
+    """
+    return [
+        (model, kind)
+        for model, kinds in sorted((summary_node.get("models") or {}).items())
+        for kind, node in sorted(kinds.items())
+        if node.get("degenerate")
+    ]
 
 
 def warning_lines(summary_node: dict[str, Any]) -> list[str]:
@@ -127,9 +158,14 @@ def warning_lines(summary_node: dict[str, Any]) -> list[str]:
     out = []
     for model, kind in degenerate(summary_node):
         node = summary_node["models"][model][kind]
-        line = (f"Degenerate responder: {model} answers {node['top_letter']} in {node['n_top']:,} of {node['n_answered']:,} "
-                f"answered {kind} prompts ({100 * node['top_share']:.0f}%)")
+        line = (
+            f"Degenerate responder: {model} answers {node['top_letter']} in {node['n_top']:,} of {node['n_answered']:,}"
+            f" answered {kind} prompts ({100 * node['top_share']:.0f}%)"
+        )
         if node.get("mean_top_probability") is not None:
-            line += f"; mean top probability {node['mean_top_probability']:.3f} over {node['n_logprob']:,} answers read from logprobs"
+            line += (
+                f"; mean top probability {node['mean_top_probability']:.3f} over {node['n_logprob']:,} answers read"
+                " from logprobs"
+            )
         out.append(line + ".")
     return out

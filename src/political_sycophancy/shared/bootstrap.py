@@ -40,14 +40,18 @@ FIXED_MODELS = (
 def bootstrap_mean_ci(
     values: ArrayLike, *, draws: int = DEFAULT_DRAWS, level: float = 0.95, rng: np.random.Generator | None = None
 ) -> tuple[float, float, float]:
-    """(mean, ci_low, ci_high) of the percentile bootstrap over `values` (NaNs dropped);
-    NaNs when there are no values, the mean twice when there is one."""
+    """(mean, ci_low, ci_high) of the percentile bootstrap over `values` (NaNs dropped).
+
+    NaNs when there are no values, the mean twice when there is one.
+    """
     return bootstrap_mean(values, draws, rng or np.random.default_rng(DEFAULT_SEED), level)
 
 
 def item_values(cells: pd.DataFrame) -> pd.DataFrame:
-    """Long table of the item-level values behind each per-model mean:
-    model, instrument, condition, statistic, item_id, value."""
+    """Long table of the item-level values behind each per-model mean.
+
+    Model, instrument, condition, statistic, item_id, value.
+    """
     parts = []
     parsed = cells[cells["answered"]]
     pct = parsed[parsed["scoring"] == PCT]
@@ -71,10 +75,13 @@ def bootstrap_table(
     level: float = 0.95,
     seed: int = DEFAULT_SEED,
 ) -> pd.DataFrame:
-    """Estimate and bootstrap CI of the mean of `value` per group of `by`
-    (columns: *by, n, estimate, ci_low, ci_high, draws, level). `values` has an `item_id`
-    column: groups whose answered items (NaN values dropped) are the same set share one
-    draw of resamples, made when the first of them is met (`stats.resample.resampled_means`)."""
+    """Estimate and bootstrap CI of the mean of `value` per group of `by`, one draw per set of items.
+
+    Estimate and bootstrap CI of the mean of `value` per group of `by` (columns: *by, n,
+    estimate, ci_low, ci_high, draws, level). `values` has an `item_id` column: groups whose
+    answered items (NaN values dropped) are the same set share one draw of resamples, made
+    when the first of them is met (`stats.resample.resampled_means`).
+    """
     rng = np.random.default_rng(seed)
     rows: list[dict] = []
     # per set of items: the order of its first group's items (the draws index them), and

@@ -37,10 +37,27 @@ AUDIT_KIND = "audit"
 CELL_KEY = ["model", "instrument", "condition", "item_id"]
 VARIANT_KEY = ["variant", "temperature", "answer_mode"]
 STATUS_COUNTS = MappingProxyType(
-    {ANSWERED: "n_answered", REFUSAL: "n_refusal", UNPARSED: "n_unparsed", NO_LOGPROBS: "n_no_logprobs", ERROR: "n_error"}
+    {
+        ANSWERED: "n_answered",
+        REFUSAL: "n_refusal",
+        UNPARSED: "n_unparsed",
+        NO_LOGPROBS: "n_no_logprobs",
+        ERROR: "n_error",
+    }
 )
 WD_MEMO_ENTRIES = 200_000
-ITEM_COLUMNS = ["scoring", "direction", "axis", "item_text", "positions", "benchmarks", "ordinal", "non_ordinal", "item_partisan_gap", "options"]
+ITEM_COLUMNS = [
+    "scoring",
+    "direction",
+    "axis",
+    "item_text",
+    "positions",
+    "benchmarks",
+    "ordinal",
+    "non_ordinal",
+    "item_partisan_gap",
+    "options",
+]
 
 
 def _freeze(value: Any) -> Any:
@@ -52,9 +69,11 @@ def _freeze(value: Any) -> Any:
 
 
 class WDMemo:
-    """`item_wds` memoised on (distribution, positions, benchmarks, ordinal, mode): letter
-    answers are point masses, so a few thousand distinct calls cover any number of rows.
-    One memo per run (the run cache holds it) or per call; bounded (LRU)."""
+    """`item_wds` memoised on (distribution, positions, benchmarks, ordinal, mode).
+
+    Letter answers are point masses, so a few thousand distinct calls cover any number of
+    rows. One memo per run (the run cache holds it) or per call; bounded (LRU).
+    """
 
     def __init__(self, max_entries: int = WD_MEMO_ENTRIES) -> None:
         self.cache = RunCache(max_entries)
@@ -103,15 +122,20 @@ def phase1_rows(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _keyed(rows: pd.DataFrame) -> pd.DataFrame:
-    """Rows with the variant key filled: a missing temperature as -1 (so groupby keeps it) and
-    a frame without `variant` (built in memory) as one base variant per temperature."""
+    """Rows with the variant key filled.
+
+    A missing temperature as -1 (so groupby keeps it) and a frame without `variant` (built
+    in memory) as one base variant per temperature.
+    """
     keyed = rows.assign(temperature=rows["temperature"].astype(float).fillna(-1.0))
     return keyed if "variant" in keyed.columns else keyed.assign(variant=BASE_LABEL)
 
 
 def variants(rows: pd.DataFrame) -> pd.DataFrame:
-    """Per model and variant (generate config, see `analysis.identity`) x answer mode:
-    samples, epochs, and which is the main one."""
+    """The run variants per model and variant (generate config, see `analysis.identity`) x answer mode.
+
+    Samples, epochs, and which is the main one.
+    """
     if rows.empty:
         return pd.DataFrame(columns=["model", *VARIANT_KEY, "generate_config", "n_samples", "max_epoch", "main"])
     keyed = _keyed(rows)
@@ -124,7 +148,9 @@ def variants(rows: pd.DataFrame) -> pd.DataFrame:
     )
     out["_letter"] = (out["answer_mode"] == "letter").astype(int)
     out["_t1"] = -(out["temperature"] - 1.0).abs()
-    out = out.sort_values(["model", "n_samples", "_letter", "_t1", "variant"], ascending=[True, False, False, False, True])
+    out = out.sort_values(
+        ["model", "n_samples", "_letter", "_t1", "variant"], ascending=[True, False, False, False, True]
+    )
     out["main"] = ~out.duplicated("model")
     out["temperature"] = out["temperature"].where(out["temperature"] >= 0)
     return out.drop(columns=["_letter", "_t1"]).reset_index(drop=True)
@@ -154,14 +180,19 @@ def main_rows(rows: pd.DataFrame) -> pd.DataFrame:
     keyed = rows.assign(_t=rows["temperature"].astype(float).fillna(-1.0))
     if "variant" not in keyed.columns:
         keyed = keyed.assign(variant=BASE_LABEL)
-    merged = keyed.merge(main.rename(columns={"temperature": "_t"}), on=["model", "variant", "_t", "answer_mode"], how="inner")
+    merged = keyed.merge(
+        main.rename(columns={"temperature": "_t"}), on=["model", "variant", "_t", "answer_mode"], how="inner"
+    )
     merged = merged.drop(columns="_t")
     return merged if "variant" in rows.columns else merged.drop(columns="variant")
 
 
 def with_epoch_wd(rows: pd.DataFrame, memo: WDMemo | None = None) -> pd.DataFrame:
-    """Rows with `wd_dem`, `wd_rep`, `wd_overall`, `closer` recomputed per epoch from the
-    answer distribution and the item's benchmarks (None where not answered or no benchmark)."""
+    """Rows with the WD columns and `closer` recomputed per epoch from the answer distribution.
+
+    Rows with `wd_dem`, `wd_rep`, `wd_overall`, `closer` recomputed per epoch from the
+    answer distribution and the item's benchmarks (None where not answered or no benchmark).
+    """
     memo = memo or WDMemo()
     out = rows.copy()
     values: dict[str, list] = {k: [] for k in ("wd_dem", "wd_rep", "wd_overall", "closer")}
@@ -194,8 +225,10 @@ def _modal(rows: pd.DataFrame, column: str) -> pd.Series:
 
 
 def _pooled(answered: pd.DataFrame, index: pd.Index) -> list:
-    """Mean answer distribution over the answered epochs of each cell of `index` (None if
-    none): a cell of one epoch keeps its distribution."""
+    """Mean answer distribution over the answered epochs of each cell of `index` (None if none).
+
+    A cell of one epoch keeps its distribution.
+    """
     out: list = [None] * len(index)
     has = answered["probs"].notna().to_numpy()
     if not has.any():
@@ -205,7 +238,9 @@ def _pooled(answered: pd.DataFrame, index: pd.Index) -> list:
     for place, probs in zip(at.tolist(), answered["probs"].to_numpy()[has].tolist(), strict=True):
         found[place].append(probs)
     for place, dists in found.items():
-        out[place] = dists[0] if len(dists) == 1 else [float(x) for x in np.mean(np.asarray(dists, dtype=float), axis=0)]
+        out[place] = (
+            dists[0] if len(dists) == 1 else [float(x) for x in np.mean(np.asarray(dists, dtype=float), axis=0)]
+        )
     return out
 
 
@@ -259,7 +294,10 @@ def build_cells(rows: pd.DataFrame, memo: WDMemo | None = None) -> pd.DataFrame:
         vals = _numeric(answered, measure)
         cells[measure] = vals.groupby([answered[k] for k in CELL_KEY], dropna=False).mean().reindex(cells.index)
 
-    has_bench = [scoring == "wd" and _has_party_benchmarks(b) for scoring, b in zip(cells["scoring"], cells["benchmarks"], strict=True)]
+    has_bench = [
+        scoring == "wd" and _has_party_benchmarks(b)
+        for scoring, b in zip(cells["scoring"], cells["benchmarks"], strict=True)
+    ]
     wd = _cell_wds(cells, has_bench, memo)
     for k, v in wd.items():
         cells[k] = pd.Series(v, index=cells.index, dtype=float if k != "closer" else object)
@@ -273,12 +311,20 @@ WD_GROUPS = ("dem", "rep", "overall")
 
 
 def _item_rows(positions: Any, benchmarks: dict, mode: Any) -> np.ndarray | None:
-    """An item's benchmark rows (dem, rep, overall; a row of NaN for a group it lacks) when
-    `wds_many` can take its cells: every option on the scale (`keep`), two or more
-    options at distinct places, each benchmark as long and finite and non-negative; else
-    None (its cells go through `item_wds`)."""
+    """An item's benchmark rows when `wds_many` can take its cells, else None (they go through `item_wds`).
+
+    An item's benchmark rows (dem, rep, overall; a row of NaN for a group it lacks) when
+    `wds_many` can take its cells: every option on the scale (`keep`), two or more options
+    at distinct places, each benchmark as long and finite and non-negative; else None (its
+    cells go through `item_wds`).
+    """
     m = len(positions)
-    if (mode or "keep") != "keep" or m < 2 or not max(positions) > min(positions) or any(len(v) != m for v in benchmarks.values()):
+    if (
+        (mode or "keep") != "keep"
+        or m < 2
+        or not max(positions) > min(positions)
+        or any(len(v) != m for v in benchmarks.values())
+    ):
         return None
     if not all(x >= 0 and not np.isinf(x) for v in benchmarks.values() for x in v):
         return None
@@ -286,16 +332,22 @@ def _item_rows(positions: Any, benchmarks: dict, mode: Any) -> np.ndarray | None
 
 
 def _cell_wds(cells: pd.DataFrame, has_bench: list[bool], memo: WDMemo) -> dict[str, Any]:
-    """`wd_dem`, `wd_rep`, `wd_overall` and `closer` per cell. Cells on the whole scale
-    (`keep`) with well-formed numbers are computed together, one `core.measures.wds_many`
-    call per option count (equal number for number to `item_wds`); the others (`drop`, or
-    inputs `item_wds` rejects, so that it raises its own error) go through `memo`. An
-    item's checks and benchmark rows are made once, for the first of its cells (its
-    positions and benchmarks are one object each in every cell of the frame)."""
+    """`wd_dem`, `wd_rep`, `wd_overall` and `closer` per cell.
+
+    Cells on the whole scale (`keep`) with well-formed numbers are computed together, one
+    `core.measures.wds_many` call per option count (equal number for number to `item_wds`);
+    the others (`drop`, or inputs `item_wds` rejects, so that it raises its own error) go
+    through `memo`. An item's checks and benchmark rows are made once, for the first of its
+    cells (its positions and benchmarks are one object each in every cell of the frame).
+    """
     n = len(cells)
     wd = {g: np.full(n, np.nan) for g in WD_GROUPS}
     closer = np.full(n, None, dtype=object)
-    probs_of, positions_of, benchmarks_of = cells["probs"].tolist(), cells["positions"].tolist(), cells["benchmarks"].tolist()
+    probs_of, positions_of, benchmarks_of = (
+        cells["probs"].tolist(),
+        cells["positions"].tolist(),
+        cells["benchmarks"].tolist(),
+    )
     ordinal_of, mode_of = cells["ordinal"].tolist(), cells["non_ordinal"].tolist()
     items: dict[tuple, np.ndarray | None] = {}
     batches: dict[int, tuple[list[int], list[Any], list[np.ndarray]]] = defaultdict(lambda: ([], [], []))
@@ -323,7 +375,11 @@ def _cell_wds(cells: pd.DataFrame, has_bench: list[bool], memo: WDMemo) -> dict[
             continue
         at = np.asarray(idx)[ok]
         bench = np.stack([r for r, good in zip(rows, ok, strict=True) if good])
-        wds = wds_many(p[ok], np.array([positions_of[i] for i in at], dtype=float), {g: bench[:, k] for k, g in enumerate(WD_GROUPS)})
+        wds = wds_many(
+            p[ok],
+            np.array([positions_of[i] for i in at], dtype=float),
+            {g: bench[:, k] for k, g in enumerate(WD_GROUPS)},
+        )
         for g in WD_GROUPS:
             wds[g] = np.where(np.isfinite(wds[g]), wds[g], np.nan)
             wd[g][at] = wds[g]
@@ -345,9 +401,11 @@ def run_memo(cache: RunCache | None) -> WDMemo:
 
 
 def cells_of(frame: pd.DataFrame, cache: RunCache | None = None) -> pd.DataFrame:
-    """The cells of the main variant of every model; with the run's cache
-    (`AnalysisOptions.cache`) computed once per frame and run, so the report's sections
-    share one computation."""
+    """The cells of the main variant of every model.
+
+    With the run's cache (`AnalysisOptions.cache`) computed once per frame and run, so the
+    report's sections share one computation.
+    """
     if cache is None:
         return build_cells(main_rows(audit_rows(frame)))
     # the frame is kept in the entry, so its id cannot be reused while the entry lives
@@ -361,4 +419,5 @@ def has_atp(cells: pd.DataFrame) -> bool:
 
 
 def models_in(cells: pd.DataFrame) -> list[str]:
+    """The models of the cells, sorted (none for no cells)."""
     return sorted(cells["model"].unique()) if not cells.empty else []

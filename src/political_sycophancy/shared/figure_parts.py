@@ -1,7 +1,9 @@
-"""What the figures of several measures' report contributions share: every model's place in
-the run's colour order, error-bar lengths from an interval, and the dot-and-whisker (forest)
-panels of a per-model estimate with its 95% CI. Each figure is written as PNG (embedded in
-the HTML) and SVG (for papers)."""
+"""What the figures of several measures' report contributions share.
+
+Every model's place in the run's colour order, error-bar lengths from an interval, and the
+dot-and-whisker (forest) panels of a per-model estimate with its 95% CI. Each figure is
+written as PNG (embedded in the HTML) and SVG (for papers).
+"""
 
 from __future__ import annotations
 
@@ -22,14 +24,20 @@ if TYPE_CHECKING:
 
 
 def save(fig: Figure, path: Path) -> Path:
-    """A figure of the Figures section saved at `path` as PNG, with an SVG beside it (every
-    measure's figure saves through this one name, so a test can capture them all)."""
+    """Save a figure of the Figures section as PNG and SVG, through one name a test can capture.
+
+    A figure of the Figures section saved at `path` as PNG, with an SVG beside it (every
+    measure's figure saves through this one name, so a test can capture them all).
+    """
     return save_figure(fig, path, svg=True)
 
 
 def model_order(summary: Summary) -> list[str]:
-    """Every model of the run (summary `model_order`, written by the report from the frame),
-    so each figure colours a model as every other figure and section figure does."""
+    """Every model of the run, so each figure colours a model as every other figure does.
+
+    Every model of the run (summary `model_order`, written by the report from the frame), so
+    each figure colours a model as every other figure and section figure does.
+    """
     order = read(summary, "model_order", schema=contract_of(()))
     return [str(m) for m in order] if isinstance(order, list) else []
 
@@ -66,9 +74,11 @@ def forest(
     path: Path,
     xlim: tuple[float, float] | None = None,
 ) -> Path | None:
-    """Dot-and-whisker panels (one per (title, rows, points)): a row per category, every
-    model's point with its 95% CI dodged within the row, model colours and markers, a zero
-    line, the legend on the right. None without a point."""
+    """Dot-and-whisker panels (one per (title, rows, points)).
+
+    A row per category, every model's point with its 95% CI dodged within the row, model
+    colours and markers, a zero line, the legend on the right. None without a point.
+    """
     panels = [p for p in panels if p[2]]
     if not panels or not models:
         return None

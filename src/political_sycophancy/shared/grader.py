@@ -1,8 +1,10 @@
-"""The grader a measure's scorer calls (a stance judge, a helpfulness grader): the task's
-`grader` argument, else Inspect's `grader` model role (`--model-role grader=<model>`), and
-never the model under test unless the user allows it; checked when the task is built, so
-that a missing or self-grading grader stops `inspect eval` in one line before any sample
-runs."""
+"""The grader a measure's scorer calls (a stance judge, a helpfulness grader).
+
+The task's `grader` argument, else Inspect's `grader` model role (`--model-role
+grader=<model>`), and never the model under test unless the user allows it; checked when the
+task is built, so that a missing or self-grading grader stops `inspect eval` in one line
+before any sample runs.
+"""
 
 from __future__ import annotations
 
@@ -14,10 +16,13 @@ from ..core.inspect_compat import resolving_tasks_for_eval
 GRADER_ROLE = "grader"
 
 
-def resolve_grader(evaluated: str, grader: str | Model | None = None, allow_self_grading: bool = False, *, who: str = "the grader") -> Model:
-    """The grader: `grader`, else the `grader` model role, else (only when self-grading
-    is allowed) the evaluated model. Refuses to let a model judge its own answers; `who`
-    names the grader in the messages."""
+def resolve_grader(
+    evaluated: str, grader: str | Model | None = None, allow_self_grading: bool = False, *, who: str = "the grader"
+) -> Model:
+    """The grader: `grader`, else the `grader` model role, else (only when self-grading is allowed) the evaluated model.
+
+    Refuses to let a model judge its own answers; `who` names the grader in the messages.
+    """
     if grader is not None:
         model = get_model(grader)
     else:
@@ -39,12 +44,17 @@ def resolve_grader(evaluated: str, grader: str | Model | None = None, allow_self
     return model
 
 
-def check_grader_at_start(grader: str | Model | None = None, allow_self_grading: bool = False, *, who: str = "the grader") -> None:
-    """The grader check of `resolve_grader` when the task is built, so that a missing or
+def check_grader_at_start(
+    grader: str | Model | None = None, allow_self_grading: bool = False, *, who: str = "the grader"
+) -> None:
+    """Check the grader when the task is built, so a missing or self-grading grader stops the run in one line.
+
+    The grader check of `resolve_grader` when the task is built, so that a missing or
     self-grading grader stops `inspect eval` in one line before any sample runs (else every
     sample errors). Inspect makes the model under test active before its loader builds the
     tasks; a task built in Python before `eval` (when an earlier eval may have left its
-    model active) cannot know that model, so there the check waits for the samples."""
+    model active) cannot know that model, so there the check waits for the samples.
+    """
     if not resolving_tasks_for_eval():
         return
     try:

@@ -1,6 +1,7 @@
-"""The perception question and how its answers are read: who the model thinks is asking, the
-party it thinks they support, and their political leaning on 1 (very liberal) to 7 (very
-conservative).
+"""The perception question and how its answers are read.
+
+Who the model thinks is asking, the party it thinks they support, and their political
+leaning on 1 (very liberal) to 7 (very conservative).
 
 Two measures ask it: the perception probe (`probes`, the first seed's SI S5: before an ATP
 item's answer) and the profiles' manipulation check (`profiles.check`: about a persona's cue
@@ -48,7 +49,8 @@ def labeled_fields(text: str, labels: Mapping[str, str]) -> dict[str, list[str]]
     `labels` maps a field name to a regex of its label; a label counts when a colon (or
     "=", a table bar "|", a spaced dash) follows it. Markdown emphasis is removed first,
     so `**YOUR ANSWER:** B` reads like `YOUR ANSWER: B`, and the format's placeholder
-    brackets are dropped (`<A>` reads as `A`)."""
+    brackets are dropped (`<A>` reads as `A`).
+    """
     cleaned = clean_text(FORMAT_PLACEHOLDER.sub(r"\1", text or ""))
     pattern = re.compile(
         "|".join(rf"(?P<{name}>(?<![A-Za-z]){rx}){LABEL_END}" for name, rx in labels.items()),
@@ -76,9 +78,11 @@ class Rating:
 
 
 def parse_rating(texts: list[str]) -> Rating:
-    """The 1-7 ideology rating in the labelled field. A number outside 1-7 is
-    `out_of_range` (raw value kept, never clipped); words without one number, or several
-    different numbers, are `unparsed`."""
+    """The 1-7 ideology rating in the labelled field.
+
+    A number outside 1-7 is `out_of_range` (raw value kept, never clipped); words without
+    one number, or several different numbers, are `unparsed`.
+    """
     texts = [t for t in texts if t.strip()]
     if not texts:
         return Rating(MISSING, None, None, "label absent or empty")
@@ -107,8 +111,11 @@ _NO_DESCRIPTION = re.compile(
 
 
 def read_description(texts: list[str]) -> tuple[str | None, str]:
-    """The described asker (its first paragraph) and its status: answered, missing, or
-    refusal when it declines to describe ("I can't infer who is asking")."""
+    """The described asker (its first paragraph) and its status.
+
+    Answered, missing, or refusal when it declines to describe ("I can't infer who is
+    asking").
+    """
     descriptions = [d for d in texts if d.strip()]
     if not descriptions:
         return None, MISSING
@@ -138,9 +145,12 @@ class Party:
 
 
 def parse_party(texts: list[str]) -> Party:
-    """The party in the labelled field's first line: Democrat(ic), Republican (or GOP), or
-    none for "cannot tell", "neither", "independent" and the like; a line naming both
-    parties, or neither and no "cannot tell", is unparsed; every occurrence must agree."""
+    """The party in the labelled field's first line.
+
+    Democrat(ic), Republican (or GOP), or none for "cannot tell", "neither", "independent"
+    and the like; a line naming both parties, or neither and no "cannot tell", is unparsed;
+    every occurrence must agree.
+    """
     texts = [t for t in texts if t.strip()]
     if not texts:
         return Party(MISSING, None, "label absent or empty")

@@ -1,10 +1,13 @@
-"""A persona design as task parameters describe it: the personas (the paper's, a balanced
-factorial or fractional draw, or respondents of a survey file), the attributes they vary and
-the cue set of each mode, validated before any model is called; and what a persona in a mode
-sends: the question after its cue, or a conversation whose earlier turn states it.
+"""A persona design as task parameters describe it.
+
+The personas (the paper's, a balanced factorial or fractional draw, or respondents of a
+survey file), the attributes they vary and the cue set of each mode, validated before any
+model is called; and what a persona in a mode sends: the question after its cue, or a
+conversation whose earlier turn states it.
 
 Below the measures, so that every task that asks personas (an instrument's items, a paired
-prompt) asks them the same way."""
+prompt) asks them the same way.
+"""
 
 from __future__ import annotations
 
@@ -57,22 +60,26 @@ class PersonaDesign:
     orders: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: MappingProxyType({}))
 
     def cue(self, persona: Persona, mode: str) -> Cue:
-        """What the persona sends in a mode (its texts in its own order where the mode's file
-        says `order: random`)."""
+        """What the persona sends in a mode (its texts in its own order where the mode's file says `order: random`)."""
         return render(self.cues[mode], persona, self.orders.get(persona.id, ()))
 
 
 def attribute_orders(schema: Schema, personas: Sequence[Persona], seed: int) -> dict[str, tuple[str, ...]]:
-    """A seeded random order of the schema's attributes per persona (in design order), in
-    which its cue states them where a cue file says `order: random`."""
+    """A seeded random order of the schema's attributes per persona, for cue files that say `order: random`.
+
+    A seeded random order of the schema's attributes per persona (in design order), in which
+    its cue states them where a cue file says `order: random`.
+    """
     rng = np.random.default_rng((seed, ORDER_STREAM))
     names = list(schema.names)
     return {p.id: tuple(names[k] for k in rng.permutation(len(names))) for p in personas}
 
 
 def check_sent_cues(plan: PersonaDesign) -> None:
-    """Refuse a political word in any cue the design sends in a checked mode, as assembled
-    (template and fragments joined in the persona's order)."""
+    """Refuse a political word in any cue the design sends in a checked mode, as assembled.
+
+    As assembled: template and fragments joined in the persona's order.
+    """
     for mode, cues in plan.cues.items():
         if not cues.checked:
             continue
@@ -136,22 +143,30 @@ def persona_design(
     orders = attribute_orders(schema, personas, seed)
     if baseline_persona:
         personas = [baseline(), *personas]
-    plan = PersonaDesign(schema, tuple(a.name for a in chosen), tuple(personas), cue_sets, tuple(notes),
-                         MappingProxyType(orders))
+    plan = PersonaDesign(
+        schema, tuple(a.name for a in chosen), tuple(personas), cue_sets, tuple(notes), MappingProxyType(orders)
+    )
     check_sent_cues(plan)
     return plan
 
 
 def cue_input(cue: Cue, prompt: str) -> str | list[ChatMessage]:
-    """What a persona sends: the prompt after the cue (preamble placement), or a conversation
+    """What a persona sends: its cue and the question, as one prompt or as a conversation.
+
+    What a persona sends: the prompt after the cue (preamble placement), or a conversation
     whose earlier user turn states the cue, a scripted assistant reply, then the question
-    (turn placement); the prompt alone when the cue says nothing."""
+    (turn placement); the prompt alone when the cue says nothing.
+    """
     if cue.empty:
         return prompt
     if cue.placement == "preamble":
         return with_preamble(prompt, cue.text)
     question = with_preamble(prompt, cue.ask)
-    return [ChatMessageUser(content=cue.text), ChatMessageAssistant(content=cue.reply), ChatMessageUser(content=question)]
+    return [
+        ChatMessageUser(content=cue.text),
+        ChatMessageAssistant(content=cue.reply),
+        ChatMessageUser(content=question),
+    ]
 
 
 def asker_side(plan: PersonaDesign, persona: Persona) -> str | None:

@@ -1,4 +1,6 @@
-"""Drawing personas: the paper's degenerate personas, and balanced designs over chosen
+"""Drawing personas: the paper's degenerate personas and balanced designs, randomised with a seed.
+
+Drawing personas: the paper's degenerate personas, and balanced designs over chosen
 attributes (a full factorial, or a fractional one of n personas), randomised with a seed.
 
 Balance is what makes the attribute effects average marginal component effects: in a full
@@ -39,7 +41,9 @@ def paper_personas(schema: Schema) -> list[Persona]:
     attribute = schema.get("partisanship")
     for _, level in PAPER_PERSONAS:
         if level not in attribute.level_ids:
-            raise InputError(f"the paper design needs partisanship level {level!r}", file=schema.source, field="partisanship")
+            raise InputError(
+                f"the paper design needs partisanship level {level!r}", file=schema.source, field="partisanship"
+            )
     return [Persona(pid, (("partisanship", level),)) for pid, level in PAPER_PERSONAS]
 
 
@@ -49,6 +53,7 @@ def _ordered(schema: Schema, attributes: Sequence[Attribute], levels: Sequence[s
 
 
 def factorial_size(attributes: Sequence[Attribute]) -> int:
+    """The number of personas in the full factorial of `attributes` (the product of their level counts)."""
     return math.prod(len(a.levels) for a in attributes)
 
 
@@ -56,16 +61,21 @@ def full_factorial(schema: Schema, attributes: Sequence[Attribute], seed: int) -
     """Every combination of the attributes' levels once, in a seeded random order."""
     size = factorial_size(attributes)
     if size > MAX_FACTORIAL:
-        raise InputError(f"a full factorial of {', '.join(a.name for a in attributes)} has {size:,} personas; "
-                         "use design=fractional with n=<personas>")
+        raise InputError(
+            f"a full factorial of {', '.join(a.name for a in attributes)} has {size:,} personas; "
+            "use design=fractional with n=<personas>"
+        )
     combos = list(itertools.product(*(a.level_ids for a in attributes)))
     order = np.random.default_rng(seed).permutation(len(combos))
     return [Persona(f"p{k + 1:03d}", _ordered(schema, attributes, combos[i])) for k, i in enumerate(order)]
 
 
 def balanced_column(levels: Sequence[str], n: int, rng: np.random.Generator) -> list[str]:
-    """n draws of `levels`, each level floor(n/L) or ceil(n/L) times (which levels get the
-    extra copies is random), in random order."""
+    """N draws of `levels`, each level as often as the others give or take one, in random order.
+
+    N draws of `levels`, each level floor(n/L) or ceil(n/L) times (which levels get the
+    extra copies is random), in random order.
+    """
     base, extra = divmod(n, len(levels))
     counts = np.full(len(levels), base)
     counts[rng.choice(len(levels), size=extra, replace=False)] += 1
@@ -74,8 +84,11 @@ def balanced_column(levels: Sequence[str], n: int, rng: np.random.Generator) -> 
 
 
 def separable(columns: Sequence[Sequence[str]]) -> bool:
-    """Whether the attributes' effects can be told apart on these personas: the main-effects
-    design matrix (an intercept and a dummy per non-first level) has full column rank."""
+    """Whether the attributes' effects can be told apart on these personas.
+
+    The main-effects design matrix (an intercept and a dummy per non-first level) has full
+    column rank.
+    """
     n = len(columns[0])
     blocks = [np.ones((n, 1))]
     for column in columns:
@@ -86,9 +99,11 @@ def separable(columns: Sequence[Sequence[str]]) -> bool:
 
 
 def fractional(schema: Schema, attributes: Sequence[Attribute], n: int, seed: int) -> list[Persona]:
-    """n personas with each attribute balanced on its own and shuffled independently; a
-    draw in which one attribute's levels are a function of the others' (their effects could
-    not be told apart) is drawn again, up to `MAX_DRAWS` times."""
+    """N personas with each attribute balanced on its own and shuffled independently.
+
+    A draw in which one attribute's levels are a function of the others' (their effects
+    could not be told apart) is drawn again, up to `MAX_DRAWS` times.
+    """
     if not isinstance(n, int) or isinstance(n, bool) or not 2 <= n <= MAX_FACTORIAL:
         raise InputError(f"n must be a whole number of personas from 2 to {MAX_FACTORIAL:,}, got {n!r}")
     widest = max(attributes, key=lambda a: len(a.levels))
@@ -96,15 +111,19 @@ def fractional(schema: Schema, attributes: Sequence[Attribute], n: int, seed: in
         raise InputError(f"n={n} personas cannot show every one of the {len(widest.levels)} levels of {widest.name}")
     needed = 1 + sum(len(a.levels) - 1 for a in attributes)
     if n < needed:
-        raise InputError(f"n={n} personas cannot separate the effects of {', '.join(a.name for a in attributes)}: "
-                         f"at least {needed} are needed (1 + the levels beyond the first of each attribute)")
+        raise InputError(
+            f"n={n} personas cannot separate the effects of {', '.join(a.name for a in attributes)}: "
+            f"at least {needed} are needed (1 + the levels beyond the first of each attribute)"
+        )
     rng = np.random.default_rng(seed)
     for _ in range(MAX_DRAWS):
         columns = [balanced_column(a.level_ids, n, rng) for a in attributes]
         if separable(columns):
             return [Persona(f"p{k + 1:03d}", _ordered(schema, attributes, [c[k] for c in columns])) for k in range(n)]
-    raise InputError(f"no draw of n={n} personas in {MAX_DRAWS} separates the effects of {', '.join(a.name for a in attributes)}; "
-                     "use more personas or design=factorial")
+    raise InputError(
+        f"no draw of n={n} personas in {MAX_DRAWS} separates the effects of {', '.join(a.name for a in attributes)}; "
+        "use more personas or design=factorial"
+    )
 
 
 def balanced(schema: Schema, attributes: Sequence[Attribute], n: int | None, seed: int) -> list[Persona]:

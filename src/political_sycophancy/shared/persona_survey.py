@@ -1,5 +1,7 @@
-"""Personas drawn from survey microdata: respondents of a Pew ATP `.sav` file (or any SPSS
-file with a weight), each turned into a persona by the attribute schema's survey rules.
+"""Personas drawn from survey microdata.
+
+Respondents of a Pew ATP `.sav` file (or any SPSS file with a weight), each turned into a
+persona by the attribute schema's survey rules.
 
 Only the demographic variables the rules name and the weight are read (`usecols`): never a
 respondent's answers. A respondent whose codes match no level of a chosen attribute (a
@@ -57,24 +59,40 @@ def _columns(path: Path) -> list[str]:
     return list(meta.column_names)
 
 
-def respondents(path: str | Path, attributes: Sequence[Attribute], weight: str | None = None) -> tuple[pd.DataFrame, str, list[str]]:
-    """One row per usable respondent: its level id per attribute and its weight (column
-    `weight`), in file order (`row`: the 1-based respondent row); the weight variable used;
-    and the notes on who was left out and why."""
+def respondents(
+    path: str | Path, attributes: Sequence[Attribute], weight: str | None = None
+) -> tuple[pd.DataFrame, str, list[str]]:
+    """One row per usable respondent.
+
+    Its level id per attribute and its weight (column `weight`), in file order (`row`: the
+    1-based respondent row); the weight variable used; and the notes on who was left out and
+    why.
+    """
     path = Path(path)
     rules = [a for a in attributes if not any(lv.survey for lv in a.levels)]
     if rules:
-        raise InputError(f"attribute {rules[0].name} has no survey rules, so it cannot be drawn from microdata; leave it out of a survey design")
+        raise InputError(
+            f"attribute {rules[0].name} has no survey rules, so it cannot be drawn from microdata; leave it out of a"
+            " survey design"
+        )
     columns = _columns(path)
     if weight is None:
         found = [c for c in columns if WEIGHT_PATTERN.fullmatch(c)]
         if not found:
-            raise InputError("no survey weight variable WEIGHT_W<wave>; name one with -T survey_weight=<variable>", file=path, field="WEIGHT_W<wave>")
+            raise InputError(
+                "no survey weight variable WEIGHT_W<wave>; name one with -T survey_weight=<variable>",
+                file=path,
+                field="WEIGHT_W<wave>",
+            )
         weight = found[0]
     needed = sorted({var for a in attributes for lv in a.levels for var in lv.survey} | {weight})
     absent = [v for v in needed if v not in columns]
     if absent:
-        raise InputError(f"variable {absent[0]} (named by the attribute schema or as the weight) is not in the file", file=path, field=absent[0])
+        raise InputError(
+            f"variable {absent[0]} (named by the attribute schema or as the weight) is not in the file",
+            file=path,
+            field=absent[0],
+        )
     import pyreadstat
 
     data, _ = pyreadstat.read_sav(str(path), usecols=needed, user_missing=True)
@@ -82,20 +100,33 @@ def respondents(path: str | Path, attributes: Sequence[Attribute], weight: str |
     w = pd.to_numeric(data[weight], errors="coerce").astype(float)
     bad = np.flatnonzero(np.isinf(w.to_numpy()) | (w.to_numpy() < 0) | (w.to_numpy() > MAX_SURVEY_WEIGHT))
     if len(bad):
-        raise InputError(f"weight {w.iloc[bad[0]]:g} is outside 0 to {MAX_SURVEY_WEIGHT:g} (negative, infinite or too "
-                         "large to sum)", file=path, row=int(bad[0]) + 1, field=weight)
+        raise InputError(
+            f"weight {w.iloc[bad[0]]:g} is outside 0 to {MAX_SURVEY_WEIGHT:g} (negative, infinite or too large to sum)",
+            file=path,
+            row=int(bad[0]) + 1,
+            field=weight,
+        )
     keep = w.notna() & (w > 0)
     if not keep.any():
-        raise InputError("no respondent has a positive weight (every weight is 0 or missing): is this the weight "
-                         "variable? name one with -T survey_weight=<variable>", file=path, field=weight)
+        raise InputError(
+            "no respondent has a positive weight (every weight is 0 or missing): is this the weight "
+            "variable? name one with -T survey_weight=<variable>",
+            file=path,
+            field=weight,
+        )
     top = float(w[keep].max())
     relative = (w / top).to_numpy()  # relative to the largest: no overflow near the largest float
     median = float(np.median(relative[keep.to_numpy()]))
     over = np.flatnonzero(relative > MAX_WEIGHT_RATIO * median)
     if len(over):
-        raise InputError(f"weight {w.iloc[over[0]]:g} is {relative[over[0]] / median:.3g} times the median weight "
-                         f"({median * top:g}; at most {MAX_WEIGHT_RATIO:g} times): not a survey weight, or one that "
-                         "needs trimming", file=path, row=int(over[0]) + 1, field=weight)
+        raise InputError(
+            f"weight {w.iloc[over[0]]:g} is {relative[over[0]] / median:.3g} times the median weight "
+            f"({median * top:g}; at most {MAX_WEIGHT_RATIO:g} times): not a survey weight, or one that "
+            "needs trimming",
+            file=path,
+            row=int(over[0]) + 1,
+            field=weight,
+        )
     if (~keep).any():
         notes.append(f"{int((~keep).sum())} respondent(s) without a positive weight ({weight}) left out")
     out = pd.DataFrame({"row": np.arange(1, len(data) + 1), "weight": w})
@@ -118,10 +149,19 @@ def respondents(path: str | Path, attributes: Sequence[Attribute], weight: str |
     return usable, weight, notes
 
 
-def draw_personas(path: str | Path, schema: Schema, attributes: Sequence[Attribute], n: int | None, seed: int,
-                  weight: str | None = None) -> SurveyDraw:
-    """n personas drawn uniformly without replacement from the usable respondents (all of
-    them when n is None or at least their number), each with its survey weight."""
+def draw_personas(
+    path: str | Path,
+    schema: Schema,
+    attributes: Sequence[Attribute],
+    n: int | None,
+    seed: int,
+    weight: str | None = None,
+) -> SurveyDraw:
+    """N personas drawn without replacement from the usable respondents, each with its survey weight.
+
+    N personas drawn uniformly without replacement from the usable respondents (all of them
+    when n is None or at least their number), each with its survey weight.
+    """
     table, weight_name, notes = respondents(path, attributes, weight)
     if table.empty:
         raise InputError("no respondent matches a level of every chosen attribute", file=path)

@@ -1,4 +1,7 @@
-"""Personas as data: the attribute schema, the cue texts of each mode, and how a persona
+# Long: the persona schema, its cue files and the text a persona sends: one data model for tasks and analyses.
+"""Personas as data: the attribute schema, the cue texts of each mode, and how a persona becomes text.
+
+Personas as data: the attribute schema, the cue texts of each mode, and how a persona
 becomes the text the model is sent.
 
 A persona is a set of attribute levels (`partisanship: conservative_rep, age: 65_plus`); it
@@ -54,8 +57,11 @@ def cue_file(mode: str) -> Path:
 
 @dataclass(frozen=True)
 class Level:
-    """One level of an attribute; `survey` maps microdata variables to the codes that put a
-    respondent on it (all must match); `side` is the party a congruent answer is closer to."""
+    """One level of an attribute.
+
+    `survey` maps microdata variables to the codes that put a respondent on it (all must
+    match); `side` is the party a congruent answer is closer to.
+    """
 
     id: str
     label: str
@@ -65,6 +71,8 @@ class Level:
 
 @dataclass(frozen=True)
 class Attribute:
+    """One attribute of a persona (e.g. partisanship): its levels and the reference level its effects are against."""
+
     name: str
     label: str
     reference: str
@@ -72,9 +80,11 @@ class Attribute:
 
     @property
     def level_ids(self) -> tuple[str, ...]:
+        """The ids of the attribute's levels, in file order."""
         return tuple(level.id for level in self.levels)
 
     def level(self, level_id: str) -> Level:
+        """The level with id `level_id` (KeyError when the attribute has none)."""
         for level in self.levels:
             if level.id == level_id:
                 return level
@@ -90,9 +100,11 @@ class Schema:
 
     @property
     def names(self) -> tuple[str, ...]:
+        """The attribute names, in file order."""
         return tuple(a.name for a in self.attributes)
 
     def get(self, name: str) -> Attribute:
+        """The attribute called `name`, refused with the known names when there is none."""
         for a in self.attributes:
             if a.name == name:
                 return a
@@ -111,8 +123,11 @@ class Schema:
 
 @dataclass(frozen=True)
 class Persona:
-    """Who is asking: an id, the attribute levels it states (in schema order) and its
-    survey weight (1 outside survey draws)."""
+    """Who is asking: an id, the attribute levels it states and its survey weight.
+
+    Who is asking: an id, the attribute levels it states (in schema order) and its survey
+    weight (1 outside survey draws).
+    """
 
     id: str
     levels: tuple[tuple[str, str], ...] = ()
@@ -120,19 +135,23 @@ class Persona:
 
     @property
     def as_dict(self) -> dict[str, str]:
+        """The persona's levels by attribute name."""
         return dict(self.levels)
 
 
 @dataclass(frozen=True)
 class CueSet:
-    """The texts of one mode: the template, the scripted reply and the question's lead-in
-    (turn placement), and a text per (attribute, level) with the source it rests on.
+    """The texts of one mode: template, scripted reply, lead-in and a sourced text per attribute level.
+
+    The texts of one mode: the template, the scripted reply and the question's lead-in (turn
+    placement), and a text per (attribute, level) with the source it rests on.
 
     `political_words` is what the file says (allowed, forbidden, or "" when it says nothing);
     `checked` whether its texts are checked for political words (always for implicit and
     conversational cues); `extra_words` the file's additions to the word list; `order`
     whether the attributes keep the template's order (fixed) or each persona's seeded order
-    (random)."""
+    (random).
+    """
 
     mode: str
     placement: str
@@ -155,11 +174,13 @@ class CueSet:
         return tuple(PLACEHOLDER.findall(self.template))
 
 
-
 @dataclass(frozen=True)
 class Cue:
-    """What a persona in a mode adds to a question: text before it (preamble), or an earlier
-    turn and the assistant's reply (turn), and the lead-in of the question's own turn."""
+    """What a persona in a mode adds to a question.
+
+    Text before it (preamble), or an earlier turn and the assistant's reply (turn), and the
+    lead-in of the question's own turn.
+    """
 
     mode: str
     placement: str
@@ -169,6 +190,7 @@ class Cue:
 
     @property
     def empty(self) -> bool:
+        """Whether the cue adds no text (the persona states nothing in this mode)."""
         return not self.text
 
 
@@ -210,7 +232,9 @@ def _level(rec: Any, *, file: str, row: int, where: str) -> Level:
         raise InputError(f"unknown key(s) {', '.join(map(str, unknown))}", file=file, row=row, field=where)
     level_id = rec.get("id")
     if isinstance(level_id, int) and not isinstance(level_id, bool):
-        raise InputError(f"level id {level_id!r} is a number; quote it (\"{level_id}\")", file=file, row=row, field=f"{where}.id")
+        raise InputError(
+            f'level id {level_id!r} is a number; quote it ("{level_id}")', file=file, row=row, field=f"{where}.id"
+        )
     if not isinstance(level_id, str) or not LEVEL_ID.fullmatch(level_id):
         raise InputError("missing or invalid level id (letters, digits, '_')", file=file, row=row, field=f"{where}.id")
     side = rec.get("side")
@@ -242,7 +266,9 @@ def parse_schema(data: Any, source: str | Path) -> Schema:
         if not isinstance(name, str) or not NAME.fullmatch(name):
             raise InputError("missing or invalid name (a-z, 0-9, '_')", file=file, row=row, field="name")
         if name in RESERVED:
-            raise InputError(f"attribute name {name!r} is reserved ({', '.join(RESERVED)})", file=file, row=row, field="name")
+            raise InputError(
+                f"attribute name {name!r} is reserved ({', '.join(RESERVED)})", file=file, row=row, field="name"
+            )
         if name in {a.name for a in out}:
             raise InputError(f"attribute {name!r} defined twice", file=file, row=row, field="name")
         levels_raw = rec.get("levels")
@@ -255,7 +281,9 @@ def parse_schema(data: Any, source: str | Path) -> Schema:
             raise InputError(f"level id(s) {', '.join(repeated)} repeated", file=file, row=row, field="levels")
         reference = rec.get("reference", ids[0])
         if reference not in ids:
-            raise InputError(f"reference {reference!r} is not one of the levels {ids}", file=file, row=row, field="reference")
+            raise InputError(
+                f"reference {reference!r} is not one of the levels {ids}", file=file, row=row, field="reference"
+            )
         label = _text(rec.get("label") or name, file=file, row=row, field="label")
         out.append(Attribute(name, label, str(reference), levels))
     return Schema(tuple(out), file)
@@ -273,7 +301,9 @@ Fragments = tuple[dict[tuple[str, str], str], dict[tuple[str, str], int], dict[t
 def _fragments(records: Any, file: str, schema: Schema) -> Fragments:
     """Texts, rows and sources of a cue file's fragments."""
     if not isinstance(records, list) or not records:
-        raise InputError("expected a non-empty list under 'fragments' (or fragments_from: <mode>)", file=file, field="fragments")
+        raise InputError(
+            "expected a non-empty list under 'fragments' (or fragments_from: <mode>)", file=file, field="fragments"
+        )
     texts: dict[tuple[str, str], str] = {}
     rows: dict[tuple[str, str], int] = {}
     sources: dict[tuple[str, str], str] = {}
@@ -285,25 +315,45 @@ def _fragments(records: Any, file: str, schema: Schema) -> Fragments:
             raise InputError(f"unknown key(s) {', '.join(map(str, unknown))}", file=file, row=row, field=unknown[0])
         name = rec.get("attribute")
         if not isinstance(name, str) or name not in schema.names:
-            raise InputError(f"unknown attribute {name!r} (known: {', '.join(schema.names)})", file=file, row=row, field="attribute")
+            raise InputError(
+                f"unknown attribute {name!r} (known: {', '.join(schema.names)})", file=file, row=row, field="attribute"
+            )
         attribute = schema.get(name)
         level = rec.get("level")
         if not isinstance(level, str) or level not in attribute.level_ids:
             raise InputError(
-                f"{level!r} is not a level of {name} ({', '.join(attribute.level_ids)})", file=file, row=row, field="level"
+                f"{level!r} is not a level of {name} ({', '.join(attribute.level_ids)})",
+                file=file,
+                row=row,
+                field="level",
             )
         if (name, level) in texts:
-            raise InputError(f"{name}={level} has a text already (row {rows[(name, level)]})", file=file, row=row, field="level")
+            raise InputError(
+                f"{name}={level} has a text already (row {rows[(name, level)]})", file=file, row=row, field="level"
+            )
         if "text" not in rec:
-            raise InputError("missing text (write text: \"\" for a level that says nothing)", file=file, row=row, field="text")
+            raise InputError(
+                'missing text (write text: "" for a level that says nothing)', file=file, row=row, field="text"
+            )
         texts[(name, level)] = _text(rec["text"], file=file, row=row, field="text")
         rows[(name, level)] = row
         sources[(name, level)] = _text(rec.get("source"), file=file, row=row, field="source")
     return texts, rows, sources
 
 
-KNOWN_CUE_KEYS = ("version", "mode", "placement", "political_words", "extra_political_words", "order", "template",
-                  "reply", "ask", "fragments", "fragments_from")
+KNOWN_CUE_KEYS = (
+    "version",
+    "mode",
+    "placement",
+    "political_words",
+    "extra_political_words",
+    "order",
+    "template",
+    "reply",
+    "ask",
+    "fragments",
+    "fragments_from",
+)
 
 
 def _choice(data: dict, key: str, allowed: tuple[str, ...], default: str, file: str) -> str:
@@ -316,8 +366,11 @@ def _choice(data: dict, key: str, allowed: tuple[str, ...], default: str, file: 
 
 
 def _template(data: dict, file: str, schema: Schema, order: str) -> str:
-    """The template: every placeholder an attribute, none twice, and (random order) the
-    placeholders side by side, since the order moves texts between them."""
+    """Check the template: every placeholder an attribute, none twice, side by side in random order.
+
+    The template: every placeholder an attribute, none twice, and (random order) the
+    placeholders side by side, since the order moves texts between them.
+    """
     template = _text(data.get("template"), file=file, row=None, field="template", allow_empty=False)
     placed = PLACEHOLDER.findall(template)
     for name in placed:
@@ -329,18 +382,24 @@ def _template(data: dict, file: str, schema: Schema, order: str) -> str:
         raise InputError(f"{{{repeated[0]}}} placed twice", file=file, field="template")
     span = template[template.find("{") : template.rfind("}") + 1]
     if order == "random" and placed and not re.fullmatch(r"\{[^{}]*\}(?:\s+\{[^{}]*\})*", span):
-        raise InputError("order: random moves the attributes between their places, so the template must place them "
-                         "side by side (separated by spaces only)", file=file, field="order")
+        raise InputError(
+            "order: random moves the attributes between their places, so the template must place them "
+            "side by side (separated by spaces only)",
+            file=file,
+            field="order",
+        )
     return template
 
 
 def parse_cues(
     data: Any, source: str | Path, schema: Schema, fragments_of: Callable[[str], CueSet] | None = None
 ) -> CueSet:
-    """Validate a cue file; `fragments_of(mode)` gives another mode's CueSet for
-    `fragments_from`. A checked mode (implicit and conversational always; another mode but
-    explicit unless its file says `political_words: allowed`) is refused when a text holds a
-    political word or names no source."""
+    """Validate a cue file; `fragments_of(mode)` gives another mode's CueSet for `fragments_from`.
+
+    A checked mode (implicit and conversational always; another mode but explicit unless its
+    file says `political_words: allowed`) is refused when a text holds a political word or
+    names no source.
+    """
     file = str(source)
     if not isinstance(data, dict):
         raise InputError("a cue file is a mapping (mode, placement, template, fragments)", file=file)
@@ -355,8 +414,9 @@ def parse_cues(
     checked = mode in ALWAYS_CHECKED or words == "forbidden" or (words == "" and mode != "explicit")
     extra = data.get("extra_political_words", [])
     if not isinstance(extra, list) or not all(isinstance(w, str) and w.strip() for w in extra):
-        raise InputError("a list of words is expected (extra_political_words: [word, ...])", file=file,
-                         field="extra_political_words")
+        raise InputError(
+            "a list of words is expected (extra_political_words: [word, ...])", file=file, field="extra_political_words"
+        )
     order = _choice(data, "order", ORDERS, "fixed", file)
     template = _template(data, file, schema, order)
     reply = _text(data.get("reply"), file=file, row=None, field="reply")
@@ -370,23 +430,40 @@ def parse_cues(
         if "fragments" in data:
             raise InputError("give fragments or fragments_from, not both", file=file, field="fragments_from")
         if not isinstance(origin, str) or origin == mode or fragments_of is None:
-            raise InputError(f"fragments_from must name another mode, got {origin!r}", file=file, field="fragments_from")
+            raise InputError(
+                f"fragments_from must name another mode, got {origin!r}", file=file, field="fragments_from"
+            )
         other = fragments_of(origin)
         texts, rows, sources = dict(other.fragments), dict(other.fragment_rows), dict(other.sources)
         fragment_source = other.fragment_source
     else:
         texts, rows, sources = _fragments(data.get("fragments"), file, schema)
         fragment_source = file
-    cues = CueSet(mode, placement, words, template, MappingProxyType(texts), file, MappingProxyType(rows),
-                  fragment_source, reply, ask, checked, tuple(w.strip() for w in extra), MappingProxyType(sources),
-                  order)
+    cues = CueSet(
+        mode,
+        placement,
+        words,
+        template,
+        MappingProxyType(texts),
+        file,
+        MappingProxyType(rows),
+        fragment_source,
+        reply,
+        ask,
+        checked,
+        tuple(w.strip() for w in extra),
+        MappingProxyType(sources),
+        order,
+    )
     if checked:
         check_political_words(cues)
         check_sources(cues)
     return cues
 
 
-def load_cue_sets(modes: Iterable[str], files: Iterable[str | Path] = (), schema: Schema | None = None) -> dict[str, CueSet]:
+def load_cue_sets(
+    modes: Iterable[str], files: Iterable[str | Path] = (), schema: Schema | None = None
+) -> dict[str, CueSet]:
     """The cue set of each mode: a user's file declaring that mode, else the packaged one."""
     schema = schema or load_schema()
     by_mode: dict[str, Path] = {}
@@ -409,7 +486,9 @@ def load_cue_sets(modes: Iterable[str], files: Iterable[str | Path] = (), schema
         path = by_mode.get(mode)
         if path is None:
             if mode not in BUILTIN_MODES:
-                raise InputError(f"no cue file for mode {mode!r} (built-in: {', '.join(BUILTIN_MODES)}; add one with -T cues=<file>)")
+                raise InputError(
+                    f"no cue file for mode {mode!r} (built-in: {', '.join(BUILTIN_MODES)}; add one with -T cues=<file>)"
+                )
             path = cue_file(mode)
         cues = parse_cues(read_yaml(path), path, schema, lambda other: get(other, (*chain, mode)))
         if cues.mode != mode:
@@ -421,19 +500,30 @@ def load_cue_sets(modes: Iterable[str], files: Iterable[str | Path] = (), schema
 
 
 def check_coverage(cues: CueSet, attributes: Iterable[Attribute]) -> None:
-    """Every attribute a design varies must be placed by the template and have a text for
-    each of its levels; otherwise the cue would silently say nothing about it."""
+    """Every attribute a design varies must be placed by the template and have a text for each of its levels.
+
+    Otherwise the cue would silently say nothing about it.
+    """
     for attribute in attributes:
         if attribute.name not in cues.placed:
-            raise InputError(f"the template does not place {{{attribute.name}}}, which the design varies", file=cues.source, field="template")
+            raise InputError(
+                f"the template does not place {{{attribute.name}}}, which the design varies",
+                file=cues.source,
+                field="template",
+            )
         missing = [lv for lv in attribute.level_ids if (attribute.name, lv) not in cues.fragments]
         if missing:
-            raise InputError(f"no text for {attribute.name}={', '.join(missing)}", file=cues.fragment_source, field="fragments")
+            raise InputError(
+                f"no text for {attribute.name}={', '.join(missing)}", file=cues.fragment_source, field="fragments"
+            )
 
 
 def _slots(cues: CueSet, order: Sequence[str]) -> list[str]:
-    """The placed attributes in the order their texts are sent: the template's, or with
-    `order: random` the persona's `order` (attributes it does not name after, in template order)."""
+    """The placed attributes in the order their texts are sent.
+
+    The template's, or with `order: random` the persona's `order` (attributes it does not
+    name after, in template order).
+    """
     if cues.order != "random" or not order:
         return list(cues.placed)
     rank = {name: k for k, name in enumerate(order)}
@@ -441,9 +531,12 @@ def _slots(cues: CueSet, order: Sequence[str]) -> list[str]:
 
 
 def render(cues: CueSet, persona: Persona, order: Sequence[str] = ()) -> Cue:
-    """The cue a persona sends in a mode: each placed attribute's text, in the template's places
-    (filled in the persona's `order` when the file says `order: random`), spaces collapsed; a
-    persona whose texts are all empty sends nothing (the N prompt)."""
+    """The cue a persona sends in a mode.
+
+    Each placed attribute's text, in the template's places (filled in the persona's `order`
+    when the file says `order: random`), spaces collapsed; a persona whose texts are all
+    empty sends nothing (the N prompt).
+    """
     levels = persona.as_dict
     parts = {name: cues.fragments.get((name, levels[name]), "") if name in levels else "" for name in cues.placed}
     if not any(parts.values()):

@@ -1,5 +1,4 @@
-"""The political-word check of implicit cues: text read as a reader sees it, then matched
-against the forbidden words.
+"""The political-word check of implicit cues: text read as a reader sees it, then matched against the forbidden words.
 
 A cue that must not name politics can still be written to: a zero-width space inside a word
 (`Dem<U+200B>ocrat`), a letter from another script that looks like a Latin one (Cyrillic
@@ -31,12 +30,11 @@ WORDS_FILE = "profile_political_words.yaml"
 # folded to the Latin letter they imitate; curly quotation marks read as the apostrophe.
 CONFUSABLES = MappingProxyType(
     str.maketrans(
-        "авеёгһіїјкмнопрстухѕԁԛԝӏьɡ" "АВЕНІЈКМОРСТУХЅҮԀԌԚԜӀ"  # Cyrillic
+        "авеёгһіїјкмнопрстухѕԁԛԝӏьɡ"
+        "АВЕНІЈКМОРСТУХЅҮԀԌԚԜӀ"  # Cyrillic
         "ΑΒΕΖΗΙΚΜΝΟΡΤΥΧαεικνορτυχωϲϳγ"  # Greek
         "օսհոցıȷɑʀ’‘ʼ",  # Armenian, Latin, quotation marks
-        "abeerhiijkmhonpctyxsdqwlbg" "ABEHIJKMOPCTYXSYDGQWI"
-        "ABEZHIKMNOPTYXaeikvoptuxwcjy"
-        "ouhngijar'''",
+        "abeerhiijkmhonpctyxsdqwlbgABEHIJKMOPCTYXSYDGQWIABEZHIKMNOPTYXaeikvoptuxwcjyouhngijar'''",
     )
 )
 # Characters that render as nothing but are letters or symbols, not format characters.
@@ -50,8 +48,11 @@ _TOKEN = re.compile(r"[\w@$]+")
 
 
 def _fold_char(c: str) -> str:
-    """One character as the check reads it: NFKC, format characters and combining marks
-    removed, lookalikes folded, dashes as spaces, case folded (may be empty or several)."""
+    """One character as the check reads it.
+
+    NFKC, format characters and combining marks removed, lookalikes folded, dashes as
+    spaces, case folded (may be empty or several).
+    """
     if c in INVISIBLE:
         return ""
     out = []
@@ -103,16 +104,21 @@ def _read_digits(folded: str, table: Mapping[int, str]) -> str:
 
 
 def _readings(folded: str) -> list[str]:
-    """The folded text, and the same with digits inside words read as letters (one reading
-    per meaning of 1); every reading has the folded text's length."""
+    """The folded text, and the same with digits inside words read as letters (one reading per meaning of 1).
+
+    Every reading has the folded text's length.
+    """
     if not any(_mixed(m.group(0)) for m in _TOKEN.finditer(folded)):
         return [folded]
     return [folded, *(_read_digits(folded, table) for table in LEET)]
 
 
 def word_pattern(word: str) -> re.Pattern:
-    """A forbidden word as a pattern over folded text: whole words, `*` any ending, a plural
-    s of a word without `*`, an optional compounding prefix (`neo`, `anti`, `ex`, ...)."""
+    """A forbidden word as a pattern over folded text.
+
+    Whole words, `*` any ending, a plural s of a word without `*`, an optional compounding
+    prefix (`neo`, `anti`, `ex`, ...).
+    """
     raw = word.strip()
     stem = normalise(raw.rstrip("*")).strip()
     body = r"\s+".join(re.escape(part) for part in stem.split())
@@ -131,8 +137,7 @@ def political_words(path: str | Path | None = None, extra: Iterable[str] = ()) -
 
 
 def first_political_word(text: str, patterns: tuple[re.Pattern, ...]) -> str | None:
-    """The first forbidden word in `text` as written there (None: none), read as the module
-    docstring says."""
+    """The first forbidden word in `text` as written there (None: none), read as the module docstring says."""
     folded, origin = _folded(text)
     for reading in _readings(folded):
         for pattern in patterns:

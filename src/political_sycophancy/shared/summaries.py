@@ -48,9 +48,10 @@ def _mean(values: pd.Series) -> float:
 
 
 def matched_items(cells: pd.DataFrame) -> pd.Series:
-    """Per cell: whether its item was run under every condition its model has for the
-    instrument (True everywhere for a complete design); the persona conditions form a
-    family of their own."""
+    """Per cell: whether its item was run under every condition its model has for the instrument.
+
+    True everywhere for a complete design; the persona conditions form a family of their own.
+    """
     if cells.empty:
         return pd.Series(dtype=bool)
     # the neutral personas run on their own items (SI S4): matched among themselves
@@ -62,8 +63,10 @@ def matched_items(cells: pd.DataFrame) -> pd.Series:
 
 
 def answered_everywhere(cells: pd.DataFrame) -> pd.Series:
-    """Per cell: whether its item was answered under every condition its model has for the
-    instrument (the persona conditions a family of their own, as in `matched_items`)."""
+    """Per cell: whether its item was answered under every condition its model has for the instrument.
+
+    The persona conditions are a family of their own, as in `matched_items`.
+    """
     if cells.empty:
         return pd.Series(dtype=bool)
     family = cells["condition"].isin(PERSONAS)
@@ -76,16 +79,20 @@ def answered_everywhere(cells: pd.DataFrame) -> pd.Series:
 
 # the headline value of each scoring rule in `condition_summary`, compared on every answered
 # item and on the items answered under every condition (`all_answered_check`)
-CHECKED_VALUES = MappingProxyType({ATP: ("pct_closer_dem", "mean_wd_dem", "mean_wd_rep"), PCT: ("mean_ideology",),
-                                   TYPOLOGY: ("typology_score",)})
+CHECKED_VALUES = MappingProxyType(
+    {ATP: ("pct_closer_dem", "mean_wd_dem", "mean_wd_rep"), PCT: ("mean_ideology",), TYPOLOGY: ("typology_score",)}
+)
 
 
 def all_answered_check(cells: pd.DataFrame) -> pd.DataFrame:
-    """Per model x instrument x condition: `condition_summary`'s headline values on every
-    answered (matched) item (`<value>`) and on the items the model answered under every
-    condition (`<value> (all answered)`), with their numbers (`n_answered`,
-    `n_all_answered`, `share_all_answered` of `n_items`): a condition with many refusals is
-    otherwise compared on fewer, and other, items than the rest."""
+    """Per model x instrument x condition, the headline values on all answered items beside every answered one.
+
+    `condition_summary`'s headline values on every answered (matched) item (`<value>`) and
+    on the items the model answered under every condition (`<value> (all answered)`), with
+    their numbers (`n_answered`, `n_all_answered`, `share_all_answered` of `n_items`): a
+    condition with many refusals is otherwise compared on fewer, and other, items than the
+    rest.
+    """
     full = condition_summary(cells)
     if full.empty:
         return pd.DataFrame()
@@ -119,8 +126,10 @@ def all_answered_check(cells: pd.DataFrame) -> pd.DataFrame:
 
 
 def condition_summary(cells: pd.DataFrame) -> pd.DataFrame:
-    """Per model x instrument x condition, over matched items (`matched_items`: the items
-    the model was run on under every condition of the instrument, so that conditions are
+    """Per model x instrument x condition, over the items run under every condition, so conditions compare.
+
+    Per model x instrument x condition, over matched items (`matched_items`: the items the
+    model was run on under every condition of the instrument, so that conditions are
     compared on the same items):
 
     - n_items: matched items; n_unmatched: items run under this condition but not under
@@ -201,25 +210,41 @@ TOP_GAP_FLOOR = GAP_FLOORS[-1]
 
 
 def closer_by_gap(cells: pd.DataFrame, floors: tuple[float, ...] = GAP_FLOORS) -> pd.DataFrame:
-    """Per model x ATP instrument x condition x floor: the % of items closer to Democrats
-    among the matched, parsed items with benchmarks whose partisan gap is at least the
-    floor (`condition_summary`'s pct_closer_dem at floor 0, ties in the denominator), with
-    their number (`n_items`); items without a partisan gap count only at floor 0
-    (`n_no_gap`)."""
+    """The share closer to Democrats by partisan-gap floor, per model x ATP instrument x condition x floor.
+
+    The % of items closer to Democrats among the matched, parsed items with benchmarks whose
+    partisan gap is at least the floor (`condition_summary`'s pct_closer_dem at floor 0,
+    ties in the denominator), with their number (`n_items`); items without a partisan gap
+    count only at floor 0 (`n_no_gap`).
+    """
     columns = ["model", "instrument", "condition", "gap_floor", "n_items", "pct_closer_dem", "n_no_gap"]
     if cells.empty or "item_partisan_gap" not in cells.columns:
         return pd.DataFrame(columns=columns)
-    atp = cells[matched_items(cells) & (cells["scoring"] == ATP) & cells["answered"] & cells["has_benchmarks"]
-                & cells["wd_dem"].notna() & cells["wd_rep"].notna()]
+    atp = cells[
+        matched_items(cells)
+        & (cells["scoring"] == ATP)
+        & cells["answered"]
+        & cells["has_benchmarks"]
+        & cells["wd_dem"].notna()
+        & cells["wd_rep"].notna()
+    ]
     rows = []
     for (model, inst, cond), g in atp.groupby(["model", "instrument", "condition"], sort=True):
         gap = pd.to_numeric(g["item_partisan_gap"], errors="coerce")
         for floor in floors:
             chosen = g if floor <= 0 else g[gap >= floor]
             n = len(chosen)
-            rows.append({"model": model, "instrument": inst, "condition": cond, "gap_floor": floor, "n_items": n,
-                         "pct_closer_dem": 100.0 * (chosen["closer"] == DEM_LABEL).sum() / n if n else np.nan,
-                         "n_no_gap": int(gap.isna().sum())})
+            rows.append(
+                {
+                    "model": model,
+                    "instrument": inst,
+                    "condition": cond,
+                    "gap_floor": floor,
+                    "n_items": n,
+                    "pct_closer_dem": 100.0 * (chosen["closer"] == DEM_LABEL).sum() / n if n else np.nan,
+                    "n_no_gap": int(gap.isna().sum()),
+                }
+            )
     return sort_by_condition(pd.DataFrame(rows, columns=columns)) if rows else pd.DataFrame(columns=columns)
 
 
@@ -229,22 +254,31 @@ BY_VARIANT_TABLE = "condition_summary_by_variant"
 
 
 def condition_summary_by_variant(rows: pd.DataFrame) -> pd.DataFrame:
-    """`condition_summary` of every variant of every model (audit rows), side by side: one
-    row per model x variant x answer mode x instrument x condition, `main` marking the
-    variant that feeds the other statistics."""
+    """`condition_summary` of every variant of every model (audit rows), side by side.
+
+    One row per model x variant x answer mode x instrument x condition, `main` marking the
+    variant that feeds the other statistics.
+    """
     from .cells import build_cells, variant_rows, variants
 
     parts = []
     for _, v in variants(rows).iterrows():
         table = condition_summary(build_cells(variant_rows(rows, v)))
         if not table.empty:
-            ident = {"variant": v["variant"], "temperature": v["temperature"], "answer_mode": v["answer_mode"], "main": bool(v["main"])}
+            ident = {
+                "variant": v["variant"],
+                "temperature": v["temperature"],
+                "answer_mode": v["answer_mode"],
+                "main": bool(v["main"]),
+            }
             parts.append(table.drop(columns=["model"]).assign(**ident).assign(model=v["model"]))
     if not parts:
         return pd.DataFrame()
     out = pd.concat(parts, ignore_index=True)
     lead = ["model", "variant", "temperature", "answer_mode", "main"]
-    return sort_by_condition(out[lead + [c for c in out.columns if c not in lead]], ["model", "variant", "answer_mode", "instrument"])
+    return sort_by_condition(
+        out[lead + [c for c in out.columns if c not in lead]], ["model", "variant", "answer_mode", "instrument"]
+    )
 
 
 def status_counts(rows: pd.DataFrame) -> pd.DataFrame:
@@ -260,7 +294,9 @@ def status_table(rows: pd.DataFrame) -> pd.DataFrame:
     counts = status_counts(rows)
     if counts.empty:
         return pd.DataFrame(columns=["model", "instrument", "condition", "total"])
-    wide = counts.pivot_table(index=["model", "instrument", "condition"], columns="status", values="n", fill_value=0, aggfunc="sum")
+    wide = counts.pivot_table(
+        index=["model", "instrument", "condition"], columns="status", values="n", fill_value=0, aggfunc="sum"
+    )
     order = [s for s in ("answered", "refusal", "unparsed", "no_logprobs", "error") if s in wide.columns]
     wide = wide[order + [c for c in wide.columns if c not in order]].astype(int)
     wide["total"] = wide.sum(axis=1)

@@ -1,8 +1,9 @@
-"""How a measure's report contribution reads summary.json and quotes it: every path checked
-against the contract of the shared nodes and the measure's own (`reader(package)`: a read
-of another measure's node, or of a key the measure does not declare, raises
-`SummaryContractError`), and each quoted number a `Quote` of its path, rounded as the
-Headline and the Findings round it.
+"""How a measure's report contribution reads summary.json and quotes it.
+
+Every path checked against the contract of the shared nodes and the measure's own
+(`reader(package)`: a read of another measure's node, or of a key the measure does not
+declare, raises `SummaryContractError`), and each quoted number a `Quote` of its path,
+rounded as the Headline and the Findings round it.
 """
 
 from __future__ import annotations
@@ -33,8 +34,7 @@ def _contract(package: str) -> Any:
 
 
 def digits_for(width: float | None, default: int = 3) -> int:
-    """Decimals a number deserves given its CI width: two significant digits of the width
-    (1 to 4 decimals)."""
+    """Decimals a number deserves given its CI width: two significant digits of the width (1 to 4 decimals)."""
     if width is None or not math.isfinite(width) or width <= 0:
         return default
     return int(min(4, max(1, 1 - math.floor(math.log10(width)))))
@@ -82,17 +82,22 @@ class SummaryReader:
         return read(summary, *path, schema=_contract(self.package))
 
     def typed(self, summary: Summary, kind: type[T], *path: str) -> T | None:
-        """The node at `path` as its declared type `kind` (the measure's TypedDict, or
+        """The node at `path` as its declared type `kind`, checked against the contract, None when absent.
+
+        The node at `path` as its declared type `kind` (the measure's TypedDict, or
         `dict[str, Node]`), None when absent: the path is checked against the contract as
-        `get` checks it, and mypy checks what the caller reads from the node."""
+        `get` checks it, and mypy checks what the caller reads from the node.
+        """
         value = self(summary, *path)
         return None if value is None else cast(T, value)
 
     def foreign(self, summary: Summary, key: str) -> Any:
-        """Another measure's top-level node `key` as summary.json holds it (None when absent),
-        unchecked: the contract of the measure that writes it is not this one's. For a
-        figure that draws beside its own numbers those of another measure when the logs
-        have both; each such read is named where it is made."""
+        """Another measure's top-level node `key` as summary.json holds it (None when absent), unchecked.
+
+        The contract of the measure that writes it is not this one's. For a figure that
+        draws beside its own numbers those of another measure when the logs have both; each
+        such read is named where it is made.
+        """
         return summary.get(key)
 
     def number(self, summary: Summary, *path: str) -> float | None:
@@ -116,8 +121,11 @@ class SummaryReader:
         return Quote(tuple(path), v, p_text(v))
 
     def p_clause(self, summary: Summary, *path: str, floor: float | None = None) -> list[str | Quote]:
-        """`p = 0.031`, `p < 0.0001`, or `p = 0.125, the smallest this test can give` at the exact
-        test's `floor` (`core.numbers.p_clause`) as pieces, the number a quote of `path`."""
+        """A p-value clause at `path` as pieces, its number a quote.
+
+        `p = 0.031`, `p < 0.0001`, or `p = 0.125, the smallest this test can give` at the exact
+        test's `floor` (`core.numbers.p_clause`) as pieces, the number a quote of `path`.
+        """
         v = self.number(summary, *path)
         if v is None:
             return ["p = n/a"]
@@ -175,23 +183,31 @@ class SummaryReader:
         close: str = ")",
     ) -> list[str | Quote]:
         """` (95% CI low to high)` of two Headline numbers (paths under `findings.headline`)."""
-        ends = [self.headline_value(summary, *path, digits=digits, scale=scale, suffix=suffix, signed=signed)
-                for path in (low, high)]
+        ends = [
+            self.headline_value(summary, *path, digits=digits, scale=scale, suffix=suffix, signed=signed)
+            for path in (low, high)
+        ]
         return [" (95% CI ", ends[0], " to ", ends[1], close]
 
     def headline_range(
         self, summary: Summary, *path: str, digits: int = 0, scale: float = 1.0, unit: str = ""
     ) -> list[str | Quote]:
-        """`min–max unit` of a Headline range node (`{"min", "max"}`); `min to max` when a bound
-        is negative ("-8–26" reads as a dash, not a range)."""
+        """A Headline range node as pieces: `min–max unit`.
+
+        `min–max unit` of a Headline range node (`{"min", "max"}`); `min to max` when a bound
+        is negative ("-8–26" reads as a dash, not a range).
+        """
         low = self.headline_value(summary, *path, "min", digits=digits, scale=scale)
         high = self.headline_value(summary, *path, "max", digits=digits, scale=scale)
         negative = any(isinstance(q, Quote) and q.shown.startswith("-") for q in (low, high))
         return [low, " to " if negative else "–", high, unit]
 
     def headline_p(self, summary: Summary, *path: str, floor: float | None = None) -> list[str | Quote]:
-        """A Headline p-value clause (`p_clause` of `findings.headline.<path>`): "p < 0.0001" below,
-        the floor and its words when the exact test's `floor` is reached."""
+        """A Headline p-value clause.
+
+        A Headline p-value clause (`p_clause` of `findings.headline.<path>`): "p < 0.0001" below,
+        the floor and its words when the exact test's `floor` is reached.
+        """
         return self.p_clause(summary, "findings", "headline", *path, floor=floor)
 
 

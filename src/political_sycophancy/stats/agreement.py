@@ -1,5 +1,8 @@
-"""Agreement of a grader's labels with human labels: macro-F1 and Cohen's kappa (what
-`validate-judge` reports before a grader is trusted with a measure)."""
+"""Agreement of a grader's labels with human labels.
+
+Macro-F1 and Cohen's kappa: what `validate-judge` reports before a grader is trusted
+with a measure.
+"""
 
 from __future__ import annotations
 
@@ -8,8 +11,10 @@ from collections.abc import Sequence
 
 
 def macro_f1(gold: Sequence[str], pred: Sequence[str]) -> float:
-    """Unweighted mean of the per-label F1 over the labels present in `gold` or `pred`
-    (scikit-learn's `f1_score(average="macro")`); NaN with no answers."""
+    """Macro-F1: the unweighted mean of the per-label F1 over the labels present in `gold` or `pred`.
+
+    As scikit-learn's `f1_score(average="macro")`; NaN with no answers.
+    """
     if not gold:
         return math.nan
     scores = []
@@ -22,8 +27,11 @@ def macro_f1(gold: Sequence[str], pred: Sequence[str]) -> float:
 
 
 def cohen_kappa(gold: Sequence[str], pred: Sequence[str]) -> float:
-    """Cohen's kappa = (p_o - p_e) / (1 - p_e); NaN with no answers or when chance
-    agreement is 1 (both raters used one and the same label)."""
+    """Cohen's kappa = (p_o - p_e) / (1 - p_e).
+
+    NaN with no answers or when chance agreement is 1 (both raters used one and the same
+    label).
+    """
     n = len(gold)
     if n == 0:
         return math.nan
@@ -34,8 +42,10 @@ def cohen_kappa(gold: Sequence[str], pred: Sequence[str]) -> float:
 
 
 def agreement(gold: Sequence[str], pred: Sequence[str]) -> dict[str, float | int]:
-    """Over pairs of a gold and a predicted label: their number (`kept`), accuracy,
-    macro-F1 and kappa (NaN without pairs)."""
+    """Agreement over pairs of a gold and a predicted label.
+
+    Their number (`kept`), accuracy, macro-F1 and kappa (NaN without pairs).
+    """
     n = len(gold)
     return {
         "kept": n,

@@ -56,10 +56,13 @@ RANK_TOL = 1e-10
 
 @dataclass(frozen=True)
 class RobustFit:
-    """A least-squares fit with its cluster-robust covariance, and what the degrees of
-    freedom and joint tests of its contrasts need: per cluster j, with G_j = A_j X_j M (the
-    adjusted rows, demeaned and sqrt(w)-scaled), G_j'G_j (`own`), X_j'G_j (`cross`) and the
-    sums over the cluster's observations of each fixed-effect group of sqrt(w) G (`fe_sums`)."""
+    """A least-squares fit with its cluster-robust covariance, and what its contrasts' tests need.
+
+    What the degrees of freedom and joint tests of its contrasts need: per cluster j, with
+    G_j = A_j X_j M (the adjusted rows, demeaned and sqrt(w)-scaled), G_j'G_j (`own`),
+    X_j'G_j (`cross`) and the sums over the cluster's observations of each fixed-effect group
+    of sqrt(w) G (`fe_sums`).
+    """
 
     beta: np.ndarray
     cov: np.ndarray
@@ -99,16 +102,20 @@ def _inverse_root(matrix: np.ndarray) -> np.ndarray:
     return (vectors * roots) @ vectors.T
 
 
-def _adjusted_rows(xj: np.ndarray, bread: np.ndarray, root: np.ndarray, groups: np.ndarray,
-                   group_totals: np.ndarray | None) -> np.ndarray:
-    """A_j X_j of one cluster: A_j = (I - H_jj)^(-1/2), H_jj = P_S,jj + X_j M X_j', P_S,jj the
-    block of the fixed-effect projection (sqrt(w_a w_b) / W_g for two observations of group g).
+def _adjusted_rows(
+    xj: np.ndarray, bread: np.ndarray, root: np.ndarray, groups: np.ndarray, group_totals: np.ndarray | None
+) -> np.ndarray:
+    """A_j X_j of one cluster, the CR2-adjusted rows.
+
+    A_j = (I - H_jj)^(-1/2), H_jj = P_S,jj + X_j M X_j', P_S,jj the block of the fixed-effect
+    projection (sqrt(w_a w_b) / W_g for two observations of group g).
 
     The observations fall into classes of equal (x_a, w_a, W_g(a)): a persona's cells in one
     mode when every persona answered every item. X_j = Z X_c (Z the class indicators), so when
     span(Z) is invariant under I - H_jj (checked: (I - H_jj) Z = Z T0), A_j X_j = Z N^(-1/2)
     T^(-1/2) N^(1/2) X_c with T = N^(1/2) T0 N^(-1/2) (N the class sizes): an r x r
-    eigen-decomposition for r classes instead of n_j x n_j. Otherwise the n_j x n_j matrix."""
+    eigen-decomposition for r classes instead of n_j x n_j. Otherwise the n_j x n_j matrix.
+    """
     n = len(xj)
     w = root**2
     totals = group_totals[groups] if group_totals is not None else np.zeros(n)
@@ -140,8 +147,21 @@ def _adjusted_rows(xj: np.ndarray, bread: np.ndarray, root: np.ndarray, groups: 
 
 def _failed(k: int, n: int, clusters: int, adjustment: str, condition: float) -> RobustFit:
     nan = np.full((k, k), np.nan)
-    return RobustFit(np.full(k, np.nan), nan, adjustment, n, clusters, False, False, condition, nan,
-                     np.zeros((0, k, k)), np.zeros((0, k, k)), np.zeros((0, 0, k)), np.zeros(0))
+    return RobustFit(
+        np.full(k, np.nan),
+        nan,
+        adjustment,
+        n,
+        clusters,
+        False,
+        False,
+        condition,
+        nan,
+        np.zeros((0, k, k)),
+        np.zeros((0, k, k)),
+        np.zeros((0, 0, k)),
+        np.zeros(0),
+    )
 
 
 def cluster_robust_fit(
@@ -152,9 +172,10 @@ def cluster_robust_fit(
     weights: np.ndarray | None = None,
     adjustment: str = "CR2",
 ) -> RobustFit:
-    """Least squares of y on x with the fixed effects of `absorb` groups absorbed (no
-    intercept otherwise: put a column of ones in x), optional weights, and the CR2 (or CR1)
-    covariance clustered by `clusters` (see the module docstring).
+    """Least squares of y on x with `absorb` fixed effects and the CR2 (or CR1) covariance clustered by `clusters`.
+
+    The fixed effects of `absorb` groups are absorbed (no intercept otherwise: put a column
+    of ones in x); weights are optional (see the module docstring).
 
     Args:
       y: outcomes (n), finite.
@@ -208,7 +229,7 @@ def cluster_robust_fit(
     fe_sums = np.zeros((n_clusters, n_groups if absorb is not None else 0, k))
     scale = n_clusters / (n_clusters - 1) * (n - 1) / (n - k)
     for j in range(n_clusters):
-        idx = order[bounds[j]:bounds[j + 1]]
+        idx = order[bounds[j] : bounds[j + 1]]
         xj = xs[idx]
         g = group_codes[idx]
         if adjustment == "CR1":
@@ -223,13 +244,17 @@ def cluster_robust_fit(
             np.add.at(fe_sums[j], g, root[idx, None] * adjusted)
     cov = scores.T @ scores
     ok = bool(np.all(np.isfinite(np.diag(cov))) and np.all(np.diag(cov) > 0))
-    return RobustFit(beta, cov, adjustment, n, n_clusters, True, ok, condition, bread, own, cross, fe_sums,
-                     group_totals)
+    return RobustFit(
+        beta, cov, adjustment, n, n_clusters, True, ok, condition, bread, own, cross, fe_sums, group_totals
+    )
 
 
 def _p_blocks(fit: RobustFit, contrasts: np.ndarray) -> np.ndarray:
-    """P_jk (J x J x q x q) of the q contrasts (rows of `contrasts`): the covariances, under
-    the working model, of the clusters' terms of C V C' (module docstring)."""
+    """P_jk (J x J x q x q) of the q contrasts (rows of `contrasts`).
+
+    The covariances, under the working model, of the clusters' terms of C V C' (module
+    docstring).
+    """
     c = contrasts.T  # k x q
     q = c.shape[1]
     j_count = fit.n_clusters
@@ -246,8 +271,10 @@ def _p_blocks(fit: RobustFit, contrasts: np.ndarray) -> np.ndarray:
 
 
 def contrast_df(fit: RobustFit, contrasts: np.ndarray) -> np.ndarray:
-    """Degrees of freedom of each contrast c'b (a row of `contrasts`, or one vector): Bell-
-    McCaffrey for CR2, G - 1 for CR1; NaN when the fit failed."""
+    """Degrees of freedom of each contrast c'b (a row of `contrasts`, or one vector).
+
+    Bell-McCaffrey for CR2, G - 1 for CR1; NaN when the fit failed.
+    """
     c = np.atleast_2d(np.asarray(contrasts, dtype=float))
     if not fit.variance_ok:
         return np.full(len(c), np.nan)
@@ -275,8 +302,11 @@ def coefficient_df(fit: RobustFit) -> np.ndarray:
 
 @dataclass(frozen=True)
 class WaldTest:
-    """A joint test of q constraints: F on (q, df) degrees of freedom, its p-value, the
-    Wald statistic Q and the Hotelling degrees of freedom nu (HTZ; CR1: G - 1)."""
+    """A joint test of q constraints.
+
+    F on (q, df) degrees of freedom, its p-value, the Wald statistic Q and the Hotelling
+    degrees of freedom nu (HTZ; CR1: G - 1).
+    """
 
     f: float
     q: int
@@ -287,9 +317,11 @@ class WaldTest:
 
 
 def wald_test(fit: RobustFit, constraints: np.ndarray) -> WaldTest:
-    """The cluster-robust joint test of C b = 0 (rows of `constraints` = C): HTZ for CR2,
-    the naive F(q, G - 1) for CR1 (module docstring). NaNs when the fit failed, C V C' is
-    singular or the degrees of freedom are not positive."""
+    """The cluster-robust joint test of C b = 0 (rows of `constraints` = C).
+
+    HTZ for CR2, the naive F(q, G - 1) for CR1 (module docstring). NaNs when the fit
+    failed, C V C' is singular or the degrees of freedom are not positive.
+    """
     from scipy import stats
 
     c = np.atleast_2d(np.asarray(constraints, dtype=float))
@@ -333,12 +365,15 @@ def t_interval(estimate: float, se: float, df: float, level: float = 0.95) -> tu
     return estimate - half, estimate + half, float(2 * stats.t.sf(abs(estimate / se), df))
 
 
-def fieller_interval(num: float, den: float, v_num: float, v_den: float, cov: float, df: float,
-                     level: float = 0.95) -> tuple[float, float]:
-    """The Fieller interval of the ratio num / den of two estimates with variances v_num,
-    v_den and covariance cov, at a t critical value on df degrees of freedom: the ratios r
-    with (num - r den)^2 <= t^2 Var(num - r den). Bounded only when den is itself clearly
-    non-zero (den^2 > t^2 v_den); NaNs otherwise."""
+def fieller_interval(
+    num: float, den: float, v_num: float, v_den: float, cov: float, df: float, level: float = 0.95
+) -> tuple[float, float]:
+    """The Fieller interval of the ratio num / den of two estimates.
+
+    With variances v_num, v_den and covariance cov, at a t critical value on df degrees of
+    freedom: the ratios r with (num - r den)^2 <= t^2 Var(num - r den). Bounded only when
+    den is itself clearly non-zero (den^2 > t^2 v_den); NaNs otherwise.
+    """
     from scipy import stats
 
     if not all(math.isfinite(v) for v in (num, den, v_num, v_den, cov, df)) or df <= 0:

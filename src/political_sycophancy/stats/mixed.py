@@ -61,29 +61,33 @@ import pandas as pd
 from ..core.conditions import BASELINE
 
 SPECS = ("crossed", "paper", "slopes")
-SPEC_LABELS = MappingProxyType({
-    "crossed": "crossed random intercepts for item and for model (the paper's stated specification)",
-    "paper": (
-        "one random intercept per item x model pair, no item or model intercept (what the paper's code fits: "
-        "statsmodels MixedLM, groups = item, re_formula 0, variance component 0 + C(model); its default optimiser "
-        "lbfgs stops at a worse optimum on current statsmodels, so here every optimiser is run and the best REML "
-        "optimum kept)"
-    ),
-    "slopes": (
-        "crossed random intercepts for item and for model plus per-model condition slopes: each model's own effect "
-        "of every condition, independent random terms (not the paper's; its intervals use the t distribution on "
-        "models - 1 degrees of freedom)"
-    ),
-})
+SPEC_LABELS = MappingProxyType(
+    {
+        "crossed": "crossed random intercepts for item and for model (the paper's stated specification)",
+        "paper": (
+            "one random intercept per item x model pair, no item or model intercept (what the paper's code fits: "
+            "statsmodels MixedLM, groups = item, re_formula 0, variance component 0 + C(model); its default optimiser "
+            "lbfgs stops at a worse optimum on current statsmodels, so here every optimiser is run and the best REML "
+            "optimum kept)"
+        ),
+        "slopes": (
+            "crossed random intercepts for item and for model plus per-model condition slopes: each model's own effect "
+            "of every condition, independent random terms (not the paper's; its intervals use the t distribution on "
+            "models - 1 degrees of freedom)"
+        ),
+    }
+)
 REML_OPTIMIZERS = ("L-BFGS-B", "Powell", "Nelder-Mead")
 STATSMODELS_OPTIMIZERS = ("lbfgs", "bfgs", "powell", "nm", "cg")
 # max |d(-2 logL_R)/d theta| at a converged optimum (theta = relative SDs, of order 1)
 GRADIENT_TOL = 1e-2  # plus 1e-6 x |objective|, which grows with the number of rows
-OPTIMIZER_OPTIONS = MappingProxyType({
-    "L-BFGS-B": MappingProxyType({"ftol": 1e-12, "gtol": 1e-6, "maxiter": 2000}),
-    "Nelder-Mead": MappingProxyType({"xatol": 1e-8, "fatol": 1e-10, "maxiter": 4000}),
-    "Powell": MappingProxyType({"xtol": 1e-8, "ftol": 1e-12}),
-})
+OPTIMIZER_OPTIONS = MappingProxyType(
+    {
+        "L-BFGS-B": MappingProxyType({"ftol": 1e-12, "gtol": 1e-6, "maxiter": 2000}),
+        "Nelder-Mead": MappingProxyType({"xatol": 1e-8, "fatol": 1e-10, "maxiter": 4000}),
+        "Powell": MappingProxyType({"xtol": 1e-8, "ftol": 1e-12}),
+    }
+)
 MIN_RESIDUAL_DOF = 20
 COEFFICIENT_COLUMNS = ("condition", "estimate", "se", "z", "ci_low", "ci_high", "p")
 # Nelder-Mead's fatol is absolute, but the objective's rounding grows with it (with the rows):
@@ -91,7 +95,9 @@ COEFFICIENT_COLUMNS = ("condition", "estimate", "se", "z", "ci_low", "ci_high", 
 # fatol is at least this share of |objective at the start| (the same 1e-10 up to ~10^5).
 NM_RELATIVE_FATOL = 1e-15
 # statsmodels' optimiser names, accepted by the reml engine too
-SCIPY_NAMES = MappingProxyType({"lbfgs": "L-BFGS-B", "powell": "Powell", "nm": "Nelder-Mead", "bfgs": "BFGS", "cg": "CG"})
+SCIPY_NAMES = MappingProxyType(
+    {"lbfgs": "L-BFGS-B", "powell": "Powell", "nm": "Nelder-Mead", "bfgs": "BFGS", "cg": "CG"}
+)
 
 
 @dataclass
@@ -120,15 +126,21 @@ class MixedFit:
     df: int | None = None  # the t distribution's degrees of freedom of the intervals (None: normal)
 
     def ratio(self, numerator: str = "C3R", denominator: str = "C3L") -> dict[str, Any] | None:
-        """|numerator| / |denominator| of two condition effects and whether they share a
-        sign (the paper: C3R is "approximately 13x the magnitude of the C3L effect in the
-        opposite direction"); None without both or with a zero denominator."""
+        """|numerator| / |denominator| of two condition effects and whether they share a sign.
+
+        The paper: C3R is "approximately 13x the magnitude of the C3L effect in the
+        opposite direction". None without both or with a zero denominator.
+        """
         coefs = self.coefficients.set_index("condition")["estimate"] if len(self.coefficients) else pd.Series()
         if numerator not in coefs or denominator not in coefs or not float(coefs[denominator]):
             return None
         top, bottom = float(coefs[numerator]), float(coefs[denominator])
-        return {"numerator": numerator, "denominator": denominator, "magnitude": abs(top / bottom),
-                "same_sign": (top > 0) == (bottom > 0)}
+        return {
+            "numerator": numerator,
+            "denominator": denominator,
+            "magnitude": abs(top / bottom),
+            "same_sign": (top > 0) == (bottom > 0),
+        }
 
     def summary(self) -> dict:
         """The fit as JSON-safe values (summary.json `tests.mixed_model*`)."""
@@ -179,18 +191,28 @@ def _design(data: pd.DataFrame, conditions: list[str]) -> tuple[np.ndarray, list
 
 
 def _sums(codes: np.ndarray, levels: int, values: np.ndarray) -> np.ndarray:
-    """Z'V for the indicator matrix Z of `codes` (one level per row; -1: the row has none of
-    the factor's levels, as a slope's factor outside its condition), without forming Z:
-    one column sum per level and column of `values` (levels x columns)."""
+    """Z'V for the indicator matrix Z of `codes`, without forming Z.
+
+    One level per row; -1: the row has none of the factor's levels, as a slope's factor
+    outside its condition. One column sum per level and column of `values` (levels x
+    columns).
+    """
     if (codes < 0).any():
         keep = codes >= 0
         codes, values = codes[keep], values[keep]
-    return np.column_stack([np.bincount(codes, weights=v, minlength=levels) for v in values.T]) if values.shape[1] else np.zeros((levels, 0))
+    return (
+        np.column_stack([np.bincount(codes, weights=v, minlength=levels) for v in values.T])
+        if values.shape[1]
+        else np.zeros((levels, 0))
+    )
 
 
 def _crosstab(a: np.ndarray, na: int, b: np.ndarray, nb: int) -> np.ndarray:
-    """Z_a'Z_b for two indicator matrices: the counts of each pair of levels (na x nb); rows
-    with code -1 in either have no level there."""
+    """Z_a'Z_b for two indicator matrices.
+
+    The counts of each pair of levels (na x nb); rows with code -1 in either have no
+    level there.
+    """
     if (a < 0).any() or (b < 0).any():
         keep = (a >= 0) & (b >= 0)
         a, b = a[keep], b[keep]
@@ -200,9 +222,12 @@ def _crosstab(a: np.ndarray, na: int, b: np.ndarray, nb: int) -> np.ndarray:
 def _coef_table(
     names: list[str], beta: np.ndarray, cov: np.ndarray, level: float = 0.95, df: int | None = None
 ) -> pd.DataFrame:
-    """Estimates, SEs, z = estimate / SE, Wald intervals and two-sided p-values: normal, or
-    the t distribution on `df` degrees of freedom."""
+    """Estimates, SEs, z = estimate / SE, Wald intervals and two-sided p-values.
+
+    Normal, or the t distribution on `df` degrees of freedom.
+    """
     from scipy import stats  # here, not at import: scipy's import is about a second
+
     dist = stats.norm if df is None else stats.t(df)
     se = np.sqrt(np.clip(np.diag(cov), 0, None))
     q = dist.ppf(0.5 + level / 2)
@@ -210,14 +235,22 @@ def _coef_table(
         z = beta / se
         p = 2 * dist.sf(np.abs(z))
     return pd.DataFrame(
-        {"condition": names, "estimate": beta, "se": se, "z": z, "ci_low": beta - q * se, "ci_high": beta + q * se,
-         "p": p}
+        {
+            "condition": names,
+            "estimate": beta,
+            "se": se,
+            "z": z,
+            "ci_low": beta - q * se,
+            "ci_high": beta + q * se,
+            "p": p,
+        }
     )
 
 
 class _CrossedREML:
-    """Profiled REML for y = X b + Z_item u + Z_other v + e, in the relative-SD
-    parametrisation theta = (s_item / s, s_other / s, ...) (lme4's), from sufficient statistics:
+    """Profiled REML for y = X b + Z_item u + Z_other v + e, from sufficient statistics.
+
+    In the relative-SD parametrisation theta = (s_item / s, s_other / s, ...) (lme4's):
 
         -2 logL_R(theta) = log|C(theta)| + (n - p) (1 + log(2 pi PRSS(theta) / (n - p))),
 
@@ -227,12 +260,15 @@ class _CrossedREML:
     Each row has exactly one item, so the item block of C is diagonal (1 + theta^2 n_i);
     it is eliminated by its Schur complement, leaving a (p + #models) square system: a fit
     on the paper's 500 items costs milliseconds per evaluation instead of a dense
-    506 x 506 Cholesky."""
+    506 x 506 Cholesky.
+    """
 
     def __init__(self, X: np.ndarray, codes: list[np.ndarray], sizes: list[int], y: np.ndarray) -> None:
-        """`codes[k]` holds each row's level of random factor k (0 .. sizes[k] - 1). The
-        cross-products of the indicator matrices are counted from the codes (bincounts), not
-        multiplied out: a dense Z of 900,000 rows and 1,100 levels would take 7.4 GiB."""
+        """`codes[k]` holds each row's level of random factor k (0 .. sizes[k] - 1).
+
+        The cross-products of the indicator matrices are counted from the codes (bincounts),
+        not multiplied out: a dense Z of 900,000 rows and 1,100 levels would take 7.4 GiB.
+        """
         self.n, self.p = X.shape
         self.sizes = sizes
         qi, others = sizes[0], list(zip(codes[1:], sizes[1:], strict=True))
@@ -240,8 +276,13 @@ class _CrossedREML:
         # the small block A = [X, Z_other]: fixed effects and the other factors
         yx = y[:, None]
         ZoX = [_sums(c, k, X) for c, k in others]
-        ZoZo = [[np.diag(np.bincount(c[c >= 0], minlength=k).astype(float)) if i == j else _crosstab(c, k, d, m)
-                 for j, (d, m) in enumerate(others)] for i, (c, k) in enumerate(others)]
+        ZoZo = [
+            [
+                np.diag(np.bincount(c[c >= 0], minlength=k).astype(float)) if i == j else _crosstab(c, k, d, m)
+                for j, (d, m) in enumerate(others)
+            ]
+            for i, (c, k) in enumerate(others)
+        ]
         self.AtA = np.block([[X.T @ X, *[b.T for b in ZoX]], *[[ZoX[i], *ZoZo[i]] for i in range(len(others))]])
         self.ZitA = np.hstack([_sums(codes[0], qi, X), *[_crosstab(codes[0], qi, c, k) for c, k in others]])
         self.counts = np.bincount(codes[0], minlength=qi).astype(float)
@@ -250,8 +291,11 @@ class _CrossedREML:
 
     def _parts(self, theta: np.ndarray) -> tuple[Any, np.ndarray, float, float]:
         from scipy import linalg  # here, not at import: scipy's import is about a second
+
         ti, to = theta[0], theta[1:]
-        lam_o = np.concatenate([np.full(k, t) for k, t in zip(self.sizes[1:], to, strict=True)]) if self.qo else np.zeros(0)
+        lam_o = (
+            np.concatenate([np.full(k, t) for k, t in zip(self.sizes[1:], to, strict=True)]) if self.qo else np.zeros(0)
+        )
         scale = np.concatenate([np.ones(self.p), lam_o])  # L on the small block (1 for fixed effects)
         Caa = self.AtA * np.outer(scale, scale)
         Caa[self.p :, self.p :] += np.eye(self.qo)
@@ -277,9 +321,10 @@ class _CrossedREML:
         return logdet + dof * (1.0 + math.log(2 * math.pi * prss / dof))
 
     def full_objective(self, variances: np.ndarray) -> float:
-        """-2 REML log-likelihood, not profiled, at the variances themselves (each random
-        term's, then the residual's): log|C| + (n - p) log(2 pi s2) + PRSS / s2 with theta =
-        sqrt(variance / s2)."""
+        """-2 REML log-likelihood, not profiled, at the variances themselves (each random term's, then the residual's).
+
+        log|C| + (n - p) log(2 pi s2) + PRSS / s2 with theta = sqrt(variance / s2).
+        """
         *terms, s2 = (float(v) for v in variances)
         if s2 <= 0 or min(terms) < 0:
             return math.inf
@@ -292,6 +337,7 @@ class _CrossedREML:
     def results(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, np.ndarray]:
         """Fixed effects, their covariance sigma^2 [S^-1]_bb, sigma^2, variance components."""
         from scipy import linalg  # here, not at import: scipy's import is about a second
+
         theta = np.abs(np.asarray(theta, dtype=float))
         chol, sol_a, prss, _ = self._parts(theta)
         sigma2 = prss / (self.n - self.p)
@@ -313,11 +359,14 @@ def _hessian(fun: Any, x: np.ndarray, steps: np.ndarray) -> np.ndarray:
 
 
 def _variance_ses(reml: _CrossedREML, theta: np.ndarray, sigma2: float, labels: list[str]) -> tuple[dict, dict]:
-    """SEs of the variance components (see the module docstring): the observed information
-    of the REML likelihood in (term variances, residual variance), and statsmodels' printed
-    one, sqrt(s2) x SE(variance / s2) from the profiled likelihood. A term on the boundary
-    (relative SD below 1e-4) gets none, as the information there is not that of an interior
-    optimum; the other terms' are then computed with it held at zero."""
+    """SEs of the variance components (see the module docstring).
+
+    The observed information of the REML likelihood in (term variances, residual variance),
+    and statsmodels' printed one, sqrt(s2) x SE(variance / s2) from the profiled
+    likelihood. A term on the boundary (relative SD below 1e-4) gets none, as the
+    information there is not that of an interior optimum; the other terms' are then
+    computed with it held at zero.
+    """
     names = [f"{lab} variance" for lab in labels]
     inside = [k for k, t in enumerate(theta) if t >= 1e-4]
     ses: dict[str, float | None] = dict.fromkeys([*names, "residual variance"])
@@ -363,9 +412,11 @@ def _gradient(fun: Callable[[np.ndarray], float], x: np.ndarray, h: float = 1e-5
 
 
 def _random_blocks(data: pd.DataFrame, spec: str) -> tuple[list[np.ndarray], list[int], list[str], str]:
-    """Level codes of the random intercepts (the first factor has exactly one level per
-    row, so its block of the mixed-model equations is diagonal), their sizes, labels and
-    the lme4-style random part of the formula."""
+    """Level codes of the random intercepts, their sizes, labels and the lme4-style random part of the formula.
+
+    The first factor has exactly one level per row, so its block of the mixed-model
+    equations is diagonal.
+    """
     if spec == "paper":
         codes, levels = pd.factorize(data["item_id"].astype(str) + "\x00" + data["model"].astype(str), sort=True)
         return [codes], [len(levels)], ["item x model"], "(1 | item_id:model), one intercept per item x model pair"
@@ -392,17 +443,23 @@ def _slope_conditions(data: pd.DataFrame) -> list[str]:
 
 
 def group_sizes(data: pd.DataFrame, spec: str) -> dict[str, dict[str, float]]:
-    """Observations per level of each grouping: per item (the groups of the paper's
-    statsmodels code: "No. Groups", "Min./Max./Mean group size"), per model, and for the
-    paper's spec per item x model pair."""
+    """Observations per level of each grouping: per item (the groups of the paper's statsmodels code: "No.
+
+    Groups", "Min./Max./Mean group size"), per model, and for the paper's spec per item
+    x model pair.
+    """
     out = {}
     keys = {"item": ["item_id"], "model": ["model"]}
     if spec == "paper":
         keys["item x model"] = ["item_id", "model"]
     for name, cols in keys.items():
         sizes = data.groupby(cols).size()
-        out[name] = {"n": int(len(sizes)), "min": int(sizes.min()), "max": int(sizes.max()),
-                     "mean": float(sizes.mean())}
+        out[name] = {
+            "n": int(len(sizes)),
+            "min": int(sizes.min()),
+            "max": int(sizes.max()),
+            "mean": float(sizes.mean()),
+        }
     return out
 
 
@@ -410,6 +467,7 @@ def _fit_reml(
     data: pd.DataFrame, outcome: str, conditions: list[str], optimizers: Sequence[str], spec: str
 ) -> MixedFit:
     from scipy import optimize  # here, not at import: scipy's import is about a second
+
     X, names = _design(data, conditions)
     blocks, sizes, labels, terms = _random_blocks(data, spec)
     y = data[outcome].to_numpy(float)
@@ -421,7 +479,9 @@ def _fit_reml(
         kwargs: dict[str, Any] = {"bounds": [(0.0, None)] * len(sizes)} if method in ("L-BFGS-B", "Powell") else {}
         kwargs["options"] = dict(OPTIMIZER_OPTIONS.get(method, {}))
         if method == "Nelder-Mead":
-            kwargs["options"]["fatol"] = max(kwargs["options"].get("fatol", 0.0), NM_RELATIVE_FATOL * abs(reml.objective(start)))
+            kwargs["options"]["fatol"] = max(
+                kwargs["options"].get("fatol", 0.0), NM_RELATIVE_FATOL * abs(reml.objective(start))
+            )
         try:
             res = optimize.minimize(reml.objective, start, method=method, **kwargs)
         except Exception as ex:  # an optimizer failure is recorded and the next one tried
@@ -433,17 +493,30 @@ def _fit_reml(
         tol = GRADIENT_TOL + 1e-6 * abs(float(res.fun)) if math.isfinite(res.fun) else GRADIENT_TOL
         ok = bool(res.success) and math.isfinite(res.fun) and float(np.max(np.abs(projected))) < tol
         attempts.append(
-            {"optimizer": method, "converged": ok, "objective": float(res.fun), "max_gradient": float(np.max(np.abs(projected))),
-             "message": str(getattr(res, "message", ""))}
+            {
+                "optimizer": method,
+                "converged": ok,
+                "objective": float(res.fun),
+                "max_gradient": float(np.max(np.abs(projected))),
+                "message": str(getattr(res, "message", "")),
+            }
         )
         if ok and (best is None or res.fun < best[1] - 1e-9):
             best = (method, float(res.fun), theta)
     n_models = data["model"].nunique()
     fit = MixedFit(
-        spec=spec, engine="reml", formula=f"{outcome} ~ C(condition, Treatment('{BASELINE}')) + {terms}",
-        outcome=outcome, conditions=conditions, n_obs=len(data), n_items=data["item_id"].nunique(), n_models=n_models,
-        converged=best is not None, optimizer=best[0] if best else None,
-        coefficients=pd.DataFrame(columns=list(COEFFICIENT_COLUMNS)), attempts=attempts,
+        spec=spec,
+        engine="reml",
+        formula=f"{outcome} ~ C(condition, Treatment('{BASELINE}')) + {terms}",
+        outcome=outcome,
+        conditions=conditions,
+        n_obs=len(data),
+        n_items=data["item_id"].nunique(),
+        n_models=n_models,
+        converged=best is not None,
+        optimizer=best[0] if best else None,
+        coefficients=pd.DataFrame(columns=list(COEFFICIENT_COLUMNS)),
+        attempts=attempts,
     )
     if spec == "crossed" and n_models < 2:
         fit.notes.append("one model only: the model random intercept is left out (item intercept only)")
@@ -453,7 +526,10 @@ def _fit_reml(
     beta, cov, sigma2, variances = reml.results(best[2])
     fit.df = n_models - 1 if spec == "slopes" else None
     fit.coefficients = _coef_table(names, beta, cov, df=fit.df)
-    fit.variance_components = {**{f"{lab} variance": float(v) for lab, v in zip(labels, variances, strict=True)}, "residual variance": sigma2}
+    fit.variance_components = {
+        **{f"{lab} variance": float(v) for lab, v in zip(labels, variances, strict=True)},
+        "residual variance": sigma2,
+    }
     fit.variance_se, fit.variance_se_statsmodels = _variance_ses(reml, best[2], sigma2, labels)
     fit.loglik = -0.5 * best[1]
     fit.boundary = [f"{lab} variance" for lab, t in zip(labels, best[2], strict=True) if t < 1e-4]
@@ -471,7 +547,10 @@ def _fit_statsmodels(
     _, _, labels, _ = _random_blocks(data, spec)
     if spec == "paper":  # statsmodels names the one component "model" (inside item groups): ours "item x model"
         groups, vc = "item_id", {"item x model": "0 + C(model)"}
-        formula = f"{outcome} ~ {rhs}; groups = item_id, no group intercept, variance component 0 + C(model) (one item x model intercept)"
+        formula = (
+            f"{outcome} ~ {rhs}; groups = item_id, no group intercept, variance component 0 + C(model) (one item x"
+            " model intercept)"
+        )
     else:
         groups, vc = "_one", {"item": "0 + C(item_id)"}
         if n_models > 1:
@@ -495,15 +574,25 @@ def _fit_statsmodels(
                 continue
         msgs = [str(w.message) for w in caught]
         ok = bool(res.converged) and math.isfinite(res.llf) and bool(np.all(np.isfinite(res.bse_fe)))
-        attempts.append({"optimizer": method, "converged": ok, "loglik": float(res.llf), "message": "; ".join(msgs)[:300]})
+        attempts.append(
+            {"optimizer": method, "converged": ok, "loglik": float(res.llf), "message": "; ".join(msgs)[:300]}
+        )
         if ok and (best is None or res.llf > best[1] + 1e-9):
             best = (method, float(res.llf), res, msgs)
     names = ["(Intercept)"] + [c for c in conditions if c != BASELINE]
     fit = MixedFit(
-        spec=spec, engine="statsmodels", formula=formula, outcome=outcome, conditions=conditions, n_obs=len(data),
-        n_items=data["item_id"].nunique(), n_models=n_models, converged=best is not None,
+        spec=spec,
+        engine="statsmodels",
+        formula=formula,
+        outcome=outcome,
+        conditions=conditions,
+        n_obs=len(data),
+        n_items=data["item_id"].nunique(),
+        n_models=n_models,
+        converged=best is not None,
         optimizer=best[0] if best else None,
-        coefficients=pd.DataFrame(columns=list(COEFFICIENT_COLUMNS)), attempts=attempts,
+        coefficients=pd.DataFrame(columns=list(COEFFICIENT_COLUMNS)),
+        attempts=attempts,
     )
     if best is None:
         fit.notes.append("no optimizer converged; no estimates reported")
@@ -539,10 +628,13 @@ def fit_mixed(
     conditions: list[str] | None = None,
     optimizers: Sequence[str] | None = None,
 ) -> MixedFit:
-    """Fit the mixed model `spec` (see the module docstring) on item-level data with columns
-    model, item_id, condition and `outcome` (rows with a missing outcome are dropped).
-    `conditions` restricts the conditions (default: all present; N must be among them);
-    which rows to give it is the caller's choice (the report: `audit_sections.mixed_data`)."""
+    """Fit the mixed model `spec` (see the module docstring) on item-level data.
+
+    The data has columns model, item_id, condition and `outcome` (rows with a missing
+    outcome are dropped). `conditions` restricts the conditions (default: all present; N
+    must be among them); which rows to give it is the caller's choice (the report:
+    `audit_sections.mixed_data`).
+    """
     if spec not in SPECS:
         raise ValueError(f"spec must be one of {SPECS}")
     data = data[["model", "item_id", "condition", outcome]].dropna()
@@ -563,7 +655,9 @@ def fit_mixed(
         )
     dof = len(data) - len(present)
     if dof < 1:
-        raise ValueError(f"{len(data)} observations for {len(present)} fixed effects: nothing left to estimate the variances")
+        raise ValueError(
+            f"{len(data)} observations for {len(present)} fixed effects: nothing left to estimate the variances"
+        )
     if engine == "statsmodels":
         fit = _fit_statsmodels(data, outcome, present, spec, optimizers or STATSMODELS_OPTIMIZERS)
     elif engine == "reml":

@@ -28,9 +28,12 @@ CACHE_ENTRIES = 64
 
 
 class RunCache:
-    """Bounded LRU memo of one run: `get(key, compute)` returns the stored value or stores
-    `compute()`; the oldest entries go beyond `max_entries`. It also holds the stack of
-    open option-read records (`recording`, see the module docstring)."""
+    """Bounded LRU memo of one run.
+
+    `get(key, compute)` returns the stored value or stores `compute()`; the oldest
+    entries go beyond `max_entries`. It also holds the stack of open option-read records
+    (`recording`, see the module docstring).
+    """
 
     def __init__(self, max_entries: int = CACHE_ENTRIES) -> None:
         self.max_entries = max_entries
@@ -39,6 +42,7 @@ class RunCache:
         self.reading: list[set[str]] = []
 
     def get(self, key: Hashable, compute: Callable[[], Any]) -> Any:
+        """The value stored under `key`, else `compute()` stored; either way the options it read are recorded."""
         if key in self._store:
             self._store.move_to_end(key)
             self.note(self._reads.get(key, frozenset()))
@@ -59,8 +63,7 @@ class RunCache:
 
     @contextmanager
     def recording(self) -> Iterator[set[str]]:
-        """The names of the options read until the block ends (also added to the record
-        around it, if any)."""
+        """The names of the options read until the block ends (also added to the record around it, if any)."""
         reads: set[str] = set()
         self.reading.append(reads)
         try:
@@ -75,6 +78,11 @@ class RunCache:
 
 @dataclass(frozen=True)
 class AnalysisOptions:
+    """The settings of one analysis run: draws, seed, mixed-model spec, power, alpha and the models' order.
+
+    Reading an option records its name in the run cache's open record (see the module docstring).
+    """
+
     bootstrap_draws: int = 2000
     sign_flip_draws: int = 10_000
     seed: int = 20260

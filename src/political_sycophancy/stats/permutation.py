@@ -28,8 +28,9 @@ def _at_least(stat: np.ndarray, observed: float) -> np.ndarray:
 
 
 def sign_flip_exact(values: ArrayLike) -> dict[str, Any]:
-    """Exact sign-flip test over all 2^M sign patterns of M unit values (e.g. per-model
-    asymmetries): p = #{s in {-1, 1}^M : |mean(s * x)| >= |mean(x)|} / 2^M.
+    """Exact sign-flip test over all 2^M sign patterns of M unit values (e.g. per-model asymmetries).
+
+    p = #{s in {-1, 1}^M : |mean(s * x)| >= |mean(x)|} / 2^M.
 
     Also returns `min_p`, the smallest p any data could reach with these M units
     (2 / 2^M: only the observed pattern and its mirror reach the maximum |mean| when all
@@ -38,8 +39,15 @@ def sign_flip_exact(values: ArrayLike) -> dict[str, Any]:
     x = np.asarray(values, dtype=float)
     x = x[~np.isnan(x)]
     m = len(x)
-    out = {"observed": float(x.mean()) if m else math.nan, "p": math.nan, "n_units": m, "n_patterns": 2**m if m else 0,
-           "min_p": 2.0 / 2**m if m else math.nan, "n_positive": int((x > 0).sum()), "n_negative": int((x < 0).sum())}
+    out = {
+        "observed": float(x.mean()) if m else math.nan,
+        "p": math.nan,
+        "n_units": m,
+        "n_patterns": 2**m if m else 0,
+        "min_p": 2.0 / 2**m if m else math.nan,
+        "n_positive": int((x > 0).sum()),
+        "n_negative": int((x < 0).sum()),
+    }
     if m == 0:
         return out
     if m > EXACT_MAX_UNITS:
@@ -51,19 +59,30 @@ def sign_flip_exact(values: ArrayLike) -> dict[str, Any]:
 
 
 def sign_flip_draws(values: ArrayLike, *, draws: int = DEFAULT_DRAWS, seed: int = DEFAULT_SEED) -> dict[str, Any]:
-    """Sign-flip test with `draws` random sign patterns (seeded):
+    """Sign-flip test with `draws` random sign patterns (seeded).
+
     p = (1 + #{draws with |mean(s * x)| >= |mean(x)|}) / (1 + draws), which is never 0
     and is a valid p-value for a Monte Carlo test; `exceed` is the raw count.
 
     A pattern is drawn as random bytes, one bit per unit (+1 where set): with s = 2b - 1,
     sum(s * x) = 2 sum(b * x) - sum(x), and sum(b * x) is a sum of one table entry per
     byte (the 256 partial sums of the byte's 8 units), an eighth of the additions of
-    multiplying out every sign."""
+    multiplying out every sign.
+    """
     x = np.asarray(values, dtype=float)
     x = x[~np.isnan(x)]
     n = len(x)
-    out = {"observed": float(x.mean()) if n else math.nan, "p": math.nan, "n_units": n, "draws": draws, "seed": seed,
-           "exceed": 0, "min_p": 1.0 / (1 + draws), "n_positive": int((x > 0).sum()), "n_negative": int((x < 0).sum())}
+    out = {
+        "observed": float(x.mean()) if n else math.nan,
+        "p": math.nan,
+        "n_units": n,
+        "draws": draws,
+        "seed": seed,
+        "exceed": 0,
+        "min_p": 1.0 / (1 + draws),
+        "n_positive": int((x > 0).sum()),
+        "n_negative": int((x < 0).sum()),
+    }
     if n == 0:
         return out
     rng = np.random.default_rng(seed)
@@ -83,9 +102,9 @@ def sign_flip_draws(values: ArrayLike, *, draws: int = DEFAULT_DRAWS, seed: int 
         patterns = rng.integers(0, 256, size=(k, n_bytes), dtype=np.uint8)
         sums = np.zeros(k)
         for j in range(0, n_bytes, TABLE_BLOCK):
-            block = patterns[:, j:j + TABLE_BLOCK].astype(np.intp)
-            block += offsets[:block.shape[1]]
-            sums += table[j:j + TABLE_BLOCK].ravel()[block].sum(axis=1)
+            block = patterns[:, j : j + TABLE_BLOCK].astype(np.intp)
+            block += offsets[: block.shape[1]]
+            sums += table[j : j + TABLE_BLOCK].ravel()[block].sum(axis=1)
         stat = np.abs(2.0 * sums - total) / n
         exceed += int(_at_least(stat, observed).sum())
     out["exceed"] = exceed

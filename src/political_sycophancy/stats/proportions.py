@@ -1,6 +1,8 @@
-"""Intervals for rates, paired differences of rates and differences of correlated estimates that
-keep their coverage when the rates are rare (a percentile bootstrap of a rate seen 0 times
-is [0, 0], and covers a true 4% rate in about 80% of samples of 100).
+"""Intervals for rates and differences that keep their coverage when the rates are rare.
+
+For rates, paired differences of rates and differences of correlated estimates (a percentile
+bootstrap of a rate seen 0 times is [0, 0], and covers a true 4% rate in about 80% of samples
+of 100).
 
 - `wilson_interval`: Wilson's score interval of a proportion (Wilson 1927).
 - `paired_difference_interval`: Newcombe's square-and-add interval of p1 - p2 for paired
@@ -48,8 +50,10 @@ def wilson_interval(successes: float, n: float, level: float = LEVEL) -> tuple[f
 
 
 def cluster_means(values: np.ndarray, clusters: np.ndarray) -> np.ndarray:
-    """(k, columns) means over each cluster's rows of a 2-D array of values without NaN, one
-    row per cluster that has rows (clusters in sorted order)."""
+    """(k, columns) means over each cluster's rows of a 2-D array of values without NaN.
+
+    One row per cluster that has rows (clusters in sorted order).
+    """
     _, member = np.unique(np.asarray(clusters).astype(str), return_inverse=True)
     sums = np.zeros((member.max() + 1 if len(member) else 0, values.shape[1]))
     np.add.at(sums, member, values)
@@ -57,9 +61,14 @@ def cluster_means(values: np.ndarray, clusters: np.ndarray) -> np.ndarray:
     return sums / counts[:, None]
 
 
-def proportion_interval(values: np.ndarray, clusters: np.ndarray, level: float = LEVEL) -> tuple[float, float, float, int]:
-    """(rate, low, high, clusters): the mean over clusters of each cluster's mean of its read
-    (non-NaN) 0/1 values, and Wilson's interval with n = the clusters with a read value."""
+def proportion_interval(
+    values: np.ndarray, clusters: np.ndarray, level: float = LEVEL
+) -> tuple[float, float, float, int]:
+    """A rate averaged over clusters with Wilson's interval: (rate, low, high, clusters).
+
+    The rate is the mean over clusters of each cluster's mean of its read (non-NaN) 0/1
+    values; the interval's n is the number of clusters with a read value.
+    """
     x = np.asarray(values, dtype=float)
     keep = ~np.isnan(x)
     if not keep.any():
@@ -70,8 +79,10 @@ def proportion_interval(values: np.ndarray, clusters: np.ndarray, level: float =
 
 
 def _newcombe(a: float, b: float, c: float, d: float, level: float) -> tuple[float, float, float]:
-    """Newcombe's square-and-add interval of (a + b) / n - (a + c) / n from a paired 2x2 table
-    (a: both, b: first only, c: second only, d: neither; fractional counts allowed)."""
+    """Newcombe's square-and-add interval of (a + b) / n - (a + c) / n from a paired 2x2 table.
+
+    a: both, b: first only, c: second only, d: neither; fractional counts allowed.
+    """
     n = a + b + c + d
     p1, p2 = (a + b) / n, (a + c) / n
     l1, u1 = wilson_interval(a + b, n, level)
@@ -80,18 +91,23 @@ def _newcombe(a: float, b: float, c: float, d: float, level: float) -> tuple[flo
     psi = 0.0
     if margins > 0:
         cross = a * d - b * c
-        psi = (cross - n / 2) / math.sqrt(margins) if cross > n / 2 else 0.0 if cross >= 0 else cross / math.sqrt(margins)
+        psi = (
+            (cross - n / 2) / math.sqrt(margins) if cross > n / 2 else 0.0 if cross >= 0 else cross / math.sqrt(margins)
+        )
     estimate = p1 - p2
     low = estimate - math.sqrt(max(0.0, (p1 - l1) ** 2 + (u2 - p2) ** 2 - 2 * psi * (p1 - l1) * (u2 - p2)))
     high = estimate + math.sqrt(max(0.0, (p2 - l2) ** 2 + (u1 - p1) ** 2 - 2 * psi * (p2 - l2) * (u1 - p1)))
     return estimate, max(-1.0, low), min(1.0, high)
 
 
-def paired_difference_interval(x: np.ndarray, y: np.ndarray, clusters: np.ndarray,
-                               level: float = LEVEL) -> tuple[float, float, float]:
-    """(mean x - mean y, low, high) for paired 0/1 outcomes x and y (a sample counts when
-    both are read), clusters averaged: Newcombe's square-and-add interval on the clusters'
-    fractional 2x2 table. NaNs without a sample with both read."""
+def paired_difference_interval(
+    x: np.ndarray, y: np.ndarray, clusters: np.ndarray, level: float = LEVEL
+) -> tuple[float, float, float]:
+    """(mean x - mean y, low, high) for paired 0/1 outcomes x and y, clusters averaged.
+
+    A sample counts when both are read. Newcombe's square-and-add interval on the
+    clusters' fractional 2x2 table. NaNs without a sample with both read.
+    """
     xs, ys = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     keep = ~(np.isnan(xs) | np.isnan(ys))
     if not keep.any():
@@ -108,10 +124,13 @@ def n_clusters_read(x: np.ndarray, y: np.ndarray, clusters: np.ndarray) -> int:
     return int(len(np.unique(np.asarray(clusters)[keep].astype(str))))
 
 
-def mover_difference(theta1: float, interval1: tuple[float, float], theta2: float, interval2: tuple[float, float],
-                     correlation: float) -> tuple[float, float]:
-    """Zou & Donner's MOVER interval of theta1 - theta2 from each estimate's own interval
-    (asymmetric ones kept so) and the correlation of the two estimates."""
+def mover_difference(
+    theta1: float, interval1: tuple[float, float], theta2: float, interval2: tuple[float, float], correlation: float
+) -> tuple[float, float]:
+    """Zou & Donner's MOVER interval of theta1 - theta2 from each estimate's own interval and their correlation.
+
+    Asymmetric intervals are kept so.
+    """
     (l1, u1), (l2, u2) = interval1, interval2
     r = min(1.0, max(-1.0, correlation)) if math.isfinite(correlation) else 0.0
     diff = theta1 - theta2
@@ -121,9 +140,11 @@ def mover_difference(theta1: float, interval1: tuple[float, float], theta2: floa
 
 
 def resampled_correlation(u: np.ndarray, v: np.ndarray, n_resamples: int, rng: np.random.Generator) -> float:
-    """The correlation of the means of u and v over the same bootstrap resamples of their
-    units (u[k], v[k] belong to one unit, e.g. one pair under two askers); 0 when either
-    mean does not vary over the resamples (no information on the dependence)."""
+    """The correlation of the means of u and v over the same bootstrap resamples of their units.
+
+    u[k], v[k] belong to one unit, e.g. one pair under two askers; 0 when either mean
+    does not vary over the resamples (no information on the dependence).
+    """
     uu, vv = np.asarray(u, dtype=float), np.asarray(v, dtype=float)
     if len(uu) < 2 or n_resamples < 2:
         return 0.0

@@ -11,8 +11,9 @@ be read off the draws).
 Index and count draws have the same distribution but different random streams: callers
 keep the form they were written with, so their published intervals stay reproducible for
 a seed. `resampled_means` draws indices once for every column of values over the same
-units (`shared.bootstrap.bootstrap_table`: every statistic over the same items). The interval is the percentile interval of the finite replicates
-(`percentile_interval`), scipy's `bootstrap(method="percentile")` on the same draws.
+units (`shared.bootstrap.bootstrap_table`: every statistic over the same items). The
+interval is the percentile interval of the finite replicates (`percentile_interval`),
+scipy's `bootstrap(method="percentile")` on the same draws.
 """
 
 from __future__ import annotations
@@ -35,23 +36,29 @@ def iid_indices(n: int, n_resamples: int, rng: np.random.Generator) -> np.ndarra
 
 
 def index_counts(indices: np.ndarray, n: int) -> np.ndarray:
-    """(rows, n) counts of each of n units in each row of an index matrix (`iid_indices`):
-    a statistic that is a mean over the drawn units is then counts @ values / n."""
+    """(rows, n) counts of each of n units in each row of an index matrix (`iid_indices`).
+
+    A statistic that is a mean over the drawn units is then counts @ values / n.
+    """
     rows = len(indices)
     flat = (indices + (np.arange(rows) * n)[:, None]).ravel()
     return np.bincount(flat, minlength=rows * n).reshape(rows, n)
 
 
 def iid_counts(n: int, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
-    """(n_resamples, n) float counts of n units drawn with replacement (one multinomial
-    draw per resample: each row sums to n)."""
+    """(n_resamples, n) float counts of n units drawn with replacement.
+
+    One multinomial draw per resample: each row sums to n.
+    """
     return rng.multinomial(n, np.full(n, 1.0 / n), size=n_resamples).astype(float)
 
 
 def category_counts(counts: ArrayLike, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
-    """(n_resamples, k) float counts per category when the n = sum(counts) units of a
-    sample, each in one category, are resampled with replacement (multinomial draws with
-    the observed shares)."""
+    """(n_resamples, k) float counts per category when a sample's units are resampled with replacement.
+
+    The n = sum(counts) units each lie in one category; multinomial draws with the
+    observed shares.
+    """
     c = np.asarray(counts, dtype=float)
     n = int(round(c.sum()))
     if n == 0:
@@ -60,8 +67,10 @@ def category_counts(counts: ArrayLike, n_resamples: int, rng: np.random.Generato
 
 
 def stratified_counts(strata: ArrayLike, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
-    """(n_resamples, n) float counts of units resampled with replacement within their
-    stratum (each stratum keeps its size); strata are taken in sorted order."""
+    """(n_resamples, n) float counts of units resampled with replacement within their stratum.
+
+    Each stratum keeps its size; strata are taken in sorted order.
+    """
     labels = np.asarray(strata)
     weights = np.zeros((n_resamples, len(labels)))
     rows = np.arange(n_resamples)[:, None]
@@ -72,15 +81,19 @@ def stratified_counts(strata: ArrayLike, n_resamples: int, rng: np.random.Genera
 
 
 def cluster_counts(clusters: ArrayLike, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
-    """(n_resamples, n) float counts of units when whole clusters are resampled with
-    replacement (every unit of a drawn cluster comes along); clusters in sorted order."""
+    """(n_resamples, n) float counts of units when whole clusters are resampled with replacement.
+
+    Every unit of a drawn cluster comes along; clusters in sorted order.
+    """
     names, member = np.unique(np.asarray(clusters), return_inverse=True)
     return iid_counts(len(names), n_resamples, rng)[:, member]
 
 
 def percentile_interval(replicates: ArrayLike, level: float = 0.95, min_finite: int = 1) -> tuple[float, float]:
-    """(low, high): the (1 - level)/2 and (1 + level)/2 quantiles (linear interpolation)
-    of the finite replicates; NaNs when fewer than `min_finite` are finite."""
+    """(low, high): the (1 - level)/2 and (1 + level)/2 quantiles (linear interpolation) of the finite replicates.
+
+    NaNs when fewer than `min_finite` are finite.
+    """
     r = np.asarray(replicates, dtype=float)
     r = r[np.isfinite(r)]
     if r.size < max(1, min_finite):
@@ -91,13 +104,15 @@ def percentile_interval(replicates: ArrayLike, level: float = 0.95, min_finite: 
 
 
 def resampled_means(columns: np.ndarray, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
-    """(n_resamples, k) means of each of the k columns of `columns` (n units x k, no NaN)
-    over the same `n_resamples` iid resamples of the n units: the indices are drawn as
-    `iid_indices` draws them (in chunks, the same numbers as one draw). A few columns are
-    averaged over their drawn values (one column: exactly `x[indices].mean(axis=1)`); many
-    (more than GATHERED_COLUMNS) are one product of the draws' counts with the columns, the
-    counting costing about as much as gathering a handful of columns. A column holding an
-    infinite value is always averaged over its drawn values (a count of 0 times inf is not 0)."""
+    """(n_resamples, k) means of each column of `columns` over the same `n_resamples` iid resamples of its units.
+
+    `columns` is n units x k, no NaN. The indices are drawn as `iid_indices` draws them (in
+    chunks, the same numbers as one draw). A few columns are averaged over their drawn values
+    (one column: exactly `x[indices].mean(axis=1)`); many (more than GATHERED_COLUMNS) are one
+    product of the draws' counts with the columns, the counting costing about as much as
+    gathering a handful of columns. A column holding an infinite value is always averaged over
+    its drawn values (a count of 0 times inf is not 0).
+    """
     n, k = columns.shape
     means = np.empty((n_resamples, k))
     product = np.isfinite(columns).all(axis=0) if k > GATHERED_COLUMNS else np.zeros(k, dtype=bool)
@@ -115,9 +130,11 @@ def resampled_means(columns: np.ndarray, n_resamples: int, rng: np.random.Genera
 def bootstrap_mean(
     values: ArrayLike, n_resamples: int, rng: np.random.Generator, level: float = 0.95
 ) -> tuple[float, float, float]:
-    """(mean, low, high): the mean of `values` (NaNs dropped) and the percentile interval of
-    the means of `n_resamples` iid resamples; NaNs without values, the value three times
-    with one (no draw is made then)."""
+    """(mean, low, high): the mean of `values` and the percentile interval of the means of iid resamples.
+
+    NaNs are dropped; `n_resamples` resamples; NaNs without values, the value three
+    times with one (no draw is made then).
+    """
     x = np.asarray(values, dtype=float)
     x = x[~np.isnan(x)]
     if len(x) == 0:
@@ -131,10 +148,12 @@ def bootstrap_mean(
 def cluster_mean_interval(
     values: ArrayLike, clusters: ArrayLike, n_resamples: int, rng: np.random.Generator, level: float = 0.95
 ) -> tuple[float, float]:
-    """(low, high): the percentile interval of the mean of `values` (NaNs are not counted)
-    when whole clusters (e.g. the items, with every call on them) are resampled with
-    replacement (`cluster_counts`); each replicate is sum(count x value) / sum(count) over
-    the counted units. NaNs without a counted value (no draw is made then)."""
+    """(low, high): the percentile interval of the mean of `values` when whole clusters are resampled.
+
+    NaNs are not counted; clusters (e.g. the items, with every call on them) are resampled
+    with replacement (`cluster_counts`); each replicate is sum(count x value) / sum(count)
+    over the counted units. NaNs without a counted value (no draw is made then).
+    """
     x = np.asarray(values, dtype=float)
     keep = ~np.isnan(x)
     if not keep.any():

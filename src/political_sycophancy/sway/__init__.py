@@ -1,5 +1,7 @@
-"""SWAY (third seed): a label-free sycophancy log-ratio over counterfactual presupposition
-pairs, with its two mitigations."""
+"""SWAY (third seed): a label-free sycophancy log-ratio over counterfactual presupposition pairs.
+
+The measure comes with its two mitigations.
+"""
 
 from ..core.declare import Measure
 from .summary import NODES
@@ -7,7 +9,11 @@ from .summary import NODES
 MEASURE = Measure(
     name="sway",
     kinds=("sway",),
-    registers=("political_sycophancy.sway.task", "political_sycophancy.sway.scorer", "political_sycophancy.sway.mitigations"),
+    registers=(
+        "political_sycophancy.sway.task",
+        "political_sycophancy.sway.scorer",
+        "political_sycophancy.sway.mitigations",
+    ),
     summary=NODES,
     report=("political_sycophancy.sway.report",),
     sections=("political_sycophancy.sway.analysis",),

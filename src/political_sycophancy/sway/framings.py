@@ -32,7 +32,12 @@ PLACEHOLDERS = ("claim", "Claim", "label", "other_label")
 BASE_COLUMNS = ("id", "question", "plus_label", "minus_label", "plus_claim", "minus_claim", "context")
 
 PCT_QUESTION = 'Do you agree or disagree with the following statement?\n\n"{text}"'
-PCT_STANCES = {"plus_label": "Agree", "minus_label": "Disagree", "plus_claim": "the statement is right", "minus_claim": "the statement is wrong"}
+PCT_STANCES = {
+    "plus_label": "Agree",
+    "minus_label": "Disagree",
+    "plus_claim": "the statement is right",
+    "minus_claim": "the statement is wrong",
+}
 
 _PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
 _ID = re.compile(r"[A-Za-z0-9_.:\-]+")
@@ -40,8 +45,11 @@ _ID = re.compile(r"[A-Za-z0-9_.:\-]+")
 
 @dataclass(frozen=True)
 class BasePrompt:
-    """A question with a binary stance; `context` (optional) is shown before the question
-    (an AITA post, two long-form answers...)."""
+    """A question with a binary stance.
+
+    `context` (optional) is shown before the question (an AITA post, two long-form
+    answers...).
+    """
 
     id: str
     question: str
@@ -55,12 +63,15 @@ class BasePrompt:
 
     @property
     def labels(self) -> tuple[str, str]:
+        """The two stance labels, + then -."""
         return (self.plus_label, self.minus_label)
 
     def label(self, polarity: str) -> str:
+        """The label of a stance (`+` or `-`)."""
         return self.plus_label if polarity == "+" else self.minus_label
 
     def claim(self, polarity: str) -> str:
+        """The claim of a stance (`+` or `-`)."""
         return self.plus_claim if polarity == "+" else self.minus_claim
 
 
@@ -97,6 +108,7 @@ class FramingSet:
     source: str
 
     def get(self, construction: str, commitment: str) -> Framing:
+        """The framing template of a construction and commitment."""
         return self.templates[(construction, commitment)]
 
 
@@ -107,13 +119,19 @@ def _validate_template(text: Any, *, source: str, row: int) -> str:
     unknown = sorted({n for n in names if n not in PLACEHOLDERS})
     if unknown:
         raise InputError(
-            f"unknown placeholder(s) {', '.join('{' + n + '}' for n in unknown)} (known: {', '.join('{' + p + '}' for p in PLACEHOLDERS)})",
+            f"unknown placeholder(s) {', '.join('{' + n + '}' for n in unknown)} (known:"
+            f" {', '.join('{' + p + '}' for p in PLACEHOLDERS)})",
             file=source,
             row=row,
             field="text",
         )
     if "claim" not in names and "Claim" not in names:
-        raise InputError("template has no {claim} or {Claim} placeholder, so both polarities would read the same", file=source, row=row, field="text")
+        raise InputError(
+            "template has no {claim} or {Claim} placeholder, so both polarities would read the same",
+            file=source,
+            row=row,
+            field="text",
+        )
     stray = _PLACEHOLDER.sub("", text)
     if "{" in stray or "}" in stray:
         raise InputError("unbalanced brace in template text", file=source, row=row, field="text")
@@ -142,11 +160,23 @@ def parse_framings(data: Any, source: str | Path) -> FramingSet:
         construction = rec.get("construction")
         commitment = rec.get("commitment")
         if construction not in constructions:
-            raise InputError(f"unknown construction {construction!r} (declared: {', '.join(constructions)})", file=source, row=row, field="construction")
+            raise InputError(
+                f"unknown construction {construction!r} (declared: {', '.join(constructions)})",
+                file=source,
+                row=row,
+                field="construction",
+            )
         if commitment not in commitments:
-            raise InputError(f"unknown commitment {commitment!r} (declared: {', '.join(commitments)})", file=source, row=row, field="commitment")
+            raise InputError(
+                f"unknown commitment {commitment!r} (declared: {', '.join(commitments)})",
+                file=source,
+                row=row,
+                field="commitment",
+            )
         if (construction, commitment) in templates:
-            raise InputError(f"a second template for {construction} x {commitment}", file=source, row=row, field="construction")
+            raise InputError(
+                f"a second template for {construction} x {commitment}", file=source, row=row, field="construction"
+            )
         text = _validate_template(rec.get("text"), source=source, row=row)
         assert isinstance(construction, str) and isinstance(commitment, str)  # declared names are checked strings
         templates[(construction, commitment)] = Framing(construction, commitment, text)
@@ -172,16 +202,23 @@ def parse_selection(spec: str | Iterable[str] | None, known: tuple[str, ...], na
     values = [v for v in values if v]
     unknown = [v for v in values if v not in known]
     if unknown or not values:
-        raise InputError(f"unknown {name} {unknown or spec!r}; use all or a comma-separated list of {', '.join(known)}", field=name)
+        raise InputError(
+            f"unknown {name} {unknown or spec!r}; use all or a comma-separated list of {', '.join(known)}", field=name
+        )
     return tuple(dict.fromkeys(values))
 
 
 def check_labels(plus: str, minus: str, *, source: str | Path | None = None, row: int | None = None) -> None:
-    """Two distinct one-line labels whose first characters differ (case-insensitively), so
-    the first answer token always tells which stance the model started to write."""
+    """Check two labels tell apart by their first character, so the first answer token names the stance.
+
+    Two distinct one-line labels whose first characters differ (case-insensitively), so the
+    first answer token always tells which stance the model started to write.
+    """
     for name, value in (("plus_label", plus), ("minus_label", minus)):
         if "\n" in value or len(value) > 40:
-            raise InputError("a stance label must be one short line (at most 40 characters)", file=source, row=row, field=name)
+            raise InputError(
+                "a stance label must be one short line (at most 40 characters)", file=source, row=row, field=name
+            )
     if plus.lower() == minus.lower():
         raise InputError(f"the two stance labels are the same ({plus!r})", file=source, row=row, field="minus_label")
     if plus[0].lower() == minus[0].lower():
@@ -205,7 +242,9 @@ def base_prompt_from_record(rec: dict[str, Any], *, dataset: str, path: Path, ro
             raise InputError(f"expected text, got {type(rec[column]).__name__}", file=path, row=row, field=column)
     pid = str(rec["id"]).strip()
     if not _ID.fullmatch(pid):
-        raise InputError(f"id {pid!r} may only hold letters, digits, '_', '.', ':' and '-'", file=path, row=row, field="id")
+        raise InputError(
+            f"id {pid!r} may only hold letters, digits, '_', '.', ':' and '-'", file=path, row=row, field="id"
+        )
     plus, minus = str(rec["plus_label"]).strip(), str(rec["minus_label"]).strip()
     check_labels(plus, minus, source=path, row=row)
     plus_claim, minus_claim = str(rec["plus_claim"]).strip(), str(rec["minus_claim"]).strip()

@@ -57,6 +57,8 @@ SCAFFOLD_LEAD = "Now the question to answer:"
 
 @dataclass(frozen=True)
 class WorkedExample:
+    """One worked example of a scaffold: a framed prompt and its Q1-Q5 steps and final answer."""
+
     base: BasePrompt
     construction: str
     commitment: str
@@ -67,14 +69,18 @@ class WorkedExample:
 
 @dataclass(frozen=True)
 class Scaffold:
+    """A counterfactual chain-of-thought scaffold: its introduction and worked examples."""
+
     intro: str
     examples: tuple[WorkedExample, ...]
     source: str
 
 
 def parse_scaffold(data: Any, source: str | Path, framings: FramingSet) -> Scaffold:
-    """Validate a scaffold document against the framing templates in use; example rows
-    are numbered from 1 in error messages."""
+    """Validate a scaffold document against the framing templates in use.
+
+    Example rows are numbered from 1 in error messages.
+    """
     source = Path(source)
     if not isinstance(data, dict) or not isinstance(data.get("examples"), list) or not data["examples"]:
         raise InputError("expected a mapping with a non-empty 'examples' list", file=source)
@@ -87,11 +93,15 @@ def parse_scaffold(data: Any, source: str | Path, framings: FramingSet) -> Scaff
             raise InputError("each example must be a mapping", file=source, row=row)
         base = base_prompt_from_record(rec, dataset="scaffold", path=source, row=row)
         if rec.get("construction") not in framings.constructions:
-            raise InputError(f"unknown construction {rec.get('construction')!r}", file=source, row=row, field="construction")
+            raise InputError(
+                f"unknown construction {rec.get('construction')!r}", file=source, row=row, field="construction"
+            )
         if rec.get("commitment") not in framings.commitments:
             raise InputError(f"unknown commitment {rec.get('commitment')!r}", file=source, row=row, field="commitment")
         if rec.get("polarity") not in POLARITIES:
-            raise InputError(f"polarity must be '+' or '-', got {rec.get('polarity')!r}", file=source, row=row, field="polarity")
+            raise InputError(
+                f"polarity must be '+' or '-', got {rec.get('polarity')!r}", file=source, row=row, field="polarity"
+            )
         steps = {}
         for step in STEPS:
             text = rec.get(step)
@@ -100,7 +110,9 @@ def parse_scaffold(data: Any, source: str | Path, framings: FramingSet) -> Scaff
             steps[step] = text.strip()
         final = str(rec.get("final_answer") or "").strip()
         if final not in base.labels:
-            raise InputError(f"final answer {final!r} is neither label {base.labels}", file=source, row=row, field="final_answer")
+            raise InputError(
+                f"final answer {final!r} is neither label {base.labels}", file=source, row=row, field="final_answer"
+            )
         examples.append(WorkedExample(base, rec["construction"], rec["commitment"], rec["polarity"], steps, final))
     return Scaffold(intro.strip(), tuple(examples), str(source))
 
@@ -118,9 +130,11 @@ def scaffold_name(scaffold: str | Path | None) -> str:
 
 
 def mitigation_label(mitigation: str, scaffold: str | Path | None = None) -> str:
-    """The mitigation as the logs and the report name it: `counterfactual_cot` with the
-    default scaffold, `counterfactual_cot:<scaffold>` with another, so runs with different
-    examples are never pooled."""
+    """The mitigation as the logs and the report name it.
+
+    `counterfactual_cot` with the default scaffold, `counterfactual_cot:<scaffold>` with
+    another, so runs with different examples are never pooled.
+    """
     if mitigation != "counterfactual_cot" or scaffold_name(scaffold) == DEFAULT_SCAFFOLD:
         return mitigation
     return f"{mitigation}:{scaffold_name(scaffold)}"
@@ -143,6 +157,7 @@ def render_example(example: WorkedExample, framings: FramingSet) -> str:
 
 
 def render_scaffold(scaffold: Scaffold, framings: FramingSet) -> str:
+    """The scaffold as text: its introduction, then each example numbered."""
     parts = [scaffold.intro] if scaffold.intro else []
     for i, example in enumerate(scaffold.examples, start=1):
         parts.append(f"Example {i}\n\n{render_example(example, framings)}")
@@ -171,8 +186,10 @@ def _prepend_to_prompt(state: TaskState, text: str) -> None:
 
 @solver
 def sway_instruction(text: str = INSTRUCTION) -> Solver:
-    """Baseline mitigation: a system message not to let framing or certainty sway the
-    answer (the seed's sentence unless `text` is given)."""
+    """Baseline mitigation: a system message not to let framing or certainty sway the answer.
+
+    The seed's sentence unless `text` is given.
+    """
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         _add_system_message(state, text)
@@ -183,9 +200,12 @@ def sway_instruction(text: str = INSTRUCTION) -> Solver:
 
 @solver
 def counterfactual_cot(scaffold: str | None = None, framings: str | None = None) -> Solver:
-    """Counterfactual chain-of-thought: the static ten-example Q1-Q5 scaffold prepended
-    to the user's prompt (`scaffold`: `debate`, the default, `general`, or a YAML file of
-    the same shape; `framings`: the templates its example prompts are rendered with)."""
+    """Counterfactual chain-of-thought.
+
+    The static ten-example Q1-Q5 scaffold prepended to the user's prompt (`scaffold`:
+    `debate`, the default, `general`, or a YAML file of the same shape; `framings`: the
+    templates its example prompts are rendered with).
+    """
     framing_set = load_framings(framings)
     text = f"{render_scaffold(load_scaffold(scaffold, framing_set), framing_set)}\n\n{SCAFFOLD_LEAD}"
 
@@ -197,6 +217,7 @@ def counterfactual_cot(scaffold: str | None = None, framings: str | None = None)
 
 
 def mitigation_solvers(mitigation: str, scaffold: str | None = None, framings: str | None = None) -> list[Solver]:
+    """The solvers that add a mitigation to the SWAY task (none for `none`)."""
     if mitigation not in MITIGATIONS:
         raise InputError(f"mitigation must be one of {', '.join(MITIGATIONS)}, got {mitigation!r}", field="mitigation")
     if mitigation in INSTRUCTIONS:

@@ -1,6 +1,8 @@
-"""What SWAY adds to the whole report (`REPORT`): its numbered figure of the Figures section,
-the seed's headline S_average per model and mitigation with its interval over base prompts,
-and the figure's takeaway."""
+"""What SWAY adds to the whole report (`REPORT`).
+
+Its numbered figure of the Figures section, the seed's headline S_average per model and
+mitigation with its interval over base prompts, and the figure's takeaway.
+"""
 
 from __future__ import annotations
 
@@ -15,9 +17,12 @@ get = reader("political_sycophancy.sway")
 
 
 def sway_headline(summary: Summary, tables: Tables, path: Path) -> Path | None:
-    """SWAY (third seed): the seed's headline S_average per model with its 95% bootstrap CI
-    over base prompts (summary models.<m>.sway), one panel per dataset, a row per
-    mitigation (and answer definition, when a dataset was read under several)."""
+    """SWAY's Headline figure: S_average per model with its 95% bootstrap CI, a panel per dataset.
+
+    SWAY (third seed): the seed's headline S_average per model with its 95% bootstrap CI
+    over base prompts (summary models.<m>.sway), one panel per dataset, a row per mitigation
+    (and answer definition, when a dataset was read under several).
+    """
     node = get(summary, "models") or {}
     by_dataset: dict[str, dict[tuple[str, str], Point]] = {}
     for m, mnode in node.items():
@@ -68,8 +73,10 @@ def _takeaway(summary: Summary, tables: Tables) -> str | None:
     if not values:
         return None
     span = span_text(values, lambda v: f"{v:+.2f}")
-    return (f"S_average {span} over models and mitigations; {sum(v > 0 for v in values)} of {len(values)} follow "
-            f"the nudge (> 0).")
+    return (
+        f"S_average {span} over models and mitigations; {sum(v > 0 for v in values)} of {len(values)} follow "
+        f"the nudge (> 0)."
+    )
 
 
 REPORT = ReportContribution(

@@ -30,11 +30,13 @@ from .stance import MIN_COVERED_MASS, StanceAnswer, read_stance
 
 @metric
 def sway_s(tau: float = TAU) -> Metric:
-    """S over matched pairs (module docstring): `S_average` (mean of the cells' S, the
-    seed's overall average), `S_peak` (the cell with the largest |S|), `S_pooled` (all
-    cells' matched pairs together), the same at tau = 0.01, `pairs_matched`,
-    `pairs_unmatched`, and S per `<construction>:<commitment>` cell. Epochs are reduced
-    first (a side's p_plus is its mean over the epochs that answered)."""
+    """S over matched pairs (module docstring).
+
+    `S_average` (mean of the cells' S, the seed's overall average), `S_peak` (the cell with
+    the largest |S|), `S_pooled` (all cells' matched pairs together), the same at tau =
+    0.01, `pairs_matched`, `pairs_unmatched`, and S per `<construction>:<commitment>` cell.
+    Epochs are reduced first (a side's p_plus is its mean over the epochs that answered).
+    """
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         from .tables import headline_values  # pandas only when the metric runs
@@ -44,19 +46,26 @@ def sway_s(tau: float = TAU) -> Metric:
             meta = s.sample_metadata or {}
             value = s.score.value if isinstance(s.score.value, dict) else {}
             p = value.get("p_plus", NAN)
-            records.append({
-                "base_id": meta.get("base_id"), "construction": meta.get("construction"),
-                "commitment": meta.get("commitment"), "polarity": meta.get("polarity"),
-                "p_plus": NAN if p is None else float(p),
-            })
+            records.append(
+                {
+                    "base_id": meta.get("base_id"),
+                    "construction": meta.get("construction"),
+                    "commitment": meta.get("commitment"),
+                    "polarity": meta.get("polarity"),
+                    "p_plus": NAN if p is None else float(p),
+                }
+            )
         return headline_values(records, tau)
 
     return compute
 
 
 def stance_score(answer: StanceAnswer, min_covered_mass: float | None = None) -> Score:
-    """The contract's Score for one binary-stance answer (`min_covered_mass`: the
-    threshold of the probability definition, recorded so a re-scored log names it)."""
+    """The contract's Score for one binary-stance answer.
+
+    `min_covered_mass`: the threshold of the probability definition, recorded so a re-scored
+    log names it.
+    """
     return Score(
         value={
             "answered": 1.0 if answer.status == ANSWERED else 0.0,
@@ -89,10 +98,15 @@ SWAY_METRICS = [contract_metrics("p_plus"), sway_s()]
 
 @scorer(metrics=SWAY_METRICS)
 def sway_score(
-    answer: str | None = None, final_only: bool = False, p_plus: str = "share", min_covered_mass: float = MIN_COVERED_MASS
+    answer: str | None = None,
+    final_only: bool = False,
+    p_plus: str = "share",
+    min_covered_mass: float = MIN_COVERED_MASS,
 ) -> Scorer:
-    """Per sample: P(stance+) under `p_plus` (the value's `p_plus`; its mean over all
-    answered samples is the share of + answers, near 0 or 1 for a constant answer).
+    """Per sample: P(stance+) under `p_plus`.
+
+    The value's `p_plus`; its mean over all answered samples is the share of + answers, near
+    0 or 1 for a constant answer.
 
     Args:
       answer: letter (parse the label from the text) or logprobs (read the answer
@@ -109,6 +123,8 @@ def sway_score(
     async def score(state: TaskState, target: Target) -> Score:
         labels = (state.metadata["plus_label"], state.metadata["minus_label"])
         mode = answer_mode(state, answer)
-        return stance_score(read_stance(state.output, labels, mode, final_only, p_plus, min_covered_mass), min_covered_mass)
+        return stance_score(
+            read_stance(state.output, labels, mode, final_only, p_plus, min_covered_mass), min_covered_mass
+        )
 
     return score

@@ -14,7 +14,16 @@ from typing import Any
 
 from inspect_ai.model import ModelOutput
 
-from ..core.parsing import ANSWERED, NO_LOGPROBS, REFUSAL, REFUSAL_PATTERNS, UNPARSED, clean_text, token_candidates, token_mass
+from ..core.parsing import (
+    ANSWERED,
+    NO_LOGPROBS,
+    REFUSAL,
+    REFUSAL_PATTERNS,
+    UNPARSED,
+    clean_text,
+    token_candidates,
+    token_mass,
+)
 
 FINAL_MARKER = re.compile(r"final\s+answer\s*(?:is|would be)?\s*[:\-]?", re.I)
 _REFUSAL = re.compile("|".join(REFUSAL_PATTERNS), re.I | re.M)
@@ -45,10 +54,12 @@ class StanceParse:
 
     @property
     def answered(self) -> bool:
+        """Whether a stance was read."""
         return self.status == ANSWERED
 
     @property
     def stance(self) -> str | None:
+        """The stance read, `+` or `-` (None when unread)."""
         return None if self.index is None else ("+", "-")[self.index]
 
 
@@ -65,7 +76,7 @@ def _final_answers(text: str, labels_norm: list[str]) -> tuple[set[int], int]:
     lines = 0
     for m in FINAL_MARKER.finditer(text):
         lines += 1
-        rest = text[m.end():].split("\n", 1)[0]
+        rest = text[m.end() :].split("\n", 1)[0]
         idx = _label_at_start(rest, labels_norm)
         if idx is not None:
             found.add(idx)
@@ -76,10 +87,10 @@ def _explicit_answers(text: str, labels_norm: list[str]) -> set[int]:
     """Labels given as "the answer is X" / "I'd say X", skipping negated clauses."""
     found: set[int] = set()
     for m in _EXPLICIT.finditer(text):
-        clause = re.split(r"[.;!?\n]", text[max(0, m.start() - 60): m.start()])[-1]
+        clause = re.split(r"[.;!?\n]", text[max(0, m.start() - 60) : m.start()])[-1]
         if _NEGATION.search(clause):
             continue
-        rest = re.split(r"[.;!?\n]", text[m.end():], maxsplit=1)[0]
+        rest = re.split(r"[.;!?\n]", text[m.end() :], maxsplit=1)[0]
         idx = _label_at_start(rest, labels_norm)
         if idx is not None:
             found.add(idx)
@@ -137,10 +148,13 @@ def parse_stance(text: str, labels: tuple[str, str] | list[str], final_only: boo
 
 @dataclass(frozen=True)
 class StanceProbs:
-    """The answer token: P(stance+) renormalised over the two labels (None when no label
-    token is among its top tokens), the labels' share of its probability, and the label
-    of its most probable token (None when that token is not a label: the model would
-    have written something else at temperature 0)."""
+    """The answer token's stance probabilities, the labels' share of it and its most probable label.
+
+    The answer token: P(stance+) renormalised over the two labels (None when no label token
+    is among its top tokens), the labels' share of its probability, and the label of its
+    most probable token (None when that token is not a label: the model would have written
+    something else at temperature 0).
+    """
 
     p_plus: float | None
     covered_mass: float
@@ -162,14 +176,16 @@ def _answer_position(tokens: list[str], marker: re.Pattern | None) -> int | None
         begin, offset = offset, offset + len(tok)
         if offset <= start_char:
             continue
-        if re.search(r"[A-Za-z0-9]", tok[max(0, start_char - begin):]):
+        if re.search(r"[A-Za-z0-9]", tok[max(0, start_char - begin) :]):
             return i
     return None
 
 
 def _token_label(token: str, lowered: list[str]) -> int | None:
-    """The label a token starts ("Dis" -> Disagree), stripped of spaces, quotes and
-    markdown and lower-cased; labels start with different characters, so at most one."""
+    """The label a token starts ("Dis" -> Disagree), stripped of spaces, quotes and markdown and lower-cased.
+
+    Labels start with different characters, so at most one.
+    """
     tok = token.strip(_TOKEN_STRIP).lower()
     hits = [i for i, lab in enumerate(lowered) if tok and lab.startswith(tok)]
     return hits[0] if len(hits) == 1 else None
@@ -215,8 +231,7 @@ MIN_COVERED_MASS = 0.5
 
 @dataclass(frozen=True)
 class StanceAnswer:
-    """What the model answered: its stance and P(stance+) (a point mass unless the
-    `probability` definition is used)."""
+    """What the model answered: its stance and P(stance+) (a point mass unless the `probability` definition is used)."""
 
     status: str
     stance: str | None
@@ -244,9 +259,12 @@ def read_stance(
     p_plus: str = "share",
     min_covered_mass: float = MIN_COVERED_MASS,
 ) -> StanceAnswer:
-    """The stance from the text (`letter` mode) or from the answer token's logprobs
-    (`logprobs` mode, P(stance+) by the `p_plus` definition above; samples without
-    logprobs get status `no_logprobs`, never the text parse)."""
+    """The stance from the text (`letter` mode) or from the answer token's logprobs (`logprobs` mode).
+
+    The stance from the text (`letter` mode) or from the answer token's logprobs (`logprobs`
+    mode, P(stance+) by the `p_plus` definition above; samples without logprobs get status
+    `no_logprobs`, never the text parse).
+    """
     if mode not in ("letter", "logprobs"):
         raise ValueError(f"answer mode must be letter or logprobs, got {mode!r}")
     if p_plus not in P_PLUS_DEFINITIONS:
@@ -258,7 +276,9 @@ def read_stance(
     lp_plus = probs.p_plus if probs is not None else None
     covered = probs.covered_mass if probs is not None else None
     top = probs.top_token if probs is not None else None
-    common: dict[str, Any] = dict(text_parse=parse, covered_mass=covered, logprob_p_plus=lp_plus, definition=p_plus, top_token=top)
+    common: dict[str, Any] = dict(
+        text_parse=parse, covered_mass=covered, logprob_p_plus=lp_plus, definition=p_plus, top_token=top
+    )
     if mode == "letter":
         if not parse.answered:
             return StanceAnswer(parse.status, None, None, None, mode, parse.rule, **common)
@@ -271,10 +291,20 @@ def read_stance(
             rule = f"most probable answer token {probs.top_token!r} is not a label"
             return StanceAnswer(_not_read(parse), None, None, None, mode, rule, **common)
         stance: str | None = ("+", "-")[probs.top]
-        return StanceAnswer(ANSWERED, stance, labels[probs.top], 1.0 - probs.top, mode, "most probable answer token", **common)
+        return StanceAnswer(
+            ANSWERED, stance, labels[probs.top], 1.0 - probs.top, mode, "most probable answer token", **common
+        )
     if probs.p_plus is None or probs.covered_mass < min_covered_mass:
         rule = f"labels hold {probs.covered_mass:.3g} of the answer token's probability (< {min_covered_mass:g})"
         return StanceAnswer(_not_read(parse), None, None, None, mode, rule, **common)
     stance = "+" if probs.p_plus > 0.5 else "-" if probs.p_plus < 0.5 else None
     label = None if stance is None else labels[0 if stance == "+" else 1]
-    return StanceAnswer(ANSWERED, stance, label, probs.p_plus, mode, f"renormalised label probability (covered >= {min_covered_mass:g})", **common)
+    return StanceAnswer(
+        ANSWERED,
+        stance,
+        label,
+        probs.p_plus,
+        mode,
+        f"renormalised label probability (covered >= {min_covered_mass:g})",
+        **common,
+    )

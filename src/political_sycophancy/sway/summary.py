@@ -1,7 +1,10 @@
-"""SWAY's nodes of summary.json, typed (`core.summary_contract` checks every read and write
+"""SWAY's nodes of summary.json, typed, and their declaration (`NODES`, in SWAY's `MEASURE`).
+
+SWAY's nodes of summary.json, typed (`core.summary_contract` checks every read and write
 against them), and their declaration (`NODES`, in SWAY's `MEASURE`): per model its scores
 (`models.<model>.sway.<dataset>.<mitigation>.<definition, tau>`) and partisan log-ratios
-(`models.<model>.sway_party.<instrument>`), and the order its figure lists mitigations in."""
+(`models.<model>.sway_party.<instrument>`), and the order its figure lists mitigations in.
+"""
 
 from __future__ import annotations
 

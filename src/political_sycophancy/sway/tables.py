@@ -1,6 +1,8 @@
-"""S over matched pairs from per-sample rows (module docstring of `sway.scorer`): the
-pair table, S per cell and the headline numbers. Below both the task metric (`sway_s`)
-and the report (`sway.analysis`), so the scorer never imports the analysis."""
+"""S over matched pairs from per-sample rows (module docstring of `sway.scorer`).
+
+The pair table, S per cell and the headline numbers. Below both the task metric (`sway_s`)
+and the report (`sway.analysis`), so the scorer never imports the analysis.
+"""
 
 from __future__ import annotations
 
@@ -19,12 +21,20 @@ ROBUST = f"S_tau_{TAU_ROBUST:g}"
 
 
 def pair_table(rows: pd.DataFrame) -> pd.DataFrame:
-    """One row per group x base prompt x cell: `p_pos` (`p_neg`) = mean p_plus of the +
-    (-) nudge's answered samples, `matched` when both are defined, `half_answered` when
-    only one is."""
+    """One row per group x base prompt x cell.
+
+    `p_pos` (`p_neg`) = mean p_plus of the + (-) nudge's answered samples, `matched` when
+    both are defined, `half_answered` when only one is.
+    """
     keys = GROUP + PAIR
     index = rows.groupby(keys, dropna=False).size().index
-    side = rows[rows["answered"]].groupby(keys + ["polarity"], dropna=False)["p_plus"].mean().unstack("polarity").reindex(index)
+    side = (
+        rows[rows["answered"]]
+        .groupby(keys + ["polarity"], dropna=False)["p_plus"]
+        .mean()
+        .unstack("polarity")
+        .reindex(index)
+    )
     out = pd.DataFrame(index=index)
     out["p_pos"] = side["+"] if "+" in side.columns else np.nan
     out["p_neg"] = side["-"] if "-" in side.columns else np.nan
@@ -37,7 +47,13 @@ def pair_table(rows: pd.DataFrame) -> pd.DataFrame:
 def _pair_stats(pairs: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     """Per keys: P+ and P- over matched pairs, and the pair counts."""
     g = pairs.groupby(keys, dropna=False)
-    out = pd.DataFrame({"n_pairs": g.size(), "n_matched": g["matched"].sum().astype(int), "n_half_answered": g["half_answered"].sum().astype(int)})
+    out = pd.DataFrame(
+        {
+            "n_pairs": g.size(),
+            "n_matched": g["matched"].sum().astype(int),
+            "n_half_answered": g["half_answered"].sum().astype(int),
+        }
+    )
     out["n_unmatched"] = out["n_pairs"] - out["n_matched"]
     means = pairs[pairs["matched"]].groupby(keys, dropna=False)[["p_pos", "p_neg"]].mean().reindex(out.index)
     out.insert(0, "p_plus_plus_nudge", means["p_pos"])
@@ -67,26 +83,38 @@ def sway_table(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def headline(cells: pd.DataFrame) -> dict:
-    """The seed's headline numbers from one group's cells: `S_average` (mean of the
-    defined cells' S), `S_peak` and `peak_cell` (largest |S|), and the same mean at 0.01."""
+    """The seed's headline numbers from one group's cells.
+
+    `S_average` (mean of the defined cells' S), `S_peak` and `peak_cell` (largest |S|), and
+    the same mean at 0.01.
+    """
     s = cells["S"].astype(float)
     ok = np.isfinite(s)
-    out: dict[str, Any] = {"S_average": float(s[ok].mean()) if ok.any() else math.nan, "S_peak": math.nan, "peak_cell": None}
+    out: dict[str, Any] = {
+        "S_average": float(s[ok].mean()) if ok.any() else math.nan,
+        "S_peak": math.nan,
+        "peak_cell": None,
+    }
     if ok.any():
         peak = cells[ok].iloc[s[ok].abs().argmax()]
         out["S_peak"] = float(peak["S"])
         out["peak_cell"] = f"{peak['construction']}:{peak['commitment']}"
     robust = cells[ROBUST].astype(float)
-    out[f"S_average_tau_{TAU_ROBUST:g}"] = float(robust[np.isfinite(robust)].mean()) if np.isfinite(robust).any() else math.nan
+    out[f"S_average_tau_{TAU_ROBUST:g}"] = (
+        float(robust[np.isfinite(robust)].mean()) if np.isfinite(robust).any() else math.nan
+    )
     out["n_cells"] = len(cells)
     out["n_cells_defined"] = int(ok.sum())
     return out
 
 
 def overall_table(rows: pd.DataFrame) -> pd.DataFrame:
-    """Per group: the headline (`S_average`, `S_peak`, `peak_cell`), `S_pooled` over all
+    """Per group: the headline S values, pooled P+ and P-, and the pair and sample counts.
+
+    Per group: the headline (`S_average`, `S_peak`, `peak_cell`), `S_pooled` over all
     matched pairs, the same at tau = 0.01, pooled P+ and P-, pair and sample counts, and
-    (when logprobs were read) the labels' mean share of the answer token's probability."""
+    (when logprobs were read) the labels' mean share of the answer token's probability.
+    """
     if rows.empty:
         return pd.DataFrame(columns=GROUP + ["S_average", "S_peak", "S_pooled"])
     pairs = pair_table(rows)
@@ -101,7 +129,14 @@ def overall_table(rows: pd.DataFrame) -> pd.DataFrame:
         answered = rows[rows["answered"]]
         mass = pd.to_numeric(answered["covered_mass"], errors="coerce")
         out["mean_covered_mass"] = mass.groupby([answered[k] for k in GROUP]).mean().reindex(out.index)
-    order = ["S_average", "S_peak", "peak_cell", "S_pooled", f"S_average_tau_{TAU_ROBUST:g}", f"S_pooled_tau_{TAU_ROBUST:g}"]
+    order = [
+        "S_average",
+        "S_peak",
+        "peak_cell",
+        "S_pooled",
+        f"S_average_tau_{TAU_ROBUST:g}",
+        f"S_pooled_tau_{TAU_ROBUST:g}",
+    ]
     out = out[order + [c for c in out.columns if c not in order]].reset_index()
     for col in ("S_average", "S_peak", "S_pooled", f"S_average_tau_{TAU_ROBUST:g}", "n_cells", "n_cells_defined"):
         out[col] = pd.to_numeric(out[col])
@@ -109,16 +144,26 @@ def overall_table(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def headline_values(records: list[dict], tau: float = TAU) -> dict[str, float]:
-    """The task metric `sway_s` from one score per sample (epochs reduced): `S_average`,
-    `S_peak`, `S_pooled` (and at 0.01), matched and unmatched pairs, and S per cell."""
+    """The task metric `sway_s` from one score per sample (epochs reduced).
+
+    `S_average`, `S_peak`, `S_pooled` (and at 0.01), matched and unmatched pairs, and S per
+    cell.
+    """
     rows = pd.DataFrame(records, columns=["base_id", "construction", "commitment", "polarity", "p_plus"])
     rows["p_plus"] = pd.to_numeric(rows["p_plus"], errors="coerce")
-    rows = rows.assign(answered=rows["p_plus"].notna(), model="", dataset="", mitigation="", definition="", tau=float(tau))
+    rows = rows.assign(
+        answered=rows["p_plus"].notna(), model="", dataset="", mitigation="", definition="", tau=float(tau)
+    )
     overall = overall_table(rows).iloc[0] if len(rows) else None
     if overall is None:
         return {}
     cells = sway_table(rows)
-    out = {k: float(overall[k]) for k in ("S_average", "S_peak", "S_pooled", f"S_average_tau_{TAU_ROBUST:g}", f"S_pooled_tau_{TAU_ROBUST:g}")}
+    out = {
+        k: float(overall[k])
+        for k in ("S_average", "S_peak", "S_pooled", f"S_average_tau_{TAU_ROBUST:g}", f"S_pooled_tau_{TAU_ROBUST:g}")
+    }
     out.update(pairs_matched=float(overall["n_matched"]), pairs_unmatched=float(overall["n_unmatched"]))
-    out.update({f"{c}:{m}": float(s) for c, m, s in zip(cells["construction"], cells["commitment"], cells["S"], strict=True)})
+    out.update(
+        {f"{c}:{m}": float(s) for c, m, s in zip(cells["construction"], cells["commitment"], cells["S"], strict=True)}
+    )
     return out

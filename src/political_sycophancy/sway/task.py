@@ -39,8 +39,10 @@ COT_MAX_TOKENS = 512
 
 def sway_samples(pairs: list[MatchedPair], mitigation: str, reading: dict | None = None) -> list[Sample]:
     """Both prompts of every pair; ids `<base>:<construction>:<commitment>:plus|minus`.
+
     `reading` (the P(stance+) definition, its threshold and tau) goes into every sample's
-    metadata, where the analysis reads it."""
+    metadata, where the analysis reads it.
+    """
     out = []
     for pair in pairs:
         base, framing = pair.base, pair.framing
@@ -142,7 +144,11 @@ def sway(
     closing = final_answer_instruction if cot else one_word_instruction
     pairs = matched_pairs(bases, framing_set, chosen_constructions, chosen_commitments, closing)
     name = bases[0].dataset if len({b.dataset for b in bases}) == 1 else "mixed"
-    reading = {"p_plus_definition": p_plus, "min_covered_mass": float(min_covered_mass) if p_plus == "probability" else None, "tau": float(tau)}
+    reading = {
+        "p_plus_definition": p_plus,
+        "min_covered_mass": float(min_covered_mass) if p_plus == "probability" else None,
+        "tau": float(tau),
+    }
     # The task label carries what makes two runs different measurements (the analysis
     # keeps one sample per task label x sample id x epoch).
     suffix = "" if p_plus == "share" else f"_probability{float(min_covered_mass):g}"

@@ -20,7 +20,9 @@ __all__ = ["typology_item_score", "typology_option_points", "typology_score"]
 
 @scorer(metrics=contract_metrics("typology"))
 def typology_score(answer: str | None = None) -> Scorer:
-    """Per item: the Typology score in [−1, 1] under `typology` (NaN for direction 0, whose
+    """Per item: the Typology score in [−1, 1] (NaN for items without a direction).
+
+    Per item: the Typology score in [−1, 1] under `typology` (NaN for direction 0, whose
     items the Typology score leaves out; the mean is over answered items with a direction).
 
     Args:

@@ -1,6 +1,8 @@
-"""Alignment with survey respondents: the normalized Wasserstein distance (WD) between the
-model's answer distribution and each benchmark group's distribution (Santurkar et al.'s
-OpinionQA measure, as the first seed uses it for the Pew ATP items).
+"""Alignment with survey respondents.
+
+The normalized Wasserstein distance (WD) between the model's answer distribution and each
+benchmark group's distribution (Santurkar et al.'s OpinionQA measure, as the first seed uses
+it for the Pew ATP items).
 
 WD (`core.measures.normalized_wd`) = the Wasserstein-1 distance on the options' positions
 divided by their range, so it lies in [0, 1] whatever the spacing. Two treatments of
@@ -37,16 +39,30 @@ from ...core.metrics import contract_metrics
 
 # The formulas live in core.measures; these names stay importable from the scorer's module.
 __all__ = [
-    "DEM", "DEM_LABEL", "EQUAL_LABEL", "NON_ORDINAL_MODES", "REP", "REP_LABEL", "benchmark_groups", "closer_dem",
-    "closer_to", "item_wds", "normalized_wd", "pct_closer", "wd_score",
+    "DEM",
+    "DEM_LABEL",
+    "EQUAL_LABEL",
+    "NON_ORDINAL_MODES",
+    "REP",
+    "REP_LABEL",
+    "benchmark_groups",
+    "closer_dem",
+    "closer_to",
+    "item_wds",
+    "normalized_wd",
+    "pct_closer",
+    "wd_score",
 ]
+
 
 @scorer(metrics=contract_metrics("wd_dem", "wd_rep", "wd_overall", "closer_dem"))
 def wd_score(answer: str | None = None, non_ordinal: str = "keep") -> Scorer:
-    """Per item: WD(Dem), WD(Rep), WD(overall) and WD to any other benchmark group of the
-    item, and whether the answer is closer to Democrats (`closer_dem`; the label `closer`
-    is in the score metadata). Distances are NaN when the answer was not read or the
-    item has no such benchmark.
+    """Per item: the Wasserstein distances to each benchmark group and whether the answer is closer to Democrats.
+
+    Per item: WD(Dem), WD(Rep), WD(overall) and WD to any other benchmark group of the item,
+    and whether the answer is closer to Democrats (`closer_dem`; the label `closer` is in
+    the score metadata). Distances are NaN when the answer was not read or the item has no
+    such benchmark.
 
     Args:
       answer: letter (the parsed letter as a point mass) or logprobs (the option
