@@ -1,3 +1,4 @@
+# Long: the audit's paper figures with intervals (baseline, by asker, personas, item panels), drawn in one worker.
 """The audit's figures of the Figures section, drawn from summary.json so figure and sentence agree.
 
 The audit's figures of the Figures section, each with its intervals, drawn from summary.json
