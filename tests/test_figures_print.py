@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from matplotlib.colors import to_hex
-from test_report_figure_notes import MODELS, item_shifts, planted
+from support.planted_figures import MODELS, item_shifts, planted
 
 from political_sycophancy.core import plotting
 from political_sycophancy.core.conditions import builtin_conditions

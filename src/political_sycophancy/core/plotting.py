@@ -254,7 +254,8 @@ def _save_now(fig: Figure, path: Path, svg: bool, tight: bool, split: bool = Fal
     if fig.canvas is None or not isinstance(fig.canvas, FigureCanvasAgg):
         FigureCanvasAgg(fig)
     if not getattr(fig, FINISHED, False):
-        finished_for_print(fig, tight)
+        with drawn_as_text(fig):  # fitting it draws it: texts from the logs stay text there too
+            finished_for_print(fig, tight)
     with drawn_as_text(fig), _layout_frozen(fig, tight) as bbox:
         formats = [(path, "png"), *([(path.with_suffix(".svg"), "svg")] if svg else [])]
         parent = os.getpid()
@@ -327,8 +328,7 @@ def smallest_printed_pt(fig: Figure) -> float:
 def finished_for_print(fig: Figure, tight: bool = True) -> Figure:
     """The figure made readable where report.html prints it (issue 46 item 6).
 
-    The figure made readable where report.html prints it (issue 46 item 6): no text under
-    MIN_PRINTED_PT points, the figure no larger than the printed page shows it (so the page
+    No text under MIN_PRINTED_PT points, the figure no larger than the printed page shows it (so the page
     never shrinks it: each point of text prints at its size), condition ids on the axes as
     their labels (`data/conditions.yaml`), and no marker cut by its axes' frame.
     """
