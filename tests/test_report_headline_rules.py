@@ -269,3 +269,14 @@ def test_every_measures_takeaway_comes_before_the_other_findings(panel, monkeypa
     _, summary = panel
     topics = [f.topic for f in report_findings.findings(summary)]
     assert topics[:4] == ["one-plain", "two-plain", "one-detail", "two-detail"]
+
+
+def test_a_phase1_run_shows_no_decomposition_of_empty_rows(tmp_path):
+    """Issue 46 item 7: a run under N alone (the paper's Phase 1) rendered the decomposition
+    as rows of a baseline and empty cells; it says why there is none, and keeps the baseline."""
+    out = mock_run(tmp_path, conditions=("N",), atp_items=12, pct_items=12, typology_items=0, bootstrap=20, sign_flip=20)
+    summary = json.loads((out / "summary.json").read_text())
+    assert not (out / "tables" / "decomposition.csv").exists() and not (out / "tables" / "pct_decomposition.csv").exists()
+    assert all(node.get("baseline_slant") is not None for node in summary["models"].values())
+    md = (out / "report.md").read_text()
+    assert "No model was asked under C3L or C3R: sycophancy-left and -right" in md

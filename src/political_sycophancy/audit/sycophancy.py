@@ -31,6 +31,11 @@ from . import figures
 from .section_values import integer, nested, no_audit, number
 
 
+def _cued(table: pd.DataFrame) -> bool:
+    """Whether a decomposition table holds a shift under a cue (C3L or C3R) for any model."""
+    return not table.empty and bool(table[["sycophancy_left", "sycophancy_right"]].notna().to_numpy().any())
+
+
 def _decomposition_cis(
     cells: pd.DataFrame, shifts: pd.DataFrame, asym: pd.DataFrame, opts: AnalysisOptions
 ) -> pd.DataFrame:
@@ -169,6 +174,13 @@ def sycophancy_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisO
             )
             if r["missing"]:
                 node["pct_sycophancy"]["missing"] = r["missing"]
+    if not _cued(dec) and not _cued(pdec):  # a Phase 1 run: rows of a baseline and nothing else
+        lines.append(
+            "No model was asked under C3L or C3R: sycophancy-left and -right, the asymmetry and the accommodation "
+            "gap need both, so no decomposition table is shown (each model's baseline under N is in "
+            "`condition_summary` and summary.json `models.<model>.baseline_slant`)."
+        )
+        return Section("Sycophancy decomposition and asymmetry", summary=summary, text="\n\n".join(lines))
     if not dec.empty:
         tables["decomposition"] = dec
         cis = _decomposition_cis(cells, shifts, asymmetry_cells(cells), opts)
