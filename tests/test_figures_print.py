@@ -132,3 +132,16 @@ def test_point_labels_stay_inside_their_axes(finished):
                 b = Text.get_window_extent(t, renderer)
                 assert box.x0 - 1 <= b.x0 and b.x1 <= box.x1 + 1 and box.y0 - 1 <= b.y0 and b.y1 <= box.y1 + 1, \
                     (stem, t.get_text())
+
+
+def test_the_perception_figure_of_one_condition_puts_the_models_on_its_axis(finished):
+    """Issue 46 item 6: with N alone the perception figure had one category on its x axis and
+    a 1-7 scale with unlabelled ends; the models go on the axis and the scale says its ends."""
+    fig = dict(finished)["paper_perception"]
+    rating = [ax for ax in fig.axes if ax.get_ylim()[1] > 5]
+    assert rating, [ax.get_ylabel() for ax in fig.axes]
+    for ax in fig.axes:
+        assert [t.get_text() for t in ax.get_xticklabels()] == ["a", "b", "c"], ax.get_xlabel()
+        assert "model" in ax.get_xlabel()
+    ticks = [t.get_text() for t in rating[0].get_yticklabels()]
+    assert ticks[0] == "1 very liberal" and ticks[-1] == "7 very conservative" and "4 midpoint" in ticks

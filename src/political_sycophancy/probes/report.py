@@ -307,11 +307,13 @@ def perception_panels(summary: Summary, tables: Tables, path: Path) -> Path | No
     styles, labels = model_styles([*run_models(summary), *models], model_order(summary)), short_labels(models)
     fig = new_figure(figsize=(4.4 * len(panels) + 1.8, 4.0), layout="constrained")
     axes = fig.subplots(1, len(panels), squeeze=False)[0]
-    width = 0.6 / max(1, len(models))
+    # one condition: the models side by side on the axis (an axis of one category says nothing)
+    by_model = len(conds) == 1
+    width = 0.0 if by_model else 0.6 / max(1, len(models))
     for ax, (key, label) in zip(axes, panels, strict=True):
         for k, m in enumerate(models):
             pts = [
-                (j + (k - (len(models) - 1) / 2) * width, float(v), dig(node, m, c, "ci", key))
+                (k if by_model else j + (k - (len(models) - 1) / 2) * width, float(v), dig(node, m, c, "ci", key))
                 for j, c in enumerate(conds)
                 if isinstance(v := dig(node, m, c, key), (int, float)) and np.isfinite(v)
             ]
@@ -331,15 +333,26 @@ def perception_panels(summary: Summary, tables: Tables, path: Path) -> Path | No
                 ms=5,
                 label=labels[m],
             )
-        ax.set_xticks(range(len(conds)), conds, fontsize=8)
-        ax.set_xlabel("asker condition")
+        if by_model:
+            ax.set_xticks(range(len(models)), [labels[m] for m in models], fontsize=8)
+            ax.set_xlim(-0.6, len(models) - 0.4)
+            ax.set_xlabel(f"model (asker condition {conds[0]})")
+        else:
+            ax.set_xticks(range(len(conds)), conds, fontsize=8)
+            ax.set_xlabel("asker condition")
         ax.set_ylabel(label)
         if key.startswith("share_"):
             ax.set_ylim(-0.02, 1.02)
         else:  # the rating's whole scale, its midpoint marked (a cut axis made 3.9 look far from the centre)
             ax.set_ylim(RATING_SCALE[0] - 0.2, RATING_SCALE[1] + 0.2)
             ax.axhline(sum(RATING_SCALE) / 2, color="grey", lw=0.8, ls="--")
-            ax.set_yticks(range(RATING_SCALE[0], RATING_SCALE[1] + 1))
+            ticks = range(RATING_SCALE[0], RATING_SCALE[1] + 1)
+            ends = {
+                RATING_SCALE[0]: " very liberal",
+                RATING_MIDPOINT: " midpoint",
+                RATING_SCALE[1]: " very conservative",
+            }
+            ax.set_yticks(ticks, [f"{t}{ends.get(t, '')}" for t in ticks])
         ax.grid(alpha=0.3)
     if axes[-1].get_legend_handles_labels()[0]:
         axes[-1].legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
