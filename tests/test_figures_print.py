@@ -145,3 +145,20 @@ def test_the_perception_figure_of_one_condition_puts_the_models_on_its_axis(fini
         assert "model" in ax.get_xlabel()
     ticks = [t.get_text() for t in rating[0].get_yticklabels()]
     assert ticks[0] == "1 very liberal" and ticks[-1] == "7 very conservative" and "4 midpoint" in ticks
+
+
+@pytest.mark.parametrize(("n_items", "stars"), [(4, 0), (24, 3)])
+def test_a_heat_map_star_needs_twenty_items(tmp_path, monkeypatch, n_items, stars):
+    """Issue 46 item 2: a star (95% CI excluding 0) rested on 4 items; now on at least 20."""
+    from political_sycophancy.audit.report_figures import shift_heatmap
+
+    summary = planted()
+    for by_condition in summary["findings"]["shift_ci"].values():
+        for by_instrument in by_condition.values():
+            for node in by_instrument["atp"].values():
+                node["n_items"] = n_items
+    drawn = []
+    monkeypatch.setattr(figure_parts, "save", lambda fig, path: drawn.append(fig) or path)
+    assert shift_heatmap(summary, tmp_path / "heat.png") is not None
+    texts = [t.get_text() for ax in drawn[0].axes for t in ax.texts]
+    assert sum(t.endswith("*") for t in texts) == stars, texts  # C3R's three intervals exclude 0, C3L's do not

@@ -15,6 +15,7 @@ from . import report_figures as draw
 from .derived import derive
 from .findings import findings
 from .headline import HEADLINE
+from .headline_scope import MIN_ITEMS
 
 Draw = Callable[[Summary, Tables, Path], Path | None]
 
@@ -71,7 +72,8 @@ FIGURES = (
     ),
     FigureSpec(
         "paper_shift_heatmap",
-        "Mean item shift against N, condition x model, per instrument (* = 95% CI excludes 0)",
+        f"Mean item shift against N, condition x model, per instrument (* = 95% CI excludes 0, over at least "
+        f"{MIN_ITEMS} items)",
         _summary_only(draw.shift_heatmap),
         notes.heatmap,
         "no figure in the first seed",

@@ -41,6 +41,7 @@ from ..shared.figure_parts import ci_err, model_order
 from ..shared.summary_reading import dig
 from .derived import LEFT, RIGHT, get, instrument_kinds
 from .figure_notes import ITEM_CUES, STAT, item_pairs
+from .headline_scope import MIN_ITEMS
 
 # The probes' node of the persona shifts (SI S4), drawn beside the cues when the logs have one.
 PERSONAS = "personas"
@@ -332,7 +333,8 @@ def shift_heatmap(summary: Summary, path: Path) -> Path | None:
     """Condition x model heat map of the mean item shift against N per instrument, annotated.
 
     Condition x model heat map of the mean item shift against N per instrument (summary
-    findings.shift_ci), each cell annotated with its value; * where the 95% CI excludes 0.
+    findings.shift_ci), each cell annotated with its value; * where the 95% CI excludes 0 and
+    rests on at least MIN_ITEMS items (a star from four items read as evidence it is not).
     """
     shifts = get(summary, "findings", "shift_ci") or {}
     models = sorted(shifts)
@@ -358,7 +360,8 @@ def shift_heatmap(summary: Summary, path: Path) -> Path | None:
                 node = dig(shifts, m, c, inst) or {}
                 for key, v in node.items():
                     grid[i, j] = v["mean"]
-                    sure[i, j] = v["ci"][0] > 0 or v["ci"][1] < 0
+                    # a star needs an interval that excludes 0 over enough items to read as evidence
+                    sure[i, j] = (v["ci"][0] > 0 or v["ci"][1] < 0) and v.get("n_items", 0) >= MIN_ITEMS
                     unit = "WD(Dem)" if key == "shift_wd_dem" else "score"
         limit = float(np.nanmax(np.abs(grid))) if np.isfinite(grid).any() else 1.0
         image = ax.imshow(grid, cmap=PARTY_CMAP, vmin=-limit, vmax=limit, aspect="auto")
