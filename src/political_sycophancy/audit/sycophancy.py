@@ -31,11 +31,6 @@ from . import figures
 from .section_values import integer, nested, no_audit, number
 
 
-def _cued(table: pd.DataFrame) -> bool:
-    """Whether a decomposition table holds a shift under a cue (C3L or C3R) for any model."""
-    return not table.empty and bool(table[["sycophancy_left", "sycophancy_right"]].notna().to_numpy().any())
-
-
 def _decomposition_cis(
     cells: pd.DataFrame, shifts: pd.DataFrame, asym: pd.DataFrame, opts: AnalysisOptions
 ) -> pd.DataFrame:
@@ -174,7 +169,7 @@ def sycophancy_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisO
             )
             if r["missing"]:
                 node["pct_sycophancy"]["missing"] = r["missing"]
-    if not _cued(dec) and not _cued(pdec):  # a Phase 1 run: rows of a baseline and nothing else
+    if not cells["condition"].isin((LEFT, RIGHT)).any():  # a Phase 1 run: its baselines, nothing to decompose
         lines.append(
             "No model was asked under C3L or C3R: sycophancy-left and -right, the asymmetry and the accommodation "
             "gap need both, so no decomposition table is shown (each model's baseline under N is in "
