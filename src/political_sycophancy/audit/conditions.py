@@ -101,11 +101,17 @@ def console_lines(table: pd.DataFrame) -> list[str]:
     return lines
 
 
+def _instrument_node(summary: dict, row: pd.Series) -> dict | None:
+    """The summary node of a table row's model x condition x instrument, None when not written."""
+    conds = summary.get("models", {}).get(row["model"], {}).get("conditions", {})
+    node: dict | None = conds.get(row["condition"], {}).get(row["instrument"])
+    return node
+
+
 def _put_all_answered(summary: dict, checked: pd.DataFrame) -> None:
     """Each instrument node's values on the items answered under every condition (`all_answered`)."""
     for _, r in checked.iterrows():
-        conds = summary.get("models", {}).get(r["model"], {}).get("conditions", {})
-        node = conds.get(r["condition"], {}).get(r["instrument"])
+        node = _instrument_node(summary, r)
         if node is not None:
             node["all_answered"] = {
                 str(k).removesuffix(" (all answered)"): number(v)
@@ -207,29 +213,17 @@ def conditions_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisO
         else:
             node[r["instrument"]] = base
     for _, r in cis.iterrows():
-        node = (
-            summary.get("models", {})
-            .get(r["model"], {})
-            .get("conditions", {})
-            .get(r["condition"], {})
-            .get(r["instrument"])
-        )
-        if node is not None:
+        cell = _instrument_node(summary, r)
+        if cell is not None:
             key = "score" if r["statistic"] == "typology_score" else r["statistic"]
-            node.setdefault("ci", {})[key] = [number(r["ci_low"]), number(r["ci_high"])]
+            cell.setdefault("ci", {})[key] = [number(r["ci_low"]), number(r["ci_high"])]
     checked = all_answered_check(cells)
     _put_all_answered(summary, checked)
     by_gap = closer_by_gap(cells)
     for _, r in by_gap.iterrows():
-        node = (
-            summary.get("models", {})
-            .get(r["model"], {})
-            .get("conditions", {})
-            .get(r["condition"], {})
-            .get(r["instrument"])
-        )
-        if node is not None:
-            node.setdefault("closer_by_gap", {})[f"{r['gap_floor']:g}"] = {
+        cell = _instrument_node(summary, r)
+        if cell is not None:
+            cell.setdefault("closer_by_gap", {})[f"{r['gap_floor']:g}"] = {
                 "pct_closer_dem": number(r["pct_closer_dem"]),
                 "n_items": integer(r["n_items"]),
             }
