@@ -335,6 +335,7 @@ NODES = SummaryNodes(
         ("preamble", dict[str, dict[str, PreambleNode]]),
         ("closer", CloserNode),
         ("pooled", PooledNode),
+        ("reruns", dict[str, Any]),  # the Headline under each run of re-run cells (shared.reruns)
         ("mixed", MixedHeadlineNode),
         ("answered", dict[str, dict[str, AnsweredCell]]),
     ),

@@ -30,11 +30,13 @@ finish is named in the notes (`design.unfinished_imports`).
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -53,6 +55,7 @@ __all__ = [
     "load_frame",
     "mixed_sources",
     "read_frame",
+    "rerun_versions",
 ]
 from .design import design_notes, design_table, eval_set_tasks, task_id_of_file, unfinished_imports
 from .identity import identity_notes, label_identities
@@ -113,6 +116,7 @@ class FrameLoad:
     design: pd.DataFrame = field(default_factory=pd.DataFrame)
     models_split: int = 0
     variants: int = 0
+    reruns: dict[str, Any] = field(default_factory=dict)
     full_reads: int = 0
     fallbacks: list[str] = field(default_factory=list)
     excluded: int = 0
@@ -133,6 +137,49 @@ def deduplicate(frame: pd.DataFrame) -> tuple[pd.DataFrame, int]:
     )
     kept = np.sort(ordered["_at"].to_numpy()[~ordered.duplicated(subset=CELL_KEY, keep="last").to_numpy()])
     return frame.iloc[kept].reset_index(drop=True), len(frame) - len(kept)
+
+
+def rerun_versions(frame: pd.DataFrame, shown: str) -> tuple[dict[str, Any], list[tuple[dict[str, Any], pd.DataFrame]]]:
+    """The frame under each run of its re-run cells, and pooled: what was re-run, and the versions.
+
+    A cell (`CELL_KEY`) answered by several runs has its answers ordered by when their logs
+    were created: run k is every cell's k-th answer, or its last when it has fewer (a cell
+    answered once is in every run). Pooled is every answer, a cell's later answers as further
+    epochs. Each version's label names its run and the folder of its re-run logs (`shown`:
+    the log folder as the user named it); the first dict counts the re-run cells and runs and
+    names the run(s) whose answers `deduplicate` keeps (the baseline). Nothing when no cell
+    was answered twice.
+    """
+    repeated = frame.duplicated(subset=CELL_KEY, keep=False).to_numpy()
+    if not repeated.any():
+        return {}, []
+    order = frame.sort_values(["created", "log_file"], kind="stable")
+    copy = order.groupby(CELL_KEY, dropna=False, sort=False).cumcount().reindex(frame.index).to_numpy()
+    cells = frame.groupby(CELL_KEY, dropna=False, sort=False)
+    count = cells["status"].transform("size").to_numpy()
+    ok = (frame["status"] != "error").to_numpy()
+    # the copy `deduplicate` keeps: the latest that did not fail, else the latest
+    rank = pd.Series(np.where(ok, copy + count, copy), index=frame.index)
+    kept = rank.groupby([frame[c] for c in CELL_KEY], dropna=False, sort=False).transform("max").to_numpy() == rank
+    versions: list[tuple[dict[str, Any], pd.DataFrame]] = []
+    for k in range(int(count.max())):
+        mine = (copy == k) | ((count <= k) & (copy == count - 1))
+        rerun = repeated & (copy == k)
+        label = {
+            "run": f"run {k + 1}",
+            "logs": _folder_of(sorted(set(frame.loc[rerun, "log_file"].astype(str))), shown),
+            "created": str(frame.loc[rerun, "created"].min()),
+        }
+        versions.append((label, frame[mine]))
+    epochs = int(pd.to_numeric(frame["epoch"]).max())
+    pooled = frame.assign(epoch=pd.to_numeric(frame["epoch"]).to_numpy() + copy * epochs)
+    versions.append(({"run": "pooled", "logs": shown, "created": None}, pooled))
+    info = {
+        "n_cells": int(len(frame.loc[repeated, CELL_KEY].drop_duplicates())),
+        "n_runs": int(count.max()),
+        "baseline_runs": [f"run {k + 1}" for k in sorted(set(copy[repeated & kept].tolist()))],
+    }
+    return info, versions
 
 
 def mixed_sources(frame: pd.DataFrame, sources: dict[str, tuple[str | None, str | None]], shown: str) -> str | None:
@@ -288,6 +335,8 @@ def read_frame(
     load.frame.attrs["design"] = load.design.to_json(orient="records")
     provenance = provenance_table(e.design for e in logs.values() if e.design)
     load.frame.attrs["provenance"] = provenance.to_json(orient="records")
+    if load.reruns:
+        load.frame.attrs["reruns"] = json.dumps(load.reruns)
     return load
 
 
@@ -388,8 +437,25 @@ def _assembled(
     }
     if problem := mixed_sources(frame, sources, shown):
         raise InputError(problem)
+    info, versions = rerun_versions(frame, shown)
     frame, load.duplicates = deduplicate(frame)
+    if versions:
+        load.reruns = _rerun_rows(info, versions, frame)
     return frame, plans
+
+
+def _rerun_rows(
+    info: dict[str, Any], versions: list[tuple[dict[str, Any], pd.DataFrame]], baseline: pd.DataFrame
+) -> dict[str, Any]:
+    """The Headline under each run, the baseline (the deduplicated frame) and pooled (`shared.reruns`)."""
+    from ..shared.reruns import run_headline  # the analysis libraries, only when cells were re-run
+
+    runs, pooled = versions[:-1], versions[-1]
+    named = " and ".join(info["baseline_runs"])
+    rows = [{**label, **run_headline(part)} for label, part in runs]
+    rows.append({"run": "baseline", "logs": named, "created": None, **run_headline(baseline)})
+    rows.append({**pooled[0], **run_headline(pooled[1])})
+    return {**info, "rows": rows}
 
 
 def _tally(load: FrameLoad, logs: dict[str, Entry]) -> None:
@@ -418,6 +484,11 @@ def _notes(load: FrameLoad, logs: dict[str, Entry], listing: Listing) -> list[st
         notes.append(
             f"{load.duplicates} duplicate sample(s) from re-runs of the same cell dropped (same model, model args, "
             "generate config, answer mode, task, sample and epoch; the latest successful sample kept)"
+            + (
+                "; the Headline's decomposition under each run is in table `reruns`"
+                if any(row.get("answers") for row in load.reruns.get("rows", []))
+                else ""
+            )
         )
     return notes + identity_notes(load.frame, load.models_split, load.variants)
 

@@ -211,6 +211,9 @@ def overview_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOpt
         if (provenance["file"] != RUN_WITH_INSPECT).any():
             tables["provenance"] = _shown(provenance)
             lines.insert(0, _provenance_text(summary["provenance"]["files"]))
+    if reruns := frame.attrs.get("reruns"):  # cells answered by several runs: the Headline's robustness rows
+        summary["reruns"] = json.loads(reruns)
+        tables["reruns"] = pd.DataFrame(summary["reruns"]["rows"])
     letters = letter_table(frame)
     if not letters.empty:  # every measure's answers, read from the frame's shared columns
         tables["answer_letters"] = letters

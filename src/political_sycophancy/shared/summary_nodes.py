@@ -129,6 +129,7 @@ SUMMARY_FIELDS = MappingProxyType(
         "not_computable": list[str],
         "design": DesignNode,
         "provenance": dict[str, Any],  # where the data came from: one row per imported file (logs.provenance)
+        "reruns": dict[str, Any],  # cells answered by several runs: the Headline under each (shared.reruns)
         "answer_letters": AnswerLettersNode,
         "findings": FindingsNode,
         "models": dict[str, ModelNode],
