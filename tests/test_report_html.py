@@ -131,7 +131,7 @@ def test_print_holds_the_key_tables_and_no_toggles(report):
     (so they print), other folded tables print as their CSV path, and a row of panels
     prints at the full width."""
     page = (report.out_dir / "report.html").read_text()
-    for key in ("condition_summary", "decomposition", "sign_flip"):
+    for key in ("condition_key", "decomposition", "sign_flip"):
         block = page[page.index(f"id='table-{key}'"):]
         assert block.index("<details class='key' open>") < block.index("</details>"), key
     assert "<span class='toggle'>Show table </span>" in page  # the other folded tables

@@ -26,6 +26,7 @@ from ..shared.summaries import (
     condition_summary,
     condition_summary_by_variant,
     matched_items,
+    order_conditions,
 )
 from ..stats.options import AnalysisOptions
 from . import figures
@@ -99,6 +100,33 @@ def console_lines(table: pd.DataFrame) -> list[str]:
             "some of a model's conditions are left out; see table design_cells)"
         )
     return lines
+
+
+# Each scoring's own measure in the key table: (condition_summary column, what the key table calls it).
+KEY_MEASURES = {
+    ATP: ("pct_closer_dem", "% closer to Democrats"),
+    PCT: ("mean_ideology", "mean ideology (PCT item score)"),
+    TYPOLOGY: ("typology_score", "Typology score"),
+}
+
+
+def condition_key(table: pd.DataFrame) -> pd.DataFrame:
+    """The condition table's key view: one row per model x instrument, the askers as columns.
+
+    Each row holds its instrument's own measure (`KEY_MEASURES`, named in `measure`) under
+    every condition in cue order, so a paper-sized run (54 rows x 22 columns) reads as 9
+    short rows; the full table stays beside it. Instruments of another scoring are left out.
+    """
+    rows = table[table["scoring"].isin(list(KEY_MEASURES))]
+    if rows.empty:
+        return pd.DataFrame()
+    conditions = order_conditions(rows["condition"])
+    out = []
+    for (model, instrument), g in rows.groupby(["model", "instrument"], sort=False):
+        column, label = KEY_MEASURES[str(g["scoring"].iloc[0])]
+        values = g.set_index("condition")[column]
+        out.append({"model": model, "instrument": instrument, "measure": label, **values.to_dict()})
+    return pd.DataFrame(out, columns=["model", "instrument", "measure", *conditions])
 
 
 def _instrument_node(summary: dict, row: pd.Series) -> dict | None:
@@ -252,7 +280,9 @@ def conditions_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisO
         " (the normalized WD between the Republican and Democrat distributions) is at least 0, 0.1 and 0.2, the"
         " first seed's Fig. 1 claim for 0.2." + _all_answered_text(checked)
     )
-    tables = {"condition_summary": table, "condition_cis": cis}
+    key = condition_key(table)
+    tables = {"condition_key": key} if not key.empty else {}
+    tables |= {"condition_summary": table, "condition_cis": cis}
     if not by_gap.empty:
         tables["closer_by_gap"] = by_gap
     if not checked.empty:

@@ -103,7 +103,7 @@ REPORT = ReportContribution(
     minor_findings="Shifts under the milder cues",
     figures=FIGURES,
     key_tables=(
-        "condition_summary",
+        "condition_key",
         "decomposition",
         "sign_flip",
         "mixed_crossed_coefficients",
