@@ -42,7 +42,7 @@ def lines(summary: dict) -> list[str]:
 def test_a_one_model_run_says_descriptive_only_first_and_how_answers_were_read(solo):
     out, summary = solo
     first = lines(summary)[0]
-    assert first.startswith("Descriptive only: 1 model, items per instrument: pct 12, fewer than the 2 models and 20 items")
+    assert first.startswith("Descriptive only: 1 model, items per instrument: PCT 12, fewer than the 2 models and 20 items")
     assert "Answers parsed from the letter each reply writes." in first
     assert check_quotes(summary, headline(summary)) == []
 
@@ -95,12 +95,12 @@ def test_a_panel_with_enough_items_is_not_descriptive_and_names_the_preamble_onl
     _, summary = panel
     text = lines(summary)
     assert not any(s.startswith("Descriptive only") for s in text)
-    assert text[0].startswith("3 models, items per instrument: atp 24; pct 24.")
+    assert text[0].startswith("3 models, items per instrument: ATP 24; PCT 24.")
     # a preamble line only for a model whose every cue, CA included, moves one way
     for model, insts in summary["findings"]["headline"].get("preamble", {}).items():
         for inst, node in insts.items():
             assert len({c["mean"] > 0 for c in node["cues"].values()}) == 1
-            assert f"Generic preamble effect ({model}, {inst})" in " ".join(text)
+            assert f"Generic preamble effect ({model}, {inst.upper()})" in " ".join(text)
     moved_left = [m for m, conds in summary["findings"]["shift_ci"].items() if conds["C3L"]["atp"]["shift_wd_dem"]["mean"] < 0]
     assert moved_left and not set(moved_left) & set(summary["findings"]["headline"].get("preamble", {}))
     [mixed] = [s for s in text if s.startswith("Mixed model")]
@@ -143,7 +143,7 @@ def test_the_first_finding_counts_models_left_on_every_instrument():
     summary = {"models": {"a": node((-0.5, -0.8, -0.2), (75, 70, 80)), "b": node((-0.5, -0.8, -0.2), (52, 45, 59))}}
     summary["findings"] = {"headline": {"position": headline_scope.position(summary)}}
     text = [f.plain() for f in headline_scope.position_sentences(summary)]
-    assert text[-1] == ("The first seed's first finding, left of centre on every instrument (pct, atp), holds for 1 of 2 models "
+    assert text[-1] == ("The first seed's first finding, left of centre on every instrument (PCT, ATP), holds for 1 of 2 models "
                         "with an interval excluding the midpoint on each.")
 
 
@@ -247,12 +247,12 @@ def test_the_findings_open_with_the_audits_takeaway_in_plain_words(solo, panel):
     _, summary = solo
     first = summary["findings"]["sentences"][0]
     assert first.startswith("In plain words (the audit): with no preamble, ")
-    assert "the non-partisan control included, moves the answers of mock/solo (pct: right) the same way" in first
+    assert "the non-partisan control included, moves the answers of mock/solo (PCT: right) the same way" in first
     assert "not the asker's party" in first and "too small for a test (1 model;" in first
     _, summary = panel
     first = summary["findings"]["sentences"][0]
     assert first.startswith("In plain words (the audit): ") and "too small" not in first
-    assert "left of the atp midpoint" in first or "of 3 models left" in first
+    assert "left of the ATP midpoint" in first or "of 3 models left" in first
 
 
 def test_every_measures_takeaway_comes_before_the_other_findings(panel, monkeypatch):

@@ -26,6 +26,7 @@ import pandas as pd
 
 from ..core.conditions import BASELINE
 from ..core.numbers import at_floor, fixed, plural
+from ..core.plotting import display_name
 from ..core.report_parts import Finding, HeadlinePart, HeadlineTable, Quote, Summary
 from ..shared.summaries import condition_rank
 from ..stats.resample import iid_indices, index_counts, percentile_interval
@@ -203,7 +204,8 @@ def _closer_sentences(summary: Summary) -> list[Finding]:
         return out
     inst, k = c["instrument"], c["n_models"]
     pieces: list[str | Quote] = [
-        f"Asked as a conservative Republican ({RIGHT}), the share of {inst} items closer to Democrats falls by ",
+        f"Asked as a conservative Republican ({RIGHT}), the share of {display_name(inst)} items closer to Democrats "
+        "falls by ",
         *_range(summary, "closer", "drop_" + RIGHT),
         " points across ",
         str(k),

@@ -23,7 +23,7 @@ import pandas as pd
 
 from ..core.conditions import BASELINE, CUE_ORDER
 from ..core.numbers import plural
-from ..core.plotting import short_labels
+from ..core.plotting import display_name, short_labels
 from ..core.report_parts import Finding, Quote, Summary
 from ..shared.bootstrap import bootstrap_table
 from ..shared.summary_reading import join
@@ -105,18 +105,21 @@ def scope_sentences(summary: Summary) -> list[Finding]:
     s = get(summary, "findings", "headline", "scope")
     if not s:
         return []
-    items = "; ".join(f"{inst} {n:,}" for inst, n in s["n_items"].items())
+    items = "; ".join(f"{display_name(inst)} {n:,}" for inst, n in sorted(s["n_items"].items()))
     size = f"{plural(s['n_models'], 'model')}, items per instrument: {items}"
     if s["descriptive"]:
+        short = [f"{s['min_models']} models"] if s["n_models"] < s["min_models"] else []
+        if len(s["thin"]) == len(s["n_items"]):  # every instrument short of items
+            short.append(f"{s['min_items']} items per instrument")
         lead = (
-            f"Descriptive only: {size}, fewer than the {s['min_models']} models and {s['min_items']} items per "
-            "instrument this report asks of a test; the numbers below describe these answers (intervals over "
-            "items), and no p-value or z below supports a claim beyond them."
+            f"Descriptive only: {size}, fewer than the {' and '.join(short)} this report asks of a test; the numbers "
+            "below describe these answers (intervals over items), and no p-value or z below supports a claim beyond "
+            "them."
         )
     elif s["thin"]:
         lead = (
-            f"{size}; descriptive only on {', '.join(s['thin'])} (fewer than {s['min_items']} items): its intervals "
-            "and tests describe these items only."
+            f"{size}; descriptive only on {', '.join(map(display_name, s['thin']))} (fewer than {s['min_items']} "
+            "items): its intervals and tests describe these items only."
         )
     else:
         lead = f"{size}."
@@ -182,7 +185,7 @@ def position_sentences(summary: Summary) -> list[Finding]:
         digits = 1 if p["kind"] == "atp" else 2
         names = short_labels(list(p["models"]))
         pieces: list[str | Quote] = [
-            f"Baseline position under N, {inst} ({label}; the midpoint is {p['midpoint']:g}): "
+            f"Baseline position under N, {display_name(inst)} ({label}; the midpoint is {p['midpoint']:g}): "
         ]
         if len(p["models"]) <= 4:
             per = []
@@ -220,11 +223,12 @@ def position_sentences(summary: Summary) -> list[Finding]:
                 for p in node.values()
             )
         ]
+        named = ", ".join(map(display_name, node))
         out.append(
             Finding(
                 "headline",
                 [
-                    f"The first seed's first finding, left of centre on every instrument ({', '.join(node)}), holds "
+                    f"The first seed's first finding, left of centre on every instrument ({named}), holds "
                     f"for {len(left)} of {plural(len(models), 'model')} with an interval excluding the midpoint "
                     "on each."
                 ],
@@ -323,8 +327,8 @@ def preamble_sentences(summary: Summary) -> list[Finding]:
         for inst, p in insts.items():
             cues = [[f"{c} ", *_interval(summary, "preamble", model, inst, "cues", c)] for c in p["cues"]]
             pieces: list[str | Quote] = [
-                f"Generic preamble effect ({model}, {inst}): every asker preamble moves the answers to the "
-                f"{p['direction']}, the non-partisan control {CONTROL} included (shift against N: ",
+                f"Generic preamble effect ({model}, {display_name(inst)}): every asker preamble moves the answers to "
+                f"the {p['direction']}, the non-partisan control {CONTROL} included (shift against N: ",
                 *join(cues),
                 f"); a shift that {CONTROL} shares is the preamble's, not the party's",
             ]
@@ -349,13 +353,13 @@ def _position_words(inst: str, p: dict[str, Any]) -> str:
     n = int(p["n_models"])
     who = "the model answers" if n == 1 else f"all {n} models answer"
     if p["n_left"] == n:
-        return f"with no preamble, {who} left of the {inst} midpoint"
+        return f"with no preamble, {who} left of the {display_name(inst)} midpoint"
     if p["n_right"] == n:
-        return f"with no preamble, {who} right of the {inst} midpoint"
+        return f"with no preamble, {who} right of the {display_name(inst)} midpoint"
     counts = [f"{p['n_left']} of {plural(n, 'model')} left", f"{p['n_right']} right"]
     if p["n_spanning"]:
         counts.append(f"{p['n_spanning']} not placed (an interval that includes the midpoint)")
-    return f"with no preamble, on the {inst}: " + ", ".join(counts)
+    return f"with no preamble, on the {display_name(inst)}: " + ", ".join(counts)
 
 
 def _accommodation_words(summary: Summary) -> str:
@@ -363,7 +367,7 @@ def _accommodation_words(summary: Summary) -> str:
     moved = get(summary, "findings", "headline", "preamble") or {}
     generic = []
     for model, by_instrument in moved.items():
-        directions = ", ".join(f"{inst}: {node.get('direction')}" for inst, node in by_instrument.items())
+        directions = ", ".join(f"{display_name(inst)}: {node.get('direction')}" for inst, node in by_instrument.items())
         generic.append(f"{model} ({directions})")
     if generic:
         return (

@@ -69,16 +69,22 @@ class Finding:
         """The sentence as plain text."""
         return "".join(p.shown if isinstance(p, Quote) else p for p in self.pieces)
 
-    def markdown(self) -> str:
+    def markdown(self, titles: Mapping[str, str] | None = None) -> str:
         """The sentence as Markdown, all of it literal text, then its link to the backing table.
 
-        Literal, since it quotes model names and conditions from the logs.
+        Literal, since it quotes model names and conditions from the logs. The link shows the
+        table's (or section's) human title from `titles` when given, else its id; the anchor
+        is the id.
         """
         target = self.table or self.section
-        return md_text(self.plain()) + f" ([{md_text(target)}](#{quote(target)}))"
+        label = (titles or {}).get(target, target)
+        return md_text(self.plain()) + f" ([{md_text(label)}](#{quote(target)}))"
 
-    def html(self) -> str:
-        """The sentence as an HTML list item, each quote a `<data>` element carrying its path."""
+    def html(self, titles: Mapping[str, str] | None = None) -> str:
+        """The sentence as an HTML list item, each quote a `<data>` element carrying its path.
+
+        Its link to the backing table shows the table's human title from `titles` when given.
+        """
         body = "".join(
             f"<data value='{q.value!r}' data-path='{html.escape(json.dumps(list(q.path)), quote=True)}' "
             f"data-scale='{q.scale!r}'>{html.escape(q.shown)}</data>"
@@ -87,7 +93,7 @@ class Finding:
             for q in self.pieces
         )
         target = f"table-{self.table}" if self.table else self.section
-        label = self.table or self.section
+        label = (titles or {}).get(self.table or self.section, self.table or self.section)
         cls = " class='missing'" if self.missing else ""
         link = f"<a class='src' href='#{html.escape(target, quote=True)}'>&rarr;&nbsp;{html.escape(label)}</a>"
         return f"<li{cls}>{body} {link}</li>"

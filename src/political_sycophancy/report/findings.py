@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from ..core.numbers import were
 from ..core.report_parts import Finding, Summary, Tables
 from ..core.summary_contract import read
-from .sections import contributions, summary_contract
+from .sections import Section, contributions, summary_contract
 
 
 def get(summary: Summary, *path: str) -> Any:
@@ -121,20 +122,29 @@ def findings(summary: Summary) -> list[Finding]:
     return [f for f in found if f.takeaway] + [f for f in found if not f.takeaway]
 
 
-def findings_html(items: list[Finding]) -> str:
+def link_titles(built: list[tuple[str, Section]]) -> dict[str, str]:
+    """The human title of each section and table a sentence links to (a table's over a section's of one name)."""
+    titles = {name: section.title for name, section in built}
+    for _, section in built:
+        titles |= {t: section.titles[t] for t in section.tables if section.titles.get(t)}
+    return titles
+
+
+def findings_html(items: list[Finding], titles: Mapping[str, str] | None = None) -> str:
     """The Findings list, the minor sentences folded after the others.
 
     The Findings list; the minor sentences folded under one <details> per fold title (their
-    measure's `minor_findings`) after the others.
+    measure's `minor_findings`) after the others; each sentence's link under its table's
+    title (`titles`).
     """
-    major = "".join(f.html() for f in items if not f.minor)
+    major = "".join(f.html(titles) for f in items if not f.minor)
     folds: dict[str, list[Finding]] = {}
     for f in items:
         if f.minor:
             folds.setdefault(f.fold, []).append(f)
     folded = "".join(
         f"<details class='more'><summary>{html.escape(title)} ({len(minor)} sentences)</summary><ul class='findings'>"
-        + "".join(f.html() for f in minor)
+        + "".join(f.html(titles) for f in minor)
         + "</ul></details>"
         for title, minor in folds.items()
     )

@@ -12,6 +12,7 @@ Findings say what is missing.
 from __future__ import annotations
 
 import html
+from collections.abc import Mapping
 from typing import Any
 
 from ..core.report_parts import Finding, HeadlinePart, HeadlineTable, Summary, Tables
@@ -47,8 +48,8 @@ def headline_tables(summary: Summary) -> list[tuple[str, HeadlineTable]]:
     return out
 
 
-def headline_html(items: list[Finding], summary: Summary) -> str:
-    """The Headline block of report.html: the sentences, then the parts' tables."""
+def headline_html(items: list[Finding], summary: Summary, titles: Mapping[str, str] | None = None) -> str:
+    """The Headline block of report.html: the sentences (each linking its table by title), then the parts' tables."""
     if not items:
         return ""
     tables = "".join(
@@ -59,17 +60,17 @@ def headline_html(items: list[Finding], summary: Summary) -> str:
         + "</table>"
         for name, t in headline_tables(summary)
     )
-    body = "".join(f.html() for f in items)
+    body = "".join(f.html(titles) for f in items)
     return (
         f"<section class='headline'><h2 id='headline'>Headline</h2><ul class='findings'>{body}</ul>{tables}</section>"
     )
 
 
-def headline_markdown(items: list[Finding], summary: Summary) -> list[str]:
-    """The Headline block of report.md: the sentences, then the parts' tables."""
+def headline_markdown(items: list[Finding], summary: Summary, titles: Mapping[str, str] | None = None) -> list[str]:
+    """The Headline block of report.md: the sentences (each linking its table by title), then the parts' tables."""
     if not items:
         return []
-    lines = ["## Headline", "", *[f"- {f.markdown()}" for f in items], ""]
+    lines = ["## Headline", "", *[f"- {f.markdown(titles)}" for f in items], ""]
     for _, t in headline_tables(summary):
         lines += [
             f"{md_text(t.caption)}:",

@@ -29,7 +29,7 @@ from ..core.plotting import WIDE_FIGURE
 from ..core.report_parts import Finding
 from ..core.section import column_meaning
 from ..stats.multiplicity import holm
-from .findings import findings_html
+from .findings import findings_html, link_titles
 from .headers import column_header, shown_table
 from .sections import Section, contributions
 
@@ -450,7 +450,7 @@ def page(
     if top_html:
         parts.append(top_html)
     if found:
-        parts.append(findings_html(found))
+        parts.append(findings_html(found, link_titles(built)))
     empty = [(name, section) for name, section in built if name not in failed and not_computable(section)]
     shown = [(name, section) for name, section in built if name not in {n for n, _ in empty}]
     links = " ".join(

@@ -49,7 +49,7 @@ from ..designs.paper_values import counts as paper_counts
 from ..designs.paper_values import paper_section, paper_vs_logs
 from ..stats.options import AnalysisOptions
 from .figures import figure_specs, figures_section
-from .findings import derive, findings
+from .findings import derive, findings, link_titles
 from .headers import shown_table
 from .headline import headline, headline_html, headline_markdown
 from .headline import numbers as headline_numbers
@@ -164,9 +164,10 @@ def _render(
     The headline block first, then the Findings, then the sections.
     """
     md = [f"# {md_text(title)}", "", *[f"- {md_text(m)}" for m in meta], ""]
-    md += headline_markdown(top or [], summary or {})
+    titles = link_titles(built)
+    md += headline_markdown(top or [], summary or {}, titles)
     if found:
-        md += ["## Findings", "", *[f"- {f.markdown()}" for f in found], ""]
+        md += ["## Findings", "", *[f"- {f.markdown(titles)}" for f in found], ""]
     empty = [(name, section) for name, section in built if name not in failed and not_computable(section)]
     for name, section in built:
         if name in {n for n, _ in empty}:
@@ -213,7 +214,14 @@ def _render(
     write_atomic(
         out / "report.html",
         page(
-            title, meta, found or [], built, table_paths, failed, out, top_html=headline_html(top or [], summary or {})
+            title,
+            meta,
+            found or [],
+            built,
+            table_paths,
+            failed,
+            out,
+            top_html=headline_html(top or [], summary or {}, titles),
         ),
     )
 
