@@ -58,8 +58,15 @@ def folder_problem(path: str | os.PathLike[str]) -> str | None:
     try:
         st = os.stat(path)
     except OSError as ex:
-        return "not found" if ex.errno == errno.ENOENT else f"cannot be read ({ex.strerror or ex})"
-    return None if stat.S_ISDIR(st.st_mode) else f"not a directory ({file_kind(st.st_mode)}; {GIVE})"
+        return (
+            "not found (no such folder or path)"
+            if ex.errno == errno.ENOENT
+            else f"cannot be read ({ex.strerror or ex})"
+        )
+    if stat.S_ISDIR(st.st_mode):
+        return None
+    kind = "a regular file" if stat.S_ISREG(st.st_mode) else file_kind(st.st_mode)
+    return f"not a directory ({kind}; {GIVE})"
 
 
 def input_folder(text: str) -> str:

@@ -59,8 +59,8 @@ def log_folder(log_dir: str | Path) -> Path:
     The reason comes from `core.folders.folder_problem`.
     """
     problem = folder_problem(log_dir)
-    if problem:
-        raise InputError(problem, file=log_dir)
+    if problem:  # a folder, not a file: named as one
+        raise InputError(f"log folder {log_dir}: {problem}")
     return Path(os.path.abspath(log_dir))
 
 
