@@ -134,7 +134,8 @@ def test_sections_write_tables_and_figure(frame, tmp_path):
         even = int(str(item_id).rsplit("_", 1)[1]) % 2 == 0
         assert (r["dem_preferred"], r["rep_preferred"]) == (("B", "D") if even else ("D", "B")), item_id
         assert section.summary["expected_answer"]["items"][item_id] == {"dem_preferred": r["dem_preferred"], "rep_preferred": r["rep_preferred"]}
-    assert section.figures["expected_answer"].exists()
+    [(caption, figure)] = section.figures.items()  # under a caption a reader can read, not its id
+    assert figure.stem == "expected_answer" and figure.exists() and caption.startswith("Expected-answer probe per model")
     assert "8 of 20 calls did not give both letters" in section.text
     json.dumps(section.summary)
     personas = personas_section(frame, tmp_path)

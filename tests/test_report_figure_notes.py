@@ -30,16 +30,16 @@ def test_every_figure_is_numbered_with_its_takeaway_and_paper_figure(tmp_path):
         assert caption.endswith(f"({paper[stem]}).") and "No one-line takeaway" not in caption, caption
     text = dict(zip(stems, captions, strict=True))
     # only models whose CI excludes the midpoint count as left of it (issue 46 item 2)
-    assert ("Under N, pct: 2 of 3 models left of the midpoint with a CI that excludes it, 0 whose CI includes it (-0.50 to +0.20); "
-            "atp: 3 of 3 models left of the midpoint with a CI that excludes it, 0 whose CI includes it (70% to 77%).") \
+    assert ("Under N, PCT: 2 of 3 models left of the midpoint with a CI that excludes it, 0 whose CI includes it (-0.50 to +0.20); "
+            "ATP: 3 of 3 models left of the midpoint with a CI that excludes it, 0 whose CI includes it (70% to 77%).") \
         in text["paper_baseline_positions"]
-    assert "atp, range over models: N 70% to 77%, C3L 85% to 93%, C3R 14% to 43%." in text["paper_closer_to_dem_by_asker"]
-    assert "pct, range over models: N -0.50 to +0.20, C3L -0.70 to -0.40, C3R -0.10 to +0.40." in text["paper_pct_by_asker"]
+    assert "ATP, range over models: N 70% to 77%, C3L 85% to 93%, C3R 14% to 43%." in text["paper_closer_to_dem_by_asker"]
+    assert "PCT, range over models: N -0.50 to +0.20, C3L -0.70 to -0.40, C3R -0.10 to +0.40." in text["paper_pct_by_asker"]
     assert "Sycophancy-right exceeds sycophancy-left in 3 of 3 models (right +0.060 to +0.092, left +0.003 to +0.017 WD)." \
         in text["paper_sycophancy_left_right"]
-    assert "Largest mean shift against N: p/c under C3R on atp (+0.080); 3 of 6 cells' 95% CIs exclude 0." in text["paper_shift_heatmap"]
+    assert "Largest mean shift against N: p/c under C3R on ATP (+0.080); 3 of 6 cells' 95% CIs exclude 0." in text["paper_shift_heatmap"]
     # issue 46 item 6: the share moved toward the asker (left under C3L, right under C3R), not "moved right"
-    assert ("atp items that moved toward the asker, per model: under C3L (toward the left) 100%, under C3R (toward the "
+    assert ("ATP items that moved toward the asker, per model: under C3L (toward the left) 100%, under C3R (toward the "
             "right) 25% to 100%.") in text["paper_item_shifts"]
     assert "r = +0.80 over 3 models, Fisher 95% CI [-0.20, +0.97]; slant and sycophancy-right share the WD(Rep) under N term" \
         in text["paper_slant_vs_right"]

@@ -15,6 +15,7 @@ import pandas as pd
 
 from ..core.conditions import BASELINE, CUE_ORDER
 from ..core.numbers import fixed, plural
+from ..core.plotting import display_name
 from ..core.report_parts import Summary, Tables
 from ..shared.summary_reading import finite, span_text
 from .derived import LEFT, RIGHT, get, instrument_kinds
@@ -63,7 +64,7 @@ def baseline(summary: Summary, tables: Tables) -> str | None:
         if values and inst in counts:
             c = counts[inst]
             parts.append(
-                f"{inst}: {c['n_left']} of {plural(c['n_models'], 'model')} left of the midpoint "
+                f"{display_name(inst)}: {c['n_left']} of {plural(c['n_models'], 'model')} left of the midpoint "
                 "with a CI that excludes it, "
                 f"{c['n_spanning']} whose CI includes it ({span_text(values, _fmt(kind))})"
             )
@@ -82,7 +83,7 @@ def by_asker(kind: str) -> Callable[[Summary, Tables], str | None]:
             for c in (BASELINE, LEFT, RIGHT)
             if (v := _position(summary, insts[0], kind, c))
         ]
-        return f"{insts[0]}, range over models: " + ", ".join(parts) + "." if len(parts) >= 2 else None
+        return f"{display_name(insts[0])}, range over models: " + ", ".join(parts) + "." if len(parts) >= 2 else None
 
     return note
 
@@ -120,8 +121,8 @@ def heatmap(summary: Summary, tables: Tables) -> str | None:
     _, m, c, inst, mean, _ = max(cells, key=lambda t: t[0])
     sure = sum(ci[0] > 0 or ci[1] < 0 for *_, ci in cells)
     return (
-        f"Largest mean shift against N: {m} under {c} on {inst} ({mean:+.3f}); {sure} of {len(cells)} cells' "
-        f"95% CIs exclude 0."
+        f"Largest mean shift against N: {m} under {c} on {display_name(inst)} ({mean:+.3f}); {sure} of {len(cells)} "
+        "cells' 95% CIs exclude 0."
     )
 
 
@@ -188,7 +189,8 @@ def item_shifts(summary: Summary, tables: Tables) -> str | None:
             continue
         share = toward[here].groupby(pairs.loc[here, "model"]).mean() * 100
         parts.append(f"under {cue} (toward the {side}) {span_text([float(v) for v in share], lambda v: f'{v:.0f}%')}")
-    return f"{inst} items that moved toward the asker, per model: " + ", ".join(parts) + "." if parts else None
+    named = display_name(inst)
+    return f"{named} items that moved toward the asker, per model: " + ", ".join(parts) + "." if parts else None
 
 
 def slant(summary: Summary, tables: Tables) -> str | None:

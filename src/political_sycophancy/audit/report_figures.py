@@ -349,8 +349,9 @@ def shift_heatmap(summary: Summary, path: Path) -> Path | None:
     if not models or not insts or not conds:
         return None
     labels = short_labels(models)
-    fig = new_figure(figsize=(2.2 + 0.62 * len(conds) * len(insts), 1.2 + 0.42 * len(models)), layout="constrained")
-    axes = fig.subplots(1, len(insts), squeeze=False)[0]
+    # one instrument a row, each as wide as the page: side by side, five condition labels had a centimetre each
+    fig = new_figure(figsize=(2.2 + 0.9 * len(conds), (1.4 + 0.42 * len(models)) * len(insts)), layout="constrained")
+    axes = fig.subplots(len(insts), 1, squeeze=False)[:, 0]
     for ax, inst in zip(axes, insts, strict=True):
         grid = np.full((len(models), len(conds)), np.nan)
         sure = np.zeros_like(grid, dtype=bool)
@@ -378,9 +379,7 @@ def shift_heatmap(summary: Summary, path: Path) -> Path | None:
                         color="white" if abs(grid[i, j]) > 0.6 * limit else "black",
                     )
         ax.set_xticks(range(len(conds)), conds, fontsize=8)
-        ax.set_yticks(
-            range(len(models)), [labels[m] for m in models] if ax is axes[0] else [""] * len(models), fontsize=8
-        )
+        ax.set_yticks(range(len(models)), [labels[m] for m in models], fontsize=8)
         ax.set_title(f"{display_name(inst)}: shift vs N ({unit})", fontsize=9)
         bar = fig.colorbar(image, ax=ax, shrink=0.8)
         bar.set_label("blue: toward the left, red: toward the right", fontsize=7)

@@ -33,6 +33,7 @@ from .text import terminal_safe
 
 if TYPE_CHECKING:  # matplotlib is imported where a figure is made or drawn (about 0.7 s)
     from matplotlib.figure import Figure
+    from matplotlib.text import Text
     from matplotlib.ticker import Formatter, FuncFormatter
     from matplotlib.transforms import Bbox
 
@@ -343,6 +344,19 @@ def finished_for_print(fig: Figure, tight: bool = True) -> Figure:
     _condition_labels(fig)
     laid_out = fig.get_layout_engine() is not None
     first = tuple(fig.get_size_inches())
+    _fit_to_page(fig, tight, laid_out)
+    if _ticks_apart(fig, tight):  # fitted to the page, wrapped labels of neighbouring ticks ran into each other
+        _fit_to_page(fig, tight, laid_out)
+    _labels_fit(fig)
+    if tuple(fig.get_size_inches()) != first:
+        _labels_placed_again(fig)
+    _unclipped(fig)
+    setattr(fig, FINISHED, True)  # a figure saved twice is finished once
+    return fig
+
+
+def _fit_to_page(fig: Figure, tight: bool, laid_out: bool) -> None:
+    """The figure made no larger than report.html prints it, so the page never shrinks its text."""
     for _ in range(4):
         width, height = printed_box(fig, tight)
         scale = placed_scale(width, height)
@@ -354,12 +368,57 @@ def finished_for_print(fig: Figure, tight: bool = True) -> Figure:
             with warnings.catch_warnings():  # (axes it cannot lay out keep their place, as before)
                 warnings.filterwarnings("ignore", "This figure includes Axes that are not compatible", UserWarning)
                 fig.tight_layout()
-    _labels_fit(fig)
-    if tuple(fig.get_size_inches()) != first:
-        _labels_placed_again(fig)
-    _unclipped(fig)
-    setattr(fig, FINISHED, True)  # a figure saved twice is finished once
-    return fig
+
+
+# the angle crowded x tick labels are turned to
+TURNED = 35
+
+
+def _crowded(labels: list[Text], renderer: Any) -> bool:
+    """Whether any two of these tick labels overlap where they are drawn."""
+    boxes = [t.get_window_extent(renderer) for t in labels]
+    return any(a.overlaps(b) for k, a in enumerate(boxes) for b in boxes[k + 1 :])
+
+
+def _ticks_apart(fig: Figure, tight: bool) -> bool:
+    """X tick labels that overlap made smaller (not below MIN_PRINTED_PT as printed), else turned; whether any were.
+
+    A heat map's wrapped condition labels ("Institutional right (Heritage)") and six model
+    names side by side ran into their neighbours once the figure was fitted to the page.
+    """
+    fig.draw_without_rendering()
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]  # an Agg canvas (finished_for_print)
+    changed = False
+    for ax in fig.axes:
+        low, high = sorted(ax.xaxis.get_view_interval())
+        ticks = [
+            t
+            for t in ax.xaxis.get_major_ticks()
+            if low - 1e-9 <= t.get_loc() <= high + 1e-9 and t.label1.get_visible() and t.label1.get_text().strip()
+        ]
+        labels = [t.label1 for t in ticks]
+        if len(labels) < 2 or not _crowded(labels, renderer):
+            continue
+        changed = True
+        smallest = MIN_PRINTED_PT / min(1.0, placed_scale(*printed_box(fig, tight)))
+        if float(labels[0].get_fontsize()) > smallest:
+            for t in labels:
+                t.set_fontsize(smallest)
+            fig.draw_without_rendering()
+            if not _crowded(labels, renderer):
+                continue
+        # still crowded: one line each, turned (set through the axis: a tick label's own text is its formatter's)
+        ax.set_xticks(
+            [t.get_loc() for t in ticks],
+            [" ".join(t.get_text().split()) for t in labels],
+            rotation=TURNED,
+            ha="right",
+            rotation_mode="anchor",
+            fontsize=float(labels[0].get_fontsize()),
+        )
+    if changed:
+        fig.draw_without_rendering()
+    return changed
 
 
 # the attribute a figure `finished_for_print` carries

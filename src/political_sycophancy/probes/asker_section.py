@@ -55,7 +55,11 @@ def probes_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisOptio
         items = expected_answer_items(frame)
         if not items.empty:
             section.tables["expected_answer_items"] = items
-        section.figures["expected_answer"] = plot_expected_answer(
+        caption = (
+            "Expected-answer probe per model: the share of calls saying the asker wants the Democrat- (top) or "
+            "Republican-preferred answer (bottom), by asker condition; black marks: all models' calls pooled"
+        )
+        section.figures[caption] = plot_expected_answer(
             expected, figure_dir / "expected_answer.png", by_condition, opts.model_order
         )
         texts.append(

@@ -78,7 +78,7 @@ nav.toc a{margin-right:.8em;white-space:nowrap}
  h2{break-after:avoid;page-break-after:avoid}h3{break-after:avoid}
  figure,table,tr{break-inside:avoid;page-break-inside:avoid}
  figure img{max-height:230mm;width:auto}figure.wide img{width:100%;max-height:none}
- .tw{overflow:visible}table{font-size:7.5pt;table-layout:auto}td,th{word-break:break-word}
+ .tw{overflow:visible}table{font-size:7.5pt;table-layout:auto}td{word-break:break-word}th{word-break:normal;overflow-wrap:normal}
  details:not([open])>:not(summary){display:none}
  details>summary{list-style:none}details>summary::-webkit-details-marker{display:none}span.toggle{display:none}
  h3{break-after:avoid;page-break-after:avoid}
