@@ -87,8 +87,9 @@ def _figure_record(fig, path: Path) -> dict:
                 continue
             boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in labels]
             crowded += [[a, b] for k, (a, box) in enumerate(boxes) for b, other in boxes[k + 1:] if box.overlaps(other)]
+    zeros = [t.get_text() for ax in fig.axes for t in ax.texts if re.fullmatch(r"[-+−]0\.0+\*?", t.get_text().strip())]
     return {"stem": path.stem, "smallest_pt": plotting.smallest_printed_pt(fig), "cut": cut[:5], "raw": raw,
-            "crowded": crowded[:5]}
+            "crowded": crowded[:5], "signed_zeros": zeros[:5]}
 
 
 PAPER_LOGS = os.environ.get("POLITICAL_SYCOPHANCY_PAPER_LOGS")
@@ -170,6 +171,13 @@ def test_no_two_tick_labels_overlap(recorded):
     _, records = recorded
     crowded = {r["stem"]: r["crowded"] for r in records if r["crowded"]}
     assert not crowded, crowded
+
+
+def test_no_signed_zero_in_a_figure(recorded):
+    """A heat map's cell read "-0.00", a direction the number does not have (issue 46 item 8)."""
+    _, records = recorded
+    zeros = {r["stem"]: r["signed_zeros"] for r in records if r["signed_zeros"]}
+    assert not zeros, zeros
 
 
 def test_no_raw_identifier_in_a_figure_caption(recorded):

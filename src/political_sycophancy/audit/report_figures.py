@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.conditions import BASELINE, CUE_ORDER
+from ..core.numbers import fixed
 from ..core.plotting import (
     LEFT_CUE,
     PARTY_CMAP,
@@ -372,7 +373,7 @@ def shift_heatmap(summary: Summary, path: Path) -> Path | None:
                     ax.text(
                         j,
                         i,
-                        f"{grid[i, j]:+.2f}{'*' if sure[i, j] else ''}",
+                        f"{fixed(float(grid[i, j]), 2, signed=True)}{'*' if sure[i, j] else ''}",  # never -0.00
                         ha="center",
                         va="center",
                         fontsize=7,
