@@ -155,29 +155,13 @@ def test_no_printed_text_under_7_pt(recorded):
     assert not small, small
 
 
-def test_no_point_is_cut_by_its_frame(recorded):
+# what each figure must not hold: no point cut by its frame, no raw identifier on an axis, no two
+# tick labels over one another, no "-0.00" (a direction the number does not have, issue 46 item 8)
+@pytest.mark.parametrize("check", ["cut", "raw", "crowded", "signed_zeros"])
+def test_no_figure_breaks_a_print_rule(recorded, check):
     _, records = recorded
-    cut = {r["stem"]: r["cut"] for r in records if r["cut"]}
-    assert not cut, cut
-
-
-def test_no_raw_identifier_on_an_axis(recorded):
-    _, records = recorded
-    raw = {r["stem"]: r["raw"] for r in records if r["raw"]}
-    assert not raw, raw
-
-
-def test_no_two_tick_labels_overlap(recorded):
-    _, records = recorded
-    crowded = {r["stem"]: r["crowded"] for r in records if r["crowded"]}
-    assert not crowded, crowded
-
-
-def test_no_signed_zero_in_a_figure(recorded):
-    """A heat map's cell read "-0.00", a direction the number does not have (issue 46 item 8)."""
-    _, records = recorded
-    zeros = {r["stem"]: r["signed_zeros"] for r in records if r["signed_zeros"]}
-    assert not zeros, zeros
+    broken = {r["stem"]: r[check] for r in records if r[check]}
+    assert not broken, broken
 
 
 def test_no_raw_identifier_in_a_figure_caption(recorded):
