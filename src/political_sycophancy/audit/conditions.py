@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from types import MappingProxyType
 
 import pandas as pd
 
@@ -103,11 +104,13 @@ def console_lines(table: pd.DataFrame) -> list[str]:
 
 
 # Each scoring's own measure in the key table: (condition_summary column, what the key table calls it).
-KEY_MEASURES = {
-    ATP: ("pct_closer_dem", "% closer to Democrats"),
-    PCT: ("mean_ideology", "mean ideology (PCT item score)"),
-    TYPOLOGY: ("typology_score", "Typology score"),
-}
+KEY_MEASURES = MappingProxyType(
+    {
+        ATP: ("pct_closer_dem", "% closer to Democrats"),
+        PCT: ("mean_ideology", "mean ideology (PCT item score)"),
+        TYPOLOGY: ("typology_score", "Typology score"),
+    }
+)
 
 
 def condition_key(table: pd.DataFrame) -> pd.DataFrame:
