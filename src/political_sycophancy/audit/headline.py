@@ -25,13 +25,14 @@ import numpy as np
 import pandas as pd
 
 from ..core.conditions import BASELINE
-from ..core.numbers import at_floor, fixed, plural
+from ..core.numbers import at_floor, plural
 from ..core.plotting import display_name
 from ..core.report_parts import Finding, HeadlinePart, HeadlineTable, Quote, Summary
 from ..shared.summaries import condition_rank
 from ..stats.resample import iid_indices, index_counts, percentile_interval
 from . import headline_scope as scope
 from .derived import LEFT, RIGHT, get
+from .headline_reruns import reruns, reruns_sentences, reruns_table
 from .headline_scope import answer_mode_words
 
 WD = "wd"
@@ -432,59 +433,6 @@ def _answered_table(summary: Summary) -> HeadlineTable | None:
     )
 
 
-def _reruns(summary: Summary) -> dict[str, Any]:
-    """The re-run cells' robustness rows the overview read from the logs (`shared.reruns`), or nothing."""
-    node = get(summary, "reruns")
-    return dict(node) if isinstance(node, dict) and node.get("rows") else {}
-
-
-def _reruns_sentences(summary: Summary) -> list[Finding]:
-    """Which run is the baseline of every comparison when cells were answered by several runs (topic "headline")."""
-    r = get(summary, "findings", "headline", "reruns")
-    if not r:
-        return []
-    runs = [row for row in r["rows"] if row["run"].startswith("run ")]
-    named = "; ".join(f"{row['run']}: {row['logs']}, created {row['created']}" for row in runs)
-    pieces: list[str | Quote] = [
-        "Re-runs: ",
-        _v(summary, "reruns", "n_cells"),
-        " cells (model x task x item x epoch) were answered by ",
-        _v(summary, "reruns", "n_runs"),
-        f" runs ({named}). The baseline of every comparison in this report is the latest successful answer of each "
-        f"cell ({' and '.join(r['baseline_runs'])}); neither run is dropped from view: the table below gives the "
-        "Headline's decomposition under each run, the baseline, and every answer pooled (a later run's answers as "
-        "further epochs).",
-    ]
-    return [Finding("headline", pieces, "overview", "reruns")]
-
-
-def _number(value: Any, digits: int, signed: bool = False) -> str:
-    """A robustness row's number by the report's rule, or an empty cell."""
-    return "" if not isinstance(value, (int, float)) else fixed(float(value), digits, signed=signed, thousands=True)
-
-
-def _reruns_table(summary: Summary) -> HeadlineTable | None:
-    """The Headline under each run, the baseline and pooled (None without re-runs)."""
-    r = get(summary, "findings", "headline", "reruns")
-    if not r:
-        return None
-    head = ["Run", "Logs", "Answers", "Models", "Sycophancy-left", "Sycophancy-right", "Ratio right/left", "Units"]
-    rows = [
-        [
-            row["run"],
-            str(row.get("logs") or ""),
-            _number(row.get("answers"), 0),
-            _number(row.get("n_models"), 0),
-            _number(row.get("sycophancy_left"), 3, signed=True),
-            _number(row.get("sycophancy_right"), 3, signed=True),
-            _number(row.get("ratio"), 2, signed=True),
-            str(row.get("units") or ""),
-        ]
-        for row in r["rows"]
-    ]
-    return HeadlineTable("Robustness: the Headline's decomposition under each run of the re-run cells", head, rows)
-
-
 HEADLINE = (
     HeadlinePart("scope", 0, lambda summary, tables, draws, seed: scope.scope(summary), scope.scope_sentences),
     HeadlinePart("position", 5, lambda summary, tables, draws, seed: scope.position(summary), scope.position_sentences),
@@ -499,7 +447,7 @@ HEADLINE = (
         ),
         _pooled_sentences,
     ),
-    HeadlinePart("reruns", 22, lambda summary, tables, draws, seed: _reruns(summary), _reruns_sentences, _reruns_table),
+    HeadlinePart("reruns", 22, lambda summary, tables, draws, seed: reruns(summary), reruns_sentences, reruns_table),
     HeadlinePart("preamble", 25, scope.preamble, scope.preamble_sentences),
     HeadlinePart("mixed", 30, lambda summary, tables, draws, seed: _mixed(summary), _mixed_sentences),
     # the non-response closes the Headline, after every measure's numbers

@@ -55,13 +55,13 @@ __all__ = [
     "load_frame",
     "mixed_sources",
     "read_frame",
-    "rerun_versions",
 ]
 from .design import design_notes, design_table, eval_set_tasks, task_id_of_file, unfinished_imports
 from .identity import identity_notes, label_identities
-from .listing import Listing, list_folder, log_folder, walk_notes
+from .listing import Listing, folder_of, list_folder, log_folder, walk_notes
 from .log_reader import KIND_KEY, BadLog, Interner, rows_of_log
 from .provenance import provenance_table
+from .reruns import rerun_rows, rerun_versions
 from .values import exclusion_note, kind_contracts
 
 # Bump when the row layout (or what the cache index records per log) changes, so old caches are not reused.
@@ -139,49 +139,6 @@ def deduplicate(frame: pd.DataFrame) -> tuple[pd.DataFrame, int]:
     return frame.iloc[kept].reset_index(drop=True), len(frame) - len(kept)
 
 
-def rerun_versions(frame: pd.DataFrame, shown: str) -> tuple[dict[str, Any], list[tuple[dict[str, Any], pd.DataFrame]]]:
-    """The frame under each run of its re-run cells, and pooled: what was re-run, and the versions.
-
-    A cell (`CELL_KEY`) answered by several runs has its answers ordered by when their logs
-    were created: run k is every cell's k-th answer, or its last when it has fewer (a cell
-    answered once is in every run). Pooled is every answer, a cell's later answers as further
-    epochs. Each version's label names its run and the folder of its re-run logs (`shown`:
-    the log folder as the user named it); the first dict counts the re-run cells and runs and
-    names the run(s) whose answers `deduplicate` keeps (the baseline). Nothing when no cell
-    was answered twice.
-    """
-    repeated = frame.duplicated(subset=CELL_KEY, keep=False).to_numpy()
-    if not repeated.any():
-        return {}, []
-    order = frame.sort_values(["created", "log_file"], kind="stable")
-    copy = order.groupby(CELL_KEY, dropna=False, sort=False).cumcount().reindex(frame.index).to_numpy()
-    cells = frame.groupby(CELL_KEY, dropna=False, sort=False)
-    count = cells["status"].transform("size").to_numpy()
-    ok = (frame["status"] != "error").to_numpy()
-    # the copy `deduplicate` keeps: the latest that did not fail, else the latest
-    rank = pd.Series(np.where(ok, copy + count, copy), index=frame.index)
-    kept = rank.groupby([frame[c] for c in CELL_KEY], dropna=False, sort=False).transform("max").to_numpy() == rank
-    versions: list[tuple[dict[str, Any], pd.DataFrame]] = []
-    for k in range(int(count.max())):
-        mine = (copy == k) | ((count <= k) & (copy == count - 1))
-        rerun = repeated & (copy == k)
-        label = {
-            "run": f"run {k + 1}",
-            "logs": _folder_of(sorted(set(frame.loc[rerun, "log_file"].astype(str))), shown),
-            "created": str(frame.loc[rerun, "created"].min()),
-        }
-        versions.append((label, frame[mine]))
-    epochs = int(pd.to_numeric(frame["epoch"]).max())
-    pooled = frame.assign(epoch=pd.to_numeric(frame["epoch"]).to_numpy() + copy * epochs)
-    versions.append(({"run": "pooled", "logs": shown, "created": None}, pooled))
-    info = {
-        "n_cells": int(len(frame.loc[repeated, CELL_KEY].drop_duplicates())),
-        "n_runs": int(count.max()),
-        "baseline_runs": [f"run {k + 1}" for k in sorted(set(copy[repeated & kept].tolist()))],
-    }
-    return info, versions
-
-
 def mixed_sources(frame: pd.DataFrame, sources: dict[str, tuple[str | None, str | None]], shown: str) -> str | None:
     """Why the frame's rows cannot be analysed together, or None.
 
@@ -209,9 +166,7 @@ def mixed_sources(frame: pd.DataFrame, sources: dict[str, tuple[str | None, str 
     named = [f"{files[sha]} (sha256 {sha[:8]})" for sha in involved if sha != "live"] + (
         ["live runs"] if "live" in involved else []
     )
-    folders = sorted(
-        {_folder_of([f for f, s in sources.items() if (s[1] or "live") == sha], shown) for sha in involved}
-    )
+    folders = sorted({folder_of([f for f, s in sources.items() if (s[1] or "live") == sha], shown) for sha in involved})
     return (
         f"{shown}: {mixed:,} cell(s) (model x task x sample x epoch) are answered by imports of {len(files)} "
         f"different files{' and live runs' if 'live' in involved else ''} ({', '.join(named)}), which are not re-runs "
@@ -233,13 +188,6 @@ def _versions(sources: dict[str, tuple[str | None, str | None]], shown: str) -> 
                 "side by side); run it again to finish it, or analyse each version's logs in a folder of its own"
             )
     return None
-
-
-def _folder_of(log_files: list[str], shown: str) -> str:
-    """The folder holding all of these logs, as the user would name it (under `shown`)."""
-    common = Path(os.path.commonpath([os.path.dirname(f) for f in log_files]))
-    root = Path(os.path.abspath(shown))
-    return str(Path(shown) / common.relative_to(root)) if common.is_relative_to(root) else str(common)
 
 
 # Logs to read before the reading is spread over processes (forking costs about 0.1 s).
@@ -437,25 +385,11 @@ def _assembled(
     }
     if problem := mixed_sources(frame, sources, shown):
         raise InputError(problem)
-    info, versions = rerun_versions(frame, shown)
+    info, versions = rerun_versions(frame, shown, CELL_KEY)
     frame, load.duplicates = deduplicate(frame)
     if versions:
-        load.reruns = _rerun_rows(info, versions, frame)
+        load.reruns = rerun_rows(info, versions, frame)
     return frame, plans
-
-
-def _rerun_rows(
-    info: dict[str, Any], versions: list[tuple[dict[str, Any], pd.DataFrame]], baseline: pd.DataFrame
-) -> dict[str, Any]:
-    """The Headline under each run, the baseline (the deduplicated frame) and pooled (`shared.reruns`)."""
-    from ..shared.reruns import run_headline  # the analysis libraries, only when cells were re-run
-
-    runs, pooled = versions[:-1], versions[-1]
-    named = " and ".join(info["baseline_runs"])
-    rows = [{**label, **run_headline(part)} for label, part in runs]
-    rows.append({"run": "baseline", "logs": named, "created": None, **run_headline(baseline)})
-    rows.append({**pooled[0], **run_headline(pooled[1])})
-    return {**info, "rows": rows}
 
 
 def _tally(load: FrameLoad, logs: dict[str, Entry]) -> None:

@@ -140,3 +140,10 @@ def walk_notes(listing: Listing) -> list[str]:
             + (" ..." if len(listing.unlistable) > 5 else "")
         )
     return notes
+
+
+def folder_of(log_files: list[str], shown: str) -> str:
+    """The folder holding all of these logs, as the user would name it (under `shown`)."""
+    common = Path(os.path.commonpath([os.path.dirname(f) for f in log_files]))
+    root = Path(os.path.abspath(shown))
+    return str(Path(shown) / common.relative_to(root)) if common.is_relative_to(root) else str(common)

@@ -3,7 +3,7 @@
 When a user runs the same audit tasks on the same model twice (into one log folder or two)
 and analyses them together, each cell (`logs.frame.CELL_KEY`) has one answer per run. The
 statistics use one per cell (the latest successful one: the baseline); the loader also builds
-the frame of each run (`logs.frame.rerun_versions`) and the pooled frame (every answer, a
+the frame of each run (`logs.reruns.rerun_versions`) and the pooled frame (every answer, a
 run's answers as further epochs), and this module computes the Headline's decomposition under
 each, so the report shows them as robustness rows beside the baseline.
 """
