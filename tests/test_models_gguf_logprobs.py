@@ -61,3 +61,30 @@ def test_letter_calls_record_nothing():
     assert logprobs is None and result["choices"][0]["message"]["content"] is not None
     llm, _ = load_llama(api.path, *api.settings)
     assert llm.steps is None
+
+
+def _answer(api, messages, seed):
+    """The provider's text and logprobs of one logprob call (max_tokens 8, top 20), as plain tuples."""
+    result, logprobs = api.complete(messages, GenerateConfig(max_tokens=8, logprobs=True, top_logprobs=20), seed)
+    assert logprobs is not None
+    steps = [(c.token, c.logprob, [(t.token, t.logprob) for t in c.top_logprobs or []]) for c in logprobs.content]
+    return result["choices"][0]["message"]["content"], steps
+
+
+def test_same_prompt_same_logprobs_whatever_was_asked_before_and_with_two_threads():
+    """A call's answer is bit-identical whatever prompt the previous call left in the KV cache, and with n_threads=2.
+
+    What bench/main_job.py --part calls checks on all 372 audit prompts, on two of them here.
+    """
+    from political_sycophancy.models.gguf import GGUFAPI
+
+    items = load_instrument("pct")
+    first, other = (
+        [{"role": "user", "content": resolve_conditions(c)[0].apply(audit_prompt(items[i]))}]
+        for c, i in (("C3L", 0), ("N", 1))
+    )
+    api = GGUFAPI("smollm2")
+    alone = _answer(api, first, 7)
+    _answer(api, other, 3)
+    assert _answer(api, first, 7) == alone
+    assert _answer(GGUFAPI("smollm2", n_threads=2), first, 7) == alone
