@@ -99,7 +99,7 @@ def test_the_embedded_models_profile_run_is_named_in_its_headline(tmp_path):
     """`inspect eval political_sycophancy/profiles -T answer=logprobs --model gguf/smollm2` on 10
     prompts: SmolLM2-135M puts most of its probability on "A" every time."""
     made = run_cli("inspect", "eval", "political_sycophancy/profiles", "-T", "answer=logprobs", "--model", "gguf/smollm2",
-                   "--limit", "10", "--log-dir", "logs", "--display", "none", cwd=tmp_path, fresh=True)
+                   "--limit", "10", "--log-dir", "logs", "--display", "none", cwd=tmp_path)
     assert made.returncode == 0, made.stdout[-2000:] + made.stderr[-2000:]
     report, summary = analyze(tmp_path / "logs", tmp_path / "out")
     node = summary["answer_letters"]["models"]["gguf/smollm2"]["profiles"]

@@ -7,7 +7,8 @@ Inspect imports on its first eval, 3 s more) once; each command then runs in a c
 process with the requested argv, working folder and environment, stdout and stderr on
 their own file descriptors, stdin closed, its exit code and its atexit handlers, exactly
 as the console script runs it. What differs from a fresh interpreter is only what Inspect's
-import did before the fork, in the zygote's environment; a test about what a command
+import did before the fork, in the zygote's environment, and llama.cpp's prompt threads
+(one, as in the test worker: support.llama_threads); a test about what a command
 imports, or about environment read at import time, starts a fresh process instead.
 
 A child of a test that is not marked `figures` writes placeholder images, as an in-process
@@ -30,8 +31,9 @@ PLACEHOLDER = {
     "svg": b'<?xml version="1.0" encoding="utf-8"?>\n<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>\n',
 }
 
-# the zygote's loop: read one request per line, fork, run the script in the child, reply
-SOURCE = r"""
+# the zygote's loop: read one request per line, fork, run the script in the child, reply;
+# first, llama.cpp on one thread as in the test worker (support.llama_threads)
+SOURCE = f"import runpy; runpy.run_path({str(Path(__file__).with_name('llama_threads.py'))!r})['pin_llama_threads']()\n" + r"""
 import json, os, signal, sys, time
 import inspect_ai._cli.main  # noqa: F401  Inspect's CLI, imported once for every child
 import matplotlib.figure, pandas, scipy.stats  # noqa: E401, F401  and what analyze, import and audit load
