@@ -62,10 +62,12 @@ def test_every_quoted_number_is_the_summary_value(run):
         decimals = len(text.split(".")[1]) if "." in text and "e" not in text else None
         tol = 0.5 * 10 ** -decimals + 1e-12 if decimals is not None else abs(expected) * 0.01
         assert math.isclose(float(text) / float(scale), expected, abs_tol=tol / float(scale)), (path, shown, expected)
-    # The sentences summary.json keeps are the ones report.md shows (Markdown, HTML escaped).
+    # The sentences summary.json keeps are the ones report.md shows (Markdown, HTML escaped); their
+    # links name the table by id in summary.json and by its title in report.md.
     md = (run / "report.md").read_text()
     for sentence in summary["findings"]["sentences"]:
-        assert sentence in md
+        text, link = sentence.rsplit(" ([", 1)
+        assert f"- {text} ([" in md and link.split("](", 1)[1] in md
 
 
 def test_findings_cover_the_brief(run):
