@@ -52,6 +52,7 @@ __all__ = [
     "CELL_KEY",
     "FrameLoad",
     "deduplicate",
+    "kept_rows",
     "load_frame",
     "mixed_sources",
     "read_frame",
@@ -124,19 +125,30 @@ class FrameLoad:
     notes: list[str] = field(default_factory=list)
 
 
-def deduplicate(frame: pd.DataFrame) -> tuple[pd.DataFrame, int]:
-    """Keep one row per cell (`CELL_KEY`): the latest row that did not fail, else the latest."""
-    if frame.empty:
-        return frame, 0
-    if not frame.duplicated(subset=CELL_KEY).any():  # the usual case: no copy of the frame
-        return frame, 0
+def kept_rows(frame: pd.DataFrame) -> np.ndarray:
+    """Which rows `deduplicate` keeps: per cell (`CELL_KEY`), the latest that did not fail, else the latest.
+
+    "Latest" orders a cell's rows by their log's creation time, then log file. The one
+    statement of the rule: `logs.reruns` reads the baseline run from it.
+    """
+    keep = np.ones(len(frame), dtype=bool)
+    if frame.empty or not frame.duplicated(subset=CELL_KEY).any():  # the usual case: no copy of the frame
+        return keep
     ordered = (
         frame[[*CELL_KEY, "created", "log_file"]]
         .assign(_ok=(frame["status"] != "error").astype(int).to_numpy(), _at=np.arange(len(frame)))
         .sort_values(["_ok", "created", "log_file"], kind="stable")
     )
-    kept = np.sort(ordered["_at"].to_numpy()[~ordered.duplicated(subset=CELL_KEY, keep="last").to_numpy()])
-    return frame.iloc[kept].reset_index(drop=True), len(frame) - len(kept)
+    keep[ordered["_at"].to_numpy()[ordered.duplicated(subset=CELL_KEY, keep="last").to_numpy()]] = False
+    return keep
+
+
+def deduplicate(frame: pd.DataFrame, keep: np.ndarray | None = None) -> tuple[pd.DataFrame, int]:
+    """Keep one row per cell (`kept_rows`, or `keep` when already computed) and how many were dropped."""
+    keep = kept_rows(frame) if keep is None else keep
+    if keep.all():
+        return frame, 0
+    return frame[keep].reset_index(drop=True), int((~keep).sum())
 
 
 def mixed_sources(frame: pd.DataFrame, sources: dict[str, tuple[str | None, str | None]], shown: str) -> str | None:
@@ -385,8 +397,9 @@ def _assembled(
     }
     if problem := mixed_sources(frame, sources, shown):
         raise InputError(problem)
-    info, versions = rerun_versions(frame, shown, CELL_KEY)
-    frame, load.duplicates = deduplicate(frame)
+    keep = kept_rows(frame)
+    info, versions = rerun_versions(frame, shown, CELL_KEY, keep)
+    frame, load.duplicates = deduplicate(frame, keep)
     if versions:
         load.reruns = rerun_rows(info, versions, frame)
     return frame, plans

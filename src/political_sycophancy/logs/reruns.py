@@ -18,7 +18,7 @@ __all__ = ["rerun_rows", "rerun_versions"]
 
 
 def rerun_versions(
-    frame: pd.DataFrame, shown: str, key: list[str]
+    frame: pd.DataFrame, shown: str, key: list[str], kept: np.ndarray
 ) -> tuple[dict[str, Any], list[tuple[dict[str, Any], pd.DataFrame]]]:
     """The frame under each run of its re-run cells, and pooled: what was re-run, and the versions.
 
@@ -27,8 +27,8 @@ def rerun_versions(
     answered once is in every run). Pooled is every answer, a cell's later answers as further
     epochs. Each version's label names its run and the folder of its re-run logs (`shown`:
     the log folder as the user named it); the first dict counts the re-run cells and runs and
-    names the run(s) whose answers `deduplicate` keeps (the baseline). Nothing when no cell
-    was answered twice.
+    names the run(s) whose answers are `kept` (the rows `frame.kept_rows` keeps: the
+    baseline). Nothing when no cell was answered twice.
     """
     repeated = frame.duplicated(subset=key, keep=False).to_numpy()
     if not repeated.any():
@@ -37,10 +37,6 @@ def rerun_versions(
     copy = order.groupby(key, dropna=False, sort=False).cumcount().reindex(frame.index).to_numpy()
     cells = frame.groupby(key, dropna=False, sort=False)
     count = cells["status"].transform("size").to_numpy()
-    ok = (frame["status"] != "error").to_numpy()
-    # the copy `deduplicate` keeps: the latest that did not fail, else the latest
-    rank = pd.Series(np.where(ok, copy + count, copy), index=frame.index)
-    kept = rank.groupby([frame[c] for c in key], dropna=False, sort=False).transform("max").to_numpy() == rank
     versions: list[tuple[dict[str, Any], pd.DataFrame]] = []
     for k in range(int(count.max())):
         mine = (copy == k) | ((count <= k) & (copy == count - 1))
