@@ -20,22 +20,22 @@ from support import FIGURES_DRAWN, REFERENCE, output
 from support.llama_threads import pin_llama_threads
 from support.zygote import PLACEHOLDER
 
-# The modules that take longest (30 to 200 s each on two shared cores, issue 48's profile),
-# slowest first. pytest-xdist (`--dist loadfile --no-loadscope-reorder`, scripts/test.sh)
-# hands modules to the workers in collection order, so these start first and the many short
-# modules fill in after them; ordered by test count (xdist's default) the slow modules came
-# last, and one worker ran them for two minutes while the other idled. Re-profile with
+# The modules that take longest (25 to 185 s each with four workers on two cores, issue 48's
+# profile of 2026-11-28), slowest first. pytest-xdist (`--dist loadfile --no-loadscope-reorder`,
+# scripts/test.sh) hands modules to the workers in collection order, so these start first and the
+# many short modules fill in after them; ordered by test count (xdist's default) the slow modules
+# came last, and one worker ran them for minutes while the others idled. Re-profile with
 # `--junitxml` (per-module sums) when a module's time changes.
 SLOWEST_FIRST = (
-    "test_doc_commands.py", "test_report_section_store.py", "test_cli_hostile_log_scenarios.py",
-    "test_cli_hostile_surfaces_scenarios.py", "test_report_reuse.py", "test_report_browser.py", "test_architecture.py",
-    "test_report_analyze.py", "test_measure_folder.py", "test_evenhandedness_e2e.py", "test_open_ended_task.py",
-    "test_report_headline_rules.py", "test_report_store_safety.py", "test_cli_run_integrity.py", "test_stats_stress.py",
-    "test_probes_analysis.py", "test_answer_letters.py", "test_models_faulty.py", "test_report_figures_items.py",
-    "test_report_figures.py", "test_cli_hostile_scenarios.py", "test_logs_import_responses.py",
-    "test_pew_paper_fidelity.py", "test_audit_inspect_native.py", "test_models_openai_server.py",
-    "test_report_security.py", "test_models_gguf.py", "test_report_parallel.py", "test_core_plotting.py",
-    "test_logs_frame_integrity.py",
+    "test_doc_commands.py", "test_report_reuse.py", "test_report_browser.py", "test_cli_hostile_log_scenarios.py",
+    "test_cli_hostile_surfaces_scenarios.py", "test_report_store_safety.py", "test_evenhandedness_e2e.py",
+    "test_cli_run_integrity.py", "test_answer_letters.py", "test_report_section_store.py", "test_stats_stress.py",
+    "test_measure_folder.py", "test_logs_frame_integrity.py", "test_audit_inspect_native.py",
+    "test_open_ended_task.py", "test_models_openai_server.py", "test_pew_paper_fidelity.py",
+    "test_report_analyze.py", "test_report_print_checks.py", "test_architecture.py", "test_probes_analysis.py",
+    "test_models_faulty.py", "test_report_headline_rules.py", "test_report_figures_items.py", "test_audit_task.py",
+    "test_models_gguf_logprobs.py", "test_report_figures.py", "test_cli_interruption.py",
+    "test_cli_hostile_scenarios.py", "test_sway_task.py",
 )
 
 
