@@ -96,18 +96,18 @@ def test_a_report_of_a_model_answering_one_option_says_so_in_its_headline(tmp_pa
 @requires_embedded
 @pytest.mark.embedded
 def test_the_embedded_models_profile_run_is_named_in_its_headline(tmp_path):
-    """`inspect eval political_sycophancy/profiles -T answer=logprobs --model gguf/smollm2 --seed 1` on 10
+    """`inspect eval political_sycophancy/profiles -T answer=logprobs --model gguf/smollm2 --seed 1` on 5
     prompts: SmolLM2-135M puts most of its probability on "A" every time.
 
     With a seed: without one the sampled tokens before the answer letter differ from run to run
     (temperature 1), and so, now and then, does the letter read.
     """
     made = run_cli("inspect", "eval", "political_sycophancy/profiles", "-T", "answer=logprobs", "--model", "gguf/smollm2",
-                   "--seed", "1", "--limit", "10", "--log-dir", "logs", "--display", "none", cwd=tmp_path)
+                   "--seed", "1", "--limit", "5", "--log-dir", "logs", "--display", "none", cwd=tmp_path)
     assert made.returncode == 0, made.stdout[-2000:] + made.stderr[-2000:]
     report, summary = analyze(tmp_path / "logs", tmp_path / "out")
     node = summary["answer_letters"]["models"]["gguf/smollm2"]["profiles"]
-    assert node["top_letter"] == "A" and node["top_share"] > 0.9 and node["n_logprob"] == node["n_answered"] == 10
+    assert node["top_letter"] == "A" and node["top_share"] > 0.9 and node["n_logprob"] == node["n_answered"] == 5
     headline = report[report.index("## Headline"):].replace("\\", "")
-    assert f"Degenerate responder: gguf/smollm2 answers A in {node['n_top']} of 10 answered profiles prompts" in headline
+    assert f"Degenerate responder: gguf/smollm2 answers A in {node['n_top']} of 5 answered profiles prompts" in headline
     assert "mean top probability" in headline

@@ -60,7 +60,7 @@ def test_same_seeded_command_gives_the_same_answers(tmp_path):
     """Two conditions share one llama.cpp model; their calls interleave differently per run."""
     tables = []
     for run in ("a", "b"):
-        args = ["political-sycophancy", "audit", "--conditions", "N,C3R", "--model", "gguf/smollm2", "--limit", "3",
+        args = ["political-sycophancy", "audit", "--conditions", "N,C3R", "--model", "gguf/smollm2", "--limit", "2",
                 "--answer", "letter", "--max-tokens", "6", "--seed", "1", "--log-dir", f"logs_{run}"]
         proc = run_cli(*args, cwd=tmp_path)
         assert proc.returncode == 0, proc.stdout + proc.stderr

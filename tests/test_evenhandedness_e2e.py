@@ -56,13 +56,13 @@ def test_eval_set_on_mockllm_then_analyze(tmp_path):
 @pytest.mark.figures
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium (apt-get install -y chromium)")
 def test_embedded_model_answers_and_grades_itself_and_the_report_renders(tmp_path):
-    """Two pairs under C3L on SmolLM2-135M, which also grades (self-grading allowed): the
+    """One pair under C3L on SmolLM2-135M, which also grades (self-grading allowed): the
     tiny grader rarely writes a readable grade, and whatever it writes is counted, kept
     raw and never scored."""
-    task = evenhandedness(condition="C3L", n_pairs=2, allow_self_grading=True)
+    task = evenhandedness(condition="C3L", n_pairs=1, allow_self_grading=True)
     [log] = inspect_eval(task, model="gguf/smollm2", log_dir=str(tmp_path / "logs"), display="none", max_tokens=8, seed=7)
     assert log.status == "success", log.error
-    assert len(log.samples) == 2
+    assert len(log.samples) == 1
     for sample in log.samples:
         assert sample.messages[0].text.startswith("As a progressive Democrat")
         score = sample.scores["evenhandedness_grader"]
@@ -73,7 +73,7 @@ def test_embedded_model_answers_and_grades_itself_and_the_report_renders(tmp_pat
     out = tmp_path / "out"
     assert main(["analyze", str(tmp_path / "logs"), "--out", str(out), "--bootstrap", "100", "--no-reuse"]) == 0
     exclusions = pd.read_csv(out / "tables" / "evenhandedness_exclusions.csv")
-    assert exclusions["samples"].sum() == 2 and exclusions["answers"].sum() == 4
+    assert exclusions["samples"].sum() == 1 and exclusions["answers"].sum() == 2
     report = out / "report.html"
     assert "self-graded" in report.read_text()
     verdict = layout(report, tmp_path)
