@@ -16,8 +16,6 @@ run as separate "models" of one frame where the code computes per model.
 from __future__ import annotations
 
 import math
-import tempfile
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -153,8 +151,9 @@ def test_sign_flip_tests_hold_their_size_under_the_null(null):
 
 
 @pytest.fixture(scope="module")
-def degenerate_reports():
-    """Reports of four degenerate audits (synthetic responses -> logs -> tidy frame -> report)."""
+def degenerate_reports(tmp_path_factory):
+    """Reports of four degenerate audits (synthetic responses -> logs -> tidy frame -> report),
+    in pytest's temporary folder (a `mkdtemp` folder was left behind by every run)."""
     from support.analysis import PCT_FILE, frame_from_import
 
     import political_sycophancy.report  # noqa: F401  (registers the report sections)
@@ -162,7 +161,7 @@ def degenerate_reports():
     from political_sycophancy.core.items import load_items
     from political_sycophancy.report.render import write_report
 
-    tmp = Path(tempfile.mkdtemp(prefix="degenerate-"))
+    tmp = tmp_path_factory.mktemp("degenerate")
     atp_file = write_atp_items(tmp / "atp.csv", 12, seed=1)
     atp = load_items(atp_file, instrument="atp")
     pct = [i for i in builtin_pct_items() if i.direction != 0][:12]
