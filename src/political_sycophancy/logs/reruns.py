@@ -30,9 +30,9 @@ def rerun_versions(
     names the run(s) whose answers are `kept` (the rows `frame.kept_rows` keeps: the
     baseline). Nothing when no cell was answered twice.
     """
-    repeated = frame.duplicated(subset=key, keep=False).to_numpy()
-    if not repeated.any():
+    if kept.all():  # no cell answered twice (the usual case): no second pass over the frame
         return {}, []
+    repeated = frame.duplicated(subset=key, keep=False).to_numpy()
     order = frame.sort_values(["created", "log_file"], kind="stable")
     copy = order.groupby(key, dropna=False, sort=False).cumcount().reindex(frame.index).to_numpy()
     cells = frame.groupby(key, dropna=False, sort=False)
