@@ -54,6 +54,38 @@ def test_one_layout_for_every_format_gives_matplotlibs_own_image(tmp_path, monke
     assert fig.dpi == reference.dpi
 
 
+def _panels(n: int) -> Figure:
+    fig = Figure(figsize=(6, 4), layout="constrained")  # as printed: not fitted again
+    FigureCanvasAgg(fig)
+    for k in range(n):
+        ax = fig.add_subplot(3, 4, k + 1)
+        ax.plot([0.2, 0.5, 0.8], [0.3, 0.6, 0.4], marker="o")
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0, 1)
+        ax.set_title(f"panel {k}")
+    return fig
+
+
+def test_fitting_for_print_lays_a_figure_out_again_only_when_it_changed(monkeypatch):
+    """A report's figure of twelve panels was laid out again per panel while nothing in it had
+    changed (`_unclipped`, `_labels_fit`): what the print fitting draws does not grow with
+    the panels when no marker needs room."""
+    counts = {}
+    for n in (1, 12):
+        draws = []
+        original = Figure.draw
+
+        def counted(self, renderer, draws=draws, original=original):
+            draws.append(1)
+            return original(self, renderer)
+
+        monkeypatch.setattr(Figure, "draw", counted)
+        finished_for_print(_panels(n))
+        monkeypatch.undo()
+        counts[n] = len(draws)
+    assert counts[12] == counts[1] <= 4, counts
+
+
 def test_a_leader_runs_from_its_labels_near_edge_to_its_point(tmp_path):
     """From the label's left edge when it is right of its point, from its right edge when
     left of it (a label with no free place inside the frame on the right, issue 46 item 6)."""

@@ -301,6 +301,17 @@ def placed_scale(width_in: float, height_in: float) -> float:
     return placed / width_in
 
 
+def _laid_out(fig: Figure) -> None:
+    """`fig` laid out (drawn without output) unless nothing changed since it last was.
+
+    Matplotlib marks a figure stale when any of its artists changes, and a draw leaves it
+    fresh; fitting a figure for print asked for a whole draw per axes and per step, most
+    of them of a figure already laid out as it was (56 of 133 in a six-condition report).
+    """
+    if fig.stale:
+        fig.draw_without_rendering()
+
+
 def printed_box(fig: Figure, tight: bool = True) -> tuple[float, float]:
     """The size in inches of what a figure saves.
 
@@ -310,7 +321,7 @@ def printed_box(fig: Figure, tight: bool = True) -> tuple[float, float]:
     import matplotlib
 
     fig.set_dpi(DPI)
-    fig.draw_without_rendering()
+    _laid_out(fig)
     if not tight:
         width, height = fig.get_size_inches()
         return float(width), float(height)
@@ -386,7 +397,7 @@ def _ticks_apart(fig: Figure, tight: bool) -> bool:
     A heat map's wrapped condition labels ("Institutional right (Heritage)") and six model
     names side by side ran into their neighbours once the figure was fitted to the page.
     """
-    fig.draw_without_rendering()
+    _laid_out(fig)
     renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]  # an Agg canvas (finished_for_print)
     changed = False
     for ax in fig.axes:
@@ -404,7 +415,7 @@ def _ticks_apart(fig: Figure, tight: bool) -> bool:
         if float(labels[0].get_fontsize()) > smallest:
             for t in labels:
                 t.set_fontsize(smallest)
-            fig.draw_without_rendering()
+            _laid_out(fig)
             if not _crowded(labels, renderer):
                 continue
         # still crowded: one line each, turned (set through the axis: a tick label's own text is its formatter's)
@@ -417,7 +428,7 @@ def _ticks_apart(fig: Figure, tight: bool) -> bool:
             fontsize=float(labels[0].get_fontsize()),
         )
     if changed:
-        fig.draw_without_rendering()
+        _laid_out(fig)
     return changed
 
 
@@ -455,7 +466,7 @@ def _labels_fit(fig: Figure) -> None:
     An axis label longer than its axes (after the figure was fitted to the page) made
     smaller, not below MIN_PRINTED_PT: it ran over the panel's title or its neighbour.
     """
-    fig.draw_without_rendering()
+    _laid_out(fig)
     renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]  # an Agg canvas (finished_for_print)
     for ax in fig.axes:
         if not ax.get_visible():
@@ -528,7 +539,7 @@ def _unclipped(fig: Figure) -> None:
         if not ax.get_visible() or ax.name != "rectilinear":
             continue
         for _ in range(2):
-            fig.draw_without_rendering()
+            _laid_out(fig)
             box = ax.get_window_extent()
             need = [0.0, 0.0, 0.0, 0.0]  # left, right, bottom, top, in pixels
             for line in ax.lines:
@@ -536,14 +547,14 @@ def _unclipped(fig: Figure) -> None:
                 if line.get_marker() in (None, "", "None", " ") or not len(data):
                     continue
                 r = line.get_markersize() / 2 * fig.dpi / 72 + 1
-                for x, y in ax.transData.transform(data):
-                    if not (np.isfinite(x) and np.isfinite(y)):
-                        continue
+                shown = ax.transData.transform(data)
+                x, y = shown[np.isfinite(shown).all(axis=1)].T
+                if len(x):
                     need = [
-                        max(need[0], box.x0 + r - x),
-                        max(need[1], x + r - box.x1),
-                        max(need[2], box.y0 + r - y),
-                        max(need[3], y + r - box.y1),
+                        max(need[0], float(np.max(box.x0 + r - x))),
+                        max(need[1], float(np.max(x + r - box.x1))),
+                        max(need[2], float(np.max(box.y0 + r - y))),
+                        max(need[3], float(np.max(y + r - box.y1))),
                     ]
             if max(need) <= 0:
                 break
