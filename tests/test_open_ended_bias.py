@@ -154,7 +154,8 @@ def test_section_writes_tables_and_a_figure(tmp_path):
     assert section is not None
     overall = section.tables["open_ended_bias"].set_index(["model", "dimension"])
     assert overall.loc[("m", "economic"), "total"] == pytest.approx(-0.5)
-    assert section.figures["open_ended_bias"].exists()
+    figure = {path.stem: path for path in section.figures.values()}["open_ended_bias"]  # captioned in words
+    assert figure.exists()
     assert "1 of" in section.text or "excluded" in section.text
     assert section.tables["open_ended_exclusions"]["excluded_below_threshold"].sum() == 1
 

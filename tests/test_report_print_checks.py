@@ -1,5 +1,5 @@
-"""Issue 46 acceptance: on a report built by the real `analyze` (a planted run with the probes;
-the paper's published data when the reference files are present), every figure the report
+"""Issue 46 acceptance: on a report built by the real `analyze` (a planted run with the probes,
+SWAY and open-ended runs; the paper's published data when the reference files are present), every figure the report
 saves, checked as it is saved (in the processes that draw it): no text under 7 pt where the
 printed PDF places it, no point cut by its axes' frame or outside it, no raw identifier (a
 condition id, an instrument key, a snake_case column name) as an axis label, tick label or
@@ -15,8 +15,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from report_support import mock_run
+from report_support import mock_run, undescribed_tables
 from support import REFERENCE
+from support.browser import CHROMIUM, check, paper_figures
 from support.figure_checks import drawn_tick_labels
 
 from political_sycophancy.cli import main
@@ -108,8 +109,9 @@ def _paper(tmp: Path) -> Path:
 
 
 def _planted(tmp: Path) -> Path:
-    """A planted three-model run with the probes."""
-    return mock_run(tmp / "run", models=("mock/alpha", "mock/beta", "mock/gamma"), probes=True)
+    """A planted three-model run with the probes, and SWAY and open-ended runs of the same
+    (scripted `mockllm/`) models: every figure of the Figures section."""
+    return mock_run(tmp / "run", models=("mockllm/alpha", "mockllm/beta", "mockllm/gamma"), probes=True, measures=True)
 
 
 @pytest.fixture(scope="module", params=["planted", "paper"])
@@ -184,6 +186,30 @@ def test_no_raw_identifier_as_a_table_header(recorded):
     assert len(headers) > 100
     raw = sorted({h for h in headers if raw_identifier(h)})
     assert not raw, raw
+
+
+# The Figures section of the planted run: every figure its data support.
+MOCK_FIGURES = {"paper_baseline_positions", "paper_closer_to_dem_by_asker", "paper_pct_by_asker", "paper_sycophancy_left_right",
+                "paper_shift_heatmap", "paper_item_shifts", "paper_slant_vs_right", "paper_expected_answer_shares", "paper_perception",
+                "paper_sway", "paper_open_ended"}
+
+
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium (apt-get install -y chromium)")
+def test_the_planted_six_condition_report_renders(recorded, request, tmp_path):
+    """The planted report in headless Chromium (tests/test_report_browser.py says what is looked at)."""
+    if request.node.callspec.params["recorded"] != "planted":
+        pytest.skip("the figure set asserted is the planted run's")
+    out, _ = recorded
+    verdict, shots = check(out / "report.html", tmp_path, "mock")
+    stems = {p.stem for p in (out / "figures").glob("*.png")}
+    assert verdict["images"] == len([s for s in stems if report_html.layout().superseded.get(s) not in stems])  # each figure shown once
+    assert paper_figures(out) == MOCK_FIGURES
+    assert all((out / "figures" / f"{name}.svg").exists() for name in MOCK_FIGURES)
+    assert set(shots) == {"first_screen", "figures"}
+    gallery = (tmp_path / "mock_figures.html").read_text()
+    assert len(re.findall(r"<figure[ >]", gallery)) == verdict["images"]
+    # every measure's tables (audit, probes, SWAY, open-ended) under a human title, each column explained
+    assert undescribed_tables(out) == {}
 
 
 def test_the_raw_identifier_rule():

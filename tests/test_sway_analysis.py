@@ -175,7 +175,8 @@ def test_section_renders_tables_and_heatmap(tmp_path):
     ])
     frame = r.drop(columns=["answered"])
     section = sway_section(frame, tmp_path, n_boot=100)
-    assert section is not None and section.figures["sway_heatmap"].stat().st_size > 1000
+    assert section is not None
+    assert {path.stem: path for path in section.figures.values()}["sway_heatmap"].stat().st_size > 1000  # captioned in words
     assert set(section.tables) >= {"sway_overall", "sway_cells", "sway_monotonicity", "sway_commitment_tests", "sway_plus_share", "sway_exclusions"}
     assert len(section.tables["sway_cells"]) == 2 * 2 * 2
     overall = section.tables["sway_overall"]

@@ -142,7 +142,7 @@ def test_mitigations_and_section(tmp_path):
     tests = section.tables["sway_mitigation_tests"]
     row = tests[(tests["mitigation_a"] == "instruction") & (tests["mitigation_b"] == "none") & (tests["commitment"] == "all")].iloc[0]
     assert row["mean_d_b"] == 1.0 and row["mean_d_a"] == 0.0 and row["n_prompts"] == 5
-    assert section.figures["sway_heatmap"].exists()
+    assert {path.stem: path for path in section.figures.values()}["sway_heatmap"].exists()  # captioned in words
     share = section.tables["sway_plus_share"]
     assert not share[share["mitigation"].isin(["none", "instruction", "counterfactual_cot"])]["collapsed"].any()
     assert section.summary["models"]["mockllm/model"]["sway"]["pct"]["none"]["letter: share, T=0, tau=1e-06"]["n_base_prompts"] == 5

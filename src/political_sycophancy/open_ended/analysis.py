@@ -36,7 +36,7 @@ from ..core.measures import side_bias as side_bias  # the formulas, importable b
 from ..core.measures import total_from_counts as total_from_counts
 from ..core.measures import totals_from_count_rows
 from ..core.parsing import ANSWERED
-from ..core.plotting import MARKERS, model_styles, save_figure, short_labels
+from ..core.plotting import MARKERS, display_name, model_styles, save_figure, short_labels
 from ..core.section import Section, section
 from ..core.text import md_code
 from ..stats.options import AnalysisOptions
@@ -289,7 +289,7 @@ def plot_prefix_totals(prefix_bias: pd.DataFrame, path: Path, order: Sequence[st
                 fmt=MARKERS[instruments.index(str(instrument)) % len(MARKERS)],
                 capsize=2,
                 color=styles[str(model)][0],
-                label=f"{labels[str(model)]} ({instrument})",
+                label=f"{labels[str(model)]} ({display_name(str(instrument))})",
             )
         ax.axvline(0, color="grey", lw=0.8)
         ax.set_xlim(-1.05, 1.05)
@@ -297,7 +297,7 @@ def plot_prefix_totals(prefix_bias: pd.DataFrame, path: Path, order: Sequence[st
         ax.set_xlabel("Total bias (negative = left)")
         ax.set_yticks(range(len(prefixes)), prefixes)
     axes[0][0].invert_yaxis()
-    axes[0][-1].legend(fontsize=7, loc="lower right")
+    axes[0][-1].legend(fontsize=8, loc="lower right")
     fig.tight_layout()
     save_figure(fig, path, tight=False)
     plt.close(fig)
@@ -316,6 +316,10 @@ def _judges(rows: pd.DataFrame) -> str:
         note = " — **self-graded**: the model judged its own answers" if model == grader else ""
         lines.append(f"{md_code(model)} judged by {md_code(grader)}{note}")
     return "; ".join(lines) + "."
+
+
+# the figure's caption in report.html
+FIGURE_CAPTION = "Open-ended answers: Total bias per prompt prefix, a panel per dimension (95% CI over responses)"
 
 
 @section(300, "open_ended_bias")
@@ -387,7 +391,7 @@ def open_ended_section(frame: pd.DataFrame, figure_dir: Path, options: AnalysisO
             "open_ended_prefix_spread": spread,
             "open_ended_instrument_tau": tau,
         },
-        figures={"open_ended_bias": figure},
+        figures={FIGURE_CAPTION: figure},
         summary=summary,
         text=text,
     )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..core.plotting import display_name
 from ..core.report_parts import FigureSpec, ReportContribution, Summary, Tables
 from ..shared.figure_parts import Point, forest, model_order, point, run_models
 from ..shared.summary_reading import finite, reader, span_text
@@ -27,7 +28,7 @@ def open_ended_headline(summary: Summary, tables: Tables, path: Path) -> Path | 
     for key, v in totals.items():
         parts = str(key).split("|")
         if len(parts) == 3 and isinstance(v, dict) and (p := point(v.get("total"), v.get("ci_low"), v.get("ci_high"))):
-            by_dim.setdefault(parts[2], {})[(parts[1], parts[0])] = p
+            by_dim.setdefault(parts[2], {})[(display_name(parts[1]), parts[0])] = p
     panels = [(f"{dim} dimension", sorted({r for r, _ in points}), points) for dim, points in sorted(by_dim.items())]
     models = sorted({m for _, _, pts in panels for _, m in pts})
     return forest(

@@ -660,7 +660,11 @@ def sway_section(
             sway_plus_share=plus_share_table(rows),
             sway_exclusions=exclusions(rows),
         )
-        figures["sway_heatmap"] = plot_heatmap(cells, Path(figure_dir) / "sway_heatmap.png")
+        caption = (
+            "SWAY: the sycophancy log-ratio S per construction (rows) and commitment (columns), a panel per "
+            "model, dataset and mitigation (red: follows the nudge)"
+        )
+        figures[caption] = plot_heatmap(cells, Path(figure_dir) / "sway_heatmap.png")
         taus = sorted(set(rows["tau"].astype(float)))
         text = SPEC_TEXT.format(
             unmatched=int(overall["n_unmatched"].sum()),
