@@ -27,12 +27,12 @@ from support.zygote import PLACEHOLDER
 # came last, and one worker ran them for minutes while the others idled. Re-profile with
 # `--junitxml` (per-module sums) when a module's time changes.
 SLOWEST_FIRST = (
-    "test_doc_commands.py", "test_report_reuse.py", "test_report_browser.py", "test_cli_hostile_log_scenarios.py",
+    "test_doc_commands.py", "test_report_reuse.py", "test_report_print_checks.py", "test_cli_hostile_log_scenarios.py",
     "test_cli_hostile_surfaces_scenarios.py", "test_report_store_safety.py", "test_evenhandedness_e2e.py",
     "test_cli_run_integrity.py", "test_answer_letters.py", "test_report_section_store.py", "test_stats_stress.py",
     "test_measure_folder.py", "test_logs_frame_integrity.py", "test_audit_inspect_native.py",
     "test_open_ended_task.py", "test_models_openai_server.py", "test_pew_paper_fidelity.py",
-    "test_report_analyze.py", "test_report_print_checks.py", "test_architecture.py", "test_probes_analysis.py",
+    "test_report_analyze.py", "test_report_browser.py", "test_architecture.py", "test_probes_analysis.py",
     "test_models_faulty.py", "test_report_headline_rules.py", "test_report_figures_items.py", "test_audit_task.py",
     "test_models_gguf_logprobs.py", "test_report_figures.py", "test_cli_interruption.py",
     "test_cli_hostile_scenarios.py", "test_sway_task.py",
