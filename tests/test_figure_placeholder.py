@@ -76,3 +76,36 @@ def test_an_unmarked_tests_commands_write_placeholders(tmp_path):
 def test_a_marked_tests_commands_draw(tmp_path):
     pngs = command_figures(tmp_path)
     assert pngs and all(len(p.read_bytes()) > 2_000 for p in pngs)
+
+
+def saver_forks(tmp_path, monkeypatch) -> tuple[int, bytes]:
+    """The processes forked while saving a figure in the background (`plotting.BackgroundSaver`)."""
+    import os
+
+    from political_sycophancy.core import plotting
+
+    forks = []
+    real = os.fork
+
+    def counted():
+        forks.append(1)
+        return real()
+
+    monkeypatch.setattr(os, "fork", counted)
+    fig = Figure(figsize=(4, 3))
+    fig.add_subplot().plot([0, 1], [1, 0])
+    with plotting.saving_in_background(2):
+        plotting.save_figure(fig, tmp_path / "f.png")
+    monkeypatch.undo()
+    return len(forks), (tmp_path / "f.png").read_bytes()
+
+
+def test_an_unmarked_test_writes_its_placeholder_without_a_saver_process(tmp_path, monkeypatch):
+    forks, png = saver_forks(tmp_path, monkeypatch)
+    assert forks == 0 and len(png) < 100
+
+
+@pytest.mark.figures
+def test_a_marked_test_saves_in_the_background(tmp_path, monkeypatch):
+    forks, png = saver_forks(tmp_path, monkeypatch)
+    assert forks == 1 and len(png) > 2_000

@@ -82,6 +82,9 @@ for line in sys.stdin:
             Figure.savefig = savefig
             Figure.draw_without_rendering = lambda self: None
             Figure.get_tightbbox = lambda self, *args, **kwargs: self.bbox_inches
+            from political_sycophancy.core import plotting  # a placeholder is written here, not by a forked saver
+
+            plotting.BackgroundSaver.submit = lambda self, fig, path, svg, tight: plotting._save_now(fig, path, svg, tight)
         sys.argv = [req["script"], *req["args"]]
         sys.exit(scripts[os.path.basename(req["script"])].load()())
     deadline = time.monotonic() + req["timeout"]
