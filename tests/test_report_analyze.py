@@ -118,6 +118,7 @@ def test_failing_section_is_reported_not_fatal(tmp_path, full_report):
     assert "planted failure" in (tmp_path / "out" / "report.md").read_text()
 
 
+@pytest.mark.figures  # what saving in the background may raise (tests/conftest.py)
 def test_a_figure_failing_in_the_background_fails_its_section(tmp_path, monkeypatch):
     """Figures are saved by background processes while the next sections are computed; a
     figure that cannot be saved there nor here is reported in its own section, which counts

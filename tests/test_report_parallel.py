@@ -55,6 +55,7 @@ def test_two_processes_and_a_figure_worker_give_what_one_process_gives(tmp_path,
     assert all(p.read_bytes() == (tmp_path / "two" / "figures" / p.name).read_bytes() for p in pngs)
 
 
+@pytest.mark.figures  # what saving in the background may raise (tests/conftest.py)
 def test_failing_sections_and_figures_are_reported_whichever_process_computed_them(tmp_path, frame, monkeypatch):
     real = plotting._save_now
 
@@ -106,6 +107,7 @@ def test_jobs_is_not_part_of_the_stored_analysis_and_is_checked(tmp_path, monkey
     assert len(err) == 1 and "--jobs" in err[0] and "Traceback" not in err[0]
 
 
+@pytest.mark.figures  # what saving in the background may raise (tests/conftest.py)
 def test_a_figure_failing_in_the_figure_worker_is_reported(tmp_path, frame, monkeypatch):
     real = plotting._save_now
 
