@@ -18,7 +18,7 @@ if [ "$only_oldest" = 0 ]; then
   # The suite runs on two pytest-xdist workers per core (PYTEST_WORKERS overrides): a worker
   # often waits on a command it started, a forked analysis or a server, and a second worker per
   # core fills that time (the suite on two cores: 804 s with 2 workers, 700 s with 3, 666 s
-  # with 4, 2026-11-28). A test module's tests run on one worker, the modules in collection
+  # with 4, 757 s with 6, 2026-11-28). A test module's tests run on one worker, the modules in collection
   # order (the slowest first: tests/conftest.py), not by test count.
   workers="${PYTEST_WORKERS:-$((2 * $(nproc)))}"
   (. "$VENV/bin/activate" && ruff check src tests bench && mypy && python -m pytest -q -n "$workers" --dist loadfile --no-loadscope-reorder "$@")
