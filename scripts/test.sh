@@ -20,8 +20,11 @@ if [ "$only_oldest" = 0 ]; then
   # core fills that time (the suite on two cores: 804 s with 2 workers, 700 s with 3, 666 s
   # with 4, 757 s with 6, 2026-11-28). A test module's tests run on one worker, the modules in collection
   # order (the slowest first: tests/conftest.py), not by test count.
+  # Python may cache the bytecode of what the suite imports (hundreds of processes import pandas,
+  # matplotlib and Inspect): install.sh writes no .pyc files, and with PYTHONDONTWRITEBYTECODE
+  # set (this machine sets it) every process compiled them from source again.
   workers="${PYTEST_WORKERS:-$((2 * $(nproc)))}"
-  (. "$VENV/bin/activate" && ruff check src tests bench && mypy && python -m pytest -q -n "$workers" --dist loadfile --no-loadscope-reorder "$@")
+  (. "$VENV/bin/activate" && unset PYTHONDONTWRITEBYTECODE && ruff check src tests bench && mypy && python -m pytest -q -n "$workers" --dist loadfile --no-loadscope-reorder "$@")
 fi
 if [ "$only_oldest" = 1 ] || { [ $# -eq 0 ] && [ "${OLDEST_INSPECT:-1}" != 0 ]; }; then
   start=$SECONDS
