@@ -162,3 +162,21 @@ def test_section_writes_tables_and_a_figure(tmp_path):
 
 def test_section_ignores_frames_without_open_ended_rows(tmp_path):
     assert open_ended_section(pd.DataFrame({"kind": ["audit"], "status": ["answered"]}), tmp_path) is None
+
+
+@pytest.mark.figures
+def test_the_prefix_figure_keeps_its_labels_on_the_image(tmp_path):
+    """The prefix figure was saved at its own size after being fitted to the page, and its
+    prefix labels ran past the left edge ("aseline"): nothing drawn touches the image's edge."""
+    from PIL import Image
+
+    from political_sycophancy.open_ended.analysis import plot_prefix_totals
+
+    per_prefix = pd.DataFrame([
+        {"dimension": dim, "prefix": prefix, "model": "gguf/smollm2", "instrument": "pct", "total": 0.2, "ci_low": 0.0, "ci_high": 0.4}
+        for dim in ("cultural", "economic") for prefix in ("baseline", "a long prompt prefix name")
+    ])
+    path = plot_prefix_totals(per_prefix, tmp_path / "open_ended_bias.png")
+    pixels = np.asarray(Image.open(path).convert("L"))
+    edges = {"left": pixels[:, 0], "right": pixels[:, -1], "top": pixels[0, :], "bottom": pixels[-1, :]}
+    assert {side: int(v.min()) for side, v in edges.items() if v.min() < 250} == {}

@@ -299,7 +299,7 @@ def plot_prefix_totals(prefix_bias: pd.DataFrame, path: Path, order: Sequence[st
     axes[0][0].invert_yaxis()
     axes[0][-1].legend(fontsize=8, loc="lower right")
     fig.tight_layout()
-    save_figure(fig, path, tight=False)
+    save_figure(fig, path)
     plt.close(fig)
     return path
 
