@@ -15,12 +15,9 @@ from pathlib import Path
 
 import pytest
 from inspect_ai.model import GenerateConfig, ModelAPI, ModelOutput, modelapi
-from matplotlib.figure import Figure
 from support import FIGURES_DRAWN, REFERENCE, output
 from support.llama_threads import pin_llama_threads
-from support.zygote import PLACEHOLDER
-
-from political_sycophancy.core import plotting
+from support.placeholders import install as install_placeholders
 
 # The modules that take longest (25 to 185 s each with four workers on two cores, issue 48's
 # profile of 2026-11-28), slowest first. pytest-xdist (`--dist loadfile --no-loadscope-reorder`,
@@ -92,47 +89,15 @@ def _set_draws(config, draws: bool) -> None:
 def figures_drawn_where_checked(request):
     """Matplotlib draws a figure only in tests marked `figures` (those that read the image,
     its labels, or what drawing may raise), and in the module fixtures first set up for such
-    a test; elsewhere `Figure.savefig` writes a placeholder of the requested format, and the
-    layout `save_figure` computes before saving (`draw_without_rendering`, `get_tightbbox`)
-    is skipped, and the placeholder is written at once rather than by a forked saver process
-    (`plotting.BackgroundSaver`: a fork per figure, about a quarter of a small analysis's CPU
-    here). Drawing was a fifth of the suite's time, spent on images no assertion looked
-    at; the figure code up to the drawing runs either way. The commands a test runs forked
-    from the zygote do the same (support.zygote); a fresh interpreter always draws.
+    a test; elsewhere placeholders are written (support.placeholders; the saver's fork per
+    figure was about a quarter of a small analysis's CPU here). Drawing was a fifth of the
+    suite's time, spent on images no assertion looked at. The commands a test runs forked
+    from the zygote do the same (support.zygote); a fresh interpreter draws unless its
+    command starts with `support.placeholders.PRELUDE`.
     Session-wide, so that a module fixture (set up before any function fixture)
     is covered too."""
-    real_save, real_layout, real_box = Figure.savefig, Figure.draw_without_rendering, Figure.get_tightbbox
-    real_submit = plotting.BackgroundSaver.submit
-
-    def drawn() -> bool:
-        return request.config.stash.get(DRAWS, True)
-
-    def savefig(self, fname, *args, format=None, **kwargs):
-        if drawn():
-            return real_save(self, fname, *args, format=format, **kwargs)
-        kind = format or Path(str(fname)).suffix.lstrip(".") or "png"
-        data = PLACEHOLDER[kind]
-        if hasattr(fname, "write"):
-            fname.write(data)
-        else:
-            Path(fname).write_bytes(data)
-
-    def draw_without_rendering(self):
-        return real_layout(self) if drawn() else None
-
-    def get_tightbbox(self, *args, **kwargs):
-        return real_box(self, *args, **kwargs) if drawn() else self.bbox_inches
-
-    def submit(self, fig, path, svg, tight):
-        if drawn():
-            return real_submit(self, fig, path, svg, tight)
-        return plotting._save_now(fig, path, svg, tight)  # a placeholder: no process forked to write it
-
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(plotting.BackgroundSaver, "submit", submit)
-        patch.setattr(Figure, "savefig", savefig)
-        patch.setattr(Figure, "draw_without_rendering", draw_without_rendering)
-        patch.setattr(Figure, "get_tightbbox", get_tightbbox)
+        install_placeholders(patch.setattr, drawn=lambda: request.config.stash.get(DRAWS, True))
         yield
 
 

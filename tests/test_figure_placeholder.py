@@ -109,3 +109,23 @@ def test_an_unmarked_test_writes_its_placeholder_without_a_saver_process(tmp_pat
 def test_a_marked_test_saves_in_the_background(tmp_path, monkeypatch):
     forks, png = saver_forks(tmp_path, monkeypatch)
     assert forks == 1 and len(png) > 2_000
+
+
+def test_a_fresh_interpreter_draws_unless_its_command_starts_with_the_prelude(tmp_path):
+    """A test that must start a fresh interpreter (tests/test_report_reuse.py: what a command
+    imports) gets placeholders for a run whose figures it does not read."""
+    import subprocess
+    import sys
+
+    from support.placeholders import PRELUDE
+
+    code = ("import sys; from pathlib import Path; from political_sycophancy.core import plotting\n"
+            "fig = plotting.new_figure(figsize=(4, 3)); fig.add_subplot().plot([0, 1], [1, 0])\n"
+            "plotting.save_figure(fig, Path(sys.argv[1]))\n")
+    sizes = {}
+    for prelude in ("", PRELUDE):
+        path = tmp_path / f"{bool(prelude)}.png"
+        run = subprocess.run([sys.executable, "-c", prelude + code, str(path)], capture_output=True, text=True, timeout=120)
+        assert run.returncode == 0, run.stderr[-2000:]
+        sizes[bool(prelude)] = len(path.read_bytes())
+    assert sizes[False] > 2_000 and sizes[True] < 100, sizes

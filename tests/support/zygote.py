@@ -12,28 +12,22 @@ import did before the fork, in the zygote's environment, and llama.cpp's prompt 
 imports, or about environment read at import time, starts a fresh process instead.
 
 A child of a test that is not marked `figures` writes placeholder images, as an in-process
-test does (tests/conftest.py): `Figure.savefig` writes `PLACEHOLDER` of the format and the
-layout pass before it is skipped. The figure code up to the drawing runs either way.
+test does (tests/conftest.py): `Figure.savefig` writes a placeholder of the format and the
+layout pass before it is skipped (support.placeholders, the same stub).
 """
 
 from __future__ import annotations
 
-import base64
 import json
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-# a 1x1 PNG and an empty SVG: what a figure's file holds in a test that does not look at it
-PLACEHOLDER = {
-    "png": base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="),
-    "svg": b'<?xml version="1.0" encoding="utf-8"?>\n<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>\n',
-}
-
 # the zygote's loop: read one request per line, fork, run the script in the child, reply;
 # first, llama.cpp on one thread as in the test worker (support.llama_threads)
-SOURCE = f"import runpy; runpy.run_path({str(Path(__file__).with_name('llama_threads.py'))!r})['pin_llama_threads']()\n" + r"""
+SOURCE = f"import runpy; runpy.run_path({str(Path(__file__).with_name('llama_threads.py'))!r})['pin_llama_threads']()\n" + \
+    f"PLACEHOLDERS = {str(Path(__file__).with_name('placeholders.py'))!r}\n" + r"""
 import json, os, signal, sys, time
 import inspect_ai._cli.main  # noqa: F401  Inspect's CLI, imported once for every child
 import matplotlib.figure, pandas, scipy.stats  # noqa: E401, F401  and what analyze, import and audit load
@@ -69,22 +63,7 @@ for line in sys.stdin:
             os.dup2(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), fd)
         channel.close()
         if req.get("placeholders"):  # a test that reads no figure: no drawing (module docstring)
-            from pathlib import Path
-            from matplotlib.figure import Figure
-
-            def savefig(self, fname, *args, format=None, **kwargs):
-                data = req["placeholders"][format or Path(str(fname)).suffix.lstrip(".") or "png"].encode("latin-1")
-                if hasattr(fname, "write"):
-                    fname.write(data)
-                else:
-                    Path(fname).write_bytes(data)
-
-            Figure.savefig = savefig
-            Figure.draw_without_rendering = lambda self: None
-            Figure.get_tightbbox = lambda self, *args, **kwargs: self.bbox_inches
-            from political_sycophancy.core import plotting  # a placeholder is written here, not by a forked saver
-
-            plotting.BackgroundSaver.submit = lambda self, fig, path, svg, tight: plotting._save_now(fig, path, svg, tight)
+            runpy.run_path(PLACEHOLDERS)["install"](setattr)
         sys.argv = [req["script"], *req["args"]]
         sys.exit(scripts[os.path.basename(req["script"])].load()())
     deadline = time.monotonic() + req["timeout"]
@@ -117,7 +96,7 @@ class Zygote:
             out, err = Path(scratch) / "stdout", Path(scratch) / "stderr"
             request = {"script": str(script), "args": list(args), "cwd": str(cwd), "env": env,
                        "stdout": str(out), "stderr": str(err), "timeout": timeout,
-                       "placeholders": None if draws else {k: v.decode("latin-1") for k, v in PLACEHOLDER.items()}}
+                       "placeholders": not draws}
             assert self.proc.stdin is not None and self.proc.stdout is not None
             self.proc.stdin.write(json.dumps(request) + "\n")
             reply = self.proc.stdout.readline()
