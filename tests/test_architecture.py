@@ -18,6 +18,7 @@ left, so a fix shows up as an XPASS to move into the strict test.
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import importlib.util
 import shutil
@@ -112,7 +113,14 @@ def _modules(root: Path = SRC):
         for path in sorted(folder.rglob("*.py")):
             parts = (*dotted.split("."), *path.relative_to(folder).with_suffix("").parts)
             package = parts[:-1]
-            yield ".".join(parts[:-1] if parts[-1] == "__init__" else parts), package, ast.parse(path.read_text(encoding="utf-8"))
+            yield ".".join(parts[:-1] if parts[-1] == "__init__" else parts), package, _parsed(path.read_text(encoding="utf-8"))
+
+
+@functools.cache
+def _parsed(source: str) -> ast.Module:
+    """Each source parsed once per worker (the scanners read every module several times); by
+    its text, so an edited or planted module is parsed again. Read, never changed."""
+    return ast.parse(source)
 
 
 def _short(module: str) -> str:
