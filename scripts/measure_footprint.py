@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import functools
 import importlib
 import re
 import sys
@@ -37,10 +38,16 @@ PKG = "political_sycophancy"
 READERS = ("report", "cli")  # the folders that must not read a measure's names
 
 
+@functools.cache
+def _tree(path: Path) -> ast.Module:
+    """A module parsed once per run (every measure's scan reads every file)."""
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
 def imported_modules(path: Path, package: tuple[str, ...]) -> set[str]:
     """Every module of our package `path` imports, relative imports resolved."""
     out = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(_tree(path)):
         if isinstance(node, ast.ImportFrom):
             base = ".".join(package[: len(package) - node.level + 1]) if node.level else ""
             target = ".".join(p for p in (base, node.module or "") if p)
@@ -148,7 +155,7 @@ def names_read(src: Path, tables: set[str], nodes: set[tuple[str | None, str]]) 
     for folder in READERS:
         for path in sorted((src / folder).rglob("*.py")):
             rel = path.relative_to(src).as_posix()
-            tree = ast.parse(path.read_text(encoding="utf-8"))
+            tree = _tree(path)
             for node in _strings(tree):
                 hits = {node.value} & tables | {m for m in re.findall(r"`([\w.]+)`", node.value) if m in tables}
                 found |= {f"{rel}:{node.lineno} {name}" for name in hits}
