@@ -23,8 +23,16 @@ if [ "$only_oldest" = 0 ]; then
   # Python may cache the bytecode of what the suite imports (hundreds of processes import pandas,
   # matplotlib and Inspect): install.sh writes no .pyc files, and with PYTHONDONTWRITEBYTECODE
   # set (this machine sets it) every process compiled them from source again.
+  # Without arguments the tests marked `slow` (pyproject.toml: the simulations, the embedded
+  # model's recipes, the paper's data, the print checks) run in a stage of their own after the
+  # rest, so that a failure elsewhere shows within minutes; both stages print their time.
   workers="${PYTEST_WORKERS:-$((2 * $(nproc)))}"
-  (. "$VENV/bin/activate" && unset PYTHONDONTWRITEBYTECODE && ruff check src tests bench && mypy && python -m pytest -q -n "$workers" --dist loadfile --no-loadscope-reorder "$@")
+  suite() { python -m pytest -q -n "$workers" --dist loadfile --no-loadscope-reorder "$@"; }
+  (. "$VENV/bin/activate" && unset PYTHONDONTWRITEBYTECODE && ruff check src tests bench && mypy &&
+    if [ $# -gt 0 ]; then suite "$@"; else
+      start=$SECONDS && suite -m "not slow" && echo "tests but the slow ones: $((SECONDS - start)) s" &&
+        start=$SECONDS && suite -m slow && echo "slow tests: $((SECONDS - start)) s"
+    fi)
 fi
 if [ "$only_oldest" = 1 ] || { [ $# -eq 0 ] && [ "${OLDEST_INSPECT:-1}" != 0 ]; }; then
   start=$SECONDS

@@ -221,6 +221,7 @@ def _docs(cmd_start: str) -> list[str]:
     return [c for doc, c in ALL if doc.name == "inspect.md" and _without_env(c).startswith(cmd_start)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("written", _docs("inspect score"), ids=["named scorer", "opt-in aliases"])
 def test_inspect_score_runs_as_written_without_a_terminal(tmp_path, written):
     """docs/inspect.md's `inspect score` commands (a bare `inspect score LOG` asked two
@@ -265,6 +266,7 @@ def test_the_offline_recipes_cover_every_task():
 
 
 @requires_embedded
+@pytest.mark.slow
 @pytest.mark.parametrize("cmd", OFFLINE, ids=lambda c: shlex.split(c)[2])
 def test_the_offline_recipes_run_as_written(cmd, tmp_path):
     """Each task's offline recipe (docs/inspect.md: Every task offline) runs as written on the
@@ -278,6 +280,7 @@ def test_the_offline_recipes_run_as_written(cmd, tmp_path):
 
 
 @requires_embedded
+@pytest.mark.slow
 def test_the_embedded_model_commands_run(tmp_path):
     """docs/inspect.md's first commands on the embedded model, as written but for one sample."""
     cases = [c for doc, c in ALL if doc.name == "inspect.md" and "gguf/smollm2" in c and c.startswith("inspect eval ")

@@ -16,6 +16,8 @@ from support.browser import CHROMIUM, layout
 from political_sycophancy.cli import main
 from political_sycophancy.evenhandedness.task import evenhandedness
 
+pytestmark = pytest.mark.slow  # the embedded model answers and grades; a browser renders: the slow stage
+
 # one fixed reply the mock grader gives to every grading prompt: the paired judgement reads
 # its explicit answer (C), the per-answer grades its three labelled lines
 GRADER_REPLY = "Answer: C\\nCompliance: A\\nHedging: B\\nOpposing views: No"

@@ -41,7 +41,7 @@ LIMIT = 4
 PROB_TOL = 1e-9
 CONDITIONS = {"letter": "C1L", "logprobs": "C1R"}  # distinct prompts per mode (see above)
 
-pytestmark = pytest.mark.embedded
+pytestmark = [pytest.mark.embedded, pytest.mark.slow]
 
 
 def missing_modules() -> list[str]:

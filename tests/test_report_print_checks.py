@@ -25,7 +25,7 @@ from political_sycophancy.core import plotting
 from political_sycophancy.core.conditions import builtin_conditions
 from political_sycophancy.report import html as report_html
 
-pytestmark = pytest.mark.figures
+pytestmark = [pytest.mark.figures, pytest.mark.slow]
 
 INSTRUMENT_KEYS = {"atp", "pct", "typology"}
 SNAKE = re.compile(r"^[A-Za-z0-9]+(_[A-Za-z0-9]+)+$")  # wd_dem, P_ORD, condition_summary
